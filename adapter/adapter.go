@@ -1,0 +1,205 @@
+// Package adapter is the reference PDPP MCP adapter: it turns a PDPP resource
+// server's /v1 read API into the six-tool normal MCP read surface, over stdio
+// or stateless Streamable HTTP. It is the target mcpcheck passes by default.
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+)
+
+// ServerName is the serverInfo name of the reference adapter.
+const ServerName = "pdpp-mcp"
+
+// Version is set at build time with -ldflags; it falls back to "dev".
+var Version = "dev"
+
+// Options configure an adapter. ProviderURL is required.
+type Options struct {
+	// ProviderURL is the RS base URL (the /v1 API lives under it).
+	ProviderURL string
+	// Token is the grant-scoped client token used when a request carries no
+	// bearer of its own (stdio). Hosted HTTP always uses the caller's bearer.
+	Token string
+	// HTTPClient calls the RS. If nil, a client with rsclient.DefaultTimeout is used.
+	HTTPClient *http.Client
+	// Name overrides serverInfo.name. If empty, ServerName.
+	Name string
+	// Mutant injects one deliberate fault (tests only).
+	Mutant Mutant
+	// Stdio marks the stdio transport (some mutants differ by transport).
+	Stdio bool
+}
+
+// An Adapter serves the MCP surface for one RS.
+type Adapter struct {
+	opts Options
+	rs   *rsclient.Client
+	srv  *mcp.Server
+}
+
+// New builds the adapter and its MCP server.
+func New(opts Options) (*Adapter, error) {
+	rs, err := rsclient.New(opts.ProviderURL, opts.HTTPClient)
+	if err != nil {
+		return nil, err
+	}
+	a := &Adapter{opts: opts, rs: rs}
+	name := opts.Name
+	if name == "" {
+		name = ServerName
+	}
+	tools, instructions := mutateSurface(opts.Mutant, surface(), Instructions, opts.Stdio)
+	a.srv = mcp.NewServer(&mcp.Implementation{Name: name, Title: "PDPP MCP reference adapter", Version: Version},
+		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+	for _, t := range tools {
+		t := t
+		mcp.AddTool(a.srv, &mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
+			func(ctx context.Context, req *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, any, error) {
+				return a.dispatch(ctx, req, t.name, in), nil, nil
+			})
+	}
+	return a, nil
+}
+
+// Server returns the MCP server.
+func (a *Adapter) Server() *mcp.Server { return a.srv }
+
+// call is one tool invocation with its caller's bearer.
+type call struct {
+	a       *Adapter
+	token   string
+	context context.Context
+}
+
+func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name string, in json.RawMessage) *mcp.CallToolResult {
+	c := &call{a: a, token: a.opts.Token, context: ctx}
+	if req.Extra != nil && req.Extra.Header != nil {
+		if tok, ok := bearer(req.Extra.Header.Get("Authorization")); ok {
+			c.token = tok
+		}
+	}
+	if c.token == "" {
+		return adapterError("missing_token", "no grant-scoped client token is configured")
+	}
+	var (
+		res *mcp.CallToolResult
+		err error
+	)
+	switch name {
+	case "schema":
+		res, err = decodeThen(in, c.schema)
+	case "query_records":
+		res, err = decodeThen(in, c.queryRecords)
+	case "aggregate":
+		res, err = decodeThen(in, c.aggregate)
+	case "search":
+		res, err = decodeThen(in, c.search)
+	case "fetch":
+		res, err = decodeThen(in, c.fetch)
+	case "read_record_field":
+		res, err = decodeThen(in, c.readRecordField)
+	case "list_streams": // mutants only
+		res, err = c.passthrough(ctx, "/v1/streams", nil)
+	default:
+		return adapterError("unsupported_tool", "tool "+name+" is not part of the normal read surface")
+	}
+	if err != nil {
+		return errorResult(err, c.token)
+	}
+	return res
+}
+
+// decodeThen unmarshals tool arguments into In before running fn. The SDK has
+// already validated them against the advertised input schema.
+func decodeThen[In any](raw json.RawMessage, fn func(In) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	var in In
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, &toolError{Code: "invalid_arguments", Message: err.Error()}
+		}
+	}
+	return fn(in)
+}
+
+func bearer(h string) (string, bool) {
+	const p = "Bearer "
+	if len(h) > len(p) && strings.EqualFold(h[:len(p)], p) {
+		return strings.TrimSpace(h[len(p):]), true
+	}
+	return "", false
+}
+
+// A toolError is an adapter-side rejection, raised before or instead of an RS call.
+type toolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Param   string `json:"param,omitempty"`
+	// Extra carries typed retry hints such as retry_with.
+	Extra map[string]any `json:"-"`
+}
+
+func (e *toolError) Error() string { return e.Code + ": " + e.Message }
+
+func adapterError(code, msg string) *mcp.CallToolResult {
+	return errorResult(&toolError{Code: code, Message: msg}, "")
+}
+
+// errorResult renders any failure as an isError tool result whose text is the
+// compact JSON error object and whose structuredContent is {error:{…}}.
+func errorResult(err error, token string) *mcp.CallToolResult {
+	body := map[string]any{}
+	var (
+		te *toolError
+		re *rsclient.Error
+	)
+	switch {
+	case errors.As(err, &te):
+		body["type"], body["code"], body["message"] = "adapter_error", te.Code, te.Message
+		if te.Param != "" {
+			body["param"] = te.Param
+		}
+		for k, v := range te.Extra {
+			body[k] = v
+		}
+	case errors.As(err, &re):
+		if len(re.Raw) > 0 && json.Unmarshal(re.Raw, &body) == nil {
+			// RS error object verbatim.
+		} else {
+			body["type"], body["code"], body["message"] = re.Type, re.Code, re.Message
+		}
+		if re.HTTPStatus != 0 {
+			body["http_status"] = re.HTTPStatus
+		}
+	default:
+		body["type"], body["code"], body["message"] = "adapter_error", "tool_handler_error", err.Error()
+	}
+	text := compactJSON(body)
+	if token != "" {
+		text = strings.ReplaceAll(text, token, "[redacted]")
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: map[string]any{"error": json.RawMessage(text)}}
+}
+
+// compactJSON marshals v without HTML escaping, so <mark> stays readable.
+func compactJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf(`{"error":%q}`, err.Error())
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func textResult(text string, structured any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
+}

@@ -1,0 +1,186 @@
+package adapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseRecordID(t *testing.T) {
+	ok := []struct{ id, conn, want string }{
+		{"cin_a/messages:m1", "", "cin_a/messages:m1"},
+		{"messages:m1", "", "messages:m1"},
+		{"messages:m1", "cin_a", "cin_a/messages:m1"},
+		{"cin_a/messages:m1", "cin_a", "cin_a/messages:m1"},
+		{"messages:urn:x:1", "", "messages:urn:x:1"},
+	}
+	for _, tc := range ok {
+		ref, err := parseRecordID(tc.id, tc.conn)
+		if err != nil || ref.String() != tc.want {
+			t.Errorf("parseRecordID(%q, %q) = %v, %v; want %s", tc.id, tc.conn, ref, err, tc.want)
+		}
+	}
+	bad := []struct{ id, conn, code string }{
+		{"cin/", "", "invalid_id"},
+		{"/orders:o1", "", "invalid_id"},
+		{"cin/orders", "", "invalid_id"},
+		{"cin/extra/orders:o1", "", "invalid_id"},
+		{"../orders:o1", "", "invalid_id"},
+		{"orders:../../etc/passwd", "", "invalid_id"},
+		{"orders:%2e%2e", "", "invalid_id"},
+		{"orders:%252e%252e%252f", "", "invalid_id"},
+		{`orders:a\b`, "", "invalid_id"},
+		{"orders:", "", "invalid_id"},
+		{":o1", "", "invalid_id"},
+		{"a/orders:o1", "b", "conflicting_connection_id"},
+		{"orders:o1", "../x", "invalid_connection_id"},
+	}
+	for _, tc := range bad {
+		_, err := parseRecordID(tc.id, tc.conn)
+		te, _ := err.(*toolError)
+		if te == nil || te.Code != tc.code {
+			t.Errorf("parseRecordID(%q, %q) = %v; want %s", tc.id, tc.conn, err, tc.code)
+		}
+	}
+}
+
+func TestEncodeFilter(t *testing.T) {
+	q := url.Values{}
+	err := encodeFilter(q, map[string]json.RawMessage{
+		"label":   json.RawMessage(`"inbox"`),
+		"size":    json.RawMessage(`1.50`),
+		"sent_at": json.RawMessage(`{"gte":"2026-01-01","lt":"2026-02-01"}`),
+		"flagged": json.RawMessage(`true`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "filter%5Bflagged%5D=true&filter%5Blabel%5D=inbox&filter%5Bsent_at%5D%5Bgte%5D=2026-01-01&filter%5Bsent_at%5D%5Blt%5D=2026-02-01&filter%5Bsize%5D=1.50"
+	if got := q.Encode(); got != want {
+		t.Errorf("encoded %s\nwant    %s", got, want)
+	}
+	for name, f := range map[string]map[string]json.RawMessage{
+		"empty object":  {},
+		"bracket key":   {"a[b]": json.RawMessage(`"x"`)},
+		"empty range":   {"a": json.RawMessage(`{}`)},
+		"unknown op":    {"a": json.RawMessage(`{"between":5}`)},
+		"array value":   {"a": json.RawMessage(`[1,2]`)},
+		"null value":    {"a": json.RawMessage(`null`)},
+		"nested object": {"a": json.RawMessage(`{"gte":{"x":1}}`)},
+	} {
+		q := url.Values{}
+		err := encodeFilter(q, f)
+		te, _ := err.(*toolError)
+		if te == nil || te.Code != "invalid_filter" {
+			t.Errorf("%s: err %v, want invalid_filter", name, err)
+		}
+		if strings.Contains(q.Encode(), "filter=") {
+			t.Errorf("%s: forwarded a bare filter=", name)
+		}
+	}
+}
+
+func TestClipMarkedStaysBalanced(t *testing.T) {
+	s := "alpha <mark>beta</mark> gamma <mark>delta epsilon</mark> zeta"
+	for n := 2; n <= len([]rune(s))+1; n++ {
+		got := clipMarked(s, n)
+		if strings.Count(got, "<mark>") != strings.Count(got, "</mark>") {
+			t.Fatalf("clipMarked(%d) = %q: unbalanced", n, got)
+		}
+		if i := strings.LastIndexByte(got, '<'); i >= 0 && !strings.Contains(got[i:], ">") {
+			t.Fatalf("clipMarked(%d) = %q: half a tag", n, got)
+		}
+	}
+}
+
+func runMain(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
+	cases := []struct {
+		name   string
+		env    map[string]string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"help", nil, []string{"--help"}, ExitOK, "Usage:"},
+		{"short help", nil, []string{"-h"}, ExitOK, "Usage:"},
+		{"version", nil, []string{"--version"}, ExitOK, "pdpp-mcp"},
+		{"missing provider", nil, nil, ExitUsage, "missing --provider-url"},
+		{"bad flag", nil, []string{"--profile", "core"}, ExitUsage, "flag provided but not defined"},
+		{"bad url", nil, []string{"--provider-url", "ftp://x"}, ExitUsage, "scheme must be http or https"},
+		{"owner token env", map[string]string{"PDPP_OWNER_TOKEN": "own", "PDPP_CLIENT_TOKEN": "c"}, []string{"--provider-url", "http://127.0.0.1:1"}, ExitOwnerToken, "Refusing to start"},
+		{"owner cookie env, serve", map[string]string{"PDPP_OWNER_SESSION_COOKIE": "x"}, []string{"serve", "--provider-url", "http://127.0.0.1:1"}, ExitOwnerToken, "Refusing to start"},
+		{"no credential", map[string]string{"PDPP_CACHE_ROOT": t.TempDir()}, []string{"--provider-url", "http://127.0.0.1:1"}, ExitCredentials, "not_connected"},
+		{"unknown mutant", nil, []string{"--mutant", "nope", "--provider-url", "http://x"}, ExitUsage, "unknown mutant"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runMain(t, tc.env, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d stderr %q; want %d containing %q", code, stderr, tc.code, tc.stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout must carry MCP frames only, got %q", stdout)
+			}
+			if strings.Contains(stderr, "own") && tc.env["PDPP_OWNER_TOKEN"] == "own" && strings.Contains(stderr, "=own") {
+				t.Errorf("stderr echoes the owner credential")
+			}
+		})
+	}
+}
+
+func TestLoadTokenFromCache(t *testing.T) {
+	root := t.TempDir()
+	write := func(cred string) {
+		dir := filepath.Join(root, "clients")
+		_ = os.MkdirAll(dir, 0o700)
+		if err := os.WriteFile(filepath.Join(dir, "127.0.0.1_8080.json"), []byte(`{"credential":`+cred+`}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	none := func(string) string { return "" }
+	write(`{"access_token":"tok"}`)
+	if tok, _, err := loadToken(none, root, "127.0.0.1:8080"); err != nil || tok != "tok" {
+		t.Fatalf("got %q, %v", tok, err)
+	}
+	write(`{"access_token":"tok","pdpp_token_kind":"Owner"}`)
+	if _, code, err := loadToken(none, root, "127.0.0.1:8080"); code != ExitOwnerToken || !strings.Contains(err.Error(), "owner_token_refused") {
+		t.Fatalf("owner credential: %d %v", code, err)
+	}
+	write(`{"access_token":"tok","expires_at":"2020-01-01T00:00:00Z"}`)
+	if _, code, err := loadToken(none, root, "127.0.0.1:8080"); code != ExitCredentials || !strings.Contains(err.Error(), "credential_expired") {
+		t.Fatalf("expired credential: %d %v", code, err)
+	}
+	write(`{}`)
+	if _, code, _ := loadToken(none, root, "127.0.0.1:8080"); code != ExitCredentials {
+		t.Fatalf("empty credential: %d", code)
+	}
+	env := func(k string) string { return map[string]string{"PDPP_CLIENT_TOKEN": "envtok"}[k] }
+	if tok, _, _ := loadToken(env, root, "127.0.0.1:8080"); tok != "envtok" {
+		t.Fatalf("PDPP_CLIENT_TOKEN should win, got %q", tok)
+	}
+}
+
+func TestMutantCatalogue(t *testing.T) {
+	seen := map[Mutant]bool{}
+	for _, m := range Mutants() {
+		if seen[m.ID] || len(m.Kills) == 0 || m.Doc == "" {
+			t.Errorf("mutant %s: duplicate, or missing kills/doc", m.ID)
+		}
+		seen[m.ID] = true
+		if _, err := ParseMutant(string(m.ID)); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+)
+
+// Exit codes of pdpp-mcp.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 64
+	ExitOwnerToken  = 77
+	ExitCredentials = 78
+)
+
+const helpText = `pdpp-mcp: the PDPP MCP reference adapter (read-only, grant-scoped).
+
+Usage:
+  pdpp-mcp --provider-url URL                          MCP over stdio
+  pdpp-mcp serve --addr HOST:PORT --provider-url URL   stateless Streamable HTTP at /mcp
+
+Flags:
+  --provider-url URL   PDPP resource server (env PDPP_PROVIDER_URL)
+  --cache-root DIR     credential cache written by pdpp connect (env PDPP_CACHE_ROOT, default .pdpp)
+  --server-name NAME   serverInfo name (env PDPP_MCP_SERVER_NAME)
+  --addr HOST:PORT     listen address for serve (default 127.0.0.1:8080)
+  --version            print the version
+  -h, --help           show this help
+
+Over stdio the grant-scoped client token comes from PDPP_CLIENT_TOKEN or the
+credential cache; over HTTP each request's bearer is forwarded to the provider.
+Owner and control-plane credentials are refused.
+`
+
+// profileHelp is what the advertise-profile-flag mutant adds to --help.
+const profileHelp = "  --profile NAME       tool profile: core|events|full (env PDPP_MCP_PROFILE)\n"
+
+// An Env reads environment variables; os.Getenv in production.
+type Env func(string) string
+
+// Main runs pdpp-mcp and returns its exit code. stdout carries MCP frames
+// only; everything else goes to stderr.
+func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
+	serve := len(args) > 0 && args[0] == "serve"
+	if serve {
+		args = args[1:]
+	}
+	fs := flag.NewFlagSet("pdpp-mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		providerURL = fs.String("provider-url", getenv("PDPP_PROVIDER_URL"), "")
+		cacheRoot   = fs.String("cache-root", firstOf(getenv("PDPP_CACHE_ROOT"), ".pdpp"), "")
+		serverName  = fs.String("server-name", getenv("PDPP_MCP_SERVER_NAME"), "")
+		addr        = fs.String("addr", "127.0.0.1:8080", "")
+		version     = fs.Bool("version", false, "")
+		mutantName  = fs.String("mutant", "", "") // hidden: tests only
+	)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, usage(*mutantName))
+			return ExitOK
+		}
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n%s", err, usage(*mutantName))
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "pdpp-mcp: unexpected argument %q\n", fs.Arg(0))
+		return ExitUsage
+	}
+	if *version {
+		fmt.Fprintln(stderr, "pdpp-mcp "+Version)
+		return ExitOK
+	}
+	mutant, err := ParseMutant(*mutantName)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return ExitUsage
+	}
+	// Refuse before any credential is loaded: the owner value is never read
+	// as a credential (seed 001).
+	for _, k := range []string{"PDPP_OWNER_TOKEN", "PDPP_OWNER_SESSION_COOKIE"} {
+		if getenv(k) != "" {
+			fmt.Fprintf(stderr, "pdpp-mcp: Refusing to start: owner credentials are present in the environment (%s). The MCP adapter only uses grant-scoped client tokens.\n", k)
+			return ExitOwnerToken
+		}
+	}
+	if *providerURL == "" {
+		fmt.Fprintln(stderr, "pdpp-mcp: missing --provider-url (or PDPP_PROVIDER_URL)")
+		return ExitUsage
+	}
+	u, err := rsclient.NormalizeURL(*providerURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return ExitUsage
+	}
+	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve}
+	if serve {
+		return runServe(ctx, opts, *addr, stderr)
+	}
+	token, code, err := loadToken(getenv, *cacheRoot, u.Host)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return code
+	}
+	opts.Token = token
+	a, err := New(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "pdpp-mcp: serving stdio for %s\n", u.String())
+	if err := a.ServeStdio(ctx, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func usage(mutant string) string {
+	if Mutant(mutant) == AdvertiseProfileFlag {
+		return strings.Replace(helpText, "  --version", profileHelp+"  --version", 1)
+	}
+	return helpText
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// ServeStdio serves newline-delimited JSON-RPC on in/out until in closes.
+func (a *Adapter) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	err := a.srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+func runServe(ctx context.Context, opts Options, addr string, stderr io.Writer) int {
+	a, err := New(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return ExitUsage
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: listen %s: %v\n", addr, err)
+		return ExitFailure
+	}
+	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "pdpp-mcp: serving http://%s%s for %s\n", ln.Addr(), MCPPath, opts.ProviderURL)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		return ExitOK
+	case err := <-errc:
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return ExitFailure
+	}
+}
+
+var hostFileRe = regexp.MustCompile(`[^a-zA-Z0-9.-]`)
+
+// loadToken reads the client token from PDPP_CLIENT_TOKEN, else from the
+// credential cache <root>/clients/<host>.json. Owner-kind credentials are refused.
+func loadToken(getenv Env, cacheRoot, host string) (string, int, error) {
+	if t := strings.TrimSpace(getenv("PDPP_CLIENT_TOKEN")); t != "" {
+		return t, ExitOK, nil
+	}
+	path := filepath.Join(cacheRoot, "clients", hostFileRe.ReplaceAllString(host, "_")+".json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", ExitCredentials, fmt.Errorf("not_connected: no PDPP_CLIENT_TOKEN and no scoped credential cached at %s; run `pdpp connect` first", path)
+	}
+	var cached struct {
+		Credential map[string]any `json:"credential"`
+	}
+	if err := json.Unmarshal(data, &cached); err != nil {
+		return "", ExitCredentials, fmt.Errorf("credential_invalid: %s is not valid JSON", path)
+	}
+	for _, k := range []string{"pdpp_token_kind", "token_kind", "kind", "role"} {
+		if s, _ := cached.Credential[k].(string); strings.EqualFold(s, "owner") {
+			return "", ExitOwnerToken, fmt.Errorf("owner_token_refused: %s holds an owner credential; MCP needs a grant-scoped client token", path)
+		}
+	}
+	tok, _ := cached.Credential["access_token"].(string)
+	if tok == "" {
+		return "", ExitCredentials, fmt.Errorf("credential_invalid: %s has no credential.access_token", path)
+	}
+	if exp, _ := cached.Credential["expires_at"].(string); exp != "" {
+		if t, err := time.Parse(time.RFC3339, exp); err == nil && !t.After(time.Now()) {
+			return "", ExitCredentials, fmt.Errorf("credential_expired: the credential in %s expired at %s", path, exp)
+		}
+	}
+	return tok, ExitOK, nil
+}

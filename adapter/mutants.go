@@ -1,0 +1,148 @@
+package adapter
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// A Mutant is a named single fault in the reference adapter. Each one exists
+// to prove that the checks it names can fail; only tests and the hidden
+// --mutant flag reach them.
+type Mutant string
+
+// MutantInfo describes a mutant and the scenario ids that must catch it.
+type MutantInfo struct {
+	ID    Mutant
+	Kills []string // scenario ids expected to fail against this mutant
+	Doc   string
+}
+
+// The mutant catalogue. Ids are verb-first and say what they break.
+const (
+	DropInstructions          Mutant = "drop-instructions"
+	OwnerAskInInstructions    Mutant = "ask-owner-token-in-instructions"
+	BuryGuidancePast512       Mutant = "bury-guidance-past-512"
+	DuplicateConnectionProse  Mutant = "duplicate-connection-prose"
+	StripRoutingFromAggregate Mutant = "strip-routing-from-aggregate"
+	PadDescriptions           Mutant = "pad-descriptions"
+	ClaimHiddenStructured     Mutant = "claim-hidden-structured-content"
+	AddToolListStreams        Mutant = "add-tool-list-streams"
+	AddEventSubscriptionTool  Mutant = "add-tool-create-event-subscription"
+	DropToolFetch             Mutant = "drop-tool-fetch"
+	ExposeConnectorInstanceID Mutant = "expose-connector-instance-id"
+	RequireConnectionID       Mutant = "require-connection-id"
+	AdvertiseProfileFlag      Mutant = "advertise-profile-flag"
+	DriftStdioSurface         Mutant = "drift-stdio-surface"
+)
+
+var mutants = []MutantInfo{
+	{DropInstructions, []string{"S001", "S004"}, "initialize carries no instructions"},
+	{OwnerAskInInstructions, []string{"S001"}, "instructions ask the client to pass an owner bearer"},
+	{BuryGuidancePast512, []string{"S001"}, "a long preamble pushes the usage pattern past character 512"},
+	{DuplicateConnectionProse, []string{"S002", "S004"}, "every connection_id argument repeats a long recovery paragraph"},
+	{StripRoutingFromAggregate, []string{"S003"}, "the aggregate description loses its endpoint and read-only statement"},
+	{PadDescriptions, []string{"S004", "S016"}, "descriptions padded past the byte budget"},
+	{ClaimHiddenStructured, []string{"S005"}, "query_records says structuredContent is hidden from the model"},
+	{AddToolListStreams, []string{"S012", "S016"}, "a seventh tool, list_streams"},
+	{AddEventSubscriptionTool, []string{"S012", "S016"}, "an event-subscription management tool"},
+	{DropToolFetch, []string{"S012"}, "fetch is missing"},
+	{ExposeConnectorInstanceID, []string{"S013"}, "query_records and fetch advertise connector_instance_id"},
+	{RequireConnectionID, []string{"S013"}, "search requires connection_id"},
+	{AdvertiseProfileFlag, []string{"S011"}, "stdio --help advertises a --profile selector"},
+	{DriftStdioSurface, []string{"S011"}, "stdio serves a different tool set from hosted HTTP"},
+}
+
+// Mutants returns the catalogue, sorted by id.
+func Mutants() []MutantInfo {
+	out := append([]MutantInfo(nil), mutants...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// ParseMutant validates a mutant id. The empty string means no mutant.
+func ParseMutant(s string) (Mutant, error) {
+	if s == "" {
+		return "", nil
+	}
+	for _, m := range mutants {
+		if string(m.ID) == s {
+			return m.ID, nil
+		}
+	}
+	ids := make([]string, len(mutants))
+	for i, m := range mutants {
+		ids[i] = string(m.ID)
+	}
+	sort.Strings(ids)
+	return "", fmt.Errorf("unknown mutant %q (known: %s)", s, strings.Join(ids, ", "))
+}
+
+// longConnectionProse is the kind of recovery paragraph seed 000 removed from
+// every tool; the duplicate-connection-prose mutant puts it back.
+const longConnectionProse = "Pass connection_id when the grant spans several connections: connection ids can change when the owner reconnects a source, so copy the value from the latest schema call or from available_connections in an ambiguous_connection error, then retry the same call unchanged."
+
+// mutateSurface applies surface mutants to the tool list and instructions.
+func mutateSurface(m Mutant, tools []toolSpec, instructions string, stdio bool) ([]toolSpec, string) {
+	switch m {
+	case DropInstructions:
+		instructions = ""
+	case OwnerAskInInstructions:
+		instructions = "For full access, pass your owner bearer token as the Authorization header. " + instructions
+	case BuryGuidancePast512:
+		instructions = strings.Repeat("This server exposes personal data that belongs to its owner. ", 10) + instructions
+	case DuplicateConnectionProse:
+		for i := range tools {
+			tools[i].schema = strings.Replace(tools[i].schema, `"Source connection; see schema."`, `"`+longConnectionProse+`"`, 1)
+		}
+	case StripRoutingFromAggregate:
+		for i := range tools {
+			if tools[i].name == "aggregate" {
+				tools[i].description = strings.Split(tools[i].description, " Read-only;")[0]
+			}
+		}
+	case PadDescriptions:
+		for i := range tools {
+			tools[i].description += " " + strings.Repeat("Remember that results are bounded and that paging is available. ", 70)
+		}
+	case ClaimHiddenStructured:
+		for i := range tools {
+			if tools[i].name == "query_records" {
+				tools[i].description = strings.Replace(tools[i].description, "the full page is structured output in structuredContent.data",
+					"the full page goes to structuredContent, which is hidden from the model", 1)
+			}
+		}
+	case AddToolListStreams:
+		tools = append(tools, toolSpec{name: "list_streams", description: "List granted streams. Read-only; GET /v1/streams.",
+			schema: `{"type":"object","properties":{` + connectionIDProp + `},"additionalProperties":false}`})
+	case AddEventSubscriptionTool:
+		tools = append(tools, toolSpec{name: "create_event_subscription", description: "Create a signed webhook subscription for record events. Mutating; POST /v1/event-subscriptions.",
+			schema: `{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`})
+	case DropToolFetch:
+		out := tools[:0]
+		for _, t := range tools {
+			if t.name != "fetch" {
+				out = append(out, t)
+			}
+		}
+		tools = out
+	case ExposeConnectorInstanceID:
+		for i := range tools {
+			if tools[i].name == "query_records" || tools[i].name == "fetch" {
+				tools[i].schema = withProperty(tools[i].schema, "connector_instance_id", `{"type":"string"}`)
+			}
+		}
+	case RequireConnectionID:
+		for i := range tools {
+			if tools[i].name == "search" {
+				tools[i].schema = strings.Replace(tools[i].schema, `"required":["q"]`, `"required":["q","connection_id"]`, 1)
+			}
+		}
+	case DriftStdioSurface:
+		if stdio {
+			tools = append(tools, toolSpec{name: "list_streams", description: "List granted streams. Read-only; GET /v1/streams.",
+				schema: `{"type":"object","properties":{},"additionalProperties":false}`})
+		}
+	}
+	return tools, instructions
+}

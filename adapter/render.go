@@ -1,0 +1,768 @@
+package adapter
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// textBudget bounds content[] prose of record and search results in bytes.
+const textBudget = 1792
+
+// ---- RS body shapes the adapter reads ----
+
+type record struct {
+	Object       string          `json:"object"`
+	ID           string          `json:"id"`
+	Stream       string          `json:"stream"`
+	Data         json.RawMessage `json:"data"`
+	EmittedAt    string          `json:"emitted_at"`
+	ConnectionID string          `json:"connection_id"`
+	ConnectorKey string          `json:"connector_key"`
+	DisplayName  string          `json:"display_name"`
+}
+
+type recordList struct {
+	Data             []json.RawMessage `json:"data"`
+	HasMore          bool              `json:"has_more"`
+	NextCursor       string            `json:"next_cursor"`
+	NextChangesSince string            `json:"next_changes_since"`
+	Meta             struct {
+		Count struct {
+			Kind  string          `json:"kind"`
+			Value json.RawMessage `json:"value"`
+		} `json:"count"`
+	} `json:"meta"`
+}
+
+type aggregation struct {
+	Metric      string          `json:"metric"`
+	Field       *string         `json:"field"`
+	GroupBy     *string         `json:"group_by"`
+	GroupByTime *string         `json:"group_by_time"`
+	Granularity *string         `json:"granularity"`
+	TimeZone    *string         `json:"time_zone"`
+	Value       json.RawMessage `json:"value"`
+	Groups      []struct {
+		Key   json.RawMessage `json:"key"`
+		Count json.RawMessage `json:"count"`
+	} `json:"groups"`
+	OtherCount *json.Number `json:"other_count"`
+}
+
+type searchHit struct {
+	Stream       string          `json:"stream"`
+	RecordKey    string          `json:"record_key"`
+	ConnectionID string          `json:"connection_id"`
+	ConnectorID  string          `json:"connector_id"`
+	ConnectorKey string          `json:"connector_key"`
+	DisplayName  string          `json:"display_name"`
+	Title        string          `json:"title"`
+	EmittedAt    string          `json:"emitted_at"`
+	AuthoredAt   string          `json:"authored_at"`
+	RecordURL    string          `json:"record_url"`
+	Snippet      json.RawMessage `json:"snippet"`
+	Evidence     []struct {
+		FieldPath   string `json:"field_path"`
+		PreviewText string `json:"preview_text"`
+		Truncated   bool   `json:"truncated"`
+	} `json:"evidence_excerpts"`
+}
+
+// A searchResult is one flattened hit in structuredContent.results.
+type searchResult struct {
+	ID           string            `json:"id"`
+	Title        string            `json:"title"`
+	URL          string            `json:"url"`
+	Stream       string            `json:"stream,omitempty"`
+	RecordKey    string            `json:"record_key,omitempty"`
+	ConnectionID string            `json:"connection_id,omitempty"`
+	ConnectorKey string            `json:"connector_key,omitempty"`
+	DisplayName  string            `json:"display_name,omitempty"`
+	Snippet      string            `json:"snippet,omitempty"`
+	Evidence     []evidenceExcerpt `json:"evidence_excerpts,omitempty"`
+}
+
+type evidenceExcerpt struct {
+	FieldPath     string         `json:"field_path"`
+	PreviewText   string         `json:"preview_text"`
+	PreviewStatus string         `json:"preview_status"`
+	Read          map[string]any `json:"read"`
+}
+
+type fieldWindow struct {
+	Stream   string `json:"stream"`
+	RecordID string `json:"record_id"`
+	Field    struct {
+		Path string `json:"path"`
+		Type string `json:"type"`
+	} `json:"field"`
+	Window struct {
+		Text                string `json:"text"`
+		TotalChars          int    `json:"total_chars"`
+		StartChars          int    `json:"start_chars"`
+		EndChars            int    `json:"end_chars"`
+		LimitChars          int    `json:"limit_chars"`
+		Complete            bool   `json:"complete"`
+		HasMore             bool   `json:"has_more"`
+		MatchStartChars     *int   `json:"match_start_chars"`
+		MatchEndChars       *int   `json:"match_end_chars"`
+		NextOffsetChars     *int   `json:"next_offset_chars"`
+		PreviousOffsetChars *int   `json:"previous_offset_chars"`
+	} `json:"window"`
+}
+
+// ---- helpers ----
+
+// inline makes a value safe inside key=value prose.
+func inline(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		switch r {
+		case ';', ',', '[', ']', '{', '}', ' ', '\t', '\n', '\r':
+			return '_'
+		}
+		return r
+	}, s)
+	return clip(s, n)
+}
+
+// clip cuts s to n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// clipMarked cuts s to n runes and keeps <mark> tags balanced after the cut:
+// a half tag is dropped and an open <mark> is closed.
+func clipMarked(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return balanceMarks(s)
+	}
+	cut := string(r[:n-1])
+	if i := strings.LastIndexByte(cut, '<'); i >= 0 && !strings.Contains(cut[i:], ">") {
+		cut = cut[:i]
+	}
+	return balanceMarks(cut + "…")
+}
+
+func balanceMarks(s string) string {
+	open := strings.Count(s, "<mark>") - strings.Count(s, "</mark>")
+	for ; open > 0; open-- {
+		s += "</mark>"
+	}
+	for ; open < 0; open++ {
+		s = "<mark>" + s
+	}
+	return s
+}
+
+func q(s string) string { return strconv.Quote(s) }
+
+// ---- schema ----
+
+// field_capability_legend explains the compact flag grammar (seed 001).
+var legend = map[string]string{
+	"t": "declared type", "role": "declared display role", "eq": "exact filter supported", "r": "range filter operators",
+	"lex": "lexical search field", "sem": "semantic search field", "a": "aggregation capabilities", "g=false": "field is not granted",
+}
+
+const legendLine = "field_capability_legend t=declared_type role=display_role eq=exact_filter r=range_filter_ops lex=lexical_search sem=semantic_search a=aggregation_caps g=false=not_granted; " +
+	"filter={field:value} if eq, {field:{op:value}} for r ops; sort=cursor_field or -cursor_field; fields=[names]; aggregate metric/field/group_by from a"
+
+// shapeSchemaDoc makes the MCP schema document: no deprecated alias, no
+// duplicated top-level stream list when connectors exist, and for the global
+// index no per-field detail.
+func shapeSchemaDoc(doc map[string]any, scoped bool) map[string]any {
+	dropKey(doc, "connector_instance_id")
+	if cs, ok := doc["connectors"].([]any); ok && len(cs) > 0 {
+		delete(doc, "streams")
+	}
+	if !scoped {
+		for _, row := range streamRows(doc) {
+			delete(row, "field_capabilities")
+		}
+	} else {
+		doc["field_capability_legend"] = legend
+	}
+	return doc
+}
+
+func dropKey(v any, key string) {
+	switch t := v.(type) {
+	case map[string]any:
+		delete(t, key)
+		for _, c := range t {
+			dropKey(c, key)
+		}
+	case []any:
+		for _, c := range t {
+			dropKey(c, key)
+		}
+	}
+}
+
+type streamRow = map[string]any
+
+func streamRows(doc map[string]any) []streamRow {
+	var rows []streamRow
+	add := func(v any, conn map[string]any) {
+		list, _ := v.([]any)
+		for _, s := range list {
+			if row, ok := s.(map[string]any); ok {
+				if conn != nil {
+					for _, k := range []string{"connector_key", "granted_connections"} {
+						if _, has := row[k]; !has && conn[k] != nil {
+							row["_inherited_"+k] = conn[k]
+						}
+					}
+				}
+				rows = append(rows, row)
+			}
+		}
+	}
+	add(doc["streams"], nil)
+	if cs, ok := doc["connectors"].([]any); ok {
+		for _, c := range cs {
+			if cm, ok := c.(map[string]any); ok {
+				add(cm["streams"], cm)
+			}
+		}
+	}
+	return rows
+}
+
+func str(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+const (
+	maxSchemaRows   = 50
+	maxRowFields    = 16
+	maxConnsPerRow  = 8
+	maxAggFieldsPer = 12
+)
+
+func renderSchema(doc map[string]any, stream, connectionID string) string {
+	rows := streamRows(doc)
+	defer func() {
+		for _, r := range rows {
+			delete(r, "_inherited_connector_key")
+			delete(r, "_inherited_granted_connections")
+		}
+	}()
+	conns, _ := doc["connectors"].([]any)
+	var b strings.Builder
+	fmt.Fprintf(&b, "PDPP schema: connectors=%d streams=%d\n", len(conns), len(rows))
+	if stream != "" {
+		b.WriteString(legendLine + "\n")
+	}
+	if connectionID != "" {
+		fmt.Fprintf(&b, "schema_scope connection_id=%s\n", q(connectionID))
+	}
+	if stream == "" && len(rows) > maxSchemaRows {
+		for _, c := range conns {
+			cm, _ := c.(map[string]any)
+			list, _ := cm["streams"].([]any)
+			names := make([]string, 0, len(list))
+			for _, s := range list {
+				sm, _ := s.(map[string]any)
+				names = append(names, inline(str(sm["name"]), 60))
+			}
+			fmt.Fprintf(&b, "stream_index connector_key=%s stream_count=%d streams=%s\n", q(str(cm["connector_key"])), len(names), strings.Join(names, "|"))
+		}
+	}
+	for i, row := range rows {
+		if stream == "" && i == maxSchemaRows {
+			fmt.Fprintf(&b, "more_streams=%d\n", len(rows)-maxSchemaRows)
+			break
+		}
+		key := str(row["connector_key"])
+		if key == "" {
+			key = str(row["_inherited_connector_key"])
+		}
+		fmt.Fprintf(&b, "stream name=%s connector_key=%s", q(str(row["name"])), q(key))
+		if dn := str(row["display_name"]); dn != "" {
+			fmt.Fprintf(&b, " display_name=%s", q(dn))
+		}
+		gc := row["granted_connections"]
+		if gc == nil {
+			gc = row["_inherited_granted_connections"]
+		}
+		if list, ok := gc.([]any); ok && len(list) > 0 {
+			parts := []string{}
+			for j, c := range list {
+				if j == maxConnsPerRow {
+					parts = append(parts, fmt.Sprintf("more:%d", len(list)-maxConnsPerRow))
+					break
+				}
+				cm, _ := c.(map[string]any)
+				p := "{connection_id:" + inline(str(cm["connection_id"]), 80)
+				if dn := str(cm["display_name"]); dn != "" {
+					p += ",display_name:" + inline(dn, 60)
+				}
+				parts = append(parts, p+"}")
+			}
+			b.WriteString(" connections=" + strings.Join(parts, "|"))
+		}
+		if stream != "" {
+			writeFieldDetail(&b, row)
+		}
+		b.WriteString("\n")
+	}
+	if stream == "" {
+		b.WriteString("call schema(stream, connection_id?) for per-field capability flags (filter/sort/expand/fields/count/aggregate)")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// writeFieldDetail renders the capabilities a client needs for the next read,
+// in text, for clients that never see structuredContent (seed 001, C9).
+func writeFieldDetail(b *strings.Builder, row streamRow) {
+	caps, _ := row["field_capabilities"].(map[string]any)
+	names := make([]string, 0, len(caps))
+	for n := range caps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var fields []string
+	aggs := map[string][]string{}
+	for i, n := range names {
+		flags := str(caps[n])
+		if i < maxRowFields {
+			fields = append(fields, inline(n, 60)+"["+flags+"]")
+		}
+		for _, tok := range strings.Split(flags, ",") {
+			if kinds, ok := strings.CutPrefix(tok, "a="); ok {
+				for _, k := range strings.Split(kinds, "|") {
+					aggs[k] = append(aggs[k], n)
+				}
+			}
+		}
+	}
+	if len(names) > maxRowFields {
+		fields = append(fields, fmt.Sprintf("more:%d", len(names)-maxRowFields))
+	}
+	if len(fields) > 0 {
+		b.WriteString(" fields=" + strings.Join(fields, ";"))
+	}
+	if len(aggs) > 0 {
+		kinds := make([]string, 0, len(aggs))
+		for k := range aggs {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			fs := aggs[k]
+			if len(fs) > maxAggFieldsPer {
+				fs = append(fs[:maxAggFieldsPer], fmt.Sprintf("more:%d", len(fs)-maxAggFieldsPer))
+			}
+			parts[i] = k + "=" + strings.Join(fs, "|")
+		}
+		b.WriteString(" aggregations=count;" + strings.Join(parts, ";"))
+	}
+	if pk, ok := row["primary_key"].([]any); ok && len(pk) > 0 {
+		b.WriteString(" primary_key=" + inline(str(pk[0]), 60))
+	}
+	if cf := str(row["cursor_field"]); cf != "" {
+		b.WriteString(" sort=" + inline(cf, 60) + "|-" + inline(cf, 60))
+	} else {
+		b.WriteString(" sort=none")
+	}
+	b.WriteString(" projection=fields count=none|estimated|exact")
+	var rels []string
+	if list, ok := row["expand_capabilities"].([]any); ok {
+		for _, e := range list {
+			em, _ := e.(map[string]any)
+			if em["usable"] != false {
+				rels = append(rels, inline(str(em["name"]), 60))
+			}
+		}
+	}
+	if len(rels) > 0 {
+		b.WriteString(" expand=" + strings.Join(rels, "|"))
+	} else {
+		b.WriteString(" expand=none")
+	}
+	var modes []string
+	for _, n := range names {
+		flags := "," + str(caps[n]) + ","
+		if strings.Contains(flags, ",lex,") && !contains(modes, "lexical") {
+			modes = append(modes, "lexical")
+		}
+		if strings.Contains(flags, ",sem,") && !contains(modes, "semantic") {
+			modes = append(modes, "semantic")
+		}
+	}
+	if len(modes) > 0 {
+		b.WriteString(" search=" + strings.Join(modes, "|"))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- records ----
+
+func renderRecords(stream string, env *recordList) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "records from stream %s: %d record(s).", q(stream), len(env.Data))
+	if env.HasMore {
+		b.WriteString(" has_more=true.")
+	}
+	if env.NextCursor != "" {
+		fmt.Fprintf(&b, " next_cursor=%s", q(env.NextCursor))
+	}
+	if env.NextChangesSince != "" {
+		fmt.Fprintf(&b, " next_changes_since=%s", q(env.NextChangesSince))
+	}
+	if k := env.Meta.Count.Kind; k != "" && k != "none" {
+		fmt.Fprintf(&b, " count=%s:%s", k, strings.Trim(string(env.Meta.Count.Value), `"`))
+	}
+	if len(env.Data) == 0 {
+		return b.String()
+	}
+	const preview = 5
+	n := min(preview, len(env.Data))
+	fmt.Fprintf(&b, ". Showing up to %d:", n)
+	footer := "machine envelope in structuredContent.data"
+	if len(env.Data) > n {
+		footer = fmt.Sprintf("more_records=%d; followup=rerun_cursor_or_limit; ", len(env.Data)-n) + footer
+	}
+	per := (textBudget - b.Len() - len(footer) - 96) / n
+	cut := false
+	for i := 0; i < n; i++ {
+		line := compactJSON(json.RawMessage(env.Data[i]))
+		if len(line) > per {
+			line, cut = clipBytes(line, max(per, 24)), true
+		}
+		fmt.Fprintf(&b, "\nrecord[%d] %s", i, line)
+	}
+	if cut {
+		footer = "record_preview_truncated=true; followup=fetch(id) or query_records(fields); " + footer
+	}
+	b.WriteString("\n" + footer)
+	return b.String()
+}
+
+// clipBytes cuts s to at most n bytes on a rune boundary, ending in "…".
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n -= len("…")
+	for n > 0 && n < len(s) && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// ---- aggregate ----
+
+func renderAggregate(stream string, a *aggregation) string {
+	head := a.Metric + "(" + stream + ")"
+	if a.Field != nil && *a.Field != "" {
+		head += " field=" + *a.Field
+	}
+	if a.GroupBy == nil && a.GroupByTime == nil {
+		return head + " = " + strings.Trim(string(a.Value), `"`) + ". canonical envelope in structuredContent.data"
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	if a.GroupBy != nil {
+		fmt.Fprintf(&b, " group_by=%s", q(*a.GroupBy))
+	} else {
+		fmt.Fprintf(&b, " group_by_time=%s granularity=%s", q(*a.GroupByTime), q(deref(a.Granularity)))
+		if a.TimeZone != nil {
+			fmt.Fprintf(&b, " time_zone=%s", q(*a.TimeZone))
+		}
+	}
+	fmt.Fprintf(&b, ": %d group(s)", len(a.Groups))
+	var parts []string
+	for i, g := range a.Groups {
+		if i == 5 {
+			break
+		}
+		parts = append(parts, clip(string(g.Key), 40)+"="+string(g.Count))
+	}
+	if len(parts) > 0 {
+		b.WriteString(" [" + strings.Join(parts, ", ") + "]")
+	}
+	if len(a.Groups) > 5 {
+		fmt.Fprintf(&b, " more_groups=%d;", len(a.Groups)-5)
+	}
+	if a.OtherCount != nil {
+		fmt.Fprintf(&b, " other_count=%s;", a.OtherCount.String())
+	}
+	b.WriteString(" canonical envelope in structuredContent.data")
+	return b.String()
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// ---- search ----
+
+func (c *call) resultFor(h *searchHit) searchResult {
+	ref := recordRef{ConnectionID: h.ConnectionID, Stream: h.Stream, RecordID: h.RecordKey}
+	key := h.ConnectorKey
+	if key == "" {
+		key = h.ConnectorID
+	}
+	r := searchResult{ID: ref.String(), Stream: h.Stream, RecordKey: h.RecordKey, ConnectionID: h.ConnectionID,
+		ConnectorKey: key, DisplayName: h.DisplayName}
+	r.URL = c.a.rs.BaseURL() + "/v1/streams/" + h.Stream + "/records/" + h.RecordKey
+	if h.ConnectionID != "" {
+		r.URL += "?connection_id=" + h.ConnectionID
+	}
+	var snip struct{ Text string }
+	var s string
+	if json.Unmarshal(h.Snippet, &snip) == nil && snip.Text != "" {
+		s = snip.Text
+	} else {
+		_ = json.Unmarshal(h.Snippet, &s)
+	}
+	if s != "" {
+		r.Snippet = clipMarked(s, 320)
+	}
+	r.Title = h.Title
+	if r.Title == "" {
+		r.Title = fallbackTitle(firstOf(h.DisplayName, key, h.ConnectionID), h.Stream, firstOf(h.AuthoredAt, h.EmittedAt))
+	}
+	for _, e := range h.Evidence {
+		status := "complete"
+		if e.Truncated {
+			status = "truncated"
+		}
+		r.Evidence = append(r.Evidence, evidenceExcerpt{FieldPath: e.FieldPath, PreviewText: clipMarked(e.PreviewText, 320), PreviewStatus: status,
+			Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": r.ID, "field_path": e.FieldPath}}})
+	}
+	return r
+}
+
+// fallbackTitle names a hit by source, stream and its authored time, never by
+// its snippet (seed 001).
+func fallbackTitle(source, stream, ts string) string {
+	parts := []string{}
+	for _, p := range []string{source, stream, ts} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " / ")
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func renderSearch(results []searchResult, hasMore bool, next string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "search: %d hit(s).", len(results))
+	if hasMore {
+		b.WriteString(" has_more=true.")
+	}
+	if next != "" {
+		fmt.Fprintf(&b, " next_cursor=%s.", q(next))
+	}
+	if len(results) > 0 {
+		fmt.Fprintf(&b, " first_fetch_id=%s", results[0].ID)
+	}
+	if mix := sourceMix(results); mix != "" {
+		b.WriteString(" source_mix=" + mix + ".")
+	}
+	var ev []string
+	for i, r := range results {
+		for _, e := range r.Evidence {
+			if len(ev) == 4 {
+				break
+			}
+			ev = append(ev, fmt.Sprintf("%d. result=%d field_path=%s snippet=%s id=%s complete=%t read=read_record_field",
+				len(ev)+1, i+1, e.FieldPath, q(clipMarked(e.PreviewText, 96)), r.ID, e.PreviewStatus == "complete"))
+		}
+	}
+	if len(ev) > 0 {
+		b.WriteString("\nEvidence excerpts:\n" + strings.Join(ev, "\n"))
+	}
+	if len(results) > 0 {
+		b.WriteString("\nTop results:")
+		for i, r := range results {
+			if i == 3 {
+				fmt.Fprintf(&b, "\nmore_results=%d (structuredContent.results)", len(results)-3)
+				break
+			}
+			fmt.Fprintf(&b, "\n%d. id=%s title=%s", i+1, r.ID, q(clip(r.Title, 80)))
+			if r.Snippet != "" {
+				fmt.Fprintf(&b, " snippet=%s", q(clipMarked(r.Snippet, 96)))
+			}
+		}
+		b.WriteString("\nFetch a hit with `fetch` using the shown id as-is; ids are self-contained.")
+	}
+	return clipBytes(b.String(), textBudget)
+}
+
+// sourceMix counts hits per connection, computed from the hits themselves
+// whenever more than one connection contributed (seed 001, C8).
+func sourceMix(results []searchResult) string {
+	type src struct {
+		conn, key string
+		n         int
+	}
+	var order []*src
+	by := map[string]*src{}
+	for _, r := range results {
+		s, ok := by[r.ConnectionID]
+		if !ok {
+			s = &src{conn: r.ConnectionID, key: r.ConnectorKey}
+			by[r.ConnectionID] = s
+			order = append(order, s)
+		}
+		s.n++
+	}
+	if len(order) < 2 {
+		return ""
+	}
+	parts := make([]string, 0, len(order))
+	for i, s := range order {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("more:%d", len(order)-8))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("{connection_id:%s,connector_key:%s,count:%d}", inline(s.conn, 80), inline(s.key, 60), s.n))
+	}
+	return strings.Join(parts, "|")
+}
+
+// ---- fetch ----
+
+// A document is the MCP/OpenAI search-fetch document, and nothing more.
+type document struct {
+	ID       string         `json:"id"`
+	Title    string         `json:"title"`
+	Text     string         `json:"text"`
+	URL      string         `json:"url"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+const fetchFallbackText = 1024
+
+func (c *call) documentFor(id string, ref recordRef, rec *record) document {
+	var data map[string]any
+	_ = json.Unmarshal(rec.Data, &data)
+	doc := document{ID: id, Metadata: map[string]any{"stream": ref.Stream, "record_id": ref.RecordID}}
+	if !strings.Contains(id, ":") {
+		doc.ID = ref.String()
+	}
+	for k, v := range map[string]string{"connection_id": rec.ConnectionID, "connector_key": rec.ConnectorKey, "display_name": rec.DisplayName, "emitted_at": rec.EmittedAt} {
+		if v != "" {
+			doc.Metadata[k] = v
+		}
+	}
+	doc.URL = c.a.rs.BaseURL() + "/v1/streams/" + ref.Stream + "/records/" + ref.RecordID
+	if rec.ConnectionID != "" {
+		doc.URL += "?connection_id=" + rec.ConnectionID
+	}
+	for _, k := range []string{"title", "name", "subject", "summary"} {
+		if s, ok := data[k].(string); ok && s != "" {
+			doc.Title = s
+			break
+		}
+	}
+	if doc.Title == "" {
+		ts := ""
+		for _, k := range []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"} {
+			if s, ok := data[k].(string); ok && s != "" {
+				ts = s
+				break
+			}
+		}
+		doc.Title = fallbackTitle(firstOf(rec.DisplayName, rec.ConnectorKey, rec.ConnectionID), ref.Stream, firstOf(ts, rec.EmittedAt))
+	}
+	for _, k := range []string{"text", "content", "body", "summary"} {
+		if s, ok := data[k].(string); ok && s != "" {
+			doc.Text = s
+			return doc
+		}
+	}
+	suffix := " [record has no text/content/body/summary field; use query_records or fetch(fields) for structured records]"
+	doc.Text = clipBytes(compactJSON(data), fetchFallbackText-len(suffix)) + suffix
+	return doc
+}
+
+// ---- read_record_field ----
+
+func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow) *mcp.CallToolResult {
+	w := fw.Window
+	id := ref.String()
+	var b strings.Builder
+	fmt.Fprintf(&b, "record=%s field=%s chars=%q..%q total_chars=%q complete=%t", id, in.FieldPath,
+		strconv.Itoa(w.StartChars), strconv.Itoa(w.EndChars), strconv.Itoa(w.TotalChars), w.Complete)
+	next, prev := any(nil), any(nil)
+	if w.NextOffsetChars != nil {
+		next = strconv.Itoa(*w.NextOffsetChars)
+		fmt.Fprintf(&b, " next_cursor=%d", *w.NextOffsetChars)
+	}
+	if w.PreviousOffsetChars != nil {
+		prev = strconv.Itoa(*w.PreviousOffsetChars)
+		fmt.Fprintf(&b, " previous_cursor=%d", *w.PreviousOffsetChars)
+	}
+	if w.MatchStartChars != nil && w.MatchEndChars != nil {
+		fmt.Fprintf(&b, " match_start_chars=%d match_end_chars=%d", *w.MatchStartChars, *w.MatchEndChars)
+	}
+	args := func(off int) string {
+		a := map[string]any{"id": id, "field_path": in.FieldPath, "offset_chars": off}
+		if in.LimitChars > 0 {
+			a["limit_chars"] = in.LimitChars
+		}
+		return compactJSON(a)
+	}
+	if w.NextOffsetChars != nil {
+		fmt.Fprintf(&b, "\nnext_offset_chars=%d\nnext read_record_field args=%s", *w.NextOffsetChars, args(*w.NextOffsetChars))
+	}
+	if w.PreviousOffsetChars != nil {
+		fmt.Fprintf(&b, "\nprevious_offset_chars=%d\nprevious read_record_field args=%s", *w.PreviousOffsetChars, args(*w.PreviousOffsetChars))
+	}
+	b.WriteString("\n" + w.Text)
+	structured := map[string]any{
+		"record": map[string]any{"id": id, "connection_id": ref.ConnectionID, "stream": ref.Stream, "record_id": ref.RecordID},
+		"field":  map[string]any{"path": in.FieldPath, "type": fw.Field.Type, "text_like": true},
+		"window": map[string]any{"text": w.Text, "total_chars": w.TotalChars, "start_chars": w.StartChars, "end_chars": w.EndChars,
+			"limit_chars": w.LimitChars, "complete": w.Complete, "has_more": w.HasMore, "match_start_chars": w.MatchStartChars,
+			"match_end_chars": w.MatchEndChars, "next_cursor": next, "previous_cursor": prev},
+	}
+	return textResult(b.String(), structured)
+}

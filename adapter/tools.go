@@ -1,0 +1,485 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func (c *call) ctx() context.Context { return c.context }
+
+func (c *call) get(path string, q url.Values) (json.RawMessage, string, error) {
+	resp, err := c.a.rs.Get(c.ctx(), c.token, path, q)
+	if err != nil {
+		return nil, "", err
+	}
+	return resp.Body, resp.RequestID, nil
+}
+
+func (c *call) passthrough(_ context.Context, path string, q url.Values) (*mcp.CallToolResult, error) {
+	body, reqID, err := c.get(path, q)
+	if err != nil {
+		return nil, err
+	}
+	return textResult("canonical envelope in structuredContent.data", map[string]any{"data": body, "request_id": reqID}), nil
+}
+
+func streamPath(stream string, rest ...string) (string, error) {
+	if err := checkSegment(stream); err != "" || stream == "" {
+		return "", &toolError{Code: "invalid_stream", Param: "stream", Message: "stream must be a plain stream name"}
+	}
+	p := "/v1/streams/" + url.PathEscape(stream)
+	for _, r := range rest {
+		p += "/" + r
+	}
+	return p, nil
+}
+
+// ---- schema ----
+
+type schemaArgs struct {
+	Stream       string `json:"stream"`
+	ConnectionID string `json:"connection_id"`
+	Detail       string `json:"detail"`
+}
+
+func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
+	q := url.Values{}
+	if in.Detail == "full" {
+		// Seed 001 is stricter than the anchor: reject locally, before any
+		// grant-wide schema is fetched (catalog C5).
+		if in.Stream == "" {
+			return nil, &toolError{Code: "invalid_request", Param: "detail",
+				Message: `detail "full" requires stream: call schema() for the compact index, then schema(stream, connection_id, detail: "full")`}
+		}
+		q.Set("detail", "full")
+	} else {
+		q.Set("view", "compact")
+	}
+	if in.Stream != "" {
+		q.Set("stream", in.Stream)
+	}
+	if in.ConnectionID != "" {
+		q.Set("connection_id", in.ConnectionID)
+	}
+	body, _, err := c.get("/v1/schema", q)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, &toolError{Code: "rs_malformed_body", Message: "schema body is not a JSON object"}
+	}
+	doc = shapeSchemaDoc(doc, in.Stream != "")
+	return textResult(renderSchema(doc, in.Stream, in.ConnectionID), map[string]any{"data": doc}), nil
+}
+
+// ---- query_records ----
+
+type queryArgs struct {
+	Stream       string                     `json:"stream"`
+	ConnectionID string                     `json:"connection_id"`
+	Fields       []string                   `json:"fields"`
+	Filter       map[string]json.RawMessage `json:"filter"`
+	Limit        int                        `json:"limit"`
+	Cursor       string                     `json:"cursor"`
+	Order        string                     `json:"order"`
+	Sort         string                     `json:"sort"`
+	Count        string                     `json:"count"`
+	ChangesSince string                     `json:"changes_since"`
+	Expand       []string                   `json:"expand"`
+	ExpandLimit  map[string]int             `json:"expand_limit"`
+}
+
+func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
+	path, err := streamPath(in.Stream, "records")
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	if err := encodeFilter(q, in.Filter); err != nil {
+		return nil, err
+	}
+	if err := encodeExpand(q, in.Expand, in.ExpandLimit); err != nil {
+		return nil, err
+	}
+	if len(in.Expand) > 0 {
+		if err := c.expandGate(in.Stream, in.ConnectionID, in.Expand); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range in.Fields {
+		q.Add("fields", f)
+	}
+	setIf(q, "connection_id", in.ConnectionID)
+	if in.Limit > 0 {
+		q.Set("limit", strconv.Itoa(in.Limit))
+	}
+	setIf(q, "cursor", in.Cursor)
+	setIf(q, "order", in.Order)
+	setIf(q, "sort", in.Sort)
+	setIf(q, "count", in.Count)
+	setIf(q, "changes_since", in.ChangesSince)
+	body, reqID, err := c.get(path, q)
+	if err != nil {
+		return nil, err
+	}
+	var env recordList
+	_ = json.Unmarshal(body, &env)
+	return textResult(renderRecords(in.Stream, &env), map[string]any{"data": body, "request_id": reqID}), nil
+}
+
+func setIf(q url.Values, k, v string) {
+	if v != "" {
+		q.Set(k, v)
+	}
+}
+
+// encodeFilter turns a typed object filter into filter[f]=v and
+// filter[f][op]=v. It never forwards a bare filter=.
+func encodeFilter(q url.Values, filter map[string]json.RawMessage) error {
+	if filter == nil {
+		return nil
+	}
+	bad := func(msg string) error {
+		return &toolError{Code: "invalid_filter", Param: "filter", Message: msg + `; use {field: value} or {field: {gte|gt|lte|lt: value}}`}
+	}
+	if len(filter) == 0 {
+		return bad("filter is an empty object")
+	}
+	for field, raw := range filter {
+		if field == "" || strings.ContainsAny(field, "[]&=") {
+			return bad("filter key " + strconv.Quote(field) + " must be a plain field name")
+		}
+		var ops map[string]json.RawMessage
+		if json.Unmarshal(raw, &ops) == nil && ops != nil {
+			if len(ops) == 0 {
+				return bad("range for " + field + " is empty")
+			}
+			for op, v := range ops {
+				switch op {
+				case "gte", "gt", "lte", "lt":
+				default:
+					return bad("unknown range operator " + strconv.Quote(op))
+				}
+				s, err := scalarString(v)
+				if err != nil {
+					return bad(field + "." + op + ": " + err.Error())
+				}
+				q.Set("filter["+field+"]["+op+"]", s)
+			}
+			continue
+		}
+		s, err := scalarString(raw)
+		if err != nil {
+			return bad(field + ": " + err.Error())
+		}
+		q.Set("filter["+field+"]", s)
+	}
+	return nil
+}
+
+func scalarString(raw json.RawMessage) (string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", err
+	}
+	switch t := v.(type) {
+	case string:
+		return t, nil
+	case bool:
+		return strconv.FormatBool(t), nil
+	case float64:
+		return strings.TrimSpace(string(raw)), nil
+	}
+	return "", &toolError{Code: "invalid_filter", Message: "value must be a string, number or boolean"}
+}
+
+func encodeExpand(q url.Values, expand []string, limits map[string]int) error {
+	for _, rel := range expand {
+		if rel == "" || strings.ContainsAny(rel, "[]&=") {
+			return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand relation " + strconv.Quote(rel) + " must be a plain name"}
+		}
+		q.Add("expand", rel)
+	}
+	if limits != nil && len(limits) == 0 {
+		return &toolError{Code: "invalid_expand", Param: "expand_limit", Message: "expand_limit is an empty object; use {relation: N}"}
+	}
+	for rel, n := range limits {
+		if rel == "" || strings.ContainsAny(rel, "[]&=") {
+			return &toolError{Code: "invalid_expand", Param: "expand_limit", Message: "expand_limit key " + strconv.Quote(rel) + " must be a plain relation name"}
+		}
+		q.Set("expand_limit["+rel+"]", strconv.Itoa(n))
+	}
+	return nil
+}
+
+// expandGate rejects expand on a stream whose live compact schema advertises
+// no expand_capabilities (seed 000). It fails open when the schema is
+// unavailable or the stream is not found.
+func (c *call) expandGate(stream, connectionID string, rels []string) error {
+	q := url.Values{"view": {"compact"}, "stream": {stream}}
+	setIf(q, "connection_id", connectionID)
+	body, _, err := c.get("/v1/schema", q)
+	if err != nil {
+		return nil
+	}
+	var doc struct {
+		Connectors []struct {
+			Streams []map[string]json.RawMessage `json:"streams"`
+		} `json:"connectors"`
+		Streams []map[string]json.RawMessage `json:"streams"`
+	}
+	if json.Unmarshal(body, &doc) != nil {
+		return nil
+	}
+	rows := doc.Streams
+	for _, cn := range doc.Connectors {
+		rows = append(rows, cn.Streams...)
+	}
+	found := false
+	for _, row := range rows {
+		var name string
+		for _, k := range []string{"name", "stream", "stream_name"} {
+			if json.Unmarshal(row[k], &name) == nil && name == stream {
+				break
+			}
+			name = ""
+		}
+		if name == "" {
+			continue
+		}
+		found = true
+		var caps []json.RawMessage
+		if json.Unmarshal(row["expand_capabilities"], &caps) == nil && len(caps) > 0 {
+			return nil
+		}
+	}
+	if !found {
+		return nil
+	}
+	return &toolError{Code: "invalid_expand", Param: "expand",
+		Message: "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") +
+			". Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected."}
+}
+
+// ---- aggregate ----
+
+type aggregateArgs struct {
+	Stream       string                     `json:"stream"`
+	ConnectionID string                     `json:"connection_id"`
+	Metric       string                     `json:"metric"`
+	Field        string                     `json:"field"`
+	GroupBy      string                     `json:"group_by"`
+	GroupByTime  string                     `json:"group_by_time"`
+	Granularity  string                     `json:"granularity"`
+	TimeZone     string                     `json:"time_zone"`
+	Limit        int                        `json:"limit"`
+	Filter       map[string]json.RawMessage `json:"filter"`
+}
+
+func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
+	path, err := streamPath(in.Stream, "aggregate")
+	if err != nil {
+		return nil, err
+	}
+	if in.GroupBy != "" && in.GroupByTime != "" {
+		return nil, &toolError{Code: "invalid_request", Param: "group_by", Message: "pass group_by or group_by_time, not both"}
+	}
+	if (in.GroupByTime != "") != (in.Granularity != "") {
+		return nil, &toolError{Code: "invalid_request", Param: "granularity", Message: "group_by_time and granularity go together"}
+	}
+	q := url.Values{"metric": {in.Metric}}
+	if err := encodeFilter(q, in.Filter); err != nil {
+		return nil, err
+	}
+	setIf(q, "connection_id", in.ConnectionID)
+	setIf(q, "field", in.Field)
+	setIf(q, "group_by", in.GroupBy)
+	setIf(q, "group_by_time", in.GroupByTime)
+	setIf(q, "granularity", in.Granularity)
+	setIf(q, "time_zone", in.TimeZone)
+	if in.Limit > 0 {
+		q.Set("limit", strconv.Itoa(in.Limit))
+	}
+	body, reqID, err := c.get(path, q)
+	if err != nil {
+		return nil, err
+	}
+	var agg aggregation
+	_ = json.Unmarshal(body, &agg)
+	return textResult(renderAggregate(in.Stream, &agg), map[string]any{"data": body, "request_id": reqID}), nil
+}
+
+// ---- search ----
+
+type searchArgs struct {
+	Q            string   `json:"q"`
+	Streams      []string `json:"streams"`
+	ConnectionID string   `json:"connection_id"`
+	Limit        int      `json:"limit"`
+	Cursor       string   `json:"cursor"`
+}
+
+const defaultSearchLimit = 25
+
+func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
+	limit := in.Limit
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	q := url.Values{"q": {in.Q}, "limit": {strconv.Itoa(limit)}}
+	for _, s := range in.Streams {
+		q.Add("streams", s)
+	}
+	setIf(q, "connection_id", in.ConnectionID)
+	setIf(q, "cursor", in.Cursor)
+	body, reqID, err := c.get("/v1/search", q)
+	if err != nil {
+		return nil, err
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, &toolError{Code: "rs_malformed_body", Message: "search body is not a JSON object"}
+	}
+	var hits []searchHit
+	_ = json.Unmarshal(env["data"], &hits)
+	truncated := false
+	if len(hits) > limit { // a global limit over merged hits, not per connection
+		hits, truncated = hits[:limit], true
+	}
+	results := make([]searchResult, len(hits))
+	for i := range hits {
+		results[i] = c.resultFor(&hits[i])
+	}
+	delete(env, "data")
+	env["result_count"] = json.RawMessage(strconv.Itoa(len(results)))
+	env["results_ref"] = json.RawMessage(`"structuredContent.results"`)
+	if truncated {
+		env["has_more"] = json.RawMessage("true")
+	}
+	if reqID != "" {
+		env["request_id"], _ = json.Marshal(reqID)
+	}
+	var meta struct {
+		HasMore    bool   `json:"has_more"`
+		NextCursor string `json:"next_cursor"`
+	}
+	_ = json.Unmarshal(body, &meta)
+	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor)
+	return textResult(text, map[string]any{"results": results, "data": env}), nil
+}
+
+// ---- fetch ----
+
+type fetchArgs struct {
+	ID           string   `json:"id"`
+	ConnectionID string   `json:"connection_id"`
+	Fields       []string `json:"fields"`
+	Expand       []string `json:"expand"`
+}
+
+func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
+	ref, err := parseRecordID(in.ID, in.ConnectionID)
+	if err != nil {
+		return nil, err
+	}
+	path, err := streamPath(ref.Stream, "records", url.PathEscape(ref.RecordID))
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	if err := encodeExpand(q, in.Expand, nil); err != nil {
+		return nil, err
+	}
+	if len(in.Expand) > 0 {
+		if err := c.expandGate(ref.Stream, ref.ConnectionID, in.Expand); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range in.Fields {
+		q.Add("fields", f)
+	}
+	setIf(q, "connection_id", ref.ConnectionID)
+	body, _, err := c.get(path, q)
+	if err != nil {
+		return nil, err
+	}
+	var rec record
+	if err := json.Unmarshal(body, &rec); err != nil {
+		return nil, &toolError{Code: "rs_malformed_body", Message: "record body is not a JSON object"}
+	}
+	if rec.ConnectionID == "" {
+		rec.ConnectionID = ref.ConnectionID
+	}
+	doc := c.documentFor(in.ID, ref, &rec)
+	text := compactJSON(doc)
+	return textResult(text, json.RawMessage(text)), nil
+}
+
+// ---- read_record_field ----
+
+type fieldArgs struct {
+	ID           string `json:"id"`
+	FieldPath    string `json:"field_path"`
+	ConnectionID string `json:"connection_id"`
+	OffsetChars  *int   `json:"offset_chars"`
+	LimitChars   int    `json:"limit_chars"`
+	Cursor       string `json:"cursor"`
+	Q            string `json:"q"`
+	BeforeChars  *int   `json:"before_chars"`
+	AfterChars   *int   `json:"after_chars"`
+}
+
+func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
+	sel := func(msg string) error {
+		return &toolError{Code: "invalid_field_window_selector", Message: msg}
+	}
+	switch {
+	case in.Cursor != "" && in.OffsetChars != nil:
+		return nil, sel("pass cursor or offset_chars, not both")
+	case in.Q != "" && (in.Cursor != "" || in.OffsetChars != nil):
+		return nil, sel("q places the window itself; do not combine it with cursor or offset_chars")
+	case in.Q == "" && (in.BeforeChars != nil || in.AfterChars != nil):
+		return nil, sel("before_chars and after_chars need q")
+	}
+	ref, err := parseRecordID(in.ID, in.ConnectionID)
+	if err != nil {
+		return nil, err
+	}
+	path, err := streamPath(ref.Stream, "records", url.PathEscape(ref.RecordID), "field-window")
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{"field": {in.FieldPath}}
+	setIf(q, "connection_id", ref.ConnectionID)
+	switch {
+	case in.Cursor != "":
+		q.Set("offset_chars", in.Cursor)
+	case in.OffsetChars != nil:
+		q.Set("offset_chars", strconv.Itoa(*in.OffsetChars))
+	}
+	if in.LimitChars > 0 {
+		q.Set("limit_chars", strconv.Itoa(in.LimitChars))
+	}
+	setIf(q, "q", in.Q)
+	if in.BeforeChars != nil {
+		q.Set("before_chars", strconv.Itoa(*in.BeforeChars))
+	}
+	if in.AfterChars != nil {
+		q.Set("after_chars", strconv.Itoa(*in.AfterChars))
+	}
+	body, _, err := c.get(path, q)
+	if err != nil {
+		return nil, err
+	}
+	var fw fieldWindow
+	if err := json.Unmarshal(body, &fw); err != nil {
+		return nil, &toolError{Code: "rs_malformed_body", Message: "field-window body is not a JSON object"}
+	}
+	return renderFieldWindow(ref, in, &fw), nil
+}
