@@ -49,7 +49,7 @@ func surface() []toolSpec {
 		{
 			name: "query_records",
 			description: "List records of one stream in bounded pages (default 25, max 100). Narrow with fields, filter with typed objects, page with cursor, resume with changes_since. " +
-				"Text previews the first records and every paging handle; the full page is structured output in structuredContent.data. Prefer aggregate or search when full records are not needed. Read-only; GET /v1/streams/{stream}/records.",
+				"Text previews the first records and every paging handle; the full page is structured output in structuredContent.data. Prefer aggregate or search when full records are not needed; fields and filters: schema(stream). Read-only; GET /v1/streams/{stream}/records.",
 			schema: `{"type":"object","properties":{"stream":{"type":"string"},` + connectionIDProp +
 				`,"fields":{"type":"array","items":{"type":"string"}},` + filterProp +
 				`,"limit":{"type":"integer","minimum":1,"maximum":100},"cursor":{"type":"string","description":"next_cursor of the previous page."},"order":{"enum":["asc","desc"]},"sort":{"type":"string"},"count":{"enum":["none","estimated","exact"]},` +
@@ -58,7 +58,7 @@ func surface() []toolSpec {
 		{
 			name: "aggregate",
 			description: "Compute count, sum, min, max or count_distinct over one stream, optionally grouped by a field (group_by) or a time bucket (group_by_time with granularity). " +
-				"Returns numbers, never record bodies; other_count counts records in groups past limit. Read-only; GET /v1/streams/{stream}/aggregate.",
+				"Returns numbers, never record bodies; other_count counts records in groups past limit. Aggregatable fields: schema(stream). Read-only; GET /v1/streams/{stream}/aggregate.",
 			schema: `{"type":"object","properties":{"stream":{"type":"string"},` + connectionIDProp +
 				`,"metric":{"enum":["count","sum","min","max","count_distinct"]},"field":{"type":"string"},"group_by":{"type":"string"},"group_by_time":{"type":"string"},` +
 				`"granularity":{"enum":["minute","hour","day","week","month","quarter","year"]},"time_zone":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100},` + filterProp +
@@ -66,14 +66,14 @@ func surface() []toolSpec {
 		},
 		{
 			name: "search",
-			description: "Search granted text. Returns ranked hits with self-contained ids for fetch, balanced <mark> snippets and bounded evidence; limit caps merged hits across all connections. " +
+			description: "Search granted text. Returns ranked hits with self-contained ids for fetch, balanced <mark> snippets and bounded evidence; limit caps merged hits across all connections. Searchable fields: schema(stream). " +
 				"Read-only; GET /v1/search.",
 			schema: `{"type":"object","properties":{"q":{"type":"string","minLength":1},"streams":{"type":"array","items":{"type":"string"}},` + connectionIDProp +
 				`,"limit":{"type":"integer","minimum":1,"maximum":100},"cursor":{"type":"string"}},"required":["q"],"additionalProperties":false}`,
 		},
 		{
 			name: "fetch",
-			description: "Fetch one record as a document {id,title,text,url,metadata}. id is a search id (connection_id/stream:record_id) or stream:record_id; fields projects the record first. " +
+			description: "Fetch one record as a document {id,title,text,url,metadata}. id is a search id (connection_id/stream:record_id) or stream:record_id; fields projects the record first; see the server instructions. " +
 				"Read-only; GET /v1/streams/{stream}/records/{id}.",
 			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1},` + connectionIDProp +
 				`,"fields":{"type":"array","items":{"type":"string"}},"expand":{"type":"array","items":{"type":"string"}}},"required":["id"],"additionalProperties":false}`,
@@ -81,7 +81,7 @@ func surface() []toolSpec {
 		{
 			name: "read_record_field",
 			description: "Read a bounded window of one text field of a record: from offset_chars, from a cursor, or around q with context. " +
-				"Returns inline text, offsets, total size, completeness and next/previous arguments. Read-only; GET /v1/streams/{stream}/records/{id}/field-window.",
+				"Returns inline text, offsets, total size, completeness and next/previous arguments. Text fields: schema(stream). Read-only; GET /v1/streams/{stream}/records/{id}/field-window.",
 			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1,"description":"Record id as shown by search or fetch."},"field_path":{"type":"string","minLength":1},` + connectionIDProp +
 				`,"offset_chars":{"type":"integer","minimum":0},"limit_chars":{"type":"integer","minimum":1,"maximum":16384},"cursor":{"type":"string","pattern":"^[0-9]+$"},"q":{"type":"string","minLength":1},` +
 				`"before_chars":{"type":"integer","minimum":0,"maximum":8192},"after_chars":{"type":"integer","minimum":0,"maximum":8192}},"required":["id","field_path"],"additionalProperties":false}`,

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/spf13/cobra"
+)
+
+// targetOptions are the flags that select and reach a target.
+type targetOptions struct {
+	url, tokenFile, stdio, fixture, mutant string
+	env                                    []string
+	timeout                                time.Duration
+}
+
+func (o *targetOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.url, "url", "", "Streamable HTTP MCP endpoint to check (token from --token-file or $MCPCHECK_TOKEN)")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token for --url (never printed)")
+	f.StringVar(&o.stdio, "stdio", "", `stdio adapter command; {rs_url} and {token} become mcpcheck's fixture RS URL and client token`)
+	f.StringArrayVar(&o.env, "env", nil, "KEY=VALUE for the --stdio command's environment (templated like --stdio); repeatable")
+	f.StringVar(&o.fixture, "fixture", "", "fixture RS data set for the reference adapter and --stdio (default two-connections)")
+	f.DurationVar(&o.timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list")
+	f.StringVar(&o.mutant, "mutant", "", "inject a named fault into the reference adapter (harness self-test)")
+	_ = f.MarkHidden("mutant")
+}
+
+// spec validates the flags and builds the target spec.
+func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec, error) {
+	s := conformance.TargetSpec{URL: o.url, Stdio: o.stdio, Env: o.env, Fixture: o.fixture, ConnectTimeout: o.timeout}
+	switch {
+	case o.url != "" && o.stdio != "":
+		return s, errors.New("--url and --stdio are mutually exclusive")
+	case o.url == "" && o.tokenFile != "":
+		return s, errors.New("--token-file needs --url")
+	case o.url != "" && (o.fixture != "" || len(o.env) > 0):
+		return s, errors.New("--fixture and --env apply to the reference adapter and --stdio, not --url")
+	case o.stdio == "" && len(o.env) > 0:
+		return s, errors.New("--env needs --stdio")
+	case o.mutant != "" && (o.url != "" || o.stdio != ""):
+		return s, errors.New("--mutant applies to the reference adapter only")
+	case o.timeout <= 0:
+		return s, errors.New("--timeout must be positive")
+	}
+	for _, kv := range o.env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return s, fmt.Errorf("--env %q: want KEY=VALUE", kv)
+		}
+	}
+	if o.url != "" {
+		if !strings.HasPrefix(o.url, "http://") && !strings.HasPrefix(o.url, "https://") {
+			return s, fmt.Errorf("--url %q: want an http:// or https:// URL", o.url)
+		}
+		tok, err := readToken(o.tokenFile, getenv)
+		if err != nil {
+			return s, err
+		}
+		s.Token = tok
+	}
+	m, err := adapter.ParseMutant(o.mutant)
+	if err != nil {
+		return s, err
+	}
+	s.Mutant = m
+	return s, nil
+}
+
+func readToken(file string, getenv func(string) string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(getenv("MCPCHECK_TOKEN")), nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	tok := strings.TrimSpace(string(data))
+	if tok == "" || strings.ContainsAny(tok, "\r\n") {
+		return "", fmt.Errorf("--token-file %s: want exactly one non-empty line", file)
+	}
+	return tok, nil
+}
+
+// usageError marks errors that exit with code 2.
+type usageError struct{ error }
+
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	code := conformance.ExitPass
+	root := newRootCommand(ctx, stdout, stderr, getenv, &code)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+		var (
+			ue *conformance.UsageError
+			ce usageError
+			te *conformance.TargetError
+		)
+		if errors.As(err, &te) {
+			if te.Unreachable {
+				return conformance.ExitUnreachable
+			}
+			return conformance.ExitAuth
+		}
+		if errors.As(err, &ue) || errors.As(err, &ce) || isCobraUsage(err) {
+			fmt.Fprintln(stderr, "Run 'mcpcheck --help' for usage.")
+			return conformance.ExitUsage
+		}
+		return conformance.ExitFail
+	}
+	return code
+}
+
+// isCobraUsage recognises cobra's own flag and argument errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument", "unknown command", "accepts ", "requires "} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRootCommand(ctx context.Context, stdout, stderr io.Writer, getenv func(string) string, code *int) *cobra.Command {
+	var (
+		to                  targetOptions
+		junit, jsonOut      string
+		budget, parallel    int
+		quietFootprintTable bool
+	)
+	root := &cobra.Command{
+		Use:   "mcpcheck [flags] [SCENARIO-ID|PREFIX ...]",
+		Short: "Conformance and footprint checks for PDPP MCP adapters",
+		Long: `mcpcheck turns every PDPP MCP scenario (S001–S052) into an executable check
+and runs the checks against an MCP adapter:
+
+  the built-in reference adapter      mcpcheck
+  a deployed Streamable HTTP server   mcpcheck --url https://host/mcp --token-file token.txt
+  a local stdio adapter               mcpcheck --stdio "./my-adapter --provider-url {rs_url}"
+
+For --stdio, mcpcheck starts its own fixture resource server and passes its URL
+and a client token through {rs_url} and {token} (in the command or --env), and
+as PDPP_PROVIDER_URL and PDPP_CLIENT_TOKEN in the environment.
+
+Exit codes: 0 pass, 1 failures, 2 usage, 3 incomplete (skips or pending only),
+4 target unreachable, 5 authentication rejected.`,
+		Example: `  mcpcheck
+  mcpcheck S001 S012 --junit junit.xml
+  MCPCHECK_TOKEN=$TOKEN mcpcheck --url https://pdpp.example/mcp --json report.json
+  mcpcheck --stdio "pdpp-mcp --provider-url {rs_url}"`,
+		Args:          cobra.ArbitraryArgs, // scenario ids, not subcommands
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := to.spec(getenv)
+			if err != nil {
+				return usageError{err}
+			}
+			rep, err := conformance.Run(cmd.Context(), conformance.Config{Target: spec, BudgetBytes: budget, Only: args, Parallel: parallel})
+			if err != nil {
+				return err
+			}
+			if quietFootprintTable {
+				rep.Footprint = nil
+			}
+			rep.WriteText(stdout)
+			if err := writeReports(rep, junit, jsonOut); err != nil {
+				return err
+			}
+			*code = rep.ExitCode()
+			return nil
+		},
+	}
+	to.addFlags(root)
+	f := root.Flags()
+	f.StringVar(&junit, "junit", "", "write a JUnit XML report to FILE")
+	f.StringVar(&jsonOut, "json", "", "write a JSON report (schema mcpcheck.report/v1) to FILE")
+	f.IntVar(&budget, "budget", 0, "tools/list byte budget (default 24576, from scenarios/surface.json)")
+	f.IntVar(&parallel, "parallel", 4, "checks to run at once")
+	f.BoolVar(&quietFootprintTable, "no-footprint", false, "omit the footprint table")
+	root.Flags().SetInterspersed(true)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv), newVersionCommand(stdout))
+	return root
+}
+
+func writeReports(rep *conformance.Report, junit, jsonOut string) error {
+	write := func(path string, fn func(io.Writer) error) error {
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		if err := fn(f); err != nil {
+			f.Close()
+			return fmt.Errorf("write report %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if err := write(junit, rep.WriteJUnit); err != nil {
+		return err
+	}
+	return write(jsonOut, rep.WriteJSON)
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/scenarios"
+	"github.com/spf13/cobra"
+)
+
+func newScenariosCommand(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "scenarios",
+		Short: "List every catalog scenario with its status: checked, pending or manual",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			cat, err := scenarios.Load()
+			if err != nil {
+				return err
+			}
+			entries, err := conformance.Registry(cat)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSEED\tMODE\tSTATUS\tTITLE")
+			counts := map[conformance.Status]int{}
+			for _, e := range entries {
+				mode := "-"
+				if e.Check != nil {
+					mode = string(e.Check.Mode)
+				}
+				counts[e.Status]++
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Scenario.Name(), e.Scenario.Seed, mode, e.StatusText(), e.Scenario.Title)
+			}
+			tw.Flush()
+			fmt.Fprintf(stdout, "\n%d scenarios: %d checked, %d pending, %d manual\n", len(entries), counts[conformance.Checked], counts[conformance.Pending], counts[conformance.Manual])
+			return nil
+		},
+	}
+}

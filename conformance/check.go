@@ -1,0 +1,170 @@
+// Package conformance turns the scenario catalog into executable checks and
+// runs them against an MCP target: the built-in reference adapter, a
+// Streamable HTTP URL, or a stdio command. One registry of checks, keyed by
+// scenario id, feeds two runners (the Ginkgo suite and the mcpcheck CLI); both
+// call [Evaluate], so their verdicts cannot drift apart.
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/scenarios"
+)
+
+// A Mode says what a check needs from its target (scenario-catalog.md §0).
+type Mode string
+
+const (
+	ModeBB   Mode = "bb"   // black-box: any target, no data prerequisites
+	ModeBBD  Mode = "bb+d" // black-box, needs data of a known shape
+	ModeCTRL Mode = "ctrl" // needs an RS or process that mcpcheck controls
+	ModeHOST Mode = "host" // needs the hosted HTTP endpoint
+	ModePROC Mode = "proc" // not MCP wire: docs, setup, process
+)
+
+// A Capability is something a target may or may not offer a check.
+type Capability string
+
+const (
+	// CapLocalCommand: mcpcheck can run the adapter's command line itself
+	// (the reference adapter, or a --stdio target).
+	CapLocalCommand Capability = "local-command"
+	// CapControlledRS: the adapter reads from a fixture RS that mcpcheck runs
+	// and whose request log it can inspect.
+	CapControlledRS Capability = "controlled-rs"
+)
+
+var capabilityReasons = map[Capability]string{
+	CapLocalCommand: "needs a local adapter command (the reference adapter or --stdio); a --url target has none",
+	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter or --stdio)",
+}
+
+// A Check is one executable scenario.
+type Check struct {
+	ID   string // catalog id, "S012"
+	Slug string // the catalog slug, "tools-exact-membership"
+	Mode Mode
+	// Needs lists capabilities without which the check is skipped with a reason.
+	Needs []Capability
+	Run   func(t *T)
+}
+
+// Name is "S012-tools-exact-membership": the Ginkgo spec text, the JUnit
+// test name and the CLI row all use it.
+func (c *Check) Name() string { return c.ID + "-" + c.Slug }
+
+// Settings are the per-run knobs every check can read.
+type Settings struct {
+	Surface     *scenarios.Surface
+	BudgetBytes int // tools/list byte budget
+}
+
+// T is what a check runs with. Assertions are gomega's, so a check reads the
+// same under the Ginkgo suite and under the CLI.
+type T struct {
+	gomega.Gomega
+	ctx      context.Context
+	Target   *Target
+	Settings Settings
+	entries  []ReportEntry
+}
+
+// Context is the check's context; it carries the per-check deadline.
+func (t *T) Context() context.Context { return t.ctx }
+
+// Skipf ends the check as skipped: the target lacks what the check needs.
+// A skip is never a pass.
+func (t *T) Skipf(format string, args ...any) { panic(skipSignal{fmt.Sprintf(format, args...)}) }
+
+// Record attaches a measured value to the check's result (bytes, tokens, …).
+func (t *T) Record(name string, value any) {
+	t.entries = append(t.entries, ReportEntry{Name: name, Value: fmt.Sprint(value)})
+}
+
+// CallTool calls a tool. A transport failure ends the check as a harness
+// error, not as a conformance failure.
+func (t *T) CallTool(name string, args map[string]any) *mcp.CallToolResult {
+	res, err := t.Target.Session.CallTool(t.ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		panic(errorSignal{fmt.Sprintf("call %s: %v", name, t.Target.redact(err.Error()))})
+	}
+	return res
+}
+
+// A ReportEntry is a named measurement attached to a result.
+type ReportEntry struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// A Verdict is the outcome of one check.
+type Verdict string
+
+const (
+	Pass  Verdict = "pass"
+	Fail  Verdict = "fail"
+	Skip  Verdict = "skip"
+	Error Verdict = "error" // the harness could not judge: transport fault, timeout, panic
+)
+
+// A Result is one check's verdict.
+type Result struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Mode     Mode          `json:"mode"`
+	Verdict  Verdict       `json:"verdict"`
+	Message  string        `json:"message,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	Entries  []ReportEntry `json:"entries,omitempty"`
+}
+
+type (
+	failSignal  struct{ msg string }
+	skipSignal  struct{ reason string }
+	errorSignal struct{ msg string }
+)
+
+// DefaultCheckTimeout bounds one check.
+const DefaultCheckTimeout = 30 * time.Second
+
+// Evaluate runs one check against a target and returns its verdict. Both
+// runners call it; nothing else decides a verdict.
+func Evaluate(ctx context.Context, c *Check, tgt *Target, s Settings) (res Result) {
+	res = Result{ID: c.ID, Name: c.Name(), Mode: c.Mode}
+	start := time.Now()
+	for _, need := range c.Needs {
+		if !tgt.Has(need) {
+			res.Verdict, res.Message = Skip, capabilityReasons[need]
+			return res
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, DefaultCheckTimeout)
+	defer cancel()
+	t := &T{ctx: ctx, Target: tgt, Settings: s}
+	t.Gomega = gomega.NewGomega(func(message string, _ ...int) { panic(failSignal{message}) })
+	defer func() {
+		res.Duration = time.Since(start)
+		res.Entries = t.entries
+		switch sig := recover().(type) {
+		case nil:
+			res.Verdict = Pass
+		case failSignal:
+			res.Verdict, res.Message = Fail, tgt.redact(strings.TrimSpace(sig.msg))
+		case skipSignal:
+			res.Verdict, res.Message = Skip, sig.reason
+		case errorSignal:
+			res.Verdict, res.Message = Error, sig.msg
+		default:
+			res.Verdict = Error
+			res.Message = tgt.redact(fmt.Sprintf("check panicked: %v\n%s", sig, debug.Stack()))
+		}
+	}()
+	c.Run(t)
+	return res
+}

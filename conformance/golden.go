@@ -1,0 +1,83 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// volatileKeys differ between SDK versions or runs and say nothing about the
+// adapter's surface (go-sdk >= 1.7 adds ttlMs/cacheScope to every list).
+var volatileKeys = map[string]bool{"ttlMs": true, "cacheScope": true, "request_id": true}
+
+// Normalize renders raw JSON with sorted keys, two-space indent, no HTML
+// escaping, and volatile keys removed, so goldens diff line by line.
+func Normalize(raw []byte) ([]byte, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	stripVolatile(v)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func stripVolatile(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			if volatileKeys[k] {
+				delete(x, k)
+				continue
+			}
+			stripVolatile(c)
+		}
+	case []any:
+		for _, c := range x {
+			stripVolatile(c)
+		}
+	}
+}
+
+// normalizeTools is the order-insensitive, normalised form of a tools list.
+func normalizeTools(raw []json.RawMessage) string {
+	out, err := Normalize(ToolsArrayBytes(raw))
+	if err != nil {
+		return "invalid JSON: " + err.Error()
+	}
+	return string(out)
+}
+
+// GoldenInitialize is the normalised initialize result minus the server
+// version, which changes with every build.
+func GoldenInitialize(t *Target) ([]byte, error) {
+	ex, ok := t.Tap.Last("initialize")
+	if !ok {
+		return nil, errNoInitialize
+	}
+	var v map[string]any
+	if err := json.Unmarshal(ex.Result, &v); err != nil {
+		return nil, err
+	}
+	if si, ok := v["serverInfo"].(map[string]any); ok {
+		delete(si, "version")
+	}
+	raw, _ := json.Marshal(v)
+	return Normalize(raw)
+}
+
+// GoldenTools is the normalised tools array.
+func GoldenTools(t *Target) ([]byte, error) { return Normalize(ToolsArrayBytes(t.ToolsRaw)) }
+
+type goldenError string
+
+func (e goldenError) Error() string { return string(e) }
+
+const errNoInitialize = goldenError("the wire tap saw no initialize result")

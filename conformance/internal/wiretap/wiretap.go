@@ -1,0 +1,328 @@
+// Package wiretap records JSON-RPC messages exactly as they cross the wire,
+// below the MCP SDK, so footprints are measured on received bytes rather than
+// on re-marshalled SDK values (which drop unknown fields and reorder keys).
+package wiretap
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// DefaultMaxMessage bounds one recorded message or HTTP body. A target that
+// sends more is cut off with [ErrTooLarge] instead of exhausting memory.
+const DefaultMaxMessage = 32 << 20
+
+// ErrTooLarge reports a message or body above the tap's limit.
+var ErrTooLarge = errors.New("message exceeds the wire tap's size limit")
+
+// An Exchange is one request and its response, as raw wire bytes.
+type Exchange struct {
+	Method   string
+	ID       string
+	Request  json.RawMessage // the whole request message
+	Response json.RawMessage // the whole response message
+	Result   json.RawMessage // the verbatim "result" member, if any
+	Error    json.RawMessage // the verbatim "error" member, if any
+}
+
+// A Tap collects exchanges. It is safe for concurrent use.
+type Tap struct {
+	mu        sync.Mutex
+	max       int
+	pending   map[string]Exchange // by request id
+	done      []Exchange
+	garbage   []string // stdout lines that are not JSON
+	lastHTTP  int      // last HTTP status seen
+	httpCodes []int
+}
+
+// New returns an empty tap with the default size limit.
+func New() *Tap { return &Tap{max: DefaultMaxMessage, pending: map[string]Exchange{}} }
+
+// SetMaxMessage changes the size limit.
+func (t *Tap) SetMaxMessage(n int) { t.mu.Lock(); t.max = n; t.mu.Unlock() }
+
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// Outgoing records one client-to-server message (or batch).
+func (t *Tap) Outgoing(msg []byte) {
+	for _, m := range splitBatch(msg) {
+		var e envelope
+		if json.Unmarshal(m, &e) != nil || e.Method == "" || len(e.ID) == 0 {
+			continue // notifications and responses to server requests are not tracked
+		}
+		t.mu.Lock()
+		t.pending[string(e.ID)] = Exchange{Method: e.Method, ID: string(e.ID), Request: clone(m)}
+		t.mu.Unlock()
+	}
+}
+
+// Incoming records one server-to-client message (or batch).
+func (t *Tap) Incoming(msg []byte) {
+	for _, m := range splitBatch(msg) {
+		var e envelope
+		if json.Unmarshal(m, &e) != nil || len(e.ID) == 0 || e.Method != "" {
+			continue
+		}
+		t.mu.Lock()
+		ex, ok := t.pending[string(e.ID)]
+		if ok {
+			delete(t.pending, string(e.ID))
+			ex.Response, ex.Result, ex.Error = clone(m), clone(e.Result), clone(e.Error)
+			t.done = append(t.done, ex)
+		}
+		t.mu.Unlock()
+	}
+}
+
+// Last returns the most recent completed exchange for method.
+func (t *Tap) Last(method string) (Exchange, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := len(t.done) - 1; i >= 0; i-- {
+		if t.done[i].Method == method {
+			return t.done[i], true
+		}
+	}
+	return Exchange{}, false
+}
+
+// Exchanges returns every completed exchange in arrival order.
+func (t *Tap) Exchanges() []Exchange {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Exchange(nil), t.done...)
+}
+
+// Garbage returns stdout lines that were not JSON (stdio targets only).
+func (t *Tap) Garbage() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.garbage...)
+}
+
+// HTTPStatuses returns every HTTP status seen, in order (HTTP targets only).
+func (t *Tap) HTTPStatuses() []int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]int(nil), t.httpCodes...)
+}
+
+func (t *Tap) limit() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.max
+}
+
+func splitBatch(msg []byte) [][]byte {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) == 0 || msg[0] != '[' {
+		return [][]byte{msg}
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(msg, &batch) != nil {
+		return nil
+	}
+	out := make([][]byte, len(batch))
+	for i, m := range batch {
+		out[i] = m
+	}
+	return out
+}
+
+func clone(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	return append(json.RawMessage(nil), b...)
+}
+
+// HTTPClient returns a client whose transport records every JSON-RPC message
+// and adds header (for example Authorization) to each request. The response
+// body is read in full (up to the tap's limit) before the SDK sees it, so each
+// message is recorded exactly as received.
+func HTTPClient(t *Tap, base http.RoundTripper, header http.Header) *http.Client {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &http.Client{Transport: &roundTripper{tap: t, base: base, header: header}}
+}
+
+type roundTripper struct {
+	tap    *Tap
+	base   http.RoundTripper
+	header http.Header
+}
+
+func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, vs := range rt.header {
+		req.Header[k] = vs
+	}
+	if req.Body != nil && req.Method == http.MethodPost {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		rt.tap.Outgoing(body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+	}
+	resp, err := rt.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	rt.tap.mu.Lock()
+	rt.tap.lastHTTP = resp.StatusCode
+	rt.tap.httpCodes = append(rt.tap.httpCodes, resp.StatusCode)
+	rt.tap.mu.Unlock()
+	if req.Method != http.MethodPost {
+		return resp, nil
+	}
+	limit := rt.tap.limit()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read %s response: %w", req.URL.Redacted(), err)
+	}
+	if len(body) > limit {
+		return nil, fmt.Errorf("%w: HTTP body over %d bytes", ErrTooLarge, limit)
+	}
+	if resp.StatusCode/100 == 2 {
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			for _, data := range sseData(body) {
+				rt.tap.Incoming(data)
+			}
+		} else {
+			rt.tap.Incoming(body)
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	return resp, nil
+}
+
+// sseData returns the data payload of every event in an SSE body.
+func sseData(body []byte) [][]byte {
+	var (
+		out [][]byte
+		cur []byte
+	)
+	for _, line := range bytes.Split(body, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		switch {
+		case len(line) == 0:
+			if cur != nil {
+				out = append(out, cur)
+				cur = nil
+			}
+		case bytes.HasPrefix(line, []byte("data:")):
+			d := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
+			if cur != nil {
+				cur = append(cur, '\n')
+			}
+			cur = append(cur, d...)
+		}
+	}
+	if cur != nil {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// StdoutReader wraps a stdio server's stdout: each newline-delimited line is
+// recorded before it is handed on. Non-JSON lines are recorded as garbage and
+// still passed through, so the client reacts as a real one would.
+func StdoutReader(t *Tap, r io.Reader) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReaderSize(r, 64*1024)
+		limit := t.limit()
+		for {
+			line, err := readLine(br, limit)
+			if len(line) > 0 {
+				trimmed := bytes.TrimSpace(line)
+				if len(trimmed) > 0 {
+					if json.Valid(trimmed) {
+						t.Incoming(trimmed)
+					} else {
+						t.mu.Lock()
+						if len(t.garbage) < 16 {
+							t.garbage = append(t.garbage, preview(trimmed))
+						}
+						t.mu.Unlock()
+					}
+				}
+				if _, werr := pw.Write(line); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	return pr
+}
+
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > limit {
+			return nil, fmt.Errorf("%w: stdout line over %d bytes", ErrTooLarge, limit)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return line, err
+	}
+}
+
+func preview(b []byte) string {
+	const n = 120
+	s := string(b)
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// StdinWriter wraps a stdio server's stdin so each outgoing line is recorded.
+func StdinWriter(t *Tap, w io.WriteCloser) io.WriteCloser { return &stdinWriter{tap: t, w: w} }
+
+type stdinWriter struct {
+	tap *Tap
+	w   io.WriteCloser
+	buf []byte
+}
+
+func (s *stdinWriter) Write(p []byte) (int, error) {
+	s.buf = append(s.buf, p...)
+	for {
+		i := bytes.IndexByte(s.buf, '\n')
+		if i < 0 {
+			break
+		}
+		s.tap.Outgoing(s.buf[:i])
+		s.buf = s.buf[i+1:]
+	}
+	return s.w.Write(p)
+}
+
+func (s *stdinWriter) Close() error { return s.w.Close() }

@@ -1,0 +1,105 @@
+package conformance
+
+import (
+	"context"
+	"testing"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/scenarios"
+)
+
+// Every mutant of the reference adapter must fail each scenario id it names:
+// a check nobody has seen fail is not done.
+func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
+	cat, err := scenarios.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := Registry(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, err := LoadSettings(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range adapter.Mutants() {
+		t.Run(string(m.ID), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			tgt, err := Open(ctx, TargetSpec{Mutant: m.ID})
+			if err != nil {
+				t.Fatalf("open mutant target: %v", err)
+			}
+			defer tgt.Close()
+			results := EvaluateAll(ctx, entries, tgt, settings, 4)
+			for _, id := range m.Kills {
+				r, ok := results[id]
+				if !ok {
+					t.Errorf("%s names %s, which has no check", m.ID, id)
+					continue
+				}
+				if r.Verdict != Fail {
+					t.Errorf("mutant %s survived %s: verdict %s %s", m.ID, id, r.Verdict, r.Message)
+				}
+			}
+			for id, r := range results {
+				if r.Verdict == Error {
+					t.Errorf("%s: harness error under mutant %s: %s", id, m.ID, r.Message)
+				}
+			}
+		})
+	}
+}
+
+// Every check in the registry is killed by at least one mutant.
+func TestEveryCheckHasAMutant(t *testing.T) {
+	killed := map[string]bool{}
+	for _, m := range adapter.Mutants() {
+		for _, id := range m.Kills {
+			killed[id] = true
+		}
+	}
+	for _, c := range Checks() {
+		if !killed[c.ID] {
+			t.Errorf("%s has no mutant that it kills", c.Name())
+		}
+	}
+}
+
+// The unmutated reference adapter passes every check it can be judged by.
+func TestReferenceAdapterPasses(t *testing.T) {
+	rep, err := Run(context.Background(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.TargetError != nil {
+		t.Fatal(rep.TargetError)
+	}
+	for _, row := range rep.Rows {
+		if row.Result != nil && row.Result.Verdict != Pass {
+			t.Errorf("%s: %s %s", row.Name, row.Result.Verdict, row.Result.Message)
+		}
+	}
+}
+
+// The reference adapter holds itself to a tighter footprint than the
+// default budget: 8 KiB and 2,000 o200k tokens for tools/list.
+func TestReferenceFootprintWithinOwnBudget(t *testing.T) {
+	tgt, err := Open(context.Background(), TargetSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	fp, err := MeasureFootprint(tgt, 8192)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", fp)
+	if fp.TotalBytes > 8192 {
+		t.Errorf("tools/list is %d bytes, want <= 8192", fp.TotalBytes)
+	}
+	if fp.TotalTokens > 2000 {
+		t.Errorf("tools/list is %d o200k tokens, want <= 2000", fp.TotalTokens)
+	}
+}

@@ -1,0 +1,186 @@
+package conformance
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// version is set with -ldflags "-X github.com/pdpp-connect/mcpcheck/conformance.version=…".
+var version = ""
+
+// Version is the build version, falling back to the module version.
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+var seedTitles = map[string]string{
+	"000": "tool-surface footprint",
+	"001": "profile-free entrypoint surface",
+	"002": "read/evidence surface",
+	"003": "entrypoint acceptance checks",
+	"004": "evidence ladder",
+}
+
+// WriteText writes the human report: one line per scenario grouped by seed,
+// failure details indented under their line, then the footprint and totals.
+func (r *Report) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "%s\ntarget: %s\n", r.Tool, r.Target)
+	if r.TargetError != nil {
+		kind := "unreachable"
+		if !r.TargetError.Unreachable {
+			kind = "authentication rejected"
+		}
+		fmt.Fprintf(w, "\nTARGET ERROR (%s): %s\n", kind, r.TargetError.Reason)
+	}
+	seed := ""
+	for _, row := range r.Rows {
+		if row.Seed != seed {
+			seed = row.Seed
+			fmt.Fprintf(w, "\nSeed %s: %s\n", seed, seedTitles[seed])
+		}
+		switch {
+		case row.Result != nil:
+			res := row.Result
+			fmt.Fprintf(w, "  %-7s %s", strings.ToUpper(string(res.Verdict)), row.Name)
+			for _, e := range res.Entries {
+				fmt.Fprintf(w, "  [%s=%s]", e.Name, e.Value)
+			}
+			fmt.Fprintln(w)
+			if res.Message != "" {
+				for _, line := range strings.Split(res.Message, "\n") {
+					fmt.Fprintf(w, "            %s\n", line)
+				}
+			}
+		case row.Status == Checked:
+			fmt.Fprintf(w, "  %-7s %s  not run: the target could not be reached\n", "ERROR", row.Name)
+		default:
+			fmt.Fprintf(w, "  %-7s %s  %s\n", strings.ToUpper(string(row.Status)), row.Name, row.Reason)
+		}
+	}
+	if r.Footprint != nil {
+		fmt.Fprintf(w, "\nFootprint (tools/list as received on the wire; tokens are o200k_base):\n")
+		r.Footprint.WriteTable(w)
+	}
+	t := r.Totals
+	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d skipped, %d errors, %d pending, %d manual\n",
+		t.Scenarios, t.Passed, t.Failed, t.Skipped, t.Errors, t.Pending, t.Manual)
+	fmt.Fprintf(w, "exit %d (%s)\n", r.ExitCode(), exitMeaning[r.ExitCode()])
+}
+
+var exitMeaning = map[int]string{
+	ExitPass: "pass", ExitFail: "failures", ExitUsage: "usage", ExitIncomplete: "incomplete: skips or pending scenarios",
+	ExitUnreachable: "target unreachable", ExitAuth: "authentication rejected",
+}
+
+// WriteJSON writes the machine report (schema mcpcheck.report/v1).
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Name    string       `xml:"name,attr"`
+	Tests   int          `xml:"tests,attr"`
+	Fail    int          `xml:"failures,attr"`
+	Errors  int          `xml:"errors,attr"`
+	Skipped int          `xml:"skipped,attr"`
+	Time    string       `xml:"time,attr"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name    string      `xml:"name,attr"`
+	Tests   int         `xml:"tests,attr"`
+	Fail    int         `xml:"failures,attr"`
+	Errors  int         `xml:"errors,attr"`
+	Skipped int         `xml:"skipped,attr"`
+	Time    string      `xml:"time,attr"`
+	Props   []junitProp `xml:"properties>property,omitempty"`
+	Cases   []junitCase `xml:"testcase"`
+}
+
+type junitProp struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// WriteJUnit writes a JUnit XML report: one testcase per scenario; pending
+// and manual scenarios are skipped with their reason.
+func (r *Report) WriteJUnit(w io.Writer) error {
+	s := junitSuite{Name: "mcpcheck", Time: secs(r.Duration.Seconds()), Props: []junitProp{{"target", r.Target}, {"target_kind", string(r.TargetKind)}}}
+	if r.TargetError != nil {
+		s.Cases = append(s.Cases, junitCase{Name: "target", Classname: "mcpcheck", Error: &junitMessage{Message: r.TargetError.Reason}})
+	}
+	for _, row := range r.Rows {
+		c := junitCase{Name: row.Name, Classname: "mcpcheck.seed" + row.Seed, Time: "0"}
+		switch {
+		case row.Result != nil:
+			c.Time = secs(row.Result.Duration.Seconds())
+			msg := &junitMessage{Message: firstLine(row.Result.Message), Body: row.Result.Message}
+			switch row.Result.Verdict {
+			case Fail:
+				c.Failure = msg
+			case Error:
+				c.Error = msg
+			case Skip:
+				c.Skipped = msg
+			}
+		case row.Status == Checked:
+			c.Error = &junitMessage{Message: "not run: the target could not be reached"}
+		default:
+			c.Skipped = &junitMessage{Message: string(row.Status) + ": " + row.Reason}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	for _, c := range s.Cases {
+		s.Tests++
+		switch {
+		case c.Failure != nil:
+			s.Fail++
+		case c.Error != nil:
+			s.Errors++
+		case c.Skipped != nil:
+			s.Skipped++
+		}
+	}
+	doc := junitSuites{Name: "mcpcheck", Tests: s.Tests, Fail: s.Fail, Errors: s.Errors, Skipped: s.Skipped, Time: s.Time, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func secs(f float64) string { return fmt.Sprintf("%.3f", f) }

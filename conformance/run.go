@@ -1,0 +1,265 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pdpp-connect/mcpcheck/scenarios"
+)
+
+// Exit codes shared by mcpcheck and its documentation.
+const (
+	ExitPass        = 0
+	ExitFail        = 1
+	ExitUsage       = 2
+	ExitIncomplete  = 3 // no failures, but skips or pending scenarios
+	ExitUnreachable = 4
+	ExitAuth        = 5
+)
+
+// Config selects a target and the checks to run against it.
+type Config struct {
+	Target TargetSpec
+	// BudgetBytes is the tools/list byte budget; zero means the catalog's.
+	BudgetBytes int
+	// Only selects scenario ids or id prefixes ("S012", "S01"). Empty selects all.
+	Only []string
+	// Parallel bounds concurrent checks; zero means 4.
+	Parallel int
+}
+
+// A Row is one catalog scenario in a report.
+type Row struct {
+	ID     string  `json:"id"`
+	Name   string  `json:"name"`
+	Title  string  `json:"title"`
+	Seed   string  `json:"seed"`
+	Status Status  `json:"status"`
+	Reason string  `json:"reason,omitempty"`
+	Result *Result `json:"result,omitempty"`
+}
+
+// A Report is the outcome of one run.
+type Report struct {
+	Schema      string        `json:"schema"`
+	Tool        string        `json:"tool"`
+	Target      string        `json:"target"`
+	TargetKind  TargetKind    `json:"target_kind"`
+	Started     time.Time     `json:"started"`
+	Duration    time.Duration `json:"duration_ns"`
+	TargetError *TargetError  `json:"target_error,omitempty"`
+	Rows        []Row         `json:"scenarios"`
+	Footprint   *Footprint    `json:"footprint,omitempty"`
+	Totals      Totals        `json:"totals"`
+}
+
+// Totals counts verdicts and coverage.
+type Totals struct {
+	Scenarios int `json:"scenarios"`
+	Passed    int `json:"passed"`
+	Failed    int `json:"failed"`
+	Skipped   int `json:"skipped"`
+	Errors    int `json:"errors"`
+	Pending   int `json:"pending"`
+	Manual    int `json:"manual"`
+}
+
+// ReportSchema versions the JSON report format.
+const ReportSchema = "mcpcheck.report/v1"
+
+// A UsageError is a mistake in the run's configuration.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// LoadSettings reads the expected surface and applies the budget override.
+func LoadSettings(budget int) (Settings, error) {
+	surface, err := scenarios.LoadSurface()
+	if err != nil {
+		return Settings{}, err
+	}
+	if budget <= 0 {
+		budget = surface.BudgetBytes
+	}
+	return Settings{Surface: surface, BudgetBytes: budget}, nil
+}
+
+// Select returns the registry entries the filters name.
+func Select(entries []Entry, only []string) ([]Entry, error) {
+	if len(only) == 0 {
+		return entries, nil
+	}
+	var out []Entry
+	used := map[string]bool{}
+	for _, e := range entries {
+		for _, f := range only {
+			f = strings.ToUpper(strings.TrimSpace(f))
+			if strings.HasPrefix(e.Scenario.ID, f) || strings.EqualFold(e.Scenario.Name(), f) {
+				out, used[f] = append(out, e), true
+				break
+			}
+		}
+	}
+	for _, f := range only {
+		if !used[strings.ToUpper(strings.TrimSpace(f))] {
+			return nil, &UsageError{fmt.Sprintf("scenario filter %q matches nothing", f)}
+		}
+	}
+	return out, nil
+}
+
+// Run opens the target, evaluates the selected checks and builds the report.
+// A target that cannot be reached still yields a report, with TargetError set.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cat, err := scenarios.Load()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := Registry(cat)
+	if err != nil {
+		return nil, err
+	}
+	entries, err = Select(entries, cfg.Only)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := LoadSettings(cfg.BudgetBytes)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Schema: ReportSchema, Tool: "mcpcheck " + Version(), TargetKind: cfg.Target.Kind(), Started: time.Now()}
+	defer func() { rep.Duration = time.Since(rep.Started) }()
+	rep.Rows = make([]Row, len(entries))
+	for i, e := range entries {
+		rep.Rows[i] = Row{ID: e.Scenario.ID, Name: e.Scenario.Name(), Title: e.Scenario.Title, Seed: e.Scenario.Seed, Status: e.Status, Reason: e.Reason}
+	}
+	tgt, err := Open(ctx, cfg.Target)
+	if err != nil {
+		te, ok := err.(*TargetError)
+		if !ok {
+			te = &TargetError{Unreachable: true, Reason: err.Error()}
+		}
+		rep.TargetError, rep.Target = te, describe(cfg.Target)
+		rep.tally()
+		return rep, nil
+	}
+	defer tgt.Close()
+	rep.Target = tgt.Description
+	results := EvaluateAll(ctx, entries, tgt, settings, cfg.Parallel)
+	for i := range rep.Rows {
+		if r, ok := results[rep.Rows[i].ID]; ok {
+			r := r
+			rep.Rows[i].Result = &r
+		}
+	}
+	if rep.Footprint, err = MeasureFootprint(tgt, settings.BudgetBytes); err != nil {
+		return nil, err
+	}
+	rep.tally()
+	return rep, nil
+}
+
+// EvaluateAll evaluates every checked entry, parallel bounded by n.
+func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, n int) map[string]Result {
+	if n <= 0 {
+		n = 4
+	}
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, n)
+		out = map[string]Result{}
+	)
+	for _, e := range entries {
+		if e.Check == nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(c *Check) {
+			defer func() { <-sem; wg.Done() }()
+			r := Evaluate(ctx, c, tgt, s)
+			mu.Lock()
+			out[c.ID] = r
+			mu.Unlock()
+		}(e.Check)
+	}
+	wg.Wait()
+	return out
+}
+
+func describe(s TargetSpec) string {
+	switch s.Kind() {
+	case KindURL:
+		return "url " + s.URL
+	case KindStdio:
+		return "stdio " + s.Stdio
+	}
+	return "reference adapter"
+}
+
+func (r *Report) tally() {
+	t := Totals{Scenarios: len(r.Rows)}
+	for _, row := range r.Rows {
+		switch row.Status {
+		case Pending:
+			t.Pending++
+		case Manual:
+			t.Manual++
+		}
+		if row.Result == nil {
+			continue
+		}
+		switch row.Result.Verdict {
+		case Pass:
+			t.Passed++
+		case Fail:
+			t.Failed++
+		case Skip:
+			t.Skipped++
+		case Error:
+			t.Errors++
+		}
+	}
+	r.Totals = t
+}
+
+// ExitCode maps the report to mcpcheck's documented exit codes.
+func (r *Report) ExitCode() int {
+	switch {
+	case r.TargetError != nil && r.TargetError.Unreachable:
+		return ExitUnreachable
+	case r.TargetError != nil:
+		return ExitAuth
+	case r.Totals.Failed > 0 || r.Totals.Errors > 0:
+		return ExitFail
+	case r.Totals.Skipped > 0 || r.Totals.Pending > 0:
+		return ExitIncomplete
+	}
+	return ExitPass
+}
+
+// Verdicts maps scenario id to verdict for every evaluated check.
+func (r *Report) Verdicts() map[string]Verdict {
+	out := map[string]Verdict{}
+	for _, row := range r.Rows {
+		if row.Result != nil {
+			out[row.ID] = row.Result.Verdict
+		}
+	}
+	return out
+}
+
+// SortedIDs returns map keys in order (for stable messages).
+func SortedIDs[V any](m map[string]V) []string {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}

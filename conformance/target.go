@@ -1,0 +1,504 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+// ProtocolVersion is pinned so traffic and byte counts are deterministic
+// (the SDK would otherwise try the draft server/discover first).
+const ProtocolVersion = "2025-11-25"
+
+// DefaultConnectTimeout bounds connecting, initialize and tools/list.
+const DefaultConnectTimeout = 15 * time.Second
+
+// A TargetKind names how mcpcheck reaches the adapter.
+type TargetKind string
+
+const (
+	KindReference TargetKind = "reference" // built-in adapter over loopback HTTP
+	KindURL       TargetKind = "url"       // a deployed Streamable HTTP endpoint
+	KindStdio     TargetKind = "stdio"     // a local command speaking stdio
+)
+
+// A TargetSpec says which adapter to check. The zero value is the reference adapter.
+type TargetSpec struct {
+	URL   string // Streamable HTTP endpoint
+	Token string // bearer for URL targets; never printed
+	Stdio string // command line; {rs_url} and {token} are replaced
+	Env   []string
+	// Fixture names the fixture RS data set for reference and stdio targets.
+	Fixture string
+	// Mutant injects one fault into the reference adapter (tests only).
+	Mutant adapter.Mutant
+	// ConnectTimeout bounds the handshake. Zero means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+}
+
+// Kind reports which target the spec selects.
+func (s TargetSpec) Kind() TargetKind {
+	switch {
+	case s.URL != "":
+		return KindURL
+	case s.Stdio != "":
+		return KindStdio
+	}
+	return KindReference
+}
+
+// A TargetError is a failure to reach or use a target at all.
+type TargetError struct {
+	Unreachable bool // else: authentication rejected
+	Reason      string
+}
+
+func (e *TargetError) Error() string { return e.Reason }
+
+// Help is what an adapter command printed for --help.
+type Help struct {
+	Stdout, Stderr string
+	ExitCode       int
+}
+
+// A Target is an open MCP session plus what mcpcheck knows about the adapter.
+type Target struct {
+	Kind        TargetKind
+	Description string // safe to print: never holds the token
+	Session     *mcp.ClientSession
+	Tap         *wiretap.Tap
+	Init        *mcp.InitializeResult
+	ToolsRaw    []json.RawMessage // each tool exactly as received
+	Tools       []*mcp.Tool
+	// RS is the fixture RS behind the adapter, when mcpcheck runs it.
+	RS *fakers.RS
+	// Help runs the adapter command with --help (reference and stdio).
+	Help func(ctx context.Context) (Help, error)
+	// StdioTools lists the tools the adapter serves over stdio, raw, when
+	// that differs from the main session's transport (reference target).
+	StdioTools func(ctx context.Context) ([]json.RawMessage, error)
+
+	secret  string
+	closers []func()
+}
+
+// Has reports whether the target offers a capability.
+func (t *Target) Has(c Capability) bool {
+	switch c {
+	case CapLocalCommand:
+		return t.Help != nil
+	case CapControlledRS:
+		return t.RS != nil
+	}
+	return false
+}
+
+// Close ends the session and everything mcpcheck started for it.
+func (t *Target) Close() {
+	for i := len(t.closers) - 1; i >= 0; i-- {
+		t.closers[i]()
+	}
+	t.closers = nil
+}
+
+func (t *Target) redact(s string) string {
+	if t == nil || t.secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, t.secret, "[redacted]")
+}
+
+// Open connects to the target the spec names, performs initialize and
+// tools/list, and records both on the wire.
+func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
+	if spec.ConnectTimeout == 0 {
+		spec.ConnectTimeout = DefaultConnectTimeout
+	}
+	t := &Target{Kind: spec.Kind(), Tap: wiretap.New()}
+	var err error
+	switch t.Kind {
+	case KindReference:
+		err = t.openReference(ctx, spec)
+	case KindURL:
+		t.secret = spec.Token
+		t.Description = "url " + spec.URL
+		err = t.connectHTTP(ctx, spec.URL, spec.Token, nil, spec.ConnectTimeout)
+	case KindStdio:
+		err = t.openStdio(ctx, spec)
+	}
+	if err != nil {
+		t.Close()
+		var te *TargetError
+		if errors.As(err, &te) {
+			te.Reason = t.redact(te.Reason)
+			return nil, te
+		}
+		return nil, &TargetError{Unreachable: true, Reason: t.redact(err.Error())}
+	}
+	return t, nil
+}
+
+func startFixture(name string) (*fakers.RS, string, func(), error) {
+	if name == "" {
+		name = fakers.DefaultFixture
+	}
+	fx, err := fakers.LoadFixture(name)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	rs := fakers.New(fx)
+	url, stop, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("start fixture RS: %w", err)
+	}
+	return rs, url, func() { _ = stop(context.Background()) }, nil
+}
+
+func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
+	rs, rsURL, stop, err := startFixture(spec.Fixture)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, stop)
+	t.RS = rs
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: spec.Mutant})
+	if err != nil {
+		return err
+	}
+	srv := httptest.NewServer(a.Handler())
+	t.closers = append(t.closers, srv.Close)
+	t.Description = "reference adapter (pdpp-mcp over loopback HTTP, fixture RS)"
+	if spec.Mutant != "" {
+		t.Description += ", mutant " + string(spec.Mutant)
+	}
+	token := rs.ClientToken()
+	mutantArgs := []string{}
+	if spec.Mutant != "" {
+		mutantArgs = []string{"--mutant", string(spec.Mutant)}
+	}
+	t.Help = func(ctx context.Context) (Help, error) {
+		var out, errb bytes.Buffer
+		code := adapter.Main(ctx, append(append([]string(nil), mutantArgs...), "--help"), func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+		return Help{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}, nil
+	}
+	t.StdioTools = func(ctx context.Context) ([]json.RawMessage, error) {
+		return referenceStdioTools(ctx, append([]string{"--provider-url", rsURL}, mutantArgs...), token)
+	}
+	return t.connectHTTP(ctx, srv.URL+adapter.MCPPath, token, nil, spec.ConnectTimeout)
+}
+
+// referenceStdioTools runs the reference adapter's stdio entry point over
+// in-memory pipes and returns its tools/list as received.
+func referenceStdioTools(ctx context.Context, args []string, token string) ([]json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, DefaultConnectTimeout)
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	env := func(k string) string {
+		if k == "PDPP_CLIENT_TOKEN" {
+			return token
+		}
+		return ""
+	}
+	done := make(chan int, 1)
+	go func() {
+		done <- adapter.Main(ctx, args, env, inR, outW, io.Discard)
+		outW.Close()
+	}()
+	tap := wiretap.New()
+	tr := &mcp.IOTransport{Reader: wiretap.StdoutReader(tap, outR), Writer: wiretap.StdinWriter(tap, inW)}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: adapter.Version}, nil).
+		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	if err != nil {
+		inW.Close()
+		return nil, fmt.Errorf("stdio initialize: %w", err)
+	}
+	defer func() { cs.Close(); inW.Close(); <-done }()
+	return listToolsRaw(ctx, cs, tap)
+}
+
+func (t *Target) connectHTTP(ctx context.Context, endpoint, token string, base http.RoundTripper, timeout time.Duration) error {
+	header := http.Header{}
+	if token != "" {
+		header.Set("Authorization", "Bearer "+token)
+	}
+	if base == nil {
+		base = &http.Transport{DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext, ResponseHeaderTimeout: timeout}
+	}
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: wiretap.HTTPClient(t.Tap, base, header),
+		DisableStandaloneSSE: true, MaxRetries: -1}
+	return t.handshake(ctx, tr, timeout, nil)
+}
+
+// handshake connects, then lists tools; diagnose explains failures.
+// diagnose, if set, explains a failure from what the target did (garbage on
+// stdout, an early exit); timedOut says whether the deadline passed.
+func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.Duration, diagnose func(timedOut bool) error) error {
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: adapter.Version}, nil)
+	cs, err := client.Connect(hctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	if err != nil {
+		return t.explain("initialize", err, hctx, timeout, diagnose)
+	}
+	t.Session = cs
+	t.closers = append(t.closers, func() { _ = cs.Close() })
+	t.Init = cs.InitializeResult()
+	raw, err := listToolsRaw(hctx, cs, t.Tap)
+	if err != nil {
+		return t.explain("tools/list", err, hctx, timeout, diagnose)
+	}
+	t.ToolsRaw = raw
+	for _, r := range raw {
+		var tool mcp.Tool
+		if err := json.Unmarshal(r, &tool); err != nil {
+			return &TargetError{Unreachable: true, Reason: "tools/list returned a tool that is not a JSON object: " + err.Error()}
+		}
+		t.Tools = append(t.Tools, &tool)
+	}
+	return nil
+}
+
+func (t *Target) explain(step string, err error, ctx context.Context, timeout time.Duration, diagnose func(timedOut bool) error) error {
+	for _, code := range t.Tap.HTTPStatuses() {
+		if code == http.StatusUnauthorized || code == http.StatusForbidden {
+			return &TargetError{Reason: fmt.Sprintf("%s: authentication rejected (HTTP %d); check --token-file or MCPCHECK_TOKEN", step, code)}
+		}
+	}
+	timedOut := ctx.Err() != nil
+	if diagnose != nil {
+		if d := diagnose(timedOut); d != nil {
+			return d
+		}
+	}
+	if timedOut {
+		return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: no answer within %s", step, timeout)}
+	}
+	msg := err.Error()
+	var opErr *net.OpError
+	if errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) {
+		msg = "cannot connect: " + opErr.Error()
+	}
+	return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: %s", step, firstLine(msg))}
+}
+
+// listToolsRaw pages through tools/list and returns each tool's raw bytes.
+func listToolsRaw(ctx context.Context, cs *mcp.ClientSession, tap *wiretap.Tap) ([]json.RawMessage, error) {
+	var (
+		out    []json.RawMessage
+		cursor string
+	)
+	for page := 0; page < 100; page++ {
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		ex, ok := tap.Last("tools/list")
+		if !ok {
+			return nil, errors.New("tools/list: the wire tap saw no result")
+		}
+		var body struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(ex.Result, &body); err != nil {
+			return nil, fmt.Errorf("tools/list result: %w", err)
+		}
+		out = append(out, body.Tools...)
+		if res.NextCursor == "" {
+			return out, nil
+		}
+		cursor = res.NextCursor
+	}
+	return nil, errors.New("tools/list: more than 100 pages")
+}
+
+// ---- stdio ----
+
+func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
+	rs, rsURL, stop, err := startFixture(spec.Fixture)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, stop)
+	t.RS = rs
+	token := rs.ClientToken()
+	t.secret = token
+	expand := strings.NewReplacer("{rs_url}", rsURL, "{token}", token).Replace
+	argv, err := SplitCommand(spec.Stdio)
+	if err != nil {
+		return &TargetError{Unreachable: true, Reason: "--stdio: " + err.Error()}
+	}
+	for i := range argv {
+		argv[i] = expand(argv[i])
+	}
+	env := append(os.Environ(), "PDPP_PROVIDER_URL="+rsURL, "PDPP_CLIENT_TOKEN="+token, "MCPCHECK_RS_URL="+rsURL, "MCPCHECK_RS_TOKEN="+token)
+	for _, kv := range spec.Env {
+		env = append(env, expand(kv))
+	}
+	t.Description = "stdio " + spec.Stdio
+	t.Help = func(ctx context.Context) (Help, error) { return runHelp(ctx, argv, env) }
+
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	stderr := &tailBuffer{max: 4096}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return &TargetError{Unreachable: true, Reason: fmt.Sprintf("start %s: %v", argv[0], err)}
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.closers = append(t.closers, func() {
+		stdin.Close()
+		select {
+		case <-exited:
+		case <-time.After(2 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	tr := &mcp.IOTransport{Reader: wiretap.StdoutReader(t.Tap, stdout), Writer: wiretap.StdinWriter(t.Tap, stdin)}
+	diagnose := func(timedOut bool) error {
+		if g := t.Tap.Garbage(); len(g) > 0 {
+			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command wrote non-JSON-RPC to stdout: %q", g[0])}
+		}
+		if timedOut {
+			return nil // a hang, even if the process exits once its stdin closes
+		}
+		// The pipe closes a moment before Wait returns; give the exit status time to land.
+		select {
+		case <-exited:
+			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr: %s", cmd.ProcessState, firstLine(stderr.String()))}
+		case <-time.After(time.Second):
+		}
+		return nil
+	}
+	return t.handshake(ctx, tr, spec.ConnectTimeout, diagnose)
+}
+
+func runHelp(ctx context.Context, argv, env []string) (Help, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], append(append([]string(nil), argv[1:]...), "--help")...)
+	cmd.Env = env
+	out, errb := &tailBuffer{max: 64 << 10}, &tailBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = out, errb
+	cmd.Stdin = strings.NewReader("")
+	err := cmd.Run()
+	h := Help{Stdout: out.String(), Stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return h, fmt.Errorf("--help did not exit within 10s")
+	case errors.As(err, &ee):
+		h.ExitCode = ee.ExitCode()
+	case err != nil:
+		return h, err
+	}
+	return h, nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (w *tailBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b = append(w.b, p...)
+	if len(w.b) > w.max {
+		w.b = w.b[len(w.b)-w.max:]
+	}
+	return len(p), nil
+}
+
+func (w *tailBuffer) String() string { w.mu.Lock(); defer w.mu.Unlock(); return string(w.b) }
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// SplitCommand splits a command line on spaces, honouring single and double
+// quotes and backslash escapes. It does not run a shell.
+func SplitCommand(s string) ([]string, error) {
+	var (
+		args    []string
+		cur     strings.Builder
+		inArg   bool
+		quote   rune
+		escaped bool
+	)
+	for _, r := range s {
+		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped = false
+		case r == '\\' && quote != '\'':
+			escaped, inArg = true, true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inArg = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inArg {
+				args = append(args, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if quote != 0 || escaped {
+		return nil, errors.New("unterminated quote or escape in command")
+	}
+	if inArg {
+		args = append(args, cur.String())
+	}
+	if len(args) == 0 {
+		return nil, errors.New("empty command")
+	}
+	return args, nil
+}

@@ -1,0 +1,232 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+// TestMain doubles as a hostile MCP server when MCPCHECK_HOSTILE is set, so
+// the tests can exercise broken stdio targets without extra binaries.
+func TestMain(m *testing.M) {
+	switch os.Getenv("MCPCHECK_HOSTILE") {
+	case "":
+		os.Exit(m.Run())
+	case "garbage":
+		fmt.Println("Starting my adapter... ready!")
+		time.Sleep(30 * time.Second)
+	case "hang": // reads requests, never answers
+		_, _ = io.Copy(io.Discard, os.Stdin)
+	case "exit":
+		fmt.Fprintln(os.Stderr, "fatal: missing configuration")
+		os.Exit(3)
+	}
+	os.Exit(0)
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// pdppMCPBinary builds cmd/pdpp-mcp once per test run.
+func pdppMCPBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpcheck-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "pdpp-mcp")
+		out, err := exec.Command("go", "build", "-o", builtBin, "../cmd/pdpp-mcp").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// serveBinary runs `pdpp-mcp serve` against a fresh fixture RS and returns
+// the /mcp URL and the client token.
+func serveBinary(t *testing.T) (string, string) {
+	t.Helper()
+	fx, err := fakers.LoadFixture(fakers.DefaultFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	rsURL, stop, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, pdppMCPBinary(t), "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	serving := regexp.MustCompile(`serving (http://\S+/mcp)`)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := serving.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case u := <-found:
+		return u, rs.ClientToken()
+	case <-time.After(15 * time.Second):
+		t.Fatal("pdpp-mcp serve did not report its address")
+	}
+	return "", ""
+}
+
+// The same adapter reached three ways gives the same verdicts. The only
+// allowed difference is a check the URL target cannot host, which must be a
+// skip naming the missing capability.
+func TestTargetsAgree(t *testing.T) {
+	ctx := context.Background()
+	ref, err := Run(ctx, Config{})
+	if err != nil || ref.TargetError != nil {
+		t.Fatalf("reference: %v %v", err, ref.TargetError)
+	}
+	bin := pdppMCPBinary(t)
+	stdio, err := Run(ctx, Config{Target: TargetSpec{Stdio: bin + " --provider-url {rs_url}"}})
+	if err != nil || stdio.TargetError != nil {
+		t.Fatalf("stdio: %v %v", err, stdio.TargetError)
+	}
+	mcpURL, token := serveBinary(t)
+	url, err := Run(ctx, Config{Target: TargetSpec{URL: mcpURL, Token: token}})
+	if err != nil || url.TargetError != nil {
+		t.Fatalf("url: %v %v", err, url.TargetError)
+	}
+	want := ref.Verdicts()
+	if got := stdio.Verdicts(); !equalVerdicts(got, want) {
+		t.Errorf("stdio verdicts %v, reference %v", got, want)
+	}
+	for _, row := range url.Rows {
+		if row.Result == nil {
+			continue
+		}
+		r := row.Result
+		needsLocal := false
+		for _, c := range Checks() {
+			if c.ID == row.ID {
+				for _, n := range c.Needs {
+					needsLocal = needsLocal || n == CapLocalCommand || n == CapControlledRS
+				}
+			}
+		}
+		switch {
+		case needsLocal:
+			if r.Verdict != Skip || r.Message == "" {
+				t.Errorf("url %s: %s, want a skip with a reason", row.ID, r.Verdict)
+			}
+		case r.Verdict != want[row.ID]:
+			t.Errorf("url %s: %s, reference %s (%s)", row.ID, r.Verdict, want[row.ID], r.Message)
+		}
+	}
+	if ref.Footprint.TotalBytes != stdio.Footprint.TotalBytes || ref.Footprint.TotalBytes != url.Footprint.TotalBytes {
+		t.Errorf("footprint differs by transport: reference %d, stdio %d, url %d", ref.Footprint.TotalBytes, stdio.Footprint.TotalBytes, url.Footprint.TotalBytes)
+	}
+}
+
+func equalVerdicts(a, b map[string]Verdict) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Broken targets end within a bounded time with a one-line reason and the
+// right exit code; none hangs the run.
+func TestBrokenTargetsEndWithTypedReasons(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpURL, _ := serveBinary(t)
+	cases := []struct {
+		name   string
+		spec   TargetSpec
+		exit   int
+		reason string
+	}{
+		{"unreachable URL", TargetSpec{URL: "http://127.0.0.1:1/mcp"}, ExitUnreachable, "cannot connect"},
+		{"missing bearer", TargetSpec{URL: mcpURL}, ExitAuth, "authentication rejected (HTTP 401)"},
+		{"garbage on stdout", TargetSpec{Stdio: self, Env: []string{"MCPCHECK_HOSTILE=garbage"}}, ExitUnreachable, "non-JSON-RPC to stdout"},
+		{"hung server", TargetSpec{Stdio: self, Env: []string{"MCPCHECK_HOSTILE=hang"}}, ExitUnreachable, "no answer within"},
+		{"exits at once", TargetSpec{Stdio: self, Env: []string{"MCPCHECK_HOSTILE=exit"}}, ExitUnreachable, "missing configuration"},
+		{"no such command", TargetSpec{Stdio: "/nonexistent/adapter"}, ExitUnreachable, "start /nonexistent/adapter"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.spec.ConnectTimeout = 3 * time.Second
+			start := time.Now()
+			rep, err := Run(context.Background(), Config{Target: tc.spec, Only: []string{"S001"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if elapsed := time.Since(start); elapsed > 10*time.Second {
+				t.Errorf("took %s, want a bounded end", elapsed)
+			}
+			if rep.TargetError == nil {
+				t.Fatalf("no target error; verdicts %v", rep.Verdicts())
+			}
+			if got := rep.ExitCode(); got != tc.exit {
+				t.Errorf("exit %d, want %d (%s)", got, tc.exit, rep.TargetError.Reason)
+			}
+			if !strings.Contains(rep.TargetError.Reason, tc.reason) || strings.Contains(rep.TargetError.Reason, "\n") {
+				t.Errorf("reason %q, want one line containing %q", rep.TargetError.Reason, tc.reason)
+			}
+		})
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for in, want := range map[string][]string{
+		`pdpp-mcp --provider-url {rs_url}`: {"pdpp-mcp", "--provider-url", "{rs_url}"},
+		`node "my adapter.js" --x='a b'`:   {"node", "my adapter.js", "--x=a b"},
+		`a\ b c`:                           {"a b", "c"},
+	} {
+		got, err := SplitCommand(in)
+		if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("SplitCommand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{``, `  `, `"unterminated`} {
+		if _, err := SplitCommand(bad); err == nil {
+			t.Errorf("SplitCommand(%q): want an error", bad)
+		}
+	}
+}
