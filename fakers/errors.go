@@ -16,7 +16,9 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
 
-func errf(code, param, msg string) *apiError { return &apiError{Code: code, Param: param, Message: msg} }
+func errf(code, param, msg string) *apiError {
+	return &apiError{Code: code, Param: param, Message: msg}
+}
 
 // statusOf maps codes to statuses; unknown codes are 500.
 func statusOf(code string) int {

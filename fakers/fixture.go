@@ -88,7 +88,9 @@ type GrantStream struct {
 }
 
 var fixtures = map[string]func() *Fixture{
-	"two-connections":   func() *Fixture { return build("two-connections", []Connection{{"cin_work", "Work Mail"}, {"cin_home", "Home Mail"}}) },
+	"two-connections": func() *Fixture {
+		return build("two-connections", []Connection{{"cin_work", "Work Mail"}, {"cin_home", "Home Mail"}})
+	},
 	"single-connection": func() *Fixture { return build("single-connection", []Connection{{"cin_work", "Work Mail"}}) },
 }
 
@@ -133,11 +135,11 @@ func (s *Stream) Field(name string) *Field {
 
 // Facts that checks rely on.
 const (
-	LongBodyRecordID = "m007"   // in cin_work: body of 6,000+ characters
+	LongBodyRecordID = "m007" // in cin_work: body of 6,000+ characters
 	LongBodyPhrase   = "quarterly budget review"
-	NoSubjectRecord  = "m013"   // in cin_work: no subject, has sent_at
+	NoSubjectRecord  = "m013"     // in cin_work: no subject, has sent_at
 	SharedRecordID   = "m-shared" // present in every connection
-	FanInTerm        = "budget" // matches messages in every connection
+	FanInTerm        = "budget"   // matches messages in every connection
 )
 
 var labels = []string{"inbox", "work", "travel", "receipts"}

@@ -306,4 +306,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
