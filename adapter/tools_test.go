@@ -1,0 +1,139 @@
+package adapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+// session connects an in-memory MCP client to the adapter, which reads the
+// fixture RS through its httpmock transport.
+func session(t *testing.T) (*mcp.ClientSession, *fakers.RS) {
+	t.Helper()
+	fx, err := fakers.LoadFixture(fakers.DefaultFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	a, err := adapter.New(adapter.Options{ProviderURL: fakers.MockBaseURL, Token: rs.ClientToken(), HTTPClient: &http.Client{Transport: rs.Transport()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := a.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Close() })
+	return cs, rs
+}
+
+func text(res *mcp.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+func TestEveryToolForwardsToItsEndpoint(t *testing.T) {
+	cs, rs := session(t)
+	cases := []struct {
+		tool string
+		args map[string]any
+		path string
+		want string // in the text
+	}{
+		{"schema", map[string]any{}, "/v1/schema", "PDPP schema: connectors=1 streams=3"},
+		{"schema", map[string]any{"stream": "messages", "connection_id": "cin_work"}, "/v1/schema", `schema_scope connection_id="cin_work"`},
+		{"query_records", map[string]any{"stream": "messages", "connection_id": "cin_work", "limit": 3, "count": "exact"}, "/v1/streams/messages/records", "next_cursor="},
+		{"aggregate", map[string]any{"stream": "messages", "metric": "count", "group_by": "label", "connection_id": "cin_work"}, "/v1/streams/messages/aggregate", "other_count="},
+		{"search", map[string]any{"q": fakers.FanInTerm, "limit": 4}, "/v1/search", "source_mix="},
+		{"fetch", map[string]any{"id": "cin_work/messages:" + fakers.LongBodyRecordID}, "/v1/streams/messages/records/" + fakers.LongBodyRecordID, fakers.LongBodyPhrase},
+		{"read_record_field", map[string]any{"id": "cin_work/messages:" + fakers.LongBodyRecordID, "field_path": "body", "limit_chars": 100}, "/field-window", "next read_record_field args="},
+	}
+	for _, tc := range cases {
+		t.Run(tc.tool, func(t *testing.T) {
+			rs.ResetRequests()
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError {
+				t.Fatalf("isError: %s", text(res))
+			}
+			if !strings.Contains(text(res), tc.want) {
+				t.Errorf("text lacks %q:\n%s", tc.want, text(res))
+			}
+			reqs := rs.Requests()
+			if len(reqs) == 0 || !strings.Contains(reqs[len(reqs)-1].Path, tc.path) {
+				t.Fatalf("RS calls %+v, want %s", reqs, tc.path)
+			}
+			for _, r := range reqs {
+				if r.Authorization != "Bearer "+rs.ClientToken() {
+					t.Errorf("RS got Authorization %q, want the configured client token", r.Authorization)
+				}
+			}
+			if strings.Contains(text(res), rs.ClientToken()) {
+				t.Error("tool output contains the bearer")
+			}
+		})
+	}
+}
+
+func TestFetchIsDocumentShaped(t *testing.T) {
+	cs, _ := session(t)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"id": "cin_home/messages:m-shared"}})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %s", err, text(res))
+	}
+	var doc map[string]any
+	raw, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(raw, &doc)
+	if len(doc) != 5 || doc["id"] == nil || doc["title"] == nil || doc["text"] == nil || doc["url"] == nil || doc["metadata"] == nil {
+		t.Errorf("structuredContent keys: %v", doc)
+	}
+	var mirror map[string]any
+	if err := json.Unmarshal([]byte(text(res)), &mirror); err != nil || len(mirror) != 5 {
+		t.Errorf("content[0] is not the JSON mirror: %v", err)
+	}
+}
+
+func TestHostileArgumentsAreRejectedBeforeTheRS(t *testing.T) {
+	cs, rs := session(t)
+	for name, call := range map[string]mcp.CallToolParams{
+		"traversal id":        {Name: "fetch", Arguments: map[string]any{"id": "messages:../../etc/passwd"}},
+		"encoded traversal":   {Name: "read_record_field", Arguments: map[string]any{"id": "messages:%2e%2e%2fx", "field_path": "body"}},
+		"string filter":       {Name: "query_records", Arguments: map[string]any{"stream": "messages", "filter": "filter[label]=inbox"}},
+		"bracket filter key":  {Name: "query_records", Arguments: map[string]any{"stream": "messages", "filter": map[string]any{"a[b]": "x"}}},
+		"over-cap limit":      {Name: "query_records", Arguments: map[string]any{"stream": "messages", "limit": 101}},
+		"unknown argument":    {Name: "search", Arguments: map[string]any{"q": "x", "bogus": 1}},
+		"full without stream": {Name: "schema", Arguments: map[string]any{"detail": "full"}},
+		"conflicting conn":    {Name: "fetch", Arguments: map[string]any{"id": "cin_work/messages:m001", "connection_id": "cin_home"}},
+		"stream traversal":    {Name: "aggregate", Arguments: map[string]any{"stream": "../admin", "metric": "count"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rs.ResetRequests()
+			res, err := cs.CallTool(context.Background(), &call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError {
+				t.Fatalf("accepted: %s", text(res))
+			}
+			if n := len(rs.Requests()); n != 0 {
+				t.Errorf("the RS was called %d times", n)
+			}
+		})
+	}
+}
