@@ -37,3 +37,5 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.45.0 // indirect
 )
+
+tool github.com/onsi/ginkgo/v2/ginkgo

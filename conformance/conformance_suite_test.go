@@ -13,7 +13,6 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
 // Target flags, for running the suite against something other than the
@@ -79,18 +78,14 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // drift from it. Checked scenarios run through conformance.Evaluate, the same
 // function the CLI uses; pending and manual ones are pending specs.
 var _ = Describe("PDPP MCP conformance", func() {
-	cat, err := scenarios.Load()
-	if err == nil {
-		var entries []conformance.Entry
-		entries, err = conformance.Registry(cat)
-		if err == nil {
-			for _, e := range entries {
-				declare(e)
-			}
-			return
-		}
+	entries, err := conformance.LoadRegistry()
+	if err != nil {
+		It("has a consistent scenario registry", func() { Fail(err.Error()) })
+		return
 	}
-	It("has a consistent scenario registry", func() { Fail(err.Error()) })
+	for _, e := range entries {
+		declare(e)
+	}
 })
 
 func declare(e conformance.Entry) {

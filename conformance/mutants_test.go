@@ -5,17 +5,12 @@ import (
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
-	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
 // Every mutant of the reference adapter must fail each scenario id it names:
 // a check nobody has seen fail is not done.
 func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
-	cat, err := scenarios.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, err := Registry(cat)
+	entries, err := LoadRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,6 +99,15 @@ func (e Entry) StatusText() string {
 	return string(e.Status) + ": " + e.Reason
 }
 
+// LoadRegistry joins the embedded catalog with the checks.
+func LoadRegistry() ([]Entry, error) {
+	cat, err := scenarios.Load()
+	if err != nil {
+		return nil, err
+	}
+	return Registry(cat)
+}
+
 // Registry joins the catalog with the checks and classifications. It fails,
 // listing every problem, when a scenario has no entry, an entry names no
 // scenario, a slug disagrees with the catalog, or an id is both checked and

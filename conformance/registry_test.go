@@ -10,11 +10,7 @@ import (
 )
 
 func TestRegistryCoversEveryScenario(t *testing.T) {
-	cat, err := scenarios.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, err := Registry(cat)
+	entries, err := LoadRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,26 +90,27 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
+// junitCounts are the totals both <testsuites> and <testsuite> carry.
+type junitCounts struct {
+	Tests   int    `xml:"tests,attr"`
+	Fail    int    `xml:"failures,attr"`
+	Errors  int    `xml:"errors,attr"`
+	Skipped int    `xml:"skipped,attr"`
+	Time    string `xml:"time,attr"`
+}
+
 type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Name    string       `xml:"name,attr"`
-	Tests   int          `xml:"tests,attr"`
-	Fail    int          `xml:"failures,attr"`
-	Errors  int          `xml:"errors,attr"`
-	Skipped int          `xml:"skipped,attr"`
-	Time    string       `xml:"time,attr"`
-	Suites  []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name    string      `xml:"name,attr"`
-	Tests   int         `xml:"tests,attr"`
-	Fail    int         `xml:"failures,attr"`
-	Errors  int         `xml:"errors,attr"`
-	Skipped int         `xml:"skipped,attr"`
-	Time    string      `xml:"time,attr"`
-	Props   []junitProp `xml:"properties>property,omitempty"`
-	Cases   []junitCase `xml:"testcase"`
+	Name string `xml:"name,attr"`
+	junitCounts
+	Props []junitProp `xml:"properties>property,omitempty"`
+	Cases []junitCase `xml:"testcase"`
 }
 
 type junitProp struct {
@@ -134,7 +135,7 @@ type junitMessage struct {
 // WriteJUnit writes a JUnit XML report: one testcase per scenario; pending
 // and manual scenarios are skipped with their reason.
 func (r *Report) WriteJUnit(w io.Writer) error {
-	s := junitSuite{Name: "mcpcheck", Time: secs(r.Duration.Seconds()), Props: []junitProp{{"target", r.Target}, {"target_kind", string(r.TargetKind)}}}
+	s := junitSuite{Name: "mcpcheck", junitCounts: junitCounts{Time: secs(r.Duration.Seconds())}, Props: []junitProp{{"target", r.Target}, {"target_kind", string(r.TargetKind)}}}
 	if r.TargetError != nil {
 		s.Cases = append(s.Cases, junitCase{Name: "target", Classname: "mcpcheck", Error: &junitMessage{Message: r.TargetError.Reason}})
 	}
@@ -170,7 +171,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			s.Skipped++
 		}
 	}
-	doc := junitSuites{Name: "mcpcheck", Tests: s.Tests, Fail: s.Fail, Errors: s.Errors, Skipped: s.Skipped, Time: s.Time, Suites: []junitSuite{s}}
+	doc := junitSuites{Name: "mcpcheck", junitCounts: s.junitCounts, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

@@ -115,11 +115,7 @@ func Select(entries []Entry, only []string) ([]Entry, error) {
 // Run opens the target, evaluates the selected checks and builds the report.
 // A target that cannot be reached still yields a report, with TargetError set.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	cat, err := scenarios.Load()
-	if err != nil {
-		return nil, err
-	}
-	entries, err := Registry(cat)
+	entries, err := LoadRegistry()
 	if err != nil {
 		return nil, err
 	}

@@ -123,9 +123,9 @@ func (rs *RS) records(r *request) (int, any) {
 	limit, warnings := pageLimit(r.q.Get("limit"), "records")
 	offset := 0
 	if c := r.q.Get("cursor"); c != "" {
-		var err error
-		if offset, err = decodeCursor(c, order); err != nil {
-			return 0, errf("invalid_cursor", "", err.Error())
+		var cerr *apiError
+		if offset, cerr = decodeCursor(c, order); cerr != nil {
+			return 0, cerr
 		}
 	}
 	var data []any
@@ -187,14 +187,14 @@ func encodeCursor(off int, order string) string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-func decodeCursor(s, order string) (int, error) {
+func decodeCursor(s, order string) (int, *apiError) {
 	raw, err := base64.StdEncoding.DecodeString(s)
 	var c cursor
 	if err != nil || json.Unmarshal(raw, &c) != nil || c.Kind != "page" || c.Offset < 0 {
-		return 0, fmt.Errorf("Malformed cursor")
+		return 0, errf("invalid_cursor", "", "Malformed cursor")
 	}
 	if c.Order != strings.ToUpper(order) {
-		return 0, fmt.Errorf("Cursor order does not match request order")
+		return 0, errf("invalid_cursor", "", "Cursor order does not match request order")
 	}
 	return c.Offset, nil
 }

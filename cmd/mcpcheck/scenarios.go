@@ -6,7 +6,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -16,11 +15,7 @@ func newScenariosCommand(stdout io.Writer) *cobra.Command {
 		Short: "List every catalog scenario with its status: checked, pending or manual",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			cat, err := scenarios.Load()
-			if err != nil {
-				return err
-			}
-			entries, err := conformance.Registry(cat)
+			entries, err := conformance.LoadRegistry()
 			if err != nil {
 				return err
 			}
