@@ -119,6 +119,15 @@ func TestTargetsAgree(t *testing.T) {
 	if err != nil || stdio.TargetError != nil {
 		t.Fatalf("stdio: %v %v", err, stdio.TargetError)
 	}
+	// Only MCP frames on stdout.
+	tgt, err := Open(ctx, TargetSpec{Stdio: bin + " --provider-url {rs_url}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := tgt.Tap.Garbage(); len(g) > 0 {
+		t.Errorf("pdpp-mcp wrote non-JSON to stdout: %q", g)
+	}
+	tgt.Close()
 	mcpURL, token := serveBinary(t)
 	url, err := Run(ctx, Config{Target: TargetSpec{URL: mcpURL, Token: token}})
 	if err != nil || url.TargetError != nil {

@@ -1,0 +1,92 @@
+package wiretap
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestHTTPRecordsJSONAndSSEBodies(t *testing.T) {
+	for _, tc := range []struct {
+		name, contentType, body string
+	}{
+		{"json", "application/json", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`},
+		{"sse", "text/event-stream", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\n" + "data: \"result\":{\"tools\":[]}}\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Authorization") != "Bearer tok" {
+					w.WriteHeader(401)
+					return
+				}
+				w.Header().Set("Content-Type", tc.contentType)
+				_, _ = io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			tap := New()
+			c := HTTPClient(tap, nil, http.Header{"Authorization": {"Bearer tok"}})
+			resp, err := c.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			if string(got) != tc.body {
+				t.Errorf("the SDK would see %q, want the body unchanged", got)
+			}
+			ex, ok := tap.Last("tools/list")
+			if !ok || string(ex.Result) != `{"tools":[]}` {
+				t.Fatalf("recorded %+v", ex)
+			}
+		})
+	}
+}
+
+func TestHTTPBodyLimit(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, strings.Repeat("x", 2048))
+	}))
+	defer srv.Close()
+	tap := New()
+	tap.SetMaxMessage(1024)
+	_, err := HTTPClient(tap, nil, nil).Post(srv.URL, "application/json", strings.NewReader(`{}`))
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("err %v, want ErrTooLarge", err)
+	}
+}
+
+func TestStdioTeesAndGarbage(t *testing.T) {
+	tap := New()
+	in := StdinWriter(tap, nopCloser{io.Discard})
+	_, _ = io.WriteString(in, `{"jsonrpc":"2.0","id":7,"method":"initialize"}`+"\n"+`[{"jsonrpc":"2.0","id":8,"method":"ping"}]`+"\n")
+	out := StdoutReader(tap, strings.NewReader("starting up\n"+`{"jsonrpc":"2.0","id":7,"result":{"ok":true}}`+"\n"+`[{"jsonrpc":"2.0","id":8,"result":{}}]`+"\n"))
+	all, _ := io.ReadAll(out)
+	if !strings.HasPrefix(string(all), "starting up\n") {
+		t.Errorf("lines must pass through unchanged, got %q", all)
+	}
+	if g := tap.Garbage(); len(g) != 1 || g[0] != "starting up" {
+		t.Errorf("garbage %q", g)
+	}
+	if ex, ok := tap.Last("initialize"); !ok || string(ex.Result) != `{"ok":true}` {
+		t.Errorf("initialize %+v", ex)
+	}
+	if _, ok := tap.Last("ping"); !ok {
+		t.Error("batched ping not recorded")
+	}
+}
+
+func TestStdoutLineLimit(t *testing.T) {
+	tap := New()
+	tap.SetMaxMessage(100)
+	_, err := io.ReadAll(StdoutReader(tap, strings.NewReader(strings.Repeat("a", 500)+"\n")))
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("err %v, want ErrTooLarge", err)
+	}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
