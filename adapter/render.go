@@ -455,7 +455,7 @@ func renderRecords(stream string, env *recordList) string {
 	per := (textBudget - b.Len() - len(footer) - 96) / n
 	cut := false
 	for i := 0; i < n; i++ {
-		line := compactJSON(json.RawMessage(env.Data[i]))
+		line := previewRecord(env.Data[i])
 		if len(line) > per {
 			line, cut = clipBytes(line, max(per, 24)), true
 		}
@@ -466,6 +466,17 @@ func renderRecords(stream string, env *recordList) string {
 	}
 	b.WriteString("\n" + footer)
 	return b.String()
+}
+
+// previewRecord is a record's compact JSON for text, without the deprecated
+// connector_instance_id alias (seed 001 keeps it off the MCP surface).
+func previewRecord(raw json.RawMessage) string {
+	var rec map[string]json.RawMessage
+	if json.Unmarshal(raw, &rec) != nil {
+		return compactJSON(raw)
+	}
+	delete(rec, "connector_instance_id")
+	return compactJSON(rec)
 }
 
 // clipBytes cuts s to at most n bytes on a rune boundary, ending in "…".
