@@ -54,7 +54,7 @@ func TestEveryToolForwardsToItsEndpoint(t *testing.T) {
 		path string
 		want string // in the text
 	}{
-		{"schema", map[string]any{}, "/v1/schema", "PDPP schema: connectors=1 streams=3"},
+		{"schema", map[string]any{}, "/v1/schema", "PDPP schema: connectors=3 streams=5"},
 		{"schema", map[string]any{"stream": "messages", "connection_id": "cin_work"}, "/v1/schema", `schema_scope connection_id="cin_work"`},
 		{"query_records", map[string]any{"stream": "messages", "connection_id": "cin_work", "limit": 3, "count": "exact"}, "/v1/streams/messages/records", "next_cursor="},
 		{"aggregate", map[string]any{"stream": "messages", "metric": "count", "group_by": "label", "connection_id": "cin_work"}, "/v1/streams/messages/aggregate", "other_count="},

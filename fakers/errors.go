@@ -7,11 +7,13 @@ import (
 
 // An apiError is the RS error envelope's error object (contract §1.4).
 type apiError struct {
+	status               int // overrides the code's status (fault injection)
 	Code                 string
 	Message              string
 	Param                string
 	RetryWith            string
 	AvailableConnections []map[string]any
+	Extra                map[string]any
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -68,6 +70,9 @@ func typeOf(status int) string {
 
 func writeError(w http.ResponseWriter, r *http.Request, reqID string, e *apiError) {
 	status := statusOf(e.Code)
+	if e.status != 0 {
+		status = e.status
+	}
 	obj := map[string]any{"type": typeOf(status), "code": e.Code, "message": e.Message, "request_id": reqID}
 	if e.Param != "" {
 		obj["param"] = e.Param
@@ -77,6 +82,9 @@ func writeError(w http.ResponseWriter, r *http.Request, reqID string, e *apiErro
 	}
 	if e.AvailableConnections != nil {
 		obj["available_connections"] = e.AvailableConnections
+	}
+	for k, v := range e.Extra {
+		obj[k] = v
 	}
 	if status == http.StatusUnauthorized {
 		meta := "http://" + r.Host + "/.well-known/oauth-protected-resource"

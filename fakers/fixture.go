@@ -1,7 +1,8 @@
 // Package fakers is the fixture PDPP resource server: one http.Handler that
 // fakes the RS read contract (../shared/reference/rs-read-contract.md) over
 // deterministic data, reachable in-process through an httpmock transport or
-// as a real loopback server, with a request log that tests can inspect.
+// as a real loopback server, with a request log, live mutation and fault
+// injection that tests can drive.
 package fakers
 
 import (
@@ -11,47 +12,56 @@ import (
 )
 
 // DefaultFixture is the data set used when none is named.
-const DefaultFixture = "two-connections"
+const DefaultFixture = "default"
 
-// A Fixture is a named, deterministic data set: one connector, its
-// connections, stream manifests and records, and the client grant.
+// A Fixture is a named, deterministic data set: connectors with their
+// connections, stream manifests with records, and the client grant.
 type Fixture struct {
-	Name        string
-	Connector   Connector
-	Connections []Connection
-	Streams     []*Stream
-	Grant       Grant
+	Name       string
+	Connectors []Connector
+	Streams    []*Stream
+	Grant      Grant
+	// SpecClientReads makes client tokens read as the spec says rather than
+	// as the implementation does: live (not grant-projected) field
+	// capabilities in the schema, and filter/expand accepted on reads. The
+	// zero value follows the implementation (contract §4.3, §2.4).
+	SpecClientReads bool
 }
 
-// Connector is the grant's source.
+// A Connector is a source kind with its connections (accounts).
 type Connector struct {
 	Key         string // connector_key, also connector_id
 	DisplayName string
+	Connections []Connection
 }
 
-// A Connection is one account of the connector.
+// A Connection is one account of a connector.
 type Connection struct {
 	ID          string
 	DisplayName string
 }
 
-// A Stream is a manifest plus the records of every connection that has it.
+// A Stream is one connector's stream manifest plus the records of its
+// connections. Two connectors may declare streams of the same name.
 type Stream struct {
+	Connector     string
 	Name          string
 	Fields        []Field
 	PrimaryKey    string
 	CursorField   string
-	Connections   []string // connection ids holding this stream
+	Connections   []string
 	Relationships []Relationship
 	Records       []Record
+	// NoAggregations makes the stream declare no query.aggregations.
+	NoAggregations bool
 }
 
 // A Field is one top-level property with its declared capabilities.
 type Field struct {
 	Name      string
 	Type      string // JSON Schema type: string, integer, number, boolean, object
-	Format    string // e.g. date-time
-	Role      string // x_pdpp_role
+	Format    string // date-time
+	Role      string // x_pdpp_role, when declared
 	Range     []string
 	Lexical   bool
 	Semantic  bool
@@ -72,26 +82,25 @@ type Record struct {
 	Data         map[string]any
 }
 
-// Grant is the client token's grant: streams with their granted fields and
-// connections.
+// Grant is what the client token may read. The fixture grant may span
+// several connectors, as a hosted MCP package does; the RS digest's
+// single-source client grant is the one-connector case.
 type Grant struct {
 	ID       string
 	ClientID string
 	Streams  []GrantStream
 }
 
-// GrantStream is one stream of a grant.
+// GrantStream grants one stream name on some connections.
 type GrantStream struct {
 	Name        string
 	Fields      []string
 	InstanceIDs []string
 }
 
-var fixtures = map[string]func() *Fixture{
-	"two-connections": func() *Fixture {
-		return build("two-connections", []Connection{{"cin_work", "Work Mail"}, {"cin_home", "Home Mail"}})
-	},
-	"single-connection": func() *Fixture { return build("single-connection", []Connection{{"cin_work", "Work Mail"}}) },
+var fixtures = map[string]func(seed uint64) *Fixture{
+	"default":           buildDefault,
+	"single-connection": buildSingle,
 }
 
 // Fixtures lists the fixture names.
@@ -104,23 +113,58 @@ func Fixtures() []string {
 	return names
 }
 
-// LoadFixture builds a fixture by name.
-func LoadFixture(name string) (*Fixture, error) {
+// LoadFixture builds a fixture by name with seed 1. "scale:C,S,F,R" builds
+// a scale fixture (see [Scale]).
+func LoadFixture(name string) (*Fixture, error) { return LoadFixtureSeed(name, 1) }
+
+// LoadFixtureSeed builds a fixture whose generated values follow seed; the
+// same name and seed always give the same data.
+func LoadFixtureSeed(name string, seed uint64) (*Fixture, error) {
+	if spec, ok := strings.CutPrefix(name, "scale:"); ok {
+		var c, s, f, r int
+		if n, err := fmt.Sscanf(spec, "%d,%d,%d,%d", &c, &s, &f, &r); n != 4 || err != nil {
+			return nil, fmt.Errorf("fixture %q: want scale:CONNECTORS,STREAMS,FIELDS,RECORDS", name)
+		}
+		return Scale(ScaleSpec{Connectors: c, Streams: s, Fields: f, Records: r, Seed: seed})
+	}
 	f, ok := fixtures[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown fixture %q (known: %s)", name, strings.Join(Fixtures(), ", "))
+		return nil, fmt.Errorf("unknown fixture %q (known: %s, scale:C,S,F,R)", name, strings.Join(Fixtures(), ", "))
 	}
-	return f(), nil
+	return f(seed), nil
 }
 
-// Stream returns the stream with the given name.
-func (f *Fixture) Stream(name string) *Stream {
+// StreamsNamed returns every connector's stream with that name.
+func (f *Fixture) StreamsNamed(name string) []*Stream {
+	var out []*Stream
 	for _, s := range f.Streams {
 		if s.Name == name {
-			return s
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Connector returns the connector with the given key.
+func (f *Fixture) Connector(key string) *Connector {
+	for i := range f.Connectors {
+		if f.Connectors[i].Key == key {
+			return &f.Connectors[i]
 		}
 	}
 	return nil
+}
+
+// Connection returns a connection and its connector key.
+func (f *Fixture) Connection(id string) (Connection, string, bool) {
+	for _, c := range f.Connectors {
+		for _, cn := range c.Connections {
+			if cn.ID == id {
+				return cn, c.Key, true
+			}
+		}
+	}
+	return Connection{}, "", false
 }
 
 // Field returns the named field.
@@ -133,112 +177,30 @@ func (s *Stream) Field(name string) *Field {
 	return nil
 }
 
-// Facts that checks rely on.
-const (
-	LongBodyRecordID = "m007" // in cin_work: body of 6,000+ characters
-	LongBodyPhrase   = "quarterly budget review"
-	NoSubjectRecord  = "m013"     // in cin_work: no subject, has sent_at
-	SharedRecordID   = "m-shared" // present in every connection
-	FanInTerm        = "budget"   // matches messages in every connection
-)
-
-var labels = []string{"inbox", "work", "travel", "receipts"}
-
-func build(name string, conns []Connection) *Fixture {
-	f := &Fixture{Name: name, Connector: Connector{Key: "gmail", DisplayName: "Gmail"}, Connections: conns}
-	connIDs := make([]string, len(conns))
-	for i, c := range conns {
-		connIDs[i] = c.ID
-	}
-	messages := &Stream{
-		Name: "messages", PrimaryKey: "id", CursorField: "sent_at", Connections: connIDs,
-		Fields: []Field{
-			{Name: "id", Type: "string"},
-			{Name: "subject", Type: "string", Role: "primary-title", Lexical: true},
-			{Name: "body", Type: "string", Role: "body", Lexical: true},
-			{Name: "from_email", Type: "string", Aggregate: []string{"count_distinct", "group_by"}},
-			{Name: "label", Type: "string", Aggregate: []string{"group_by"}},
-			{Name: "sent_at", Type: "string", Format: "date-time", Range: []string{"gte", "gt", "lte", "lt"}, Aggregate: []string{"group_by_time", "max", "min"}},
-			{Name: "size_bytes", Type: "integer", Range: []string{"gte", "lte"}, Aggregate: []string{"max", "min", "sum"}},
-		},
-	}
-	if len(conns) > 0 {
-		messages.Relationships = []Relationship{{Name: "attachments", Stream: "attachments", ForeignKey: "message_id", Cardinality: "has_many", DefaultLimit: 10, MaxLimit: 50}}
-	}
-	for ci, c := range conns {
-		for i := 1; i <= 40; i++ {
-			id := fmt.Sprintf("m%03d", i+ci*100)
-			day := 1 + (i*7+ci*3)%28
-			data := map[string]any{
-				"id":         id,
-				"subject":    fmt.Sprintf("%s update %d", []string{"Project", "Team", "Family", "Trip"}[(i+ci)%4], i),
-				"body":       fmt.Sprintf("Message %d for %s. Notes about the week, plans and follow-ups.", i, c.DisplayName),
-				"from_email": fmt.Sprintf("sender%d@example.com", i%6),
-				"label":      labels[(i+ci)%len(labels)],
-				"sent_at":    fmt.Sprintf("2026-%02d-%02dT%02d:%02d:00Z", 1+i%6, day, 8+i%10, (i*13)%60),
-				"size_bytes": 1000 + i*37 + ci*11,
-			}
-			if i%5 == 0 {
-				data["body"] = fmt.Sprintf("The %s numbers for %s are ready; the budget draft is attached for review before Friday.", []string{"team", "household"}[ci%2], c.DisplayName)
-			}
-			if id == LongBodyRecordID {
-				data["body"] = longBody()
-			}
-			if id == NoSubjectRecord {
-				delete(data, "subject")
-			}
-			messages.Records = append(messages.Records, Record{ID: id, ConnectionID: c.ID, Data: data, EmittedAt: fmt.Sprintf("2026-07-01T00:%02d:%02dZ", ci, i)})
+// grantAll grants every stream with all its fields on all its connections.
+func (f *Fixture) grantAll() {
+	byName := map[string]*GrantStream{}
+	var order []string
+	for _, s := range f.Streams {
+		gs, ok := byName[s.Name]
+		if !ok {
+			gs = &GrantStream{Name: s.Name}
+			byName[s.Name] = gs
+			order = append(order, s.Name)
 		}
-		messages.Records = append(messages.Records, Record{ID: SharedRecordID, ConnectionID: c.ID, EmittedAt: "2026-07-02T00:00:00Z",
-			Data: map[string]any{"id": SharedRecordID, "subject": "Welcome to " + c.DisplayName, "body": "This message exists in every connection.",
-				"from_email": "welcome@example.com", "label": "inbox", "sent_at": "2026-01-01T09:00:00Z", "size_bytes": 512}})
-	}
-	attachments := &Stream{
-		Name: "attachments", PrimaryKey: "id", CursorField: "id", Connections: connIDs[:1],
-		Fields: []Field{{Name: "id", Type: "string"}, {Name: "message_id", Type: "string"}, {Name: "filename", Type: "string", Lexical: true},
-			{Name: "mime_type", Type: "string", Aggregate: []string{"group_by"}}, {Name: "blob_ref", Type: "object"}},
-	}
-	for i := 1; i <= 6; i++ {
-		id := fmt.Sprintf("a%03d", i)
-		attachments.Records = append(attachments.Records, Record{ID: id, ConnectionID: connIDs[0], EmittedAt: "2026-07-03T00:00:00Z", Data: map[string]any{
-			"id": id, "message_id": fmt.Sprintf("m%03d", i*5), "filename": fmt.Sprintf("budget-%d.png", i), "mime_type": "image/png",
-			"blob_ref": map[string]any{"blob_id": "blob_" + id, "mime_type": "image/png", "size_bytes": 2048 * i, "sha256": fmt.Sprintf("%064x", i)},
-		}})
-	}
-	f.Streams = []*Stream{messages, attachments}
-	grantStreams := []GrantStream{{Name: "messages", Fields: fieldNames(messages), InstanceIDs: connIDs}, {Name: "attachments", Fields: fieldNames(attachments), InstanceIDs: connIDs[:1]}}
-	if len(conns) > 1 {
-		contacts := &Stream{Name: "contacts", PrimaryKey: "id", CursorField: "id", Connections: connIDs[1:2],
-			Fields: []Field{{Name: "id", Type: "string"}, {Name: "name", Type: "string", Role: "primary-title"}, {Name: "email", Type: "string"}}}
-		for i := 1; i <= 5; i++ {
-			id := fmt.Sprintf("c%03d", i)
-			contacts.Records = append(contacts.Records, Record{ID: id, ConnectionID: connIDs[1], EmittedAt: "2026-07-04T00:00:00Z",
-				Data: map[string]any{"id": id, "name": fmt.Sprintf("Contact %d", i), "email": fmt.Sprintf("contact%d@example.com", i)}})
+		for _, fd := range s.Fields {
+			if !contains(gs.Fields, fd.Name) {
+				gs.Fields = append(gs.Fields, fd.Name)
+			}
 		}
-		f.Streams = append(f.Streams, contacts)
-		grantStreams = append(grantStreams, GrantStream{Name: "contacts", Fields: fieldNames(contacts), InstanceIDs: connIDs[1:2]})
+		for _, c := range s.Connections {
+			if !contains(gs.InstanceIDs, c) {
+				gs.InstanceIDs = append(gs.InstanceIDs, c)
+			}
+		}
 	}
-	f.Grant = Grant{ID: "grt_" + strings.ReplaceAll(name, "-", "_"), ClientID: "mcpcheck", Streams: grantStreams}
-	return f
-}
-
-func fieldNames(s *Stream) []string {
-	out := make([]string, len(s.Fields))
-	for i, f := range s.Fields {
-		out[i] = f.Name
+	f.Grant = Grant{ID: "grt_" + strings.NewReplacer("-", "_", ":", "_", ",", "_").Replace(f.Name), ClientID: "mcpcheck"}
+	for _, n := range order {
+		f.Grant.Streams = append(f.Grant.Streams, *byName[n])
 	}
-	return out
-}
-
-// longBody is a 6,000+ character body with LongBodyPhrase in the middle.
-func longBody() string {
-	var b strings.Builder
-	for i := 0; b.Len() < 3000; i++ {
-		fmt.Fprintf(&b, "Paragraph %d covers routine operations, staffing notes and the calendar for the coming weeks. ", i)
-	}
-	b.WriteString("The " + LongBodyPhrase + " moved to Thursday afternoon. ")
-	for i := 0; b.Len() < 6400; i++ {
-		fmt.Fprintf(&b, "Appendix %d lists vendors, invoices and open questions for the finance team. ", i)
-	}
-	return b.String()
 }

@@ -1,10 +1,12 @@
 package fakers
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,18 +32,22 @@ const (
 )
 
 type tokenInfo struct {
-	kind    string
-	revoked bool
+	kind  string
+	state string // "", "revoked" or "expired"
 }
 
 // RS is the fixture resource server. It is safe for concurrent use.
 type RS struct {
-	fx     *Fixture
-	tokens map[string]tokenInfo
 	routes []route
+	tokens map[string]tokenInfo
 
-	mu  sync.Mutex
-	log []Request
+	dataMu  sync.RWMutex // guards fx and version: Update mutates live
+	fx      *Fixture
+	version int
+
+	mu     sync.Mutex
+	log    []Request
+	faults []*faultRule
 }
 
 // A Request is one logged RS call, appended after the response is written.
@@ -56,21 +62,24 @@ type Request struct {
 
 // New returns an RS serving the fixture.
 func New(f *Fixture) *RS {
-	base := "pdpp_" + strings.ReplaceAll(f.Name, "-", "_")
-	rs := &RS{fx: f, tokens: map[string]tokenInfo{
+	base := "pdpp_" + strings.NewReplacer("-", "_", ":", "_", ",", "_").Replace(f.Name)
+	rs := &RS{fx: f, version: 1, tokens: map[string]tokenInfo{
 		base + "_client":         {kind: KindClient},
 		base + "_owner":          {kind: KindOwner},
-		base + "_client_revoked": {kind: KindClient, revoked: true},
+		base + "_client_revoked": {kind: KindClient, state: "revoked"},
+		base + "_client_expired": {kind: KindClient, state: "expired"},
 	}}
 	rs.routes = []route{
-		{pattern: `^/v1/schema$`, streamed: false, handle: rs.schema},
-		{pattern: `^/v1/streams$`, streamed: false, handle: rs.streams},
+		{pattern: `^/\.well-known/oauth-protected-resource$`, public: true, handle: rs.protectedResource},
+		{pattern: `^/v1/schema$`, handle: rs.schema},
+		{pattern: `^/v1/streams$`, handle: rs.streams},
 		{pattern: `^/v1/streams/([^/]+)$`, streamed: true, handle: rs.streamDetail},
 		{pattern: `^/v1/streams/([^/]+)/records$`, streamed: true, handle: rs.records},
 		{pattern: `^/v1/streams/([^/]+)/records/([^/]+)$`, streamed: true, handle: rs.recordDetail},
 		{pattern: `^/v1/streams/([^/]+)/records/([^/]+)/field-window$`, streamed: true, handle: rs.fieldWindow},
 		{pattern: `^/v1/streams/([^/]+)/aggregate$`, streamed: true, handle: rs.aggregate},
-		{pattern: `^/v1/search$`, streamed: false, handle: rs.search},
+		{pattern: `^/v1/search$`, handle: rs.search},
+		{pattern: `^/v1/blobs/([^/]+)$`, raw: true, handle: rs.blob},
 	}
 	for i := range rs.routes {
 		rs.routes[i].re = regexp.MustCompile(rs.routes[i].pattern)
@@ -78,12 +87,24 @@ func New(f *Fixture) *RS {
 	return rs
 }
 
-// Fixture returns the data set being served.
-func (rs *RS) Fixture() *Fixture { return rs.fx }
+// Fixture returns the data set being served. Use [RS.Update] to change it.
+func (rs *RS) Fixture() *Fixture {
+	rs.dataMu.RLock()
+	defer rs.dataMu.RUnlock()
+	return rs.fx
+}
 
-func (rs *RS) tokenOf(kind string, revoked bool) string {
+// Update changes the served data live, between two calls, with no restart.
+func (rs *RS) Update(fn func(*Fixture)) {
+	rs.dataMu.Lock()
+	defer rs.dataMu.Unlock()
+	fn(rs.fx)
+	rs.version++
+}
+
+func (rs *RS) tokenOf(kind, state string) string {
 	for t, info := range rs.tokens {
-		if info.kind == kind && info.revoked == revoked {
+		if info.kind == kind && info.state == state {
 			return t
 		}
 	}
@@ -91,13 +112,16 @@ func (rs *RS) tokenOf(kind string, revoked bool) string {
 }
 
 // ClientToken is the grant-scoped client token.
-func (rs *RS) ClientToken() string { return rs.tokenOf(KindClient, false) }
+func (rs *RS) ClientToken() string { return rs.tokenOf(KindClient, "") }
 
 // OwnerToken is the owner (self-export) token.
-func (rs *RS) OwnerToken() string { return rs.tokenOf(KindOwner, false) }
+func (rs *RS) OwnerToken() string { return rs.tokenOf(KindOwner, "") }
 
 // RevokedToken is a client token whose grant was revoked.
-func (rs *RS) RevokedToken() string { return rs.tokenOf(KindClient, true) }
+func (rs *RS) RevokedToken() string { return rs.tokenOf(KindClient, "revoked") }
+
+// ExpiredToken is a client token whose grant expired.
+func (rs *RS) ExpiredToken() string { return rs.tokenOf(KindClient, "expired") }
 
 // Requests returns a copy of the request log.
 func (rs *RS) Requests() []Request {
@@ -125,7 +149,12 @@ func (rs *RS) ResetRequests() { rs.mu.Lock(); rs.log = nil; rs.mu.Unlock() }
 // http.DefaultTransport for the whole process.
 func (rs *RS) Transport() http.RoundTripper {
 	mt := httpmock.NewMockTransport()
-	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+	mt.RegisterNoResponder(func(req *http.Request) (resp *http.Response, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				resp, err = nil, errors.New("connection reset by the fixture RS")
+			}
+		}()
 		rec := httptest.NewRecorder()
 		rs.ServeHTTP(rec, req)
 		return rec.Result(), nil
@@ -147,16 +176,21 @@ func (rs *RS) Start(addr string) (string, func(context.Context) error, error) {
 type route struct {
 	pattern  string
 	streamed bool // the path names a stream: the client stream gate applies
+	public   bool // no bearer needed
+	raw      bool // the handler writes its own body
 	handle   func(*request) (int, any)
 	re       *regexp.Regexp
 }
 
-// request is one call being served.
+// request is one call being served, with a consistent view of the data.
 type request struct {
 	*http.Request
+	w      http.ResponseWriter
+	fx     *Fixture
 	q      url.Values
 	token  tokenInfo
 	params []string
+	reqID  string
 }
 
 func (r *request) client() bool { return r.token.kind == KindClient }
@@ -168,7 +202,14 @@ type statusRecorder struct {
 
 func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
 
-// ServeHTTP runs the auth gate, routes the request and logs it.
+func (s *statusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// ServeHTTP runs faults, the version check, the auth gate and the route, and
+// logs the request.
 func (rs *RS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sr := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
@@ -177,79 +218,112 @@ func (rs *RS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Authorization: r.Header.Get("Authorization"), Status: sr.status})
 		rs.mu.Unlock()
 	}()
+	if f := rs.takeFault(r.URL.Path); f != nil {
+		if f.apply(sr, r, func(w http.ResponseWriter) { rs.serve(w, r) }) {
+			return
+		}
+	}
+	rs.serve(sr, r)
+}
+
+func (rs *RS) serve(w http.ResponseWriter, r *http.Request) {
 	reqID := r.Header.Get("Request-Id")
 	if reqID == "" {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		reqID = "req_" + hex.EncodeToString(b[:])
 	}
-	sr.Header().Set("Request-Id", reqID)
-	sr.Header().Set("X-Request-Id", reqID)
+	w.Header().Set("Request-Id", reqID)
+	w.Header().Set("X-Request-Id", reqID)
 	if v := r.Header.Get("PDPP-Version"); v != "" && v != PDPPVersion {
-		writeError(sr, r, reqID, &apiError{Code: "unsupported_version", Message: "Unsupported PDPP-Version " + v})
+		writeError(w, r, reqID, errf("unsupported_version", "", "Unsupported PDPP-Version "+v))
 		return
 	}
-	sr.Header().Set("PDPP-Version", PDPPVersion)
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(sr, r, reqID, &apiError{Code: "not_found", Message: "Route " + r.Method + ":" + r.URL.Path + " not found"})
+	w.Header().Set("PDPP-Version", PDPPVersion)
+	rt, params := rs.match(r)
+	if rt == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		// The framework's own 404, not the PDPP envelope (contract §1.4).
+		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Route " + r.Method + ":" + r.URL.Path + " not found", "error": "Not Found", "statusCode": 404})
 		return
 	}
-	var rt *route
-	var params []string
-	for i := range rs.routes {
-		if m := rs.routes[i].re.FindStringSubmatch(r.URL.EscapedPath()); m != nil {
-			rt = &rs.routes[i]
-			for _, p := range m[1:] {
-				u, _ := url.PathUnescape(p)
-				params = append(params, u)
-			}
-			break
-		}
-	}
-	if rt == nil {
-		writeError(sr, r, reqID, &apiError{Code: "not_found", Message: "Route GET:" + r.URL.Path + " not found"})
-		return
-	}
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || tok == "" {
-		writeError(sr, r, reqID, &apiError{Code: "authentication_error", Message: "Missing Bearer token"})
-		return
-	}
-	info, known := rs.tokens[tok]
-	switch {
-	case !known:
-		writeError(sr, r, reqID, &apiError{Code: "authentication_error", Message: "Invalid or expired token"})
-		return
-	case info.revoked:
-		writeError(sr, r, reqID, &apiError{Code: "grant_revoked", Message: "Grant has been revoked"})
-		return
-	}
-	req := &request{Request: r, q: r.URL.Query(), token: info, params: params}
-	if rt.streamed && req.client() {
-		// Implementation, not spec: 401 context.* at the gate (contract §15 #1, #2).
-		gs := rs.grantStream(params[0])
-		if gs == nil {
-			writeError(sr, r, reqID, &apiError{Code: "context.stream_not_allowed", Message: "Token introspection failed closed"})
-			return
-		}
-		if c := req.q.Get("connection_id"); c != "" && !contains(gs.InstanceIDs, c) {
-			writeError(sr, r, reqID, &apiError{Code: "context.instance_mismatch", Message: "Token introspection failed closed"})
+	rs.dataMu.RLock()
+	defer rs.dataMu.RUnlock()
+	req := &request{Request: r, w: w, fx: rs.fx, q: r.URL.Query(), params: params, reqID: reqID}
+	if !rt.public {
+		if e := rs.authenticate(req, rt); e != nil {
+			writeError(w, r, reqID, e)
 			return
 		}
 	}
 	status, body := rt.handle(req)
 	if e, isErr := body.(*apiError); isErr {
-		writeError(sr, r, reqID, e)
+		writeError(w, r, reqID, e)
 		return
 	}
-	finalize(body, r)
-	writeJSON(sr, status, body)
+	if rt.raw {
+		return
+	}
+	if !rt.public {
+		finalize(body, r)
+	}
+	writeJSON(w, status, body)
 }
 
-func (rs *RS) grantStream(name string) *GrantStream {
-	for i := range rs.fx.Grant.Streams {
-		if rs.fx.Grant.Streams[i].Name == name {
-			return &rs.fx.Grant.Streams[i]
+func (rs *RS) match(r *http.Request) (*route, []string) {
+	for i := range rs.routes {
+		if m := rs.routes[i].re.FindStringSubmatch(r.URL.EscapedPath()); m != nil {
+			var params []string
+			for _, p := range m[1:] {
+				u, _ := url.PathUnescape(p)
+				params = append(params, u)
+			}
+			return &rs.routes[i], params
+		}
+	}
+	return nil, nil
+}
+
+// authenticate is the gate of contract §2.2/§2.3.
+func (rs *RS) authenticate(r *request, rt *route) *apiError {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || tok == "" {
+		return errf("authentication_error", "", "Missing Bearer token")
+	}
+	info, known := rs.tokens[tok]
+	switch {
+	case !known:
+		return errf("authentication_error", "", "Invalid or expired token")
+	case info.state == "revoked":
+		return errf("grant_revoked", "", "Grant has been revoked")
+	case info.state == "expired":
+		return errf("grant_expired", "", "Grant has expired")
+	}
+	r.token = info
+	if rt.streamed && r.client() {
+		// Implementation, not spec: 401 context.* at the gate (contract §15 #1, #2).
+		gs := r.fx.grantStream(r.params[0])
+		if gs == nil {
+			return errf("context.stream_not_allowed", "", "Token introspection failed closed")
+		}
+		if c := connectionParam(r); c != "" && !contains(gs.InstanceIDs, c) {
+			return errf("context.instance_mismatch", "", "Token introspection failed closed")
+		}
+	}
+	return nil
+}
+
+// connectionParam is connection_id, or its deprecated alias.
+func connectionParam(r *request) string {
+	if c := r.q.Get("connection_id"); c != "" {
+		return c
+	}
+	return r.q.Get("connector_instance_id")
+}
+
+func (f *Fixture) grantStream(name string) *GrantStream {
+	for i := range f.Grant.Streams {
+		if f.Grant.Streams[i].Name == name {
+			return &f.Grant.Streams[i]
 		}
 	}
 	return nil
@@ -269,9 +343,16 @@ func finalize(body any, r *http.Request) {
 	if _, list := m["has_more"]; list {
 		links["next"] = nil
 		if m["has_more"] == true {
+			q := r.URL.Query()
+			next := false
 			if c, ok := m["next_cursor"].(string); ok {
-				q := r.URL.Query()
 				q.Set("cursor", c)
+				next = true
+			}
+			if c, ok := m["next_changes_since"].(string); ok && next {
+				q.Set("changes_since", c) // quirk copied from the implementation (§1.3)
+			}
+			if next {
 				links["next"] = r.URL.Path + "?" + q.Encode()
 			}
 		}
@@ -291,11 +372,13 @@ func finalize(body any, r *http.Request) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(body)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
 }
 
 func contains(list []string, s string) bool {
@@ -305,4 +388,21 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// protectedResource is GET /.well-known/oauth-protected-resource (contract §13.1).
+func (rs *RS) protectedResource(r *request) (int, any) {
+	origin := "http://" + r.Host
+	return http.StatusOK, map[string]any{
+		"resource": origin, "resource_name": "PDPP Fixture Resource Server", "authorization_servers": []string{origin},
+		"bearer_methods_supported": []string{"header"}, "pdpp_core_query_base": origin + "/v1",
+		"pdpp_provider_connect_version": "draft-2026-04-16", "pdpp_self_export_supported": true,
+		"pdpp_token_kinds_supported": []string{"owner", "client"},
+		"pdpp_discovery_hints": map[string]any{"schema_endpoint": "/v1/schema", "query_base": "/v1", "streams_endpoint_template": "/v1/streams/{stream}",
+			"aggregate": map[string]any{"endpoint_template": "/v1/streams/{stream}/aggregate"}, "changes_since_bootstrap": "beginning",
+			"blob_indirection": "data.blob_ref.fetch_url", "search": map[string]any{"endpoint": "/v1/search", "scope_param": "streams[]", "filter_requires_single_stream": true}},
+		"capabilities": map[string]any{"lexical_retrieval": map[string]any{"supported": true, "endpoint": "/v1/search", "cursor_supported": true,
+			"count_supported": false, "cross_stream": true, "snippets": true, "default_limit": 25, "max_limit": 100,
+			"score": map[string]any{"supported": true, "kind": "bm25", "order": "lower_is_better", "value_semantics": "implementation_relative"}}},
+	}
 }

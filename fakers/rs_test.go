@@ -25,13 +25,13 @@ func newClient(t *testing.T, fixture string, token func(*RS) string) (*client, *
 	return &client{t: t, http: &http.Client{Transport: rs.Transport()}, token: token(rs)}, rs
 }
 
-func (c *client) get(path string, q url.Values) (int, map[string]any, http.Header) {
+func (c *client) do(method, path string, q url.Values) (*http.Response, []byte) {
 	c.t.Helper()
 	u := MockBaseURL + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
-	req, _ := http.NewRequest("GET", u, nil)
+	req, _ := http.NewRequest(method, u, nil)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
@@ -41,9 +41,15 @@ func (c *client) get(path string, q url.Values) (int, map[string]any, http.Heade
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	return resp, raw
+}
+
+func (c *client) get(path string, q url.Values) (int, map[string]any, http.Header) {
+	c.t.Helper()
+	resp, raw := c.do("GET", path, q)
 	var body map[string]any
 	if err := json.Unmarshal(raw, &body); err != nil {
-		c.t.Fatalf("%s: not JSON: %s", path, raw)
+		c.t.Fatalf("%s: not JSON: %.200s", path, raw)
 	}
 	return resp.StatusCode, body, resp.Header
 }
@@ -54,7 +60,70 @@ func errCode(body map[string]any) string {
 	return s
 }
 
-func TestAuthGate(t *testing.T) {
+// expectError asserts one typed error answer.
+func (c *client) expectError(path string, q url.Values, status int, code string) map[string]any {
+	c.t.Helper()
+	got, body, _ := c.get(path, q)
+	if got != status || errCode(body) != code {
+		c.t.Errorf("%s?%s: %d %s, want %d %s (%v)", path, q.Encode(), got, errCode(body), status, code, body)
+	}
+	e, _ := body["error"].(map[string]any)
+	if e != nil && (e["request_id"] == nil || e["type"] == nil || e["message"] == nil) {
+		c.t.Errorf("%s: error envelope lacks type/message/request_id: %v", path, e)
+	}
+	return e
+}
+
+func TestDefaultFixtureShape(t *testing.T) {
+	fx, err := LoadFixture(DefaultFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := 0
+	for _, c := range fx.Connectors {
+		conns += len(c.Connections)
+	}
+	if len(fx.Connectors) < 3 || conns < 4 {
+		t.Errorf("%d connectors, %d connections; want at least 3 and 4", len(fx.Connectors), conns)
+	}
+	if n := len(fx.StreamsNamed("messages")); n != 2 {
+		t.Errorf("messages under %d connectors, want 2", n)
+	}
+	var long, short, expand, noExpand, roles, noRoles bool
+	for _, s := range fx.Streams {
+		if len(s.Relationships) > 0 {
+			expand = true
+		} else {
+			noExpand = true
+		}
+		for _, f := range s.Fields {
+			if f.Role != "" {
+				roles = true
+			} else {
+				noRoles = true
+			}
+		}
+		for _, r := range s.Records {
+			if b, ok := r.Data["body"].(string); ok {
+				long = long || len([]rune(b)) >= 60000
+				short = short || (r.ID == ShortBodyRecordID && len([]rune(b)) <= 200)
+			}
+		}
+	}
+	if !long || !short || !expand || !noExpand || !roles || !noRoles {
+		t.Errorf("long=%t short=%t expand=%t noExpand=%t roles=%t noRoles=%t", long, short, expand, noExpand, roles, noRoles)
+	}
+	a := fx.StreamsNamed("attachments")[0].Records[0].Data
+	if _, ok := a["payload"].(string); !ok || len(a["payload"].(string)) < 256 {
+		t.Error("want a base64 blob under a neutral field name")
+	}
+	m := fx.StreamsNamed("messages")[0].Records[0].Data
+	if m["image"] != "sunset over the bay" || m["headers"] == nil {
+		t.Error("want a plain-text field named like binary, and a JSON object field")
+	}
+}
+
+func TestAuthGateAndEnvelope(t *testing.T) {
 	cases := []struct {
 		name   string
 		token  func(*RS) string
@@ -66,66 +135,125 @@ func TestAuthGate(t *testing.T) {
 		{"missing bearer", func(*RS) string { return "" }, "/v1/schema", nil, 401, "authentication_error"},
 		{"unknown bearer", func(*RS) string { return "nope" }, "/v1/schema", nil, 401, "authentication_error"},
 		{"revoked grant", (*RS).RevokedToken, "/v1/schema", nil, 403, "grant_revoked"},
+		{"expired grant", (*RS).ExpiredToken, "/v1/streams", nil, 403, "grant_expired"},
 		{"ungranted stream", (*RS).ClientToken, "/v1/streams/secrets/records", nil, 401, "context.stream_not_allowed"},
 		{"connection outside grant", (*RS).ClientToken, "/v1/streams/attachments/records", url.Values{"connection_id": {"cin_home"}}, 401, "context.instance_mismatch"},
 		{"client filter", (*RS).ClientToken, "/v1/streams/messages/records", url.Values{"filter[label]": {"inbox"}}, 400, "invalid_request"},
+		{"client expand", (*RS).ClientToken, "/v1/streams/messages/records/m001", url.Values{"expand": {"attachments"}, "connection_id": {"cin_work"}}, 400, "invalid_request"},
+		{"client view", (*RS).ClientToken, "/v1/streams/messages/records", url.Values{"view": {"basic"}}, 400, "invalid_request"},
 		{"unknown param", (*RS).ClientToken, "/v1/streams/messages/records", url.Values{"bogus": {"1"}}, 400, "invalid_request"},
-		{"owner filter ok", (*RS).OwnerToken, "/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}}, 200, ""},
+		{"alias disagrees", (*RS).ClientToken, "/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "connector_instance_id": {"cin_home"}}, 400, "invalid_argument"},
+		{"bad version", (*RS).ClientToken, "/v1/schema", nil, 0, ""},
 	}
-	for _, tc := range cases {
+	for _, tc := range cases[:len(cases)-1] {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newClient(t, DefaultFixture, tc.token)
 			status, body, h := c.get(tc.path, tc.q)
 			if status != tc.status || errCode(body) != tc.code {
 				t.Fatalf("%d %s, want %d %s: %v", status, errCode(body), tc.status, tc.code, body)
 			}
-			if status == 401 && !strings.Contains(h.Get("WWW-Authenticate"), `resource_metadata="http://fixture-rs.test/.well-known/oauth-protected-resource"`) {
-				t.Errorf("401 without challenge: %q", h.Get("WWW-Authenticate"))
+			e := body["error"].(map[string]any)
+			if want := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error"}[status]; e["type"] != want {
+				t.Errorf("type %v, want %s", e["type"], want)
 			}
-			if h.Get("Request-Id") == "" || (status == 200 && h.Get("PDPP-Version") != PDPPVersion) {
-				t.Errorf("headers %v", h)
+			if status == 401 && (!strings.Contains(h.Get("WWW-Authenticate"), `resource_metadata="http://fixture-rs.test/.well-known/oauth-protected-resource"`) || e["next_step"] == nil) {
+				t.Errorf("401 without challenge: %q %v", h.Get("WWW-Authenticate"), e)
+			}
+			if h.Get("Request-Id") == "" || h.Get("Request-Id") != e["request_id"] {
+				t.Errorf("Request-Id %q vs %v", h.Get("Request-Id"), e["request_id"])
 			}
 		})
 	}
+	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
+	req, _ := http.NewRequest("GET", MockBaseURL+"/v1/schema", nil)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("PDPP-Version", "1999-01-01")
+	resp, _ := c.http.Do(req)
+	if resp.StatusCode != 400 || resp.Header.Get("PDPP-Version") != "" {
+		t.Errorf("unsupported version: %d, PDPP-Version %q", resp.StatusCode, resp.Header.Get("PDPP-Version"))
+	}
+	status, body, _ := c.get("/v1/search/semantic", url.Values{"q": {"x"}})
+	if status != 404 || body["error"] != "Not Found" || body["statusCode"] != float64(404) {
+		t.Errorf("unconfigured semantic route: %d %v", status, body)
+	}
 }
 
-func TestSchemaCompactAndFull(t *testing.T) {
+func TestSchemaCompactFullAndScoping(t *testing.T) {
 	owner, _ := newClient(t, DefaultFixture, (*RS).OwnerToken)
 	_, doc, _ := owner.get("/v1/schema", url.Values{"view": {"compact"}, "stream": {"messages"}})
 	conns := doc["connectors"].([]any)
-	row := conns[0].(map[string]any)["streams"].([]any)[0].(map[string]any)
+	if len(conns) != 2 || doc["detail"] != "compact" || doc["stream_count"] != float64(2) {
+		t.Fatalf("compact messages: %v", doc)
+	}
+	gmail := conns[0].(map[string]any)
+	row := gmail["streams"].([]any)[0].(map[string]any)
 	caps := row["field_capabilities"].(map[string]any)
 	for f, want := range map[string]string{
 		"sent_at":    "t=timestamp,eq,r=gte|gt|lte|lt,a=group_by_time|max|min",
 		"subject":    "t=string,role=primary-title,eq,lex",
 		"from_email": "t=string,eq,a=count_distinct|group_by",
+		"headers":    "t=object",
 	} {
 		if caps[f] != want {
 			t.Errorf("%s flags %q, want %q", f, caps[f], want)
 		}
 	}
-	if doc["detail"] != "compact" || conns[0].(map[string]any)["granted_connections"] == nil || row["granted_connections"] != nil {
-		t.Errorf("compact shape: %v", doc)
+	if gmail["granted_connections"] == nil || row["granted_connections"] != nil || len(row["expand_capabilities"].([]any)) != 1 {
+		t.Errorf("lifting or expand: %v", gmail)
+	}
+	_, full, _ := owner.get("/v1/schema", url.Values{"stream": {"issues"}})
+	issue := full["connectors"].([]any)[0].(map[string]any)["streams"].([]any)[0].(map[string]any)
+	fc := issue["field_capabilities"].(map[string]any)["created_at"].(map[string]any)
+	if fc["range_filter"].(map[string]any)["operators"] == nil || issue["query"] == nil || issue["freshness"] == nil {
+		t.Errorf("full owner entry: %v", issue)
 	}
 	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
-	if status, body, _ := c.get("/v1/schema", url.Values{"detail": {"full"}}); status != 400 || errCode(body) != "invalid_request" {
-		t.Errorf("full without stream: %d %v", status, body)
+	c.expectError("/v1/schema", url.Values{"detail": {"full"}}, 400, "invalid_request")
+	e := c.expectError("/v1/schema", url.Values{"detail": {"full"}, "stream": {"messages"}}, 409, "ambiguous_schema_detail")
+	if e["retry_with"] != "connection_id" || len(e["available_connections"].([]any)) != 3 {
+		t.Errorf("ambiguous full: %v", e)
 	}
-	status, body, _ := c.get("/v1/schema", url.Values{"detail": {"full"}, "stream": {"messages"}})
-	if e, _ := body["error"].(map[string]any); status != 409 || e["retry_with"] != "connection_id" || len(e["available_connections"].([]any)) != 2 {
-		t.Errorf("ambiguous full: %d %v", status, body)
-	}
-	status, body, _ = c.get("/v1/schema", url.Values{"detail": {"full"}, "stream": {"messages"}, "connection_id": {"cin_home"}})
-	if status != 200 || body["stream_count"] != float64(1) {
-		t.Errorf("scoped full: %d %v", status, body)
+	_, body, _ := c.get("/v1/schema", url.Values{"detail": {"full"}, "stream": {"messages"}, "connection_id": {"cin_slack"}})
+	if body["stream_count"] != float64(1) || body["connectors"].([]any)[0].(map[string]any)["connector_key"] != "slack" {
+		t.Errorf("scoped full: %v", body)
 	}
 	_, body, _ = c.get("/v1/schema", url.Values{"view": {"compact"}})
-	if body["stream_count"] != float64(3) {
-		t.Errorf("client compact stream_count %v", body["stream_count"])
+	if body["stream_count"] != float64(5) || body["bearer"].(map[string]any)["token_kind"] != "client" {
+		t.Errorf("client compact: %v", body)
+	}
+	row = body["connectors"].([]any)[0].(map[string]any)["streams"].([]any)[0].(map[string]any)
+	if row["field_capabilities"].(map[string]any)["subject"] != "declared" {
+		t.Errorf("client compact is grant-projected in the implementation: %v", row["field_capabilities"])
+	}
+	_, body, _ = c.get("/v1/schema", url.Values{"connection_id": {"cin_unknown"}})
+	if len(body["connectors"].([]any)) != 0 {
+		t.Errorf("unknown connection_id yields no connectors: %v", body)
 	}
 }
 
-func TestRecordsPagingFanInAndClamp(t *testing.T) {
+func TestSpecClientReadsShowLiveCapabilities(t *testing.T) {
+	fx, _ := LoadFixture(DefaultFixture)
+	fx.SpecClientReads = true
+	rs := New(fx)
+	c := &client{t: t, http: &http.Client{Transport: rs.Transport()}, token: rs.ClientToken()}
+	_, body, _ := c.get("/v1/schema", url.Values{"view": {"compact"}, "stream": {"issues"}})
+	row := body["connectors"].([]any)[0].(map[string]any)["streams"].([]any)[0].(map[string]any)
+	if row["field_capabilities"].(map[string]any)["state"] != "t=string,eq,a=group_by" {
+		t.Errorf("spec mode flags: %v", row["field_capabilities"])
+	}
+	status, body, _ := c.get("/v1/streams/issues/records", url.Values{"filter[state]": {"open"}, "filter[created_at][gte]": {"2025-01-01T00:00:00Z"}, "limit": {"100"}})
+	if status != 200 {
+		t.Fatalf("spec-mode filter: %d %v", status, body)
+	}
+	for _, r := range body["data"].([]any) {
+		d := r.(map[string]any)["data"].(map[string]any)
+		if d["state"] != "open" || d["created_at"].(string) < "2025-01-01" {
+			t.Errorf("filter leaked %v", d)
+		}
+	}
+}
+
+func TestRecordsParameters(t *testing.T) {
 	c, rs := newClient(t, DefaultFixture, (*RS).ClientToken)
 	seen := map[string]bool{}
 	q := url.Values{"connection_id": {"cin_work"}, "limit": {"15"}, "count": {"exact"}}
@@ -134,11 +262,20 @@ func TestRecordsPagingFanInAndClamp(t *testing.T) {
 		if status != 200 || pages > 10 {
 			t.Fatalf("page %d: %d %v", pages, status, body)
 		}
+		if body["meta"].(map[string]any)["count"].(map[string]any)["value"] != float64(41) {
+			t.Errorf("count %v", body["meta"])
+		}
 		for _, r := range body["data"].([]any) {
 			seen[r.(map[string]any)["id"].(string)] = true
 		}
 		if body["has_more"] != true {
+			if body["links"].(map[string]any)["next"] != nil {
+				t.Error("links.next on the last page")
+			}
 			break
+		}
+		if !strings.Contains(body["links"].(map[string]any)["next"].(string), "cursor=") {
+			t.Errorf("links.next %v", body["links"])
 		}
 		q.Set("cursor", body["next_cursor"].(string))
 	}
@@ -146,69 +283,249 @@ func TestRecordsPagingFanInAndClamp(t *testing.T) {
 		t.Errorf("paged %d records of cin_work, want 41", len(seen))
 	}
 	_, body, _ := c.get("/v1/streams/messages/records", url.Values{"limit": {"500"}})
-	if len(body["data"].([]any)) != 82 || body["next_cursor"] != nil {
-		t.Errorf("fan-in: %d records, next_cursor %v", len(body["data"].([]any)), body["next_cursor"])
+	if body["next_cursor"] != nil || body["has_more"] != false {
+		t.Errorf("fan-in: has_more %v next_cursor %v", body["has_more"], body["next_cursor"])
 	}
-	warn := body["meta"].(map[string]any)["warnings"].([]any)
-	if len(warn) != 1 || warn[0].(map[string]any)["code"] != "limit_clamped" {
-		t.Errorf("warnings %v", warn)
+	if n := len(body["data"].([]any)); n != 41+41+20 {
+		t.Errorf("fan-in returned %d records across three connections", n)
 	}
-	_, body, _ = c.get("/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "fields": {"id,subject"}, "limit": {"1"}})
-	data := body["data"].([]any)[0].(map[string]any)["data"].(map[string]any)
-	if len(data) != 2 {
-		t.Errorf("projection %v", data)
+	if w := body["meta"].(map[string]any)["warnings"].([]any); len(w) != 1 || w[0].(map[string]any)["code"] != "limit_clamped" {
+		t.Errorf("warnings %v", w)
 	}
-	if n := len(rs.RequestsTo("/v1/streams/messages/records")); n < 4 {
-		t.Errorf("request log has %d record calls", n)
+	_, body, _ = c.get("/v1/streams/messages/records", url.Values{"limit": {"2"}})
+	if w := body["meta"].(map[string]any)["warnings"].([]any); len(w) != 1 || w[0].(map[string]any)["code"] != "partial_results" {
+		t.Errorf("fan-in has_more warning %v", w)
 	}
-}
-
-func TestDetailAmbiguityAndFieldWindow(t *testing.T) {
-	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
-	status, body, _ := c.get("/v1/streams/messages/records/"+SharedRecordID, nil)
-	if e, _ := body["error"].(map[string]any); status != 409 || e["retry_with"] != "connection_id" {
-		t.Errorf("shared id: %d %v", status, body)
+	_, body, _ = c.get("/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "fields": {"id,subject", "label"}, "limit": {"1"}})
+	if d := body["data"].([]any)[0].(map[string]any)["data"].(map[string]any); len(d) != 3 {
+		t.Errorf("projection %v", d)
 	}
-	path := "/v1/streams/messages/records/" + LongBodyRecordID + "/field-window"
-	_, body, _ = c.get(path, url.Values{"field": {"body"}, "limit_chars": {"1000"}, "offset_chars": {"1000"}})
-	w := body["window"].(map[string]any)
-	if w["start_chars"] != float64(1000) || w["end_chars"] != float64(2000) || w["complete"] != false || w["next_offset_chars"] != float64(2000) || w["previous_offset_chars"] != float64(0) {
-		t.Errorf("window %v", w)
-	}
-	_, body, _ = c.get(path, url.Values{"field": {"body"}, "q": {LongBodyPhrase}, "before_chars": {"20"}, "after_chars": {"20"}})
-	w = body["window"].(map[string]any)
-	if !strings.Contains(w["text"].(string), LongBodyPhrase) || w["match_start_chars"] == nil {
-		t.Errorf("q window %v", w)
+	_, asc, _ := c.get("/v1/streams/issues/records", url.Values{"sort": {"created_at"}, "limit": {"2"}})
+	_, desc, _ := c.get("/v1/streams/issues/records", url.Values{"order": {"desc"}, "limit": {"2"}})
+	if asc["data"].([]any)[0].(map[string]any)["id"] != "i001" || desc["data"].([]any)[0].(map[string]any)["id"] != "i080" {
+		t.Errorf("ordering: asc %v desc %v", asc["data"].([]any)[0], desc["data"].([]any)[0])
 	}
 	for _, tc := range []struct {
 		q    url.Values
 		code string
 	}{
-		{url.Values{"field": {"size_bytes"}}, "field_not_text"},
-		{url.Values{"field": {"missing"}}, "field_not_granted"},
-		{url.Values{"field": {"body"}, "offset_chars": {"x"}}, "invalid_window"},
-		{url.Values{"field": {"body"}, "q": {"zzz-not-there"}}, "query_not_found"},
+		{url.Values{"cursor": {"not-a-cursor"}, "connection_id": {"cin_work"}}, "invalid_cursor"},
+		{url.Values{"sort": {"subject"}}, "invalid_sort"},
+		{url.Values{"sort": {"sent_at"}, "order": {"desc"}}, "invalid_sort"},
+		{url.Values{"order": {"sideways"}}, "invalid_request"},
+		{url.Values{"count": {"maybe"}}, "invalid_request"},
+		{url.Values{"fields": {"nope"}}, "unknown_field"},
+		{url.Values{"fields": {""}}, "invalid_request"},
+		{url.Values{"changes_since": {"beginning"}}, "invalid_argument"},
+		{url.Values{"changes_since": {"2026-01-01"}, "connection_id": {"cin_work"}}, "invalid_cursor"},
+		{url.Values{"changes_since": {"beginning"}, "connection_id": {"cin_work"}, "order": {"asc"}}, "invalid_request"},
 	} {
-		if _, body, _ := c.get(path, tc.q); errCode(body) != tc.code {
-			t.Errorf("%v: %v, want %s", tc.q, body, tc.code)
-		}
+		c.expectError("/v1/streams/messages/records", tc.q, map[string]int{"invalid_argument": 400}[tc.code]|400, tc.code)
 	}
-	if _, body, _ := c.get("/v1/streams/messages/records/"+NoSubjectRecord+"/field-window", url.Values{"field": {"subject"}, "connection_id": {"cin_work"}}); errCode(body) != "field_not_found" {
-		t.Errorf("absent field: %v", body)
+	c.expectError("/v1/streams/nope/records", nil, 401, "context.stream_not_allowed")
+	if n := len(rs.RequestsTo("/v1/streams/messages/records")); n < 10 {
+		t.Errorf("request log has %d record calls", n)
 	}
 }
 
-func TestAggregateAndSearch(t *testing.T) {
+func TestOwnerFiltersAndExpand(t *testing.T) {
+	owner, _ := newClient(t, DefaultFixture, (*RS).OwnerToken)
+	_, body, _ := owner.get("/v1/streams/issues/records", url.Values{"filter[state]": {"closed"}, "filter[created_at][gte]": {"2025-06-01T00:00:00Z"}, "limit": {"100"}})
+	if body["data"] == nil || len(body["data"].([]any)) == 0 {
+		t.Fatalf("%v", body)
+	}
+	for _, r := range body["data"].([]any) {
+		d := r.(map[string]any)["data"].(map[string]any)
+		if d["state"] != "closed" || d["created_at"].(string) < "2025-06-01" {
+			t.Errorf("filter leaked %v", d)
+		}
+	}
+	owner.expectError("/v1/streams/issues/records", url.Values{"filter[created_at][between]": {"1"}}, 400, "invalid_request")
+	owner.expectError("/v1/streams/issues/records", url.Values{"filter[comments][gte]": {"3"}}, 400, "invalid_request")
+	owner.expectError("/v1/streams/issues/records", url.Values{"filter[title][gte]": {"a"}}, 400, "invalid_request")
+	owner.expectError("/v1/streams/issues/records", url.Values{"filter[nope]": {"a"}}, 400, "unknown_field")
+	owner.expectError("/v1/streams/issues/records", url.Values{"filter": {"state=open"}}, 400, "invalid_request")
+	_, body, _ = owner.get("/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "expand": {"attachments"}, "expand_limit[attachments]": {"5"}, "filter[label]": {"inbox"}})
+	found := false
+	for _, r := range body["data"].([]any) {
+		if ex, ok := r.(map[string]any)["expanded"].(map[string]any); ok && ex["attachments"] != nil {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("expand: %v", body)
+	}
+	owner.expectError("/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "expand": {"labels"}}, 400, "invalid_expand")
+	owner.expectError("/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "expand": {"attachments"}, "expand_limit[attachments]": {"51"}}, 400, "invalid_expand")
+	owner.expectError("/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "expand_limit[attachments]": {"3"}}, 400, "invalid_expand")
+	owner.expectError("/v1/streams/messages/records", url.Values{"connection_id": {"cin_slack"}, "expand": {"attachments"}}, 400, "invalid_expand")
+}
+
+func TestChangesFeed(t *testing.T) {
+	c, rs := newClient(t, DefaultFixture, (*RS).ClientToken)
+	_, body, _ := c.get("/v1/streams/issues/records", url.Values{"changes_since": {"beginning"}, "limit": {"100"}})
+	horizon, _ := body["next_changes_since"].(string)
+	if len(body["data"].([]any)) != 80 || horizon == "" {
+		t.Fatalf("beginning: %v", body["has_more"])
+	}
+	_, body, _ = c.get("/v1/streams/issues/records", url.Values{"changes_since": {horizon}})
+	if len(body["data"].([]any)) != 0 {
+		t.Errorf("no changes expected yet")
+	}
+	rs.Update(func(f *Fixture) {})
+	_, body, _ = c.get("/v1/streams/issues/records", url.Values{"changes_since": {horizon}})
+	if len(body["data"].([]any)) == 0 {
+		t.Errorf("changes after an update expected")
+	}
+}
+
+func TestDetailFieldWindowAndBlobs(t *testing.T) {
+	c, rs := newClient(t, DefaultFixture, (*RS).ClientToken)
+	e := c.expectError("/v1/streams/messages/records/"+SharedRecordID, nil, 409, "ambiguous_connection")
+	if e["retry_with"] != "connection_id" || len(e["available_connections"].([]any)) != 2 {
+		t.Errorf("shared id: %v", e)
+	}
+	_, body, _ := c.get("/v1/streams/messages/records/m001", url.Values{"connection_id": {"cin_work"}, "fields": {"subject"}})
+	if body["connector_key"] != "gmail" || body["record_json_bytes"] == nil || len(body["data"].(map[string]any)) != 1 {
+		t.Errorf("detail: %v", body)
+	}
+	c.expectError("/v1/streams/messages/records/zzz", url.Values{"connection_id": {"cin_work"}}, 404, "not_found")
+	path := "/v1/streams/messages/records/" + LongBodyRecordID + "/field-window"
+	_, body, _ = c.get(path, url.Values{"field": {"body"}, "limit_chars": {"1000"}, "offset_chars": {"1000"}})
+	w := body["window"].(map[string]any)
+	if w["start_chars"] != float64(1000) || w["end_chars"] != float64(2000) || w["complete"] != false || w["next_offset_chars"] != float64(2000) || w["previous_offset_chars"] != float64(0) || w["total_chars"].(float64) < 60000 {
+		t.Errorf("window %v", w)
+	}
+	_, body, _ = c.get(path, url.Values{"field": {"body"}})
+	if body["window"].(map[string]any)["limit_chars"] != float64(4096) {
+		t.Errorf("default limit %v", body["window"])
+	}
+	_, body, _ = c.get(path, url.Values{"field": {"body"}, "limit_chars": {"99999"}})
+	if w := body["meta"].(map[string]any)["warnings"].([]any); body["window"].(map[string]any)["limit_chars"] != float64(16384) || len(w) != 1 {
+		t.Errorf("clamp %v", body["meta"])
+	}
+	_, body, _ = c.get(path, url.Values{"field": {"body"}, "q": {LongBodyPhrase}, "before_chars": {"20"}, "after_chars": {"20"}})
+	w = body["window"].(map[string]any)
+	if !strings.Contains(w["text"].(string), LongBodyPhrase) || w["match_end_chars"].(float64)-w["match_start_chars"].(float64) != float64(len(LongBodyPhrase)) {
+		t.Errorf("q window %v", w)
+	}
+	_, body, _ = c.get("/v1/streams/messages/records/"+ShortBodyRecordID+"/field-window", url.Values{"field": {"body"}, "connection_id": {"cin_work"}})
+	if body["window"].(map[string]any)["complete"] != true {
+		t.Errorf("short body window %v", body["window"])
+	}
+	for _, tc := range []struct {
+		q      url.Values
+		status int
+		code   string
+	}{
+		{url.Values{"field": {"size_bytes"}}, 422, "field_not_text"},
+		{url.Values{"field": {"headers"}}, 422, "field_not_text"},
+		{url.Values{"field": {"missing"}}, 403, "field_not_granted"},
+		{url.Values{}, 400, "invalid_field_path"},
+		{url.Values{"field": {"body", "subject"}}, 400, "invalid_field_path"},
+		{url.Values{"field": {"body"}, "offset_chars": {"x"}}, 400, "invalid_window"},
+		{url.Values{"field": {"body"}, "offset_chars": {"-1"}}, 400, "invalid_window"},
+		{url.Values{"field": {"body"}, "q": {"x"}, "offset_chars": {"3"}}, 400, "invalid_window"},
+		{url.Values{"field": {"body"}, "before_chars": {"3"}}, 400, "invalid_window"},
+		{url.Values{"field": {"body"}, "q": {"the"}, "after_chars": {"9000"}}, 400, "invalid_window"},
+		{url.Values{"field": {"body"}, "q": {"zzz-not-there"}}, 404, "query_not_found"},
+	} {
+		c.expectError(path, tc.q, tc.status, tc.code)
+	}
+	c.expectError("/v1/streams/messages/records/"+NoSubjectRecordID+"/field-window", url.Values{"field": {"subject"}, "connection_id": {"cin_work"}}, 404, "field_not_found")
+	c.expectError("/v1/streams/messages/records/"+SharedRecordID+"/field-window", url.Values{"field": {"body"}}, 409, "ambiguous_connection")
+
+	resp, raw := c.do("GET", "/v1/blobs/blob_"+BlobRecordID, nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" || resp.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.HasPrefix(string(raw), "PNG-1-") {
+		t.Errorf("blob: %d %v %.20s", resp.StatusCode, resp.Header, raw)
+	}
+	if resp, raw := c.do("HEAD", "/v1/blobs/blob_"+BlobRecordID, nil); resp.StatusCode != 200 || len(raw) != 0 {
+		t.Errorf("HEAD blob: %d %d bytes", resp.StatusCode, len(raw))
+	}
+	c.expectError("/v1/blobs/blob_nope", nil, 404, "blob_not_found")
+	// Live mutation: a second connection now references the same blob.
+	rs.Update(func(f *Fixture) {
+		s := f.StreamsNamed("attachments")[0]
+		s.Connections = append(s.Connections, "cin_home")
+		rec := s.Records[0]
+		rec.ConnectionID = "cin_home"
+		s.Records = append(s.Records, rec)
+		f.grantAll()
+	})
+	c.expectError("/v1/blobs/blob_"+BlobRecordID, nil, 409, "ambiguous_connection")
+	if resp, _ := c.do("GET", "/v1/blobs/blob_"+BlobRecordID, url.Values{"connection_id": {"cin_home"}}); resp.StatusCode != 200 {
+		t.Errorf("scoped blob: %d", resp.StatusCode)
+	}
+}
+
+func TestLiveExpandMutation(t *testing.T) {
+	c, rs := newClient(t, DefaultFixture, (*RS).OwnerToken)
+	caps := func() int {
+		_, body, _ := c.get("/v1/schema", url.Values{"view": {"compact"}, "stream": {"messages"}, "connection_id": {"cin_work"}})
+		row := body["connectors"].([]any)[0].(map[string]any)["streams"].([]any)[0].(map[string]any)
+		return len(row["expand_capabilities"].([]any))
+	}
+	if caps() != 1 {
+		t.Fatal("messages should advertise attachments")
+	}
+	rs.Update(func(f *Fixture) { f.StreamsNamed("messages")[0].Relationships = nil })
+	if caps() != 0 {
+		t.Error("the update did not reach the next call")
+	}
+}
+
+func TestAggregate(t *testing.T) {
 	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
 	_, body, _ := c.get("/v1/streams/messages/aggregate", url.Values{"metric": {"count"}, "group_by": {"label"}, "limit": {"2"}, "connection_id": {"cin_work"}})
-	groups := body["groups"].([]any)
-	if len(groups) != 2 || body["other_count"] == nil || body["other_count"].(float64) <= 0 {
+	if len(body["groups"].([]any)) != 2 || body["other_count"].(float64) <= 0 || body["time_zone"] != nil {
 		t.Errorf("grouped: %v", body)
 	}
-	if _, body, _ := c.get("/v1/streams/messages/aggregate", url.Values{"metric": {"sum"}, "field": {"size_bytes"}, "group_by": {"label"}}); errCode(body) != "invalid_request" {
-		t.Errorf("sum grouped must be rejected: %v", body)
+	_, body, _ = c.get("/v1/streams/messages/aggregate", url.Values{"metric": {"count"}, "group_by": {"label"}})
+	if _, has := body["other_count"]; has {
+		t.Errorf("fan-in grouped aggregate omits other_count in the implementation: %v", body)
 	}
-	_, body, _ = c.get("/v1/search", url.Values{"q": {FanInTerm}, "limit": {"5"}})
+	for gran, minBuckets := range map[string]int{"minute": 50, "hour": 50, "day": 50, "week": 50, "month": 20, "quarter": 8, "year": 3} {
+		_, body, _ := c.get("/v1/streams/issues/aggregate", url.Values{"metric": {"count"}, "group_by_time": {"created_at"}, "granularity": {gran}, "limit": {"100"}, "time_zone": {"Europe/Berlin"}})
+		if g, _ := body["groups"].([]any); len(g) < minBuckets || body["time_zone"] != "Europe/Berlin" {
+			t.Errorf("%s: %d buckets (want >= %d), time_zone %v", gran, len(g), minBuckets, body["time_zone"])
+		}
+	}
+	_, body, _ = c.get("/v1/streams/issues/aggregate", url.Values{"metric": {"sum"}, "field": {"comments"}})
+	if body["value"] == nil {
+		t.Errorf("sum: %v", body)
+	}
+	_, body, _ = c.get("/v1/streams/issues/aggregate", url.Values{"metric": {"max"}, "field": {"created_at"}})
+	if v, _ := body["value"].(string); !strings.HasPrefix(v, "2026") {
+		t.Errorf("max timestamp: %v", body["value"])
+	}
+	_, body, _ = c.get("/v1/streams/messages/aggregate", url.Values{"metric": {"count_distinct"}, "field": {"from_email"}, "connection_id": {"cin_work"}})
+	if body["value"].(float64) < 2 {
+		t.Errorf("count_distinct %v", body["value"])
+	}
+	for _, q := range []url.Values{
+		{},
+		{"metric": {"median"}},
+		{"metric": {"count"}, "field": {"label"}},
+		{"metric": {"sum"}, "field": {"label"}},
+		{"metric": {"sum"}, "field": {"size_bytes"}, "group_by": {"label"}},
+		{"metric": {"count"}, "group_by": {"label"}, "group_by_time": {"sent_at"}, "granularity": {"day"}},
+		{"metric": {"count"}, "group_by_time": {"sent_at"}},
+		{"metric": {"count"}, "granularity": {"day"}},
+		{"metric": {"count"}, "group_by_time": {"sent_at"}, "granularity": {"fortnight"}},
+		{"metric": {"count"}, "group_by_time": {"sent_at"}, "granularity": {"day"}, "time_zone": {"Mars/Olympus"}},
+		{"metric": {"count"}, "group_by": {"label"}, "limit": {"101"}},
+		{"metric": {"count_distinct"}, "field": {"from_email"}},
+		{"metric": {"count"}, "bogus": {"1"}},
+	} {
+		c.expectError("/v1/streams/messages/aggregate", q, 400, "invalid_request")
+	}
+	c.expectError("/v1/streams/channels/aggregate", url.Values{"metric": {"count"}}, 400, "invalid_request")
+	c.expectError("/v1/streams/messages/aggregate", url.Values{"metric": {"count"}, "group_by": {"nope"}}, 400, "unknown_field")
+}
+
+func TestSearch(t *testing.T) {
+	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
+	_, body, _ := c.get("/v1/search", url.Values{"q": {FanInTerm}, "limit": {"6"}})
 	hits := body["data"].([]any)
 	conns := map[string]bool{}
 	for _, h := range hits {
@@ -218,31 +535,80 @@ func TestAggregateAndSearch(t *testing.T) {
 		if strings.Count(s, "<mark>") == 0 || strings.Count(s, "<mark>") != strings.Count(s, "</mark>") {
 			t.Errorf("snippet %q", s)
 		}
+		ev := hm["evidence_excerpts"].([]any)[0].(map[string]any)
+		read := ev["read"].(map[string]any)
+		if ev["object"] != "evidence_excerpt" || ev["field_path"] == nil || ev["truncated"] != true || read["object"] != "field_window_read" ||
+			read["route"] != "/v1/streams/"+hm["stream"].(string)+"/records/"+hm["record_key"].(string)+"/field-window" || read["connection_id"] != hm["connection_id"] {
+			t.Errorf("S051 evidence descriptor: %v", ev)
+		}
 	}
-	if len(hits) != 5 || len(conns) != 2 || body["has_more"] != true || body["next_cursor"] == nil {
-		t.Errorf("search: %d hits from %d connections: %v", len(hits), len(conns), body["has_more"])
+	if len(hits) != 6 || len(conns) < 3 || body["has_more"] != true || body["next_cursor"] == nil {
+		t.Errorf("search: %d hits from %d connections", len(hits), len(conns))
 	}
-	if status, body, _ := c.get("/v1/search", url.Values{"q": {"x"}, "streams": {"secrets"}}); status != 403 || errCode(body) != "grant_stream_not_allowed" {
-		t.Errorf("ungranted streams: %d %v", status, body)
+	if rec := body["meta"].(map[string]any)["recall"].(map[string]any); rec["complete"] != true || body["meta"].(map[string]any)["count_accuracy"] != "exact" {
+		t.Errorf("recall %v", body["meta"])
+	}
+	_, page2, _ := c.get("/v1/search", url.Values{"q": {FanInTerm}, "limit": {"6"}, "cursor": {body["next_cursor"].(string)}})
+	if len(page2["data"].([]any)) == 0 {
+		t.Error("second page empty")
+	}
+	c.expectError("/v1/search", url.Values{"q": {"other"}, "cursor": {body["next_cursor"].(string)}}, 400, "invalid_cursor")
+	_, body, _ = c.get("/v1/search", url.Values{"q": {MetadataTerm}})
+	for _, h := range body["data"].([]any) {
+		hm := h.(map[string]any)
+		if hm["snippet"] != nil || hm["evidence_excerpts"] != nil || hm["matched_fields"].([]any)[0] != "label" {
+			t.Errorf("metadata-only match must carry no body evidence: %v", hm)
+		}
+	}
+	if len(body["data"].([]any)) == 0 {
+		t.Error("no metadata-only match")
+	}
+	_, body, _ = c.get("/v1/search", url.Values{"q": {FanInTerm}, "connection_id": {"cin_slack"}})
+	for _, h := range body["data"].([]any) {
+		if h.(map[string]any)["connection_id"] != "cin_slack" {
+			t.Errorf("connection scope leaked %v", h)
+		}
+	}
+	_, body, _ = c.get("/v1/search", url.Values{"q": {FanInTerm}, "limit": {"500"}})
+	if body["meta"].(map[string]any)["warnings"].([]any)[0].(map[string]any)["code"] != "limit_clamped" {
+		t.Errorf("search clamp %v", body["meta"])
+	}
+	c.expectError("/v1/search", url.Values{}, 400, "invalid_request")
+	c.expectError("/v1/search", url.Values{"q": {"x"}, "bogus": {"1"}}, 400, "invalid_request")
+	c.expectError("/v1/search", url.Values{"q": {"x"}, "streams": {"secrets"}}, 403, "grant_stream_not_allowed")
+	c.expectError("/v1/search", url.Values{"q": {"x"}, "connection_id": {"cin_nope"}}, 404, "connection_not_found")
+	c.expectError("/v1/search", url.Values{"q": {"x"}, "cursor": {"!!"}}, 400, "invalid_cursor")
+}
+
+func TestStreamsAndWellKnown(t *testing.T) {
+	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
+	_, body, _ := c.get("/v1/streams", nil)
+	if len(body["data"].([]any)) != 6 {
+		t.Errorf("one entry per (stream, connection): %d", len(body["data"].([]any)))
+	}
+	_, body, _ = c.get("/v1/streams/issues", nil)
+	if body["name"] != "issues" || body["granted_connections"] != nil || body["freshness"] == nil {
+		t.Errorf("stream detail: %v", body)
+	}
+	c.expectError("/v1/streams", url.Values{"connection_id": {"cin_nope"}}, 404, "connection_not_found")
+	anon := &client{t: t, http: c.http}
+	_, body, _ = anon.get("/.well-known/oauth-protected-resource", nil)
+	if body["pdpp_core_query_base"] != "http://fixture-rs.test/v1" || body["links"] != nil {
+		t.Errorf("metadata: %v", body)
 	}
 }
 
-func TestStartServesOnLoopback(t *testing.T) {
-	fx, _ := LoadFixture("single-connection")
-	rs := New(fx)
-	u, stop, err := rs.Start("127.0.0.1:0")
+func TestScaleFixture(t *testing.T) {
+	fx, err := LoadFixture("scale:4,20,30,10")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop(t.Context())
-	req, _ := http.NewRequest("GET", u+"/v1/streams", nil)
-	req.Header.Set("Authorization", "Bearer "+rs.ClientToken())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("%v %v", err, resp)
+	if len(fx.Connectors) != 4 || len(fx.Streams) != 80 || len(fx.Streams[0].Fields) != 30 || len(fx.Streams[0].Records) != 10 {
+		t.Errorf("scale shape: %d connectors, %d streams", len(fx.Connectors), len(fx.Streams))
 	}
-	resp.Body.Close()
-	if _, err := LoadFixture("nope"); err == nil || !strings.Contains(err.Error(), "two-connections") {
-		t.Errorf("unknown fixture error %v", err)
+	for _, bad := range []string{"scale:0,1,2,3", "scale:1,2", "scale:1000,1000,1000,1000", "nope"} {
+		if _, err := LoadFixture(bad); err == nil {
+			t.Errorf("LoadFixture(%q): want an error", bad)
+		}
 	}
 }

@@ -5,93 +5,106 @@ import (
 	"strings"
 )
 
+// A slice is one connection's view of one connector's stream.
+type slice struct {
+	s    *Stream
+	conn Connection
+	key  string // connector key
+}
+
+// slices are the (stream, connection) pairs named stream that the bearer
+// may read, in fixture order, optionally narrowed to one connection.
+func (r *request) slices(name, connection string) []slice {
+	var allowed []string
+	if r.client() {
+		gs := r.fx.grantStream(name)
+		if gs == nil {
+			return nil
+		}
+		allowed = gs.InstanceIDs
+	}
+	var out []slice
+	for _, s := range r.fx.StreamsNamed(name) {
+		for _, cid := range s.Connections {
+			if (allowed != nil && !contains(allowed, cid)) || (connection != "" && cid != connection) {
+				continue
+			}
+			c, key, _ := r.fx.Connection(cid)
+			out = append(out, slice{s: s, conn: c, key: key})
+		}
+	}
+	return out
+}
+
+// liveMetadata says whether the bearer sees the live manifest.
+func (r *request) liveMetadata() bool { return !r.client() || r.fx.SpecClientReads }
+
 // schema serves GET /v1/schema (contract §4): full or compact, scoped by
-// stream and connection_id; detail=full needs a stream that resolves to one
-// source.
+// stream and connection_id; detail=full needs a stream that resolves to one source.
 func (rs *RS) schema(r *request) (int, any) {
 	compact := strings.EqualFold(strings.TrimSpace(r.q.Get("view")), "compact")
-	stream, conn := r.q.Get("stream"), r.q.Get("connection_id")
+	stream, conn := r.q.Get("stream"), connectionParam(r)
 	if r.q.Get("detail") == "full" && !compact {
 		if stream == "" {
 			return 0, errf("invalid_request", "detail", "schema detail \"full\" requires `stream`; call /v1/schema?view=compact for global discovery, then /v1/schema?stream=<name>&connection_id=<cin>&detail=full for exhaustive detail.")
 		}
-		if s := rs.fx.Stream(stream); s != nil && conn == "" {
-			if conns := rs.visibleConnections(r, s); len(conns) > 1 {
-				avail := []map[string]any{}
-				for _, c := range conns {
-					avail = append(avail, map[string]any{"connection_id": c.ID, "connector_key": rs.fx.Connector.Key, "stream": stream, "display_name": c.DisplayName})
+		if sl := r.slices(stream, ""); conn == "" && len(sl) > 1 {
+			var avail []map[string]any
+			for _, x := range sl {
+				dn := x.conn.DisplayName
+				if dn == "" {
+					dn = stream
 				}
-				return 0, &apiError{Code: "ambiguous_schema_detail", Param: "connection_id", RetryWith: "connection_id", AvailableConnections: avail,
-					Message: "Stream '" + stream + "' resolves to more than one source. Retry with `connection_id`."}
+				avail = append(avail, map[string]any{"connection_id": x.conn.ID, "connector_key": x.key, "stream": stream, "display_name": dn})
+			}
+			return 0, &apiError{Code: "ambiguous_schema_detail", Param: "connection_id", RetryWith: "connection_id", AvailableConnections: avail,
+				Message: "Stream '" + stream + "' resolves to more than one source. Retry with `connection_id`."}
+		}
+	}
+	connectors := []any{}
+	total := 0
+	for _, c := range r.fx.Connectors {
+		var rows []any
+		for _, s := range r.fx.Streams {
+			if s.Connector != c.Key || (stream != "" && s.Name != stream) {
+				continue
+			}
+			var conns []Connection
+			for _, x := range r.slices(s.Name, conn) {
+				if x.s == s {
+					conns = append(conns, x.conn)
+				}
+			}
+			if len(conns) > 0 {
+				rows = append(rows, rs.streamEntry(r, s, conns, compact))
 			}
 		}
-	}
-	var rows []any
-	for _, s := range rs.fx.Streams {
-		if stream != "" && s.Name != stream {
+		if len(rows) == 0 {
 			continue
 		}
-		conns := rs.visibleConnections(r, s)
-		if conn != "" {
-			conns = filterConn(conns, conn)
+		total += len(rows)
+		entry := map[string]any{"object": "connector", "source": map[string]any{"id": c.Key, "kind": "connector"},
+			"connector_key": c.Key, "connector_id": c.Key, "display_name": c.DisplayName, "stream_count": len(rows), "streams": rows}
+		if compact {
+			liftGrantedConnections(entry)
 		}
-		if len(conns) == 0 {
-			continue
-		}
-		rows = append(rows, rs.streamEntry(r, s, conns, compact))
-	}
-	connector := map[string]any{"object": "connector", "source": map[string]any{"id": rs.fx.Connector.Key, "kind": "connector"},
-		"connector_key": rs.fx.Connector.Key, "connector_id": rs.fx.Connector.Key, "display_name": rs.fx.Connector.DisplayName, "stream_count": len(rows), "streams": rows}
-	connectors := []any{}
-	if len(rows) > 0 {
-		connectors = append(connectors, connector)
+		connectors = append(connectors, entry)
 	}
 	doc := map[string]any{"object": "schema", "bearer": rs.bearer(r), "connectors": connectors}
 	if compact {
 		doc["detail"] = "compact"
-		liftGrantedConnections(connector)
 	}
 	if compact || stream != "" || conn != "" {
-		doc["connector_count"], doc["stream_count"] = len(connectors), len(rows)
+		doc["connector_count"], doc["stream_count"] = len(connectors), total
 	}
 	return http.StatusOK, doc
 }
 
 func (rs *RS) bearer(r *request) map[string]any {
 	if r.client() {
-		return map[string]any{"token_kind": "client", "scope": "grant", "grant_id": rs.fx.Grant.ID, "client_id": rs.fx.Grant.ClientID}
+		return map[string]any{"token_kind": "client", "scope": "grant", "grant_id": r.fx.Grant.ID, "client_id": r.fx.Grant.ClientID}
 	}
 	return map[string]any{"token_kind": "owner", "scope": "owner"}
-}
-
-// visibleConnections are the stream's connections the bearer may read.
-func (rs *RS) visibleConnections(r *request, s *Stream) []Connection {
-	var allowed []string
-	if r.client() {
-		gs := rs.grantStream(s.Name)
-		if gs == nil {
-			return nil
-		}
-		allowed = gs.InstanceIDs
-	} else {
-		allowed = s.Connections
-	}
-	var out []Connection
-	for _, c := range rs.fx.Connections {
-		if contains(allowed, c.ID) && contains(s.Connections, c.ID) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func filterConn(conns []Connection, id string) []Connection {
-	for _, c := range conns {
-		if c.ID == id {
-			return []Connection{c}
-		}
-	}
-	return nil
 }
 
 func grantedConnections(conns []Connection) []any {
@@ -106,16 +119,26 @@ func grantedConnections(conns []Connection) []any {
 	return out
 }
 
-// streamEntry builds one stream row: live metadata for owners, the grant
-// projection for clients (implementation, not spec: contract §4.3, §15 #3).
+// streamEntry builds one stream row: live metadata, or the client grant
+// projection (implementation, not spec: contract §4.3, §15 #3).
 func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact bool) map[string]any {
-	e := map[string]any{"object": "stream_metadata", "name": s.Name, "granted_connections": grantedConnections(conns)}
+	e := map[string]any{"object": "stream_metadata", "name": s.Name, "connector_key": s.Connector, "granted_connections": grantedConnections(conns)}
+	if len(conns) == 1 {
+		e["connection_id"] = conns[0].ID
+		if conns[0].DisplayName != "" {
+			e["display_name"] = conns[0].DisplayName
+		}
+	}
 	props := map[string]any{}
 	caps := map[string]any{}
-	var expand []any
+	expand := []any{}
+	var granted []string
 	if r.client() {
-		gs := rs.grantStream(s.Name)
-		for _, f := range gs.Fields {
+		granted = r.fx.grantStream(s.Name).Fields
+		e["instance_ids"] = r.fx.grantStream(s.Name).InstanceIDs
+	}
+	if !r.liveMetadata() {
+		for _, f := range granted {
 			props[f] = map[string]any{}
 			caps[f] = "declared"
 			if !compact {
@@ -125,33 +148,41 @@ func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact boo
 		}
 		e["schema"] = map[string]any{"type": "object", "additionalProperties": false, "properties": props}
 		e["query"], e["relationships"], e["views"], e["primary_key"] = map[string]any{}, []any{}, []any{}, []any{}
-		e["instance_ids"] = gs.InstanceIDs
-		expand = []any{}
 	} else {
 		for _, f := range s.Fields {
+			isGranted := granted == nil || contains(granted, f.Name)
 			p := map[string]any{"type": f.Type}
 			if f.Format != "" {
 				p["format"] = f.Format
 			}
 			props[f.Name] = p
 			if compact {
-				caps[f.Name] = flagString(f)
+				caps[f.Name] = flagString(f, isGranted)
 			} else {
-				caps[f.Name] = fullCapabilities(f, p)
+				caps[f.Name] = fullCapabilities(f, p, isGranted)
 			}
 		}
 		e["schema"] = map[string]any{"type": "object", "properties": props}
 		e["primary_key"], e["cursor_field"] = []any{s.PrimaryKey}, s.CursorField
-		expand = []any{}
+		e["query"] = manifestQuery(s)
+		rels := []any{}
 		for _, rel := range s.Relationships {
-			expand = append(expand, map[string]any{"name": rel.Name, "stream": rel.Stream, "target_stream": rel.Stream, "cardinality": rel.Cardinality,
-				"foreign_key": rel.ForeignKey, "child_parent_key_field": rel.ForeignKey, "default_limit": rel.DefaultLimit, "max_limit": rel.MaxLimit, "granted": true, "usable": true})
+			rels = append(rels, map[string]any{"name": rel.Name, "stream": rel.Stream, "foreign_key": rel.ForeignKey, "cardinality": rel.Cardinality})
+			target := r.slices(rel.Stream, "")
+			cap := map[string]any{"name": rel.Name, "stream": rel.Stream, "target_stream": rel.Stream, "cardinality": rel.Cardinality,
+				"foreign_key": rel.ForeignKey, "child_parent_key_field": rel.ForeignKey, "default_limit": rel.DefaultLimit, "max_limit": rel.MaxLimit,
+				"granted": len(target) > 0, "usable": len(target) > 0}
+			if len(target) == 0 {
+				cap["reason"] = "related_stream_not_granted"
+			}
+			expand = append(expand, cap)
 		}
+		e["relationships"] = rels
 	}
 	e["field_capabilities"], e["expand_capabilities"] = caps, expand
 	if compact {
 		out := map[string]any{}
-		for _, k := range []string{"name", "primary_key", "cursor_field", "granted_connections", "field_capabilities", "expand_capabilities"} {
+		for _, k := range []string{"name", "connector_key", "connection_id", "display_name", "primary_key", "cursor_field", "granted_connections", "field_capabilities", "expand_capabilities"} {
 			if v, ok := e[k]; ok {
 				out[k] = v
 			}
@@ -162,8 +193,50 @@ func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact boo
 	return e
 }
 
+func manifestQuery(s *Stream) map[string]any {
+	rangeFilters := map[string]any{}
+	var lex, sem []string
+	aggs := map[string]any{"count": !s.NoAggregations}
+	for _, op := range []string{"sum", "min", "max", "group_by", "group_by_time", "count_distinct"} {
+		aggs[op] = []string{}
+	}
+	for _, f := range s.Fields {
+		if len(f.Range) > 0 {
+			rangeFilters[f.Name] = f.Range
+		}
+		if f.Lexical {
+			lex = append(lex, f.Name)
+		}
+		if f.Semantic {
+			sem = append(sem, f.Name)
+		}
+		for _, op := range f.Aggregate {
+			aggs[op] = append(aggs[op].([]string), f.Name)
+		}
+	}
+	q := map[string]any{"range_filters": rangeFilters, "search": map[string]any{"lexical_fields": nonNilS(lex), "semantic_fields": nonNilS(sem)}}
+	if !s.NoAggregations {
+		q["aggregations"] = aggs
+	}
+	var expand []any
+	for _, rel := range s.Relationships {
+		expand = append(expand, map[string]any{"name": rel.Name, "default_limit": rel.DefaultLimit, "max_limit": rel.MaxLimit})
+	}
+	if expand != nil {
+		q["expand"] = expand
+	}
+	return q
+}
+
+func nonNilS(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
 // flagString renders the compact capability grammar (contract §4.4).
-func flagString(f Field) string {
+func flagString(f Field, granted bool) string {
 	var toks []string
 	typ := f.Type
 	if f.Format == "date-time" {
@@ -173,21 +246,28 @@ func flagString(f Field) string {
 	if f.Role != "" {
 		toks = append(toks, "role="+f.Role)
 	}
-	if f.Type == "string" || f.Type == "integer" || f.Type == "number" || f.Type == "boolean" {
-		toks = append(toks, "eq")
+	if !granted {
+		toks = append(toks, "g=false")
 	}
-	if len(f.Range) > 0 {
-		toks = append(toks, "r="+strings.Join(f.Range, "|"))
+	scalar := f.Type == "string" || f.Type == "integer" || f.Type == "number" || f.Type == "boolean"
+	flag := func(name string, declared bool, value string) {
+		switch {
+		case !declared:
+		case !granted:
+			toks = append(toks, name+"=unusable:field_not_granted")
+		case value != "":
+			toks = append(toks, name+"="+value)
+		default:
+			toks = append(toks, name)
+		}
 	}
-	if f.Lexical {
-		toks = append(toks, "lex")
-	}
-	if f.Semantic {
-		toks = append(toks, "sem")
-	}
+	flag("eq", scalar, "")
+	flag("r", len(f.Range) > 0, strings.Join(f.Range, "|"))
+	flag("lex", f.Lexical, "")
+	flag("sem", f.Semantic, "")
 	var aggs []string
 	for _, op := range []string{"count_distinct", "group_by", "group_by_time", "max", "min", "sum"} {
-		if contains(f.Aggregate, op) {
+		if contains(f.Aggregate, op) && granted {
 			aggs = append(aggs, op)
 		}
 	}
@@ -197,10 +277,16 @@ func flagString(f Field) string {
 	return strings.Join(toks, ",")
 }
 
-func fullCapabilities(f Field, schema map[string]any) map[string]any {
-	flag := func(on bool) map[string]any { return map[string]any{"declared": on, "usable": on} }
+func fullCapabilities(f Field, schema map[string]any, granted bool) map[string]any {
+	flag := func(on bool) map[string]any {
+		m := map[string]any{"declared": on, "usable": on && granted}
+		if on && !granted {
+			m["reason"] = "field_not_granted"
+		}
+		return m
+	}
 	scalar := f.Type == "string" || f.Type == "integer" || f.Type == "number" || f.Type == "boolean"
-	c := map[string]any{"schema": schema, "granted": true, "exact_filter": flag(scalar), "range_filter": flag(len(f.Range) > 0),
+	c := map[string]any{"schema": schema, "granted": granted, "exact_filter": flag(scalar), "range_filter": flag(len(f.Range) > 0),
 		"lexical_search": flag(f.Lexical), "semantic_search": flag(f.Semantic)}
 	if len(f.Range) > 0 {
 		c["range_filter"].(map[string]any)["operators"] = f.Range
@@ -217,11 +303,12 @@ func fullCapabilities(f Field, schema map[string]any) map[string]any {
 }
 
 // liftGrantedConnections moves the most common per-stream connection set to
-// the connector, keeping a stream's own only when it differs.
+// the connector, keeping a stream's own only when it differs (contract §4.4).
 func liftGrantedConnections(connector map[string]any) {
 	rows, _ := connector["streams"].([]any)
 	count := map[string]int{}
-	best, bestKey := []any(nil), ""
+	var best []any
+	bestKey := ""
 	for _, r := range rows {
 		gc, _ := r.(map[string]any)["granted_connections"].([]any)
 		k := keyOf(gc)

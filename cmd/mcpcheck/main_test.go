@@ -65,7 +65,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		"unknown flag":        {"--nope"},
 		"url and stdio":       {"--url", "http://x/mcp", "--stdio", "x"},
 		"token without url":   {"--token-file", "t"},
-		"fixture with url":    {"--url", "http://x/mcp", "--fixture", "two-connections"},
+		"fixture with url":    {"--url", "http://x/mcp", "--fixture", "default"},
 		"not a url":           {"--url", "ftp://x"},
 		"filter matches none": {"S999"},
 		"bad env":             {"--stdio", "x", "--env", "NOEQUALS"},

@@ -1,5 +1,5 @@
 // Command pdpp-fake-rs serves mcpcheck's fixture PDPP resource server on a
-// real listener and prints its URL and a client token.
+// real listener and prints its URL and tokens.
 package main
 
 import (
@@ -23,35 +23,47 @@ func main() {
 	os.Exit(code)
 }
 
-// run prints `url=…` and `token=…` (and `owner_token=…` with --owner-token)
-// on stdout, then serves until ctx ends.
+// run prints `url=…`, `token=…` and `owner_token=…` on stdout, then serves
+// until ctx ends.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pdpp-fake-rs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
-	fixture := fs.String("fixture", fakers.DefaultFixture, "fixture data set: "+strings.Join(fakers.Fixtures(), ", "))
-	owner := fs.Bool("owner-token", false, "also print the owner token")
+	fixture := fs.String("fixture", fakers.DefaultFixture, "data set: "+strings.Join(fakers.Fixtures(), ", ")+", or scale:C,S,F,R")
+	seed := fs.Uint64("seed", 1, "seed for generated values; the same seed gives the same data")
+	scale := fs.String("scale", "", "shorthand for --fixture scale:CONNECTORS,STREAMS,FIELDS,RECORDS")
+	var sp fakers.ScaleSpec
+	fs.IntVar(&sp.Connectors, "connectors", 0, "scale fixture: connectors (one connection each)")
+	fs.IntVar(&sp.Streams, "streams", 0, "scale fixture: streams per connector")
+	fs.IntVar(&sp.Fields, "fields", 0, "scale fixture: fields per stream")
+	fs.IntVar(&sp.Records, "records", 0, "scale fixture: records per stream")
+	spec := fs.Bool("spec-client-reads", false, "client tokens see live capabilities and may filter/expand, as the spec says")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return 2
 	}
-	fx, err := fakers.LoadFixture(*fixture)
+	name := *fixture
+	switch {
+	case *scale != "":
+		name = "scale:" + *scale
+	case sp.Connectors != 0 || sp.Streams != 0 || sp.Fields != 0 || sp.Records != 0:
+		name = fmt.Sprintf("scale:%d,%d,%d,%d", sp.Connectors, sp.Streams, sp.Fields, sp.Records)
+	}
+	fx, err := fakers.LoadFixtureSeed(name, *seed)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-fake-rs: %v\n", err)
 		return 2
 	}
+	fx.SpecClientReads = *spec
 	rs := fakers.New(fx)
 	url, shutdown, err := rs.Start(*addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-fake-rs: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "url=%s\ntoken=%s\n", url, rs.ClientToken())
-	if *owner {
-		fmt.Fprintf(stdout, "owner_token=%s\n", rs.OwnerToken())
-	}
+	fmt.Fprintf(stdout, "url=%s\ntoken=%s\nowner_token=%s\n", url, rs.ClientToken(), rs.OwnerToken())
 	if f, ok := stdout.(*os.File); ok {
 		_ = f.Sync()
 	}

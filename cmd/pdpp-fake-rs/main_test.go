@@ -28,11 +28,11 @@ func TestRunPrintsURLAndToken(t *testing.T) {
 	done := make(chan int)
 	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, &out, &errb) }()
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "token=") && time.Now().Before(deadline) {
+	for !strings.Contains(out.String(), "owner_token=") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "url=http://127.0.0.1:") || !strings.HasPrefix(lines[1], "token=") {
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "url=http://127.0.0.1:") || !strings.HasPrefix(lines[1], "token=") || !strings.HasPrefix(lines[2], "owner_token=") {
 		t.Fatalf("stdout %q", out.String())
 	}
 	req, _ := http.NewRequest("GET", strings.TrimPrefix(lines[0], "url=")+"/v1/schema?view=compact", nil)
@@ -48,8 +48,25 @@ func TestRunPrintsURLAndToken(t *testing.T) {
 	}
 }
 
+func TestRunServesAScaleFixture(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"--connectors", "2", "--streams", "3", "--fields", "4", "--records", "5", "--seed", "9"}, &out, &errb)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(errb.String(), "serving fixture scale:2,3,4,5") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 || !strings.Contains(errb.String(), "scale:2,3,4,5") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
 func TestRunRejectsBadInput(t *testing.T) {
-	for _, args := range [][]string{{"--fixture", "nope"}, {"--bogus"}} {
+	for _, args := range [][]string{{"--fixture", "nope"}, {"--bogus"}, {"--scale", "1,2"}, {"--connectors", "-1"}} {
 		var out, errb syncBuffer
 		if code := run(context.Background(), args, &out, &errb); code != 2 || errb.String() == "" {
 			t.Errorf("%v: exit %d stderr %q", args, code, errb.String())
