@@ -79,7 +79,7 @@ var unchecked = map[string]classification{
 	"S048": pending("bounded reads, issue 7"),
 	"S049": pending("inline small fields, issue 7"),
 	"S050": pending("large/binary escalation, issue 7"),
-	"S051": pending("REST parity, issue 7"),
+	"S051": manual("an RS REST property, not MCP wire; its executable proxy is the fixture RS contract test fakers.TestSearch (evidence_excerpts with a field_window_read descriptor)"),
 	"S052": pending("CLI parity, issue 7"),
 }
 

@@ -20,10 +20,8 @@ func (rs *RS) aggregate(r *request) (int, any) {
 	if e := rejectClientQueries(r); e != nil {
 		return 0, e
 	}
-	for k := range r.q {
-		if !aggregateParams[topKey(k)] {
-			return 0, errf("invalid_request", "", "Unsupported query parameter: "+k)
-		}
+	if e := unsupportedParams(r, aggregateParams); e != nil {
+		return 0, e
 	}
 	sl, e := scope(r)
 	if e != nil {
@@ -43,7 +41,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 		if s.Field(f) == nil {
 			return 0, errf("unknown_field", "field", "Unknown field: "+f)
 		}
-		if r.client() && !contains(r.fx.grantStream(s.Name).Fields, f) {
+		if !r.grantedField(s.Name, f) {
 			return 0, errf("field_not_granted", "field", "Fields not in grant: "+f)
 		}
 	}
@@ -84,7 +82,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 			return 0, errf("invalid_request", "time_zone", "Unknown time_zone: '"+tz+"'")
 		}
 	}
-	filters, e := parseFilters(r, s)
+	filters, e := parseFilters(r, s.Name)
 	if e != nil {
 		return 0, e
 	}

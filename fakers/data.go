@@ -29,7 +29,7 @@ func gmailMessages(conns []Connection, rng *rand.Rand) *Stream {
 		Fields: []Field{
 			{Name: "id", Type: "string"},
 			{Name: "subject", Type: "string", Role: "primary-title", Lexical: true},
-			{Name: "body", Type: "string", Lexical: true},
+			{Name: "body", Type: "string", Lexical: true, Semantic: true},
 			{Name: "from_email", Type: "string", Aggregate: []string{"count_distinct", "group_by"}},
 			// label is short metadata: a match on it proves no body text.
 			{Name: "label", Type: "string", Role: "metadata", Lexical: true, Aggregate: []string{"group_by"}},
@@ -91,7 +91,7 @@ func gmailAttachments(conn Connection) *Stream {
 
 func slackStreams(conn Connection) []*Stream {
 	msgs := &Stream{Connector: "slack", Name: "messages", PrimaryKey: "id", CursorField: "sent_at", Connections: []string{conn.ID},
-		Fields: []Field{{Name: "id", Type: "string"}, {Name: "text", Type: "string", Lexical: true}, {Name: "channel", Type: "string", Aggregate: []string{"group_by"}},
+		Fields: []Field{{Name: "id", Type: "string"}, {Name: "text", Type: "string", Lexical: true, Semantic: true}, {Name: "channel", Type: "string", Aggregate: []string{"group_by"}},
 			{Name: "author", Type: "string", Role: "author"}, {Name: "sent_at", Type: "string", Format: "date-time", Range: []string{"gte", "lt"}, Aggregate: []string{"group_by_time"}}}}
 	for i := 1; i <= 20; i++ {
 		text := fmt.Sprintf("Standup note %d: shipped the release checklist.", i)

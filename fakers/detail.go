@@ -78,7 +78,7 @@ func (rs *RS) recordDetail(r *request) (int, any) {
 	if e != nil {
 		return 0, e
 	}
-	m := recordJSON(h.rec, h.x, fields)
+	m := r.recordJSON(h.rec, h.x, fields)
 	if len(exps) > 0 {
 		m["expanded"] = expandRecord(r, h.x, h.rec, exps)
 	}

@@ -3,6 +3,31 @@
 // deterministic data, reachable in-process through an httpmock transport or
 // as a real loopback server, with a request log, live mutation and fault
 // injection that tests can drive.
+//
+// Where the contract records that the implementation differs from the spec,
+// the fixture does what the implementation does (contract §15):
+//   - a client token outside its streams or connections gets 401 context.* at
+//     the gate, not 403;
+//   - a client's schema is grant-projected (no capability flags), and client
+//     filter/expand are 400 — unless Fixture.SpecClientReads asks for the
+//     spec's behaviour, which the seed scenarios presuppose;
+//   - fields projects to exactly the requested fields;
+//   - next_changes_since rides on every changes page, and links.next of a
+//     changes page sets both cursor and changes_since;
+//   - expand_limit over max_limit is 400, not clamped;
+//   - unknown parameters are 400 only on records, aggregate and search;
+//   - aggregations on a stream that declares none are 400, and fan-in
+//     grouped aggregates omit other_count;
+//   - ambiguous_connection carries retry_with as a string;
+//   - search meta.count is a number, limits over 100 are clamped with a
+//     warning, and Request-Id (also X-Request-Id) names the request.
+//
+// Two things go beyond one real RS on purpose. The client grant may span
+// several connectors, as a hosted MCP package does, so one fixture covers a
+// stream name shared across connectors. And /v1/search/semantic and /hybrid
+// are a deterministic token-overlap approximation that says so in every
+// answer (meta.approximation), mounted only when a stream declares a
+// semantic field.
 package fakers
 
 import (
@@ -66,6 +91,10 @@ type Field struct {
 	Lexical   bool
 	Semantic  bool
 	Aggregate []string // count_distinct, group_by, group_by_time, max, min, sum
+}
+
+func (f *Field) scalar() bool {
+	return f.Type == "string" || f.Type == "integer" || f.Type == "number" || f.Type == "boolean"
 }
 
 // A Relationship is an expandable relation of a stream.

@@ -1,10 +1,12 @@
 package fakers
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -17,6 +19,10 @@ func (rs *RS) streams(r *request) (int, any) {
 	if conn != "" && r.client() && !grantedConnection(r, conn) {
 		return 0, errf("connection_not_found", "connection_id", "connection_id '"+conn+"' is not addressable under this grant.")
 	}
+	connector := ""
+	if !r.client() {
+		connector = r.q.Get("connector_id") // owner: narrow to one connector, else fan out
+	}
 	seen := map[string]bool{}
 	for _, s := range r.fx.Streams {
 		if seen[s.Name] {
@@ -24,6 +30,9 @@ func (rs *RS) streams(r *request) (int, any) {
 		}
 		seen[s.Name] = true
 		for _, x := range r.slices(s.Name, conn) {
+			if connector != "" && x.key != connector {
+				continue
+			}
 			n, last := 0, ""
 			for _, rec := range x.s.Records {
 				if rec.ConnectionID == x.conn.ID {
@@ -35,6 +44,9 @@ func (rs *RS) streams(r *request) (int, any) {
 				"connector_instance_id": x.conn.ID, "freshness": map[string]any{"status": "current", "captured_at": "2026-07-05T00:00:00Z"}}
 			if x.conn.DisplayName != "" {
 				e["display_name"] = x.conn.DisplayName
+			}
+			if !r.client() {
+				e["connector_id"], e["source"] = x.key, map[string]any{"id": x.key, "kind": "connector"}
 			}
 			data = append(data, e)
 		}
@@ -67,7 +79,9 @@ func (rs *RS) streamDetail(r *request) (int, any) {
 	return http.StatusOK, e
 }
 
-// scope resolves the slices a stream read covers (contract §2.5).
+// scope resolves the slices a stream read covers (contract §2.5). An owner
+// in a multi-connector deployment must name connector_id or connection_id
+// (contract §2.4, "polyfill owner access").
 func scope(r *request) ([]slice, *apiError) {
 	name, conn := r.params[0], connectionParam(r)
 	if len(r.fx.StreamsNamed(name)) == 0 {
@@ -76,7 +90,19 @@ func scope(r *request) ([]slice, *apiError) {
 	if a, b := r.q.Get("connection_id"), r.q.Get("connector_instance_id"); a != "" && b != "" && a != b {
 		return nil, errf("invalid_argument", "connector_instance_id", "connection_id and connector_instance_id disagree")
 	}
-	sl := r.slices(name, conn)
+	connector := ""
+	if !r.client() && len(r.fx.Connectors) > 1 {
+		connector = r.q.Get("connector_id")
+		if connector == "" && conn == "" {
+			return nil, errf("invalid_request", "connector_id", "connector_id must be a single non-empty string for polyfill owner access")
+		}
+	}
+	var sl []slice
+	for _, x := range r.slices(name, conn) {
+		if connector == "" || x.key == connector {
+			sl = append(sl, x)
+		}
+	}
 	if len(sl) == 0 && conn != "" {
 		return nil, errf("connection_not_found", "connection_id", "connection_id '"+conn+"' is not addressable under this grant.")
 	}
@@ -98,6 +124,21 @@ func topKey(k string) string {
 	return k
 }
 
+// unsupportedParams lists the query keys whose top-level name is not allowed.
+func unsupportedParams(r *request, allowed map[string]bool) *apiError {
+	var unknown []string
+	for k := range r.q {
+		if !allowed[topKey(k)] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	return errf("invalid_request", "", "Unsupported query parameter: "+strings.Join(unknown, ", "))
+}
+
 // rejectClientQueries enforces contract §2.4 unless the fixture reads as the spec.
 func rejectClientQueries(r *request) *apiError {
 	if !r.client() || r.fx.SpecClientReads {
@@ -111,6 +152,8 @@ func rejectClientQueries(r *request) *apiError {
 	return nil
 }
 
+// records serves GET /v1/streams/{s}/records. When a request has several
+// faults, the first in the implementation's order wins (contract §6.1).
 func (rs *RS) records(r *request) (int, any) {
 	if e := rejectClientQueries(r); e != nil {
 		return 0, e
@@ -123,45 +166,67 @@ func (rs *RS) records(r *request) (int, any) {
 			return 0, errf("invalid_request", "view", "Client record reads must use explicit fields; views are resolved when the grant is issued")
 		}
 	}
+	name := r.params[0]
+	if len(r.fx.StreamsNamed(name)) == 0 {
+		return 0, errf("stream_not_declared", "", "Stream '"+name+"' is not declared")
+	}
+	fields, e := fieldsParam(r)
+	if e != nil {
+		return 0, e
+	}
+	for _, f := range append(append([]string(nil), fields...), filterFieldNames(r)...) {
+		if r.fx.declaredField(name, f) == nil {
+			return 0, errf("unknown_field", "fields", "Unknown field: "+f)
+		}
+	}
 	sl, e := scope(r)
 	if e != nil {
 		return 0, e
 	}
-	fields, e := fieldsParam(r, sl[0].s)
-	if e != nil {
+	changes := r.q.Get("changes_since")
+	if changes != "" && len(sl) > 1 {
+		return 0, &apiError{Code: "invalid_argument", Param: "changes_since", RetryWith: "connection_id", AvailableConnections: availableConnections(sl),
+			Message: "changes_since needs one connection; retry with `connection_id`."}
+	}
+	if e := unsupportedParams(r, recordParams); e != nil {
 		return 0, e
 	}
-	var unknown []string
-	for k := range r.q {
-		if !recordParams[topKey(k)] {
-			unknown = append(unknown, k)
+	if changes != "" || isChangesCursor(r.q.Get("cursor")) {
+		for _, p := range []string{"sort", "count", "order", "window"} {
+			if r.q.Get(p) != "" {
+				return 0, errf("invalid_request", p, p+" is not supported with changes_since")
+			}
 		}
 	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return 0, errf("invalid_request", "", "Unsupported query parameter: "+strings.Join(unknown, ", "))
+	count, window := r.q.Get("count"), r.q.Get("window")
+	if count != "" && count != "none" && count != "estimated" && count != "exact" {
+		return 0, errf("invalid_request", "count", "count must be none, estimated or exact")
 	}
-	changes := r.q.Get("changes_since")
-	if changes != "" {
-		return rs.changes(r, sl, fields, changes)
+	if window != "" && window != "none" && window != "exact" {
+		return 0, errf("invalid_request", "window", "window must be none or exact")
 	}
 	order, e := orderParam(r, sl[0].s)
 	if e != nil {
 		return 0, e
 	}
-	count := r.q.Get("count")
-	if count != "" && count != "none" && count != "estimated" && count != "exact" {
-		return 0, errf("invalid_request", "count", "count must be none, estimated or exact")
+	if e := fieldsGranted(r, name, fields); e != nil {
+		return 0, e
 	}
-	filters, e := parseFilters(r, sl[0].s)
+	filters, e := parseFilters(r, name)
 	if e != nil {
 		return 0, e
+	}
+	if changes != "" && (len(r.q["expand"]) > 0 || len(r.q["expand[]"]) > 0) {
+		return 0, errf("invalid_expand", "expand", "expand is not supported with changes_since")
 	}
 	expand, e := parseExpand(r, sl[0].s)
 	if e != nil {
 		return 0, e
 	}
 	limit, warnings := pageLimit(r.q.Get("limit"), "records")
+	if changes != "" || isChangesCursor(r.q.Get("cursor")) {
+		return rs.changes(r, sl[0], fields, changes, limit, warnings)
+	}
 	offset := 0
 	if c := r.q.Get("cursor"); c != "" {
 		if offset, e = decodeCursor(c, "records", order); e != nil {
@@ -169,13 +234,15 @@ func (rs *RS) records(r *request) (int, any) {
 		}
 	}
 	var data []any
+	var all []Record
 	hasMore, total := false, 0
 	for _, x := range sl {
 		recs := filterRecords(x.s.recordsOf(x.conn.ID, order), filters)
+		all = append(all, recs...)
 		total += len(recs)
 		end := min(offset+limit, len(recs))
 		for _, rec := range recs[min(offset, len(recs)):end] {
-			m := recordJSON(rec, x, fields)
+			m := r.recordJSON(rec, x, fields)
 			if len(expand) > 0 {
 				m["expanded"] = expandRecord(r, x, rec, expand)
 			}
@@ -183,7 +250,7 @@ func (rs *RS) records(r *request) (int, any) {
 		}
 		hasMore = hasMore || end < len(recs)
 	}
-	body := map[string]any{"object": "list", "url": "/v1/streams/" + r.params[0] + "/records", "has_more": hasMore, "data": nonNil(data)}
+	body := map[string]any{"object": "list", "url": "/v1/streams/" + name + "/records", "has_more": hasMore, "data": nonNil(data)}
 	meta := map[string]any{}
 	if len(sl) > 1 {
 		if hasMore {
@@ -193,66 +260,133 @@ func (rs *RS) records(r *request) (int, any) {
 	} else if hasMore {
 		body["next_cursor"] = encodeCursor("records", offset+limit, order)
 	}
-	if count == "exact" || count == "estimated" {
+	if count == "exact" || count == "estimated" { // estimated is silently upgraded
 		meta["count"] = map[string]any{"kind": "exact", "value": total}
+	}
+	if window == "exact" {
+		meta["window"] = timeWindow(sl[0].s, all)
 	}
 	meta["warnings"] = nonNil(warnings)
 	body["meta"] = meta
 	return http.StatusOK, body
 }
 
-// changes serves the changes feed: "beginning" returns every record, paged;
-// the horizon token returns nothing new until the fixture is updated.
-func (rs *RS) changes(r *request, sl []slice, fields []string, since string) (int, any) {
-	for _, p := range []string{"sort", "count", "order", "window"} {
-		if r.q.Get(p) != "" {
-			return 0, errf("invalid_request", p, p+" is not supported with changes_since")
+func availableConnections(sl []slice) []map[string]any {
+	var avail []map[string]any
+	for _, x := range sl {
+		e := map[string]any{"connection_id": x.conn.ID}
+		if x.conn.DisplayName != "" {
+			e["display_name"] = x.conn.DisplayName
 		}
+		avail = append(avail, e)
 	}
-	if r.q.Get("expand") != "" {
-		return 0, errf("invalid_expand", "expand", "expand is not supported with changes_since")
+	return avail
+}
+
+// timeWindow is meta.window for window=exact: the filtered corpus's size and
+// time span by the stream's consent-time (here: cursor) field.
+func timeWindow(s *Stream, recs []Record) map[string]any {
+	w := map[string]any{"total": len(recs)}
+	if f := s.Field(s.CursorField); f == nil || f.Format != "date-time" {
+		return w
 	}
-	if len(sl) > 1 {
-		var avail []map[string]any
-		for _, x := range sl {
-			avail = append(avail, map[string]any{"connection_id": x.conn.ID, "display_name": x.conn.DisplayName})
+	earliest, latest := "", ""
+	for _, rec := range recs {
+		v, _ := rec.Data[s.CursorField].(string)
+		if v == "" {
+			continue
 		}
-		return 0, &apiError{Code: "invalid_argument", Param: "changes_since", RetryWith: "connection_id", AvailableConnections: avail,
-			Message: "changes_since needs one connection; retry with `connection_id`."}
+		if earliest == "" || v < earliest {
+			earliest = v
+		}
+		latest = max(latest, v)
 	}
-	horizon := rs.version
-	from := 0
-	if since != "beginning" {
+	if earliest != "" {
+		w["earliest_at"], w["latest_at"] = earliest, latest
+	}
+	return w
+}
+
+// changes serves the changes feed of one connection (contract §6.3):
+// "beginning" lists every live record; a next_changes_since token lists the
+// records changed or deleted since it was issued, deletions as tombstones.
+// Every page carries next_changes_since, the horizon of the first page.
+func (rs *RS) changes(r *request, x slice, fields []string, since string, limit int, warnings []any) (int, any) {
+	offset, horizon, from := 0, rs.version, 0
+	if c := r.q.Get("cursor"); c != "" {
+		cur, e := decodeChangesCursor(c)
+		if e != nil {
+			return 0, e
+		}
+		offset, horizon, from = cur.Offset, cur.Horizon, cur.Since
+	} else if since != "beginning" {
 		v, ok := decodeChangesSince(since)
 		if !ok {
 			return 0, errf("invalid_cursor", "changes_since", "Malformed changes_since cursor; pass `beginning` or a next_changes_since value.")
 		}
 		from = v
 	}
-	recs := sl[0].s.recordsOf(sl[0].conn.ID, "asc")
-	if from >= horizon {
-		recs = nil
+	if from > 0 && from < rs.changesFloor {
+		return 0, errf("cursor_expired", "changes_since", "changes_since is older than the retained change history; restart from `beginning`.")
 	}
-	limit, warnings := pageLimit(r.q.Get("limit"), "records")
-	offset := 0
-	if c := r.q.Get("cursor"); c != "" {
-		var e *apiError
-		if offset, e = decodeCursor(c, "changes", "asc"); e != nil {
-			return 0, e
+	var items []any
+	for _, ch := range rs.changedSince(x, from, horizon) {
+		if ch.tombstone != nil {
+			items = append(items, projectTop(ch.tombstone, fields))
+		} else {
+			items = append(items, r.recordJSON(ch.rec, x, fields))
 		}
 	}
-	end := min(offset+limit, len(recs))
-	var data []any
-	for _, rec := range recs[min(offset, len(recs)):end] {
-		data = append(data, recordJSON(rec, sl[0], fields))
-	}
-	b, _ := json.Marshal(map[string]any{"kind": "changes_since", "version": horizon})
-	body := map[string]any{"object": "list", "url": "/v1/streams/" + r.params[0] + "/records", "has_more": end < len(recs), "data": nonNil(data),
-		"next_changes_since": base64.StdEncoding.EncodeToString(b), "meta": map[string]any{"warnings": nonNil(warnings)}}
-	if end < len(recs) {
-		body["next_cursor"] = encodeCursor("changes", end, "asc")
+	end := min(offset+limit, len(items))
+	body := map[string]any{"object": "list", "url": "/v1/streams/" + r.params[0] + "/records", "has_more": end < len(items),
+		"data": nonNil(items[min(offset, len(items)):end]), "next_changes_since": encodeChangesSince(horizon), "meta": map[string]any{"warnings": nonNil(warnings)}}
+	if end < len(items) {
+		b, _ := json.Marshal(changesCursor{Kind: "page", Session: "changes", Since: from, Offset: end, Horizon: horizon})
+		body["next_cursor"] = base64.StdEncoding.EncodeToString(b)
 	}
 	return http.StatusOK, body
+}
+
+// projectTop applies a fields projection to a record without data (a
+// tombstone): the implementation projects its top-level keys (contract §3).
+func projectTop(m map[string]any, fields []string) map[string]any {
+	if fields == nil {
+		return m
+	}
+	out := map[string]any{}
+	for _, f := range fields {
+		if v, ok := m[f]; ok {
+			out[f] = v
+		}
+	}
+	return out
+}
+
+type changesCursor struct {
+	Kind    string `json:"kind"`
+	Session string `json:"session"`
+	Since   int    `json:"since_version"`
+	Offset  int    `json:"after_offset"`
+	Horizon int    `json:"session_max_version"`
+}
+
+func isChangesCursor(s string) bool {
+	_, err := decodeChangesCursor(s)
+	return s != "" && err == nil
+}
+
+func decodeChangesCursor(s string) (changesCursor, *apiError) {
+	var c changesCursor
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(raw, &c) != nil || c.Kind != "page" || c.Session != "changes" || c.Offset < 0 {
+		return c, errf("invalid_cursor", "", "Malformed cursor")
+	}
+	return c, nil
+}
+
+func encodeChangesSince(version int) string {
+	b, _ := json.Marshal(map[string]any{"kind": "changes_since", "version": version})
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 func decodeChangesSince(s string) (int, bool) {
@@ -261,7 +395,7 @@ func decodeChangesSince(s string) (int, bool) {
 		Kind    string `json:"kind"`
 		Version int    `json:"version"`
 	}
-	if err != nil || json.Unmarshal(raw, &c) != nil || c.Kind != "changes_since" {
+	if err != nil || json.Unmarshal(raw, &c) != nil || c.Kind != "changes_since" || c.Version < 0 {
 		return 0, false
 	}
 	return c.Version, true
@@ -349,8 +483,8 @@ func decodeCursor(s, session, order string) (int, *apiError) {
 	return c.Offset, nil
 }
 
-// fieldsParam validates repeated and comma-separated fields.
-func fieldsParam(r *request, s *Stream) ([]string, *apiError) {
+// fieldsParam reads repeated and comma-separated fields.
+func fieldsParam(r *request) ([]string, *apiError) {
 	vals, present := r.q["fields"]
 	if !present {
 		return nil, nil
@@ -366,23 +500,41 @@ func fieldsParam(r *request, s *Stream) ([]string, *apiError) {
 	if len(fields) == 0 {
 		return nil, errf("invalid_request", "fields", "fields must not be empty")
 	}
-	for _, f := range fields {
-		if s.Field(f) == nil {
-			return nil, errf("unknown_field", "fields", "Unknown field: "+f)
-		}
-	}
-	if r.client() {
-		var out []string
-		for _, f := range fields {
-			if !contains(r.fx.grantStream(s.Name).Fields, f) {
-				out = append(out, f)
-			}
-		}
-		if len(out) > 0 {
-			return nil, errf("field_not_granted", "fields", "Fields not in grant: "+strings.Join(out, ", "))
-		}
-	}
 	return fields, nil
+}
+
+// fieldsGranted rejects fields outside a client grant with 403.
+func fieldsGranted(r *request, stream string, fields []string) *apiError {
+	var out []string
+	for _, f := range fields {
+		if !r.grantedField(stream, f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) > 0 {
+		return errf("field_not_granted", "fields", "Fields not in grant: "+strings.Join(out, ", "))
+	}
+	return nil
+}
+
+// grantedField reports whether the bearer may read a field of a stream.
+func (r *request) grantedField(stream, field string) bool {
+	if !r.client() {
+		return true
+	}
+	gs := r.fx.grantStream(stream)
+	return gs != nil && contains(gs.Fields, field)
+}
+
+// declaredField finds a field among the streams of that name; two
+// connectors may declare the same stream name with different fields.
+func (f *Fixture) declaredField(stream, field string) *Field {
+	for _, s := range f.StreamsNamed(stream) {
+		if fd := s.Field(field); fd != nil {
+			return fd
+		}
+	}
+	return nil
 }
 
 type filter struct {
@@ -393,8 +545,20 @@ type filter struct {
 
 var filterKeyRe = regexp.MustCompile(`^filter\[([^\[\]]+)\](?:\[([^\[\]]+)\])?$`)
 
+// filterFieldNames are the field names that filter keys name.
+func filterFieldNames(r *request) []string {
+	var out []string
+	for k := range r.q {
+		if m := filterKeyRe.FindStringSubmatch(k); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // parseFilters reads filter[f]=v and filter[f][op]=v (contract §6.1).
-func parseFilters(r *request, s *Stream) ([]filter, *apiError) {
+func parseFilters(r *request, stream string) ([]filter, *apiError) {
 	var out []filter
 	keys := make([]string, 0, len(r.q))
 	for k := range r.q {
@@ -409,16 +573,15 @@ func parseFilters(r *request, s *Stream) ([]filter, *apiError) {
 		if m == nil {
 			return nil, errf("invalid_request", "filter", "filter must be filter[field]=value or filter[field][op]=value")
 		}
-		f := s.Field(m[1])
+		f := r.fx.declaredField(stream, m[1])
 		if f == nil {
 			return nil, errf("unknown_field", "filter", "Unknown field: "+m[1])
 		}
-		if r.client() && !contains(r.fx.grantStream(s.Name).Fields, f.Name) {
+		if !r.grantedField(stream, f.Name) {
 			return nil, errf("field_not_granted", "filter", "Fields not in grant: "+f.Name)
 		}
-		scalar := f.Type == "string" || f.Type == "integer" || f.Type == "number" || f.Type == "boolean"
 		switch {
-		case m[2] == "" && !scalar:
+		case m[2] == "" && !f.scalar():
 			return nil, errf("invalid_request", "filter", "exact filters need a scalar field; "+f.Name+" is "+f.Type)
 		case m[2] != "" && !contains([]string{"gte", "gt", "lte", "lt"}, m[2]):
 			return nil, errf("invalid_request", "filter", "Unsupported filter operator '"+m[2]+"'; use gte, gt, lte or lt")
@@ -504,6 +667,9 @@ func parseExpand(r *request, s *Stream) ([]expansion, *apiError) {
 		if strings.Contains(n, ".") || rel == nil {
 			return nil, errf("invalid_expand", "expand", "Relation '"+n+"' is not expandable on stream '"+s.Name+"'")
 		}
+		if r.client() && r.fx.grantStream(rel.Stream) == nil {
+			return nil, errf("insufficient_scope", "expand", "Relation '"+n+"' targets stream '"+rel.Stream+"', which the grant does not cover")
+		}
 		out = append(out, expansion{rel: *rel, limit: rel.DefaultLimit})
 	}
 	for k, v := range r.q {
@@ -551,7 +717,7 @@ func expandRecord(r *request, x slice, rec Record, exps []expansion) map[string]
 					more = true
 					break
 				}
-				data = append(data, recordJSON(child, t, nil))
+				data = append(data, r.recordJSON(child, t, nil))
 			}
 		}
 		out[e.rel.Name] = map[string]any{"object": "list", "data": nonNil(data), "has_more": more}
@@ -561,26 +727,59 @@ func expandRecord(r *request, x slice, rec Record, exps []expansion) map[string]
 
 // recordsOf returns one connection's records ordered by (cursor field, id).
 func (s *Stream) recordsOf(conn, order string) []Record {
-	var out []Record
+	type keyed struct {
+		rec     Record
+		key     string
+		missing bool
+	}
+	var ks []keyed
 	for _, r := range s.Records {
 		if r.ConnectionID == conn {
-			out = append(out, r)
+			v, ok := r.Data[s.CursorField]
+			ks = append(ks, keyed{rec: r, key: fmt.Sprint(v), missing: !ok || v == nil})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := fmt.Sprint(out[i].Data[s.CursorField]), fmt.Sprint(out[j].Data[s.CursorField])
-		if a == b {
-			a, b = out[i].ID, out[j].ID
+	sort.SliceStable(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if a.missing != b.missing { // missing cursor values after present ones, either way
+			return b.missing
+		}
+		x, y := a.key, b.key
+		if x == y {
+			x, y = a.rec.ID, b.rec.ID
 		}
 		if order == "asc" {
-			return a < b
+			return x < y
 		}
-		return a > b
+		return x > y
 	})
+	out := make([]Record, len(ks))
+	for i := range ks {
+		out[i] = ks[i].rec
+	}
 	return out
 }
 
-func recordJSON(rec Record, x slice, fields []string) map[string]any {
+// recordJSON is the record object of contract §3: data projected to fields,
+// with fetch_url injected into a blob_ref.
+func (r *request) recordJSON(rec Record, x slice, fields []string) map[string]any {
+	m := map[string]any{"object": "record", "id": rec.ID, "stream": x.s.Name, "data": r.rs.dataJSON(x.s, rec, fields), "emitted_at": rec.EmittedAt,
+		"connection_id": x.conn.ID, "connector_instance_id": x.conn.ID}
+	if x.conn.DisplayName != "" {
+		m["display_name"] = x.conn.DisplayName
+	}
+	return m
+}
+
+// dataJSON encodes a record's data. Unprojected encodings are cached until
+// the next Update, so serving a page does not re-encode every record.
+func (rs *RS) dataJSON(s *Stream, rec Record, fields []string) json.RawMessage {
+	key := recordKey{s.Connector, s.Name, rec.ConnectionID, rec.ID}
+	if fields == nil {
+		if raw, ok := rs.dataCache.Load(key); ok {
+			return raw.(json.RawMessage)
+		}
+	}
 	data := map[string]any{}
 	for k, v := range rec.Data {
 		if fields == nil || contains(fields, k) {
@@ -592,13 +791,16 @@ func recordJSON(rec Record, x slice, fields []string) map[string]any {
 		for k, v := range br {
 			cp[k] = v
 		}
-		cp["fetch_url"] = "/v1/blobs/" + fmt.Sprint(br["blob_id"])
+		cp["fetch_url"] = "/v1/blobs/" + url.PathEscape(fmt.Sprint(br["blob_id"]))
 		data["blob_ref"] = cp
 	}
-	m := map[string]any{"object": "record", "id": rec.ID, "stream": x.s.Name, "data": data, "emitted_at": rec.EmittedAt,
-		"connection_id": x.conn.ID, "connector_instance_id": x.conn.ID}
-	if x.conn.DisplayName != "" {
-		m["display_name"] = x.conn.DisplayName
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(data)
+	raw := json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	if fields == nil {
+		rs.dataCache.Store(key, raw)
 	}
-	return m
+	return raw
 }

@@ -31,9 +31,21 @@ const (
 	KindOwner  = "owner"
 )
 
+// KindPackage is a hosted-MCP package token: meaningful at /mcp only, so
+// REST reads treat it as unauthorized (contract §2.1).
+const KindPackage = "mcp_package"
+
+// Token states beyond "" (valid): how the auth gate answers (contract §2.2).
+const (
+	stateRevoked   = "revoked"   // 403 grant_revoked
+	stateExpired   = "expired"   // 403 grant_expired
+	stateMalformed = "malformed" // 403 grant_invalid
+	stateLegacy    = "legacy"    // 401 authorization_state.unsupported_legacy_shape
+)
+
 type tokenInfo struct {
 	kind  string
-	state string // "", "revoked" or "expired"
+	state string
 }
 
 // RS is the fixture resource server. It is safe for concurrent use.
@@ -41,9 +53,14 @@ type RS struct {
 	routes []route
 	tokens map[string]tokenInfo
 
-	dataMu  sync.RWMutex // guards fx and version: Update mutates live
+	dataMu  sync.RWMutex // guards fx and the change history: Update mutates live
 	fx      *Fixture
-	version int
+	version int // the data version; every Update bumps it
+	// changeLog records the version at which a record last changed, or its
+	// tombstone when it was deleted, for the changes feed.
+	changeLog    map[recordKey]change
+	changesFloor int      // changes_since tokens older than this are 410
+	dataCache    sync.Map // recordKey -> json.RawMessage of unprojected data; cleared by Update
 
 	mu     sync.Mutex
 	log    []Request
@@ -63,11 +80,14 @@ type Request struct {
 // New returns an RS serving the fixture.
 func New(f *Fixture) *RS {
 	base := "pdpp_" + strings.NewReplacer("-", "_", ":", "_", ",", "_").Replace(f.Name)
-	rs := &RS{fx: f, version: 1, tokens: map[string]tokenInfo{
-		base + "_client":         {kind: KindClient},
-		base + "_owner":          {kind: KindOwner},
-		base + "_client_revoked": {kind: KindClient, state: "revoked"},
-		base + "_client_expired": {kind: KindClient, state: "expired"},
+	rs := &RS{fx: f, version: 1, changeLog: map[recordKey]change{}, tokens: map[string]tokenInfo{
+		base + "_client":           {kind: KindClient},
+		base + "_owner":            {kind: KindOwner},
+		base + "_client_revoked":   {kind: KindClient, state: stateRevoked},
+		base + "_client_expired":   {kind: KindClient, state: stateExpired},
+		base + "_client_malformed": {kind: KindClient, state: stateMalformed},
+		base + "_client_legacy":    {kind: KindClient, state: stateLegacy},
+		base + "_mcp_package":      {kind: KindPackage},
 	}}
 	rs.routes = []route{
 		{pattern: `^/\.well-known/oauth-protected-resource$`, public: true, handle: rs.protectedResource},
@@ -79,6 +99,8 @@ func New(f *Fixture) *RS {
 		{pattern: `^/v1/streams/([^/]+)/records/([^/]+)/field-window$`, streamed: true, handle: rs.fieldWindow},
 		{pattern: `^/v1/streams/([^/]+)/aggregate$`, streamed: true, handle: rs.aggregate},
 		{pattern: `^/v1/search$`, handle: rs.search},
+		{pattern: `^/v1/search/semantic$`, handle: rs.semanticSearch, mounted: Fixture.semantic},
+		{pattern: `^/v1/search/hybrid$`, handle: rs.hybridSearch, mounted: Fixture.semantic},
 		{pattern: `^/v1/blobs/([^/]+)$`, raw: true, handle: rs.blob},
 	}
 	for i := range rs.routes {
@@ -95,11 +117,36 @@ func (rs *RS) Fixture() *Fixture {
 }
 
 // Update changes the served data live, between two calls, with no restart.
+// Records that fn adds or changes, and those it deletes, show up in the
+// changes feed of the next version.
 func (rs *RS) Update(fn func(*Fixture)) {
 	rs.dataMu.Lock()
 	defer rs.dataMu.Unlock()
+	before := fingerprints(rs.fx)
 	fn(rs.fx)
 	rs.version++
+	rs.dataCache.Clear()
+	after := fingerprints(rs.fx)
+	for k, fp := range after {
+		if b, ok := before[k]; !ok || b.sum != fp.sum {
+			rs.changeLog[k] = change{version: rs.version}
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			rs.changeLog[k] = change{version: rs.version, tombstone: map[string]any{"object": "record", "id": k.id, "stream": k.stream,
+				"deleted": true, "deleted_at": fixtureClock(rs.version), "emitted_at": fixtureClock(rs.version),
+				"connection_id": k.conn, "connector_instance_id": k.conn}}
+		}
+	}
+}
+
+// ExpireChanges drops the change history: changes_since tokens issued
+// before now answer 410 cursor_expired.
+func (rs *RS) ExpireChanges() {
+	rs.dataMu.Lock()
+	defer rs.dataMu.Unlock()
+	rs.changesFloor = rs.version
 }
 
 func (rs *RS) tokenOf(kind, state string) string {
@@ -118,10 +165,19 @@ func (rs *RS) ClientToken() string { return rs.tokenOf(KindClient, "") }
 func (rs *RS) OwnerToken() string { return rs.tokenOf(KindOwner, "") }
 
 // RevokedToken is a client token whose grant was revoked.
-func (rs *RS) RevokedToken() string { return rs.tokenOf(KindClient, "revoked") }
+func (rs *RS) RevokedToken() string { return rs.tokenOf(KindClient, stateRevoked) }
 
 // ExpiredToken is a client token whose grant expired.
-func (rs *RS) ExpiredToken() string { return rs.tokenOf(KindClient, "expired") }
+func (rs *RS) ExpiredToken() string { return rs.tokenOf(KindClient, stateExpired) }
+
+// MalformedGrantToken is a client token whose grant no longer parses.
+func (rs *RS) MalformedGrantToken() string { return rs.tokenOf(KindClient, stateMalformed) }
+
+// LegacyConsentToken is a client token from a persisted legacy authorization.
+func (rs *RS) LegacyConsentToken() string { return rs.tokenOf(KindClient, stateLegacy) }
+
+// PackageToken is a hosted-MCP package token, which REST reads refuse.
+func (rs *RS) PackageToken() string { return rs.tokenOf(KindPackage, "") }
 
 // Requests returns a copy of the request log.
 func (rs *RS) Requests() []Request {
@@ -174,6 +230,7 @@ func (rs *RS) Start(addr string) (string, func(context.Context) error, error) {
 }
 
 type route struct {
+	mounted  func(Fixture) bool // nil: always; else the route exists only when true
 	pattern  string
 	streamed bool // the path names a stream: the client stream gate applies
 	public   bool // no bearer needed
@@ -185,6 +242,7 @@ type route struct {
 // request is one call being served, with a consistent view of the data.
 type request struct {
 	*http.Request
+	rs     *RS
 	w      http.ResponseWriter
 	fx     *Fixture
 	q      url.Values
@@ -240,15 +298,15 @@ func (rs *RS) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("PDPP-Version", PDPPVersion)
+	rs.dataMu.RLock()
+	defer rs.dataMu.RUnlock()
 	rt, params := rs.match(r)
 	if rt == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		// The framework's own 404, not the PDPP envelope (contract §1.4).
 		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Route " + r.Method + ":" + r.URL.Path + " not found", "error": "Not Found", "statusCode": 404})
 		return
 	}
-	rs.dataMu.RLock()
-	defer rs.dataMu.RUnlock()
-	req := &request{Request: r, w: w, fx: rs.fx, q: r.URL.Query(), params: params, reqID: reqID}
+	req := &request{Request: r, rs: rs, w: w, fx: rs.fx, q: r.URL.Query(), params: params, reqID: reqID}
 	if !rt.public {
 		if e := rs.authenticate(req, rt); e != nil {
 			writeError(w, r, reqID, e)
@@ -271,6 +329,9 @@ func (rs *RS) serve(w http.ResponseWriter, r *http.Request) {
 
 func (rs *RS) match(r *http.Request) (*route, []string) {
 	for i := range rs.routes {
+		if mounted := rs.routes[i].mounted; mounted != nil && !mounted(*rs.fx) {
+			continue
+		}
 		if m := rs.routes[i].re.FindStringSubmatch(r.URL.EscapedPath()); m != nil {
 			var params []string
 			for _, p := range m[1:] {
@@ -291,12 +352,16 @@ func (rs *RS) authenticate(r *request, rt *route) *apiError {
 	}
 	info, known := rs.tokens[tok]
 	switch {
-	case !known:
+	case !known || info.kind == KindPackage:
 		return errf("authentication_error", "", "Invalid or expired token")
-	case info.state == "revoked":
+	case info.state == stateRevoked:
 		return errf("grant_revoked", "", "Grant has been revoked")
-	case info.state == "expired":
+	case info.state == stateExpired:
 		return errf("grant_expired", "", "Grant has expired")
+	case info.state == stateMalformed:
+		return errf("grant_invalid", "", "Grant is malformed or no longer valid")
+	case info.state == stateLegacy:
+		return errf("authorization_state.unsupported_legacy_shape", "", "Fresh consent is required")
 	}
 	r.token = info
 	if rt.streamed && r.client() {
@@ -393,7 +458,7 @@ func contains(list []string, s string) bool {
 // protectedResource is GET /.well-known/oauth-protected-resource (contract §13.1).
 func (rs *RS) protectedResource(r *request) (int, any) {
 	origin := "http://" + r.Host
-	return http.StatusOK, map[string]any{
+	doc := map[string]any{
 		"resource": origin, "resource_name": "PDPP Fixture Resource Server", "authorization_servers": []string{origin},
 		"bearer_methods_supported": []string{"header"}, "pdpp_core_query_base": origin + "/v1",
 		"pdpp_provider_connect_version": "draft-2026-04-16", "pdpp_self_export_supported": true,
@@ -405,4 +470,16 @@ func (rs *RS) protectedResource(r *request) (int, any) {
 			"count_supported": false, "cross_stream": true, "snippets": true, "default_limit": 25, "max_limit": 100,
 			"score": map[string]any{"supported": true, "kind": "bm25", "order": "lower_is_better", "value_semantics": "implementation_relative"}}},
 	}
+	if r.fx.semantic() {
+		caps := doc["capabilities"].(map[string]any)
+		caps["semantic_retrieval"] = map[string]any{"supported": true, "endpoint": "/v1/search/semantic", "cursor_supported": true, "count_supported": false,
+			"cross_stream": true, "snippets": true, "default_limit": 25, "max_limit": 100, "model": "fixture-token-overlap", "dimensions": 0,
+			"distance_metric": "token_overlap", "index_state": "built", "lexical_blending": false, "query_input": "text", "stability": "experimental",
+			"approximation": semanticApproximation, "score": map[string]any{"supported": true, "kind": "semantic_distance", "order": "lower_is_better"}}
+		caps["hybrid_retrieval"] = map[string]any{"supported": true, "endpoint": "/v1/search/hybrid", "cursor_supported": false, "count_supported": false,
+			"cross_stream": true, "default_limit": 25, "max_limit": 100, "sources": []string{"lexical", "semantic"}, "stability": "experimental",
+			"approximation": semanticApproximation}
+		doc["pdpp_discovery_hints"].(map[string]any)["hybrid_pagination_supported"] = false
+	}
+	return http.StatusOK, doc
 }

@@ -172,9 +172,21 @@ func TestAuthGateAndEnvelope(t *testing.T) {
 	if resp.StatusCode != 400 || resp.Header.Get("PDPP-Version") != "" {
 		t.Errorf("unsupported version: %d, PDPP-Version %q", resp.StatusCode, resp.Header.Get("PDPP-Version"))
 	}
-	status, body, _ := c.get("/v1/search/semantic", url.Values{"q": {"x"}})
+	// A grant with no semantic fields has no embedding backend: the route is
+	// the framework's 404, not the PDPP envelope.
+	scale, _ := newClient(t, "scale:1,1,2,1", (*RS).ClientToken)
+	status, body, _ := scale.get("/v1/search/semantic", url.Values{"q": {"x"}})
 	if status != 404 || body["error"] != "Not Found" || body["statusCode"] != float64(404) {
 		t.Errorf("unconfigured semantic route: %d %v", status, body)
+	}
+	for name, tok := range map[string]func(*RS) string{"grant_invalid": (*RS).MalformedGrantToken,
+		"authorization_state.unsupported_legacy_shape": (*RS).LegacyConsentToken, "authentication_error": (*RS).PackageToken} {
+		other, _ := newClient(t, DefaultFixture, tok)
+		want := map[string]int{"grant_invalid": 403}[name]
+		if want == 0 {
+			want = 401
+		}
+		other.expectError("/v1/schema", nil, want, name)
 	}
 }
 
@@ -200,6 +212,17 @@ func TestSchemaCompactFullAndScoping(t *testing.T) {
 	}
 	if gmail["granted_connections"] == nil || row["granted_connections"] != nil || len(row["expand_capabilities"].([]any)) != 1 {
 		t.Errorf("lifting or expand: %v", gmail)
+	}
+	if ex := row["expand_capabilities"].([]any)[0].(map[string]any); ex["child_parent_key_field"] != nil || ex["foreign_key"] != "message_id" || ex["max_limit"] != float64(50) {
+		t.Errorf("compact expand entries keep the reduced key set: %v", ex)
+	}
+	if row["record_count"] != float64(82) || row["granted"] != true || row["schema"] != nil || row["query"] != nil {
+		t.Errorf("compact row keys: %v", row)
+	}
+	_, scoped, _ := owner.get("/v1/schema", url.Values{"view": {"compact"}, "stream": {"messages"}, "connection_id": {"cin_slack"}})
+	srow := scoped["connectors"].([]any)[0].(map[string]any)["streams"].([]any)[0].(map[string]any)
+	if srow["connection_id"] != "cin_slack" || srow["connector_instance_id"] != "cin_slack" || srow["display_name"] != "Acme Slack" {
+		t.Errorf("a one-connection row carries connection_id, its deprecated alias and the label: %v", srow)
 	}
 	_, full, _ := owner.get("/v1/schema", url.Values{"stream": {"issues"}})
 	issue := full["connectors"].([]any)[0].(map[string]any)["streams"].([]any)[0].(map[string]any)
@@ -330,7 +353,8 @@ func TestRecordsParameters(t *testing.T) {
 
 func TestOwnerFiltersAndExpand(t *testing.T) {
 	owner, _ := newClient(t, DefaultFixture, (*RS).OwnerToken)
-	_, body, _ := owner.get("/v1/streams/issues/records", url.Values{"filter[state]": {"closed"}, "filter[created_at][gte]": {"2025-06-01T00:00:00Z"}, "limit": {"100"}})
+	owner.expectError("/v1/streams/issues/records", nil, 400, "invalid_request") // polyfill owner access names a source
+	_, body, _ := owner.get("/v1/streams/issues/records", url.Values{"connector_id": {"github"}, "filter[state]": {"closed"}, "filter[created_at][gte]": {"2025-06-01T00:00:00Z"}, "limit": {"100"}})
 	if body["data"] == nil || len(body["data"].([]any)) == 0 {
 		t.Fatalf("%v", body)
 	}
@@ -340,11 +364,11 @@ func TestOwnerFiltersAndExpand(t *testing.T) {
 			t.Errorf("filter leaked %v", d)
 		}
 	}
-	owner.expectError("/v1/streams/issues/records", url.Values{"filter[created_at][between]": {"1"}}, 400, "invalid_request")
-	owner.expectError("/v1/streams/issues/records", url.Values{"filter[comments][gte]": {"3"}}, 400, "invalid_request")
-	owner.expectError("/v1/streams/issues/records", url.Values{"filter[title][gte]": {"a"}}, 400, "invalid_request")
-	owner.expectError("/v1/streams/issues/records", url.Values{"filter[nope]": {"a"}}, 400, "unknown_field")
-	owner.expectError("/v1/streams/issues/records", url.Values{"filter": {"state=open"}}, 400, "invalid_request")
+	owner.expectError("/v1/streams/issues/records", url.Values{"connector_id": {"github"}, "filter[created_at][between]": {"1"}}, 400, "invalid_request")
+	owner.expectError("/v1/streams/issues/records", url.Values{"connector_id": {"github"}, "filter[comments][gte]": {"3"}}, 400, "invalid_request")
+	owner.expectError("/v1/streams/issues/records", url.Values{"connector_id": {"github"}, "filter[title][gte]": {"a"}}, 400, "invalid_request")
+	owner.expectError("/v1/streams/issues/records", url.Values{"connector_id": {"github"}, "filter[nope]": {"a"}}, 400, "unknown_field")
+	owner.expectError("/v1/streams/issues/records", url.Values{"connector_id": {"github"}, "filter": {"state=open"}}, 400, "invalid_request")
 	_, body, _ = owner.get("/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "expand": {"attachments"}, "expand_limit[attachments]": {"5"}, "filter[label]": {"inbox"}})
 	found := false
 	for _, r := range body["data"].([]any) {
@@ -363,19 +387,173 @@ func TestOwnerFiltersAndExpand(t *testing.T) {
 
 func TestChangesFeed(t *testing.T) {
 	c, rs := newClient(t, DefaultFixture, (*RS).ClientToken)
-	_, body, _ := c.get("/v1/streams/issues/records", url.Values{"changes_since": {"beginning"}, "limit": {"100"}})
-	horizon, _ := body["next_changes_since"].(string)
-	if len(body["data"].([]any)) != 80 || horizon == "" {
-		t.Fatalf("beginning: %v", body["has_more"])
+	q := url.Values{"changes_since": {"beginning"}, "limit": {"30"}}
+	var ids []string
+	horizon := ""
+	for page := 0; ; page++ {
+		status, body, _ := c.get("/v1/streams/issues/records", q)
+		if status != 200 || page > 5 {
+			t.Fatalf("page %d: %d %v", page, status, body)
+		}
+		for _, r := range body["data"].([]any) {
+			ids = append(ids, r.(map[string]any)["id"].(string))
+		}
+		if h, _ := body["next_changes_since"].(string); h == "" || (horizon != "" && h != horizon) {
+			t.Fatalf("every page carries the first page's horizon: %q then %q", horizon, h)
+		} else {
+			horizon = h
+		}
+		if body["has_more"] != true {
+			break
+		}
+		// Quirk copied from the implementation: links.next sets both cursor and changes_since.
+		if next := body["links"].(map[string]any)["next"].(string); !strings.Contains(next, "cursor=") || !strings.Contains(next, "changes_since=") {
+			t.Errorf("links.next %q", next)
+		}
+		q = url.Values{"cursor": {body["next_cursor"].(string)}, "limit": {"30"}}
 	}
-	_, body, _ = c.get("/v1/streams/issues/records", url.Values{"changes_since": {horizon}})
+	if len(ids) != 80 {
+		t.Fatalf("beginning listed %d issues, want 80", len(ids))
+	}
+	_, body, _ := c.get("/v1/streams/issues/records", url.Values{"changes_since": {horizon}})
 	if len(body["data"].([]any)) != 0 {
-		t.Errorf("no changes expected yet")
+		t.Errorf("no changes expected yet: %v", body["data"])
 	}
-	rs.Update(func(f *Fixture) {})
+	rs.Update(func(f *Fixture) {
+		s := f.StreamsNamed("issues")[0]
+		s.Records[0].Data = map[string]any{"id": "i001", "title": "Issue 1: reopened", "state": "open", "comments": 9, "created_at": "2024-01-01T00:00:00Z"}
+		s.Records = s.Records[:len(s.Records)-1] // delete i080
+	})
 	_, body, _ = c.get("/v1/streams/issues/records", url.Values{"changes_since": {horizon}})
+	data := body["data"].([]any)
+	if len(data) != 2 {
+		t.Fatalf("changes after the update: %v", data)
+	}
+	if got := data[0].(map[string]any); got["id"] != "i001" || got["data"].(map[string]any)["title"] != "Issue 1: reopened" {
+		t.Errorf("changed record %v", got)
+	}
+	if tomb := data[1].(map[string]any); tomb["id"] != "i080" || tomb["deleted"] != true || tomb["deleted_at"] == nil || tomb["data"] != nil {
+		t.Errorf("tombstone %v", tomb)
+	}
+	_, body, _ = c.get("/v1/streams/issues/records", url.Values{"changes_since": {horizon}, "fields": {"id", "title"}})
+	if tomb := body["data"].([]any)[1].(map[string]any); len(tomb) != 1 || tomb["id"] != "i080" {
+		t.Errorf("fields cut a tombstone to its matching top-level keys: %v", tomb)
+	}
+	c.expectError("/v1/streams/issues/records", url.Values{"changes_since": {horizon}, "sort": {"created_at"}}, 400, "invalid_request")
+	c.expectError("/v1/streams/issues/records", url.Values{"changes_since": {horizon}, "window": {"exact"}}, 400, "invalid_request")
+	rs.ExpireChanges()
+	c.expectError("/v1/streams/issues/records", url.Values{"changes_since": {horizon}}, 410, "cursor_expired")
+	if _, body, _ := c.get("/v1/streams/issues/records", url.Values{"changes_since": {"beginning"}, "limit": {"100"}}); len(body["data"].([]any)) != 79 {
+		t.Errorf("beginning after expiry lists the live records: %d", len(body["data"].([]any)))
+	}
+}
+
+// When a request has several faults, the first in the implementation's
+// order wins (contract §6.1).
+func TestRecordsErrorOrder(t *testing.T) {
+	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
+	for _, tc := range []struct {
+		name   string
+		q      url.Values
+		status int
+		code   string
+	}{
+		{"client filter before unknown param", url.Values{"filter[label]": {"x"}, "bogus": {"1"}}, 400, "invalid_request"},
+		{"unknown field before unknown param", url.Values{"fields": {"nope"}, "bogus": {"1"}}, 400, "unknown_field"},
+		{"fan-in changes before unknown param", url.Values{"changes_since": {"beginning"}, "bogus": {"1"}}, 400, "invalid_argument"},
+		{"unknown param before bad count", url.Values{"bogus": {"1"}, "count": {"maybe"}}, 400, "invalid_request"},
+		{"bad window", url.Values{"window": {"all"}, "connection_id": {"cin_work"}}, 400, "invalid_request"},
+		{"bad sort before ungranted field", url.Values{"sort": {"subject"}, "fields": {"subject"}, "connection_id": {"cin_work"}}, 400, "invalid_sort"},
+		{"malformed cursor", url.Values{"cursor": {"e30="}, "connection_id": {"cin_work"}}, 400, "invalid_cursor"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { c.expectError("/v1/streams/messages/records", tc.q, tc.status, tc.code) })
+	}
+	owner, _ := newClient(t, DefaultFixture, (*RS).OwnerToken)
+	owner.expectError("/v1/streams/messages/records", url.Values{"fields": {"nope"}, "connection_id": {"cin_nope"}}, 400, "unknown_field")
+	owner.expectError("/v1/streams/messages/records", url.Values{"connection_id": {"cin_nope"}}, 404, "connection_not_found")
+	_, body, _ := c.get("/v1/streams/issues/records", url.Values{"window": {"exact"}, "limit": {"1"}})
+	w := body["meta"].(map[string]any)["window"].(map[string]any)
+	if w["total"] != float64(80) || w["earliest_at"] != "2024-01-01T00:00:00Z" || w["latest_at"] == nil {
+		t.Errorf("window=exact: %v", w)
+	}
+}
+
+func TestOwnerPolyfillScoping(t *testing.T) {
+	owner, _ := newClient(t, DefaultFixture, (*RS).OwnerToken)
+	e := owner.expectError("/v1/streams/messages/records", nil, 400, "invalid_request")
+	if e["param"] != "connector_id" {
+		t.Errorf("param %v", e["param"])
+	}
+	_, body, _ := owner.get("/v1/streams/messages/records", url.Values{"connector_id": {"slack"}, "limit": {"100"}})
+	for _, r := range body["data"].([]any) {
+		if r.(map[string]any)["connection_id"] != "cin_slack" {
+			t.Errorf("connector_id=slack leaked %v", r)
+		}
+	}
+	_, body, _ = owner.get("/v1/streams", url.Values{"connector_id": {"gmail"}})
+	for _, s := range body["data"].([]any) {
+		if sm := s.(map[string]any); sm["connector_id"] != "gmail" || sm["source"] == nil {
+			t.Errorf("owner stream entry %v", sm)
+		}
+	}
+	_, body, _ = owner.get("/v1/search", url.Values{"q": {"budget"}, "streams": {"issues"}, "filter[state]": {"closed"}})
+	for _, h := range body["data"].([]any) {
+		hm := h.(map[string]any)
+		if !strings.HasSuffix(hm["record_url"].(string), "?connector_id=github") {
+			t.Errorf("owner record_url %v", hm["record_url"])
+		}
+	}
 	if len(body["data"].([]any)) == 0 {
-		t.Errorf("changes after an update expected")
+		t.Error("owner filtered search found nothing")
+	}
+	owner.expectError("/v1/search", url.Values{"q": {"budget"}, "filter[state]": {"open"}}, 400, "invalid_request")
+	owner.expectError("/v1/search", url.Values{"q": {"budget"}, "streams": {"issues"}, "filter[state][between]": {"1"}}, 400, "invalid_request")
+}
+
+func TestSemanticAndHybridApproximation(t *testing.T) {
+	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
+	_, body, _ := c.get("/v1/search/semantic", url.Values{"q": {"budget numbers review"}, "limit": {"5"}})
+	hits := body["data"].([]any)
+	if len(hits) != 5 || body["next_cursor"] == nil || !strings.HasPrefix(body["next_cursor"].(string), "sem1.") {
+		t.Fatalf("semantic page: %v", body)
+	}
+	if body["meta"].(map[string]any)["approximation"] == nil {
+		t.Error("the semantic approximation must say it is one")
+	}
+	last := -1.0
+	for _, h := range hits {
+		hm := h.(map[string]any)
+		sc := hm["score"].(map[string]any)
+		if hm["retrieval_mode"] != "semantic" || sc["kind"] != "semantic_distance" || hm["evidence_excerpts"] != nil || sc["value"].(float64) < last && len(hits) == 1 {
+			t.Errorf("semantic hit %v", hm)
+		}
+		if s := hm["snippet"].(map[string]any)["text"].(string); strings.Contains(s, "<mark>") {
+			t.Errorf("semantic snippets are unhighlighted: %q", s)
+		}
+	}
+	_, page2, _ := c.get("/v1/search/semantic", url.Values{"q": {"budget numbers review"}, "limit": {"5"}, "cursor": {body["next_cursor"].(string)}})
+	if len(page2["data"].([]any)) == 0 {
+		t.Error("semantic page 2 empty")
+	}
+	_, lex, _ := c.get("/v1/search", url.Values{"q": {"budget"}, "limit": {"1"}})
+	c.expectError("/v1/search/semantic", url.Values{"q": {"budget"}, "cursor": {lex["next_cursor"].(string)}}, 400, "invalid_cursor")
+	c.expectError("/v1/search", url.Values{"q": {"budget numbers review"}, "cursor": {body["next_cursor"].(string)}}, 400, "invalid_cursor")
+	c.expectError("/v1/search/semantic", url.Values{"q": {"budget"}, "embedding": {"1,2"}}, 400, "invalid_request")
+	_, body, _ = c.get("/v1/search/hybrid", url.Values{"q": {"budget"}, "limit": {"4"}})
+	for _, h := range body["data"].([]any) {
+		hm := h.(map[string]any)
+		if hm["retrieval_mode"] != "hybrid" || hm["score"] != nil || len(hm["retrieval_sources"].([]any)) == 0 || hm["scores"] == nil {
+			t.Errorf("hybrid hit %v", hm)
+		}
+	}
+	if body["next_cursor"] != nil || body["has_more"] != true {
+		t.Errorf("hybrid has_more without a cursor: %v %v", body["has_more"], body["next_cursor"])
+	}
+	c.expectError("/v1/search/hybrid", url.Values{"q": {"budget"}, "cursor": {"x"}}, 400, "invalid_request")
+	_, meta, _ := (&client{t: t, http: c.http}).get("/.well-known/oauth-protected-resource", nil)
+	caps := meta["capabilities"].(map[string]any)
+	if caps["semantic_retrieval"] == nil || caps["hybrid_retrieval"].(map[string]any)["cursor_supported"] != false {
+		t.Errorf("retrieval capabilities %v", caps)
 	}
 }
 
@@ -519,6 +697,9 @@ func TestAggregate(t *testing.T) {
 	} {
 		c.expectError("/v1/streams/messages/aggregate", q, 400, "invalid_request")
 	}
+	if e := c.expectError("/v1/streams/messages/aggregate", url.Values{"metric": {"count"}, "zeta": {"1"}, "alpha": {"2"}}, 400, "invalid_request"); e["message"] != "Unsupported query parameter: alpha, zeta" {
+		t.Errorf("every unsupported parameter is named: %v", e["message"])
+	}
 	c.expectError("/v1/streams/channels/aggregate", url.Values{"metric": {"count"}}, 400, "invalid_request")
 	c.expectError("/v1/streams/messages/aggregate", url.Values{"metric": {"count"}, "group_by": {"nope"}}, 400, "unknown_field")
 }
@@ -611,4 +792,27 @@ func TestScaleFixture(t *testing.T) {
 			t.Errorf("LoadFixture(%q): want an error", bad)
 		}
 	}
+}
+
+func TestRemainingErrors(t *testing.T) {
+	owner, _ := newClient(t, DefaultFixture, (*RS).OwnerToken)
+	owner.expectError("/v1/streams/nope/records", url.Values{"connector_id": {"gmail"}}, 404, "stream_not_declared")
+	owner.expectError("/v1/streams/nope", nil, 404, "not_found")
+	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
+	c.expectError("/v1/streams/messages/records/m001/field-window", url.Values{"field": {"bo\x00dy"}, "connection_id": {"cin_work"}}, 400, "invalid_field_path")
+	c.expectError("/v1/streams/messages/records/m001/field-window", url.Values{"field": {"body"}, "limit_chars": {"0"}, "connection_id": {"cin_work"}}, 400, "invalid_window")
+
+	// In spec mode a client may expand, but only into granted streams.
+	fx, _ := LoadFixture(DefaultFixture)
+	fx.SpecClientReads = true
+	var kept []GrantStream
+	for _, gs := range fx.Grant.Streams {
+		if gs.Name != "attachments" {
+			kept = append(kept, gs)
+		}
+	}
+	fx.Grant.Streams = kept
+	rs := New(fx)
+	spec := &client{t: t, http: &http.Client{Transport: rs.Transport()}, token: rs.ClientToken()}
+	spec.expectError("/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "expand": {"attachments"}}, 403, "insufficient_scope")
 }

@@ -122,9 +122,11 @@ func grantedConnections(conns []Connection) []any {
 // streamEntry builds one stream row: live metadata, or the client grant
 // projection (implementation, not spec: contract §4.3, §15 #3).
 func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact bool) map[string]any {
-	e := map[string]any{"object": "stream_metadata", "name": s.Name, "connector_key": s.Connector, "granted_connections": grantedConnections(conns)}
+	e := map[string]any{"object": "stream_metadata", "name": s.Name, "connector_key": s.Connector, "granted_connections": grantedConnections(conns),
+		"granted": true, "record_count": s.recordCount(conns)}
 	if len(conns) == 1 {
-		e["connection_id"] = conns[0].ID
+		// The deprecated alias rides along, as on the RS; MCP adapters must drop it (seed 001).
+		e["connection_id"], e["connector_instance_id"] = conns[0].ID, conns[0].ID
 		if conns[0].DisplayName != "" {
 			e["display_name"] = conns[0].DisplayName
 		}
@@ -181,16 +183,48 @@ func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact boo
 	}
 	e["field_capabilities"], e["expand_capabilities"] = caps, expand
 	if compact {
-		out := map[string]any{}
-		for _, k := range []string{"name", "connector_key", "connection_id", "display_name", "primary_key", "cursor_field", "granted_connections", "field_capabilities", "expand_capabilities"} {
-			if v, ok := e[k]; ok {
-				out[k] = v
-			}
-		}
-		return out
+		return compactRow(e)
 	}
 	e["freshness"] = map[string]any{"status": "current", "captured_at": "2026-07-05T00:00:00Z"}
 	return e
+}
+
+// compactRow keeps the keys that survive view=compact (contract §4.4).
+func compactRow(e map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, k := range []string{"name", "connector_key", "connector_id", "connector_display_name", "display_name", "connection_display_name",
+		"connection_id", "connector_instance_id", "record_count", "granted", "primary_key", "cursor_field", "source",
+		"granted_connections", "field_capabilities"} {
+		if v, ok := e[k]; ok {
+			out[k] = v
+		}
+	}
+	caps := []any{}
+	for _, c := range e["expand_capabilities"].([]any) {
+		full := c.(map[string]any)
+		short := map[string]any{}
+		for _, k := range []string{"name", "relation", "stream", "target_stream", "cardinality", "granted", "usable", "foreign_key", "max_limit", "default_limit", "reason"} {
+			if v, ok := full[k]; ok {
+				short[k] = v
+			}
+		}
+		caps = append(caps, short)
+	}
+	out["expand_capabilities"] = caps
+	return out
+}
+
+// recordCount counts the records of the given connections.
+func (s *Stream) recordCount(conns []Connection) int {
+	n := 0
+	for _, rec := range s.Records {
+		for _, c := range conns {
+			if rec.ConnectionID == c.ID {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func manifestQuery(s *Stream) map[string]any {
@@ -249,7 +283,7 @@ func flagString(f Field, granted bool) string {
 	if !granted {
 		toks = append(toks, "g=false")
 	}
-	scalar := f.Type == "string" || f.Type == "integer" || f.Type == "number" || f.Type == "boolean"
+	scalar := f.scalar()
 	flag := func(name string, declared bool, value string) {
 		switch {
 		case !declared:
@@ -285,7 +319,7 @@ func fullCapabilities(f Field, schema map[string]any, granted bool) map[string]a
 		}
 		return m
 	}
-	scalar := f.Type == "string" || f.Type == "integer" || f.Type == "number" || f.Type == "boolean"
+	scalar := f.scalar()
 	c := map[string]any{"schema": schema, "granted": granted, "exact_filter": flag(scalar), "range_filter": flag(len(f.Range) > 0),
 		"lexical_search": flag(f.Lexical), "semantic_search": flag(f.Semantic)}
 	if len(f.Range) > 0 {

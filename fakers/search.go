@@ -3,63 +3,134 @@ package fakers
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"math"
 	"net/http"
+	"sort"
 	"strings"
+	"unicode"
 )
 
-var searchParams = map[string]bool{"q": true, "limit": true, "cursor": true, "streams": true, "streams[]": true, "connection_id": true, "connector_instance_id": true}
+var searchParams = map[string]bool{"q": true, "limit": true, "cursor": true, "streams": true, "streams[]": true, "filter": true,
+	"connection_id": true, "connector_instance_id": true}
 
-// search is lexical search (contract §10.1): case-insensitive term matching
-// over the granted lexical fields, merged round-robin across connections.
-// The semantic and hybrid routes are not configured, so they fall through to
-// the framework 404, as on an RS without an embedding backend.
-func (rs *RS) search(r *request) (int, any) {
+// semanticRejected are named by the implementation's explicit reject list
+// on /v1/search/semantic (contract §10.2).
+var semanticRejected = map[string]bool{"vector": true, "embedding": true, "embed": true, "model": true, "model_id": true, "model_family": true,
+	"rank": true, "boost": true, "weights": true, "blend": true, "connector_id": true, "fields": true, "expand": true, "expand_limit": true,
+	"order": true, "sort": true, "mode": true}
+
+// semanticApproximation is stated in every semantic and hybrid answer: the
+// fixture has no embedding model, and says so.
+var semanticApproximation = map[string]any{"kind": "fixture_token_overlap",
+	"note": "deterministic stand-in for embedding search: distance is 1 minus the share of query words found in the record's semantic fields"}
+
+// semantic reports whether the semantic and hybrid routes are mounted: only
+// when some stream declares a semantic field, as on an RS with an embedding
+// backend. Otherwise they fall through to the framework 404 (contract §1.4).
+func (f Fixture) semantic() bool {
+	for _, s := range f.Streams {
+		for _, fd := range s.Fields {
+			if fd.Semantic {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// A searchQuery is a validated search request.
+type searchQuery struct {
+	q        string
+	terms    []string
+	streams  []string
+	conn     string
+	limit    int
+	warnings []any
+	filters  []filter
+}
+
+// parseSearch validates what every search route shares (contract §10.1).
+func parseSearch(r *request, allowed map[string]bool) (*searchQuery, *apiError) {
 	if e := rejectClientQueries(r); e != nil {
-		return 0, e
+		return nil, e
 	}
+	keys := make([]string, 0, len(r.q))
 	for k := range r.q {
-		if !searchParams[k] && topKey(k) != "filter" {
-			return 0, errf("invalid_request", k, "Unsupported query parameter: "+k)
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !allowed[k] && !(allowed["filter"] && topKey(k) == "filter") {
+			return nil, errf("invalid_request", k, "Unsupported query parameter: "+k)
 		}
 	}
-	q := strings.TrimSpace(r.q.Get("q"))
-	if q == "" {
-		return 0, errf("invalid_request", "q", "q is required")
+	sq := &searchQuery{q: strings.TrimSpace(r.q.Get("q")), conn: connectionParam(r)}
+	if sq.q == "" {
+		return nil, errf("invalid_request", "q", "q is required")
 	}
-	wanted := append(append([]string(nil), r.q["streams"]...), r.q["streams[]"]...)
-	for _, w := range wanted {
+	sq.terms = words(sq.q)
+	sq.streams = append(append([]string(nil), r.q["streams"]...), r.q["streams[]"]...)
+	for _, w := range sq.streams {
 		if r.client() && r.fx.grantStream(w) == nil {
-			return 0, errf("grant_stream_not_allowed", "streams", "Stream '"+w+"' is not in the grant")
+			return nil, errf("grant_stream_not_allowed", "streams", "Stream '"+w+"' is not in the grant")
 		}
 	}
-	conn := connectionParam(r)
-	if conn != "" && r.client() && !grantedConnection(r, conn) {
-		return 0, errf("connection_not_found", "connection_id", "connection_id '"+conn+"' is not addressable under this grant.")
+	if len(filterFieldNames(r)) > 0 || r.q.Has("filter") {
+		if len(sq.streams) != 1 {
+			return nil, errf("invalid_request", "streams", "filter[...] requires exactly one streams value")
+		}
+		var e *apiError
+		if sq.filters, e = parseFilters(r, sq.streams[0]); e != nil {
+			return nil, e
+		}
 	}
-	limit, warnings := pageLimit(r.q.Get("limit"), "hits")
-	perConn := map[string][]any{}
+	if sq.conn != "" && r.client() && !grantedConnection(r, sq.conn) {
+		return nil, errf("connection_not_found", "connection_id", "connection_id '"+sq.conn+"' is not addressable under this grant.")
+	}
+	sq.limit, sq.warnings = pageLimit(r.q.Get("limit"), "hits")
+	return sq, nil
+}
+
+// candidates walks the searchable (stream, connection) slices in fixture
+// order and calls match on every record that passes the filters; it returns
+// each connection's hits, ranked, and the connection order.
+func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string) map[string]any, rank func(a, b map[string]any) bool) (map[string][]map[string]any, []string) {
+	perConn := map[string][]map[string]any{}
 	var order []string
 	seen := map[string]bool{}
 	for _, s := range r.fx.Streams {
-		if seen[s.Name] || (len(wanted) > 0 && !contains(wanted, s.Name)) {
+		if seen[s.Name] || (len(sq.streams) > 0 && !contains(sq.streams, s.Name)) {
 			continue
 		}
 		seen[s.Name] = true
-		for _, x := range r.slices(s.Name, conn) {
+		var granted []string
+		if r.client() {
+			granted = r.fx.grantStream(s.Name).Fields
+		}
+		for _, x := range r.slices(s.Name, sq.conn) {
 			if !contains(order, x.conn.ID) {
 				order = append(order, x.conn.ID)
 			}
-			granted := []string(nil)
-			if r.client() {
-				granted = r.fx.grantStream(s.Name).Fields
-			}
-			for _, rec := range x.s.recordsOf(x.conn.ID, "desc") {
-				if hit := matchRecord(x, rec, q, granted); hit != nil {
+			for _, rec := range filterRecords(x.s.recordsOf(x.conn.ID, "desc"), sq.filters) {
+				if hit := match(x, rec, granted); hit != nil {
+					if !r.client() {
+						hit["record_url"] = hit["record_url"].(string) + "?connector_id=" + x.key
+					}
 					perConn[x.conn.ID] = append(perConn[x.conn.ID], hit)
 				}
 			}
 		}
 	}
+	for _, hits := range perConn {
+		sort.SliceStable(hits, func(i, j int) bool { return rank(hits[i], hits[j]) })
+	}
+	return perConn, order
+}
+
+// roundRobin merges each connection's ranked list, one hit per connection
+// per round (contract §10.1).
+func roundRobin(perConn map[string][]map[string]any, order []string) []any {
 	var merged []any
 	for i := 0; ; i++ {
 		added := false
@@ -69,43 +140,217 @@ func (rs *RS) search(r *request) (int, any) {
 			}
 		}
 		if !added {
-			break
+			return merged
 		}
 	}
+}
+
+func scoreOf(hit map[string]any) float64 {
+	return hit["score"].(map[string]any)["value"].(float64)
+}
+
+func byScore(a, b map[string]any) bool { return scoreOf(a) < scoreOf(b) }
+
+// search is lexical search: every query word must occur in one granted
+// lexical field. The bm25-like score is minus the number of occurrences, so
+// lower is better, as with SQLite FTS5.
+func (rs *RS) search(r *request) (int, any) {
+	sq, e := parseSearch(r, searchParams)
+	if e != nil {
+		return 0, e
+	}
+	merged := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) map[string]any {
+		return lexicalHit(x, rec, sq.terms, granted)
+	}, byScore))
 	offset := 0
+	snap := snapshotOf("lex", sq)
 	if c := r.q.Get("cursor"); c != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(c)
-		var cur struct {
-			Off  int    `json:"off"`
-			Snap string `json:"snap"`
-		}
-		if err != nil || json.Unmarshal(raw, &cur) != nil || cur.Snap != snapshotOf(q, conn, wanted) || cur.Off < 0 {
+		var ok bool
+		if offset, ok = decodeSearchCursor(c, "", snap); !ok {
 			return 0, errf("invalid_cursor", "", "Malformed, expired or mismatched search cursor")
 		}
-		offset = cur.Off
 	}
-	end := min(offset+limit, len(merged))
+	end := min(offset+sq.limit, len(merged))
 	body := map[string]any{"object": "list", "url": "/v1/search", "has_more": end < len(merged), "data": nonNil(merged[min(offset, len(merged)):end]),
-		"meta": map[string]any{"count": len(merged), "count_accuracy": "exact", "warnings": nonNil(warnings),
-			"recall": map[string]any{"complete": true, "ranking_scope": "all_matches", "truncated": false, "ranked_candidate_count": len(merged), "sources_searched_count": len(order)}}}
+		"meta": map[string]any{"count": len(merged), "count_accuracy": "exact", "warnings": nonNil(sq.warnings),
+			"recall": map[string]any{"complete": true, "ranking_scope": "all_matches", "truncated": false, "ranked_candidate_count": len(merged),
+				"sources_searched_count": len(r.sourcesSearched(sq))}}}
 	if end < len(merged) {
-		b, _ := json.Marshal(map[string]any{"off": end, "snap": snapshotOf(q, conn, wanted)})
-		body["next_cursor"] = base64.RawURLEncoding.EncodeToString(b)
+		body["next_cursor"] = encodeSearchCursor("", end, snap)
 	}
 	return http.StatusOK, body
 }
 
-func snapshotOf(q, conn string, streams []string) string {
-	return "snap_" + base64.RawURLEncoding.EncodeToString([]byte(q+"\x00"+conn+"\x00"+strings.Join(streams, ",")))
+// semanticSearch is the fixture's honest approximation of embedding search.
+func (rs *RS) semanticSearch(r *request) (int, any) {
+	for k := range r.q {
+		if semanticRejected[topKey(k)] {
+			return 0, errf("invalid_request", topKey(k), "Parameter '"+topKey(k)+"' is not supported on /v1/search/semantic")
+		}
+	}
+	sq, e := parseSearch(r, searchParams)
+	if e != nil {
+		return 0, e
+	}
+	merged := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) map[string]any {
+		return semanticHit(x, rec, sq.terms, granted)
+	}, byScore))
+	offset := 0
+	snap := snapshotOf("sem", sq)
+	if c := r.q.Get("cursor"); c != "" {
+		var ok bool
+		if offset, ok = decodeSearchCursor(c, "sem1.", snap); !ok {
+			return 0, errf("invalid_cursor", "", "Malformed, expired or mismatched search cursor")
+		}
+	}
+	end := min(offset+sq.limit, len(merged))
+	body := map[string]any{"object": "list", "url": "/v1/search/semantic", "has_more": end < len(merged), "data": nonNil(merged[min(offset, len(merged)):end]),
+		"meta": map[string]any{"warnings": nonNil(sq.warnings), "approximation": semanticApproximation}}
+	if end < len(merged) {
+		body["next_cursor"] = encodeSearchCursor("sem1.", end, snap)
+	}
+	return http.StatusOK, body
 }
 
-// matchRecord returns a hit when every term occurs in one granted lexical
+var hybridParams = map[string]bool{"q": true, "limit": true, "streams": true, "streams[]": true, "filter": true, "connection_id": true, "connector_instance_id": true}
+
+// hybridSearch fuses the lexical and semantic rankings by reciprocal rank.
+// It has no cursor paging, as in the implementation (contract §10.3).
+func (rs *RS) hybridSearch(r *request) (int, any) {
+	if r.q.Has("cursor") {
+		return 0, errf("invalid_request", "cursor", "cursor pagination is not supported on /v1/search/hybrid")
+	}
+	sq, e := parseSearch(r, hybridParams)
+	if e != nil {
+		return 0, e
+	}
+	lex := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) map[string]any {
+		return lexicalHit(x, rec, sq.terms, granted)
+	}, byScore))
+	sem := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) map[string]any {
+		return semanticHit(x, rec, sq.terms, granted)
+	}, byScore))
+	type fused struct {
+		hit    map[string]any
+		rrf    float64
+		first  int
+		scores map[string]any
+		from   []string
+	}
+	by := map[string]*fused{}
+	var keys []string
+	add := func(list []any, source string) {
+		for rank, h := range list {
+			hit := h.(map[string]any)
+			k := fmt.Sprint(hit["connector_id"], "\x00", hit["stream"], "\x00", hit["record_key"])
+			f, ok := by[k]
+			if !ok {
+				f = &fused{hit: hit, first: len(keys), scores: map[string]any{}}
+				by[k] = f
+				keys = append(keys, k)
+			}
+			f.rrf += 1 / float64(60+rank+1)
+			f.scores[source] = hit["score"]
+			f.from = append(f.from, source)
+		}
+	}
+	add(lex, "lexical")
+	add(sem, "semantic")
+	sort.SliceStable(keys, func(i, j int) bool { return by[keys[i]].rrf > by[keys[j]].rrf })
+	var data []any
+	for _, k := range keys[:min(sq.limit, len(keys))] {
+		f := by[k]
+		hit := map[string]any{}
+		for hk, hv := range f.hit {
+			if hk != "score" && hk != "retrieval_mode" && hk != "evidence_excerpts" {
+				hit[hk] = hv
+			}
+		}
+		hit["retrieval_mode"], hit["retrieval_sources"], hit["scores"] = "hybrid", f.from, f.scores
+		data = append(data, hit)
+	}
+	return http.StatusOK, map[string]any{"object": "list", "url": "/v1/search/hybrid", "has_more": len(keys) > sq.limit, "data": nonNil(data),
+		"meta": map[string]any{"warnings": nonNil(sq.warnings), "approximation": semanticApproximation}}
+}
+
+// sourcesSearched are the connections a search covered.
+func (r *request) sourcesSearched(sq *searchQuery) []string {
+	var out []string
+	for _, gs := range r.fx.Streams {
+		if len(sq.streams) > 0 && !contains(sq.streams, gs.Name) {
+			continue
+		}
+		for _, x := range r.slices(gs.Name, sq.conn) {
+			if !contains(out, x.conn.ID) {
+				out = append(out, x.conn.ID)
+			}
+		}
+	}
+	return out
+}
+
+func snapshotOf(kind string, sq *searchQuery) string {
+	return "snap_" + base64.RawURLEncoding.EncodeToString([]byte(kind+"\x00"+sq.q+"\x00"+sq.conn+"\x00"+strings.Join(sq.streams, ",")))
+}
+
+type searchCursor struct {
+	Off  int    `json:"off"`
+	Snap string `json:"snap"`
+}
+
+func encodeSearchCursor(prefix string, off int, snap string) string {
+	b, _ := json.Marshal(searchCursor{Off: off, Snap: snap})
+	return prefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// decodeSearchCursor accepts only a cursor of the same route (prefix) and
+// the same query and scope (snap).
+func decodeSearchCursor(c, prefix, snap string) (int, bool) {
+	body, ok := strings.CutPrefix(c, prefix)
+	if !ok || (prefix == "" && strings.HasPrefix(c, "sem1.")) {
+		return 0, false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(body)
+	var cur searchCursor
+	if err != nil || json.Unmarshal(raw, &cur) != nil || cur.Snap != snap || cur.Off < 0 {
+		return 0, false
+	}
+	return cur.Off, true
+}
+
+// words splits text into lower-case words.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// baseHit is what lexical and semantic hits share.
+func baseHit(x slice, rec Record, matched []string) map[string]any {
+	hit := map[string]any{"object": "search_result", "stream": x.s.Name, "record_key": rec.ID, "connector_id": x.key,
+		"connection_id": x.conn.ID, "connector_instance_id": x.conn.ID, "emitted_at": rec.EmittedAt, "matched_fields": matched,
+		"record_url": "/v1/streams/" + x.s.Name + "/records/" + rec.ID}
+	if x.conn.DisplayName != "" {
+		hit["display_name"] = x.conn.DisplayName
+	}
+	for _, k := range []string{"sent_at", "sentAt", "authored_at", "authoredAt", "created_at", "createdAt", "source_created_at", "sourceCreatedAt",
+		"occurred_at", "occurredAt", "updated_at", "updatedAt"} {
+		if v, ok := rec.Data[k].(string); ok {
+			hit["authored_at"] = v
+			break
+		}
+	}
+	return hit
+}
+
+// lexicalHit returns a hit when every term occurs in one granted lexical
 // field. A match on a metadata-role field proves no body text, so such a hit
 // carries no snippet and no evidence.
-func matchRecord(x slice, rec Record, q string, granted []string) map[string]any {
-	terms := strings.Fields(strings.ToLower(q))
+func lexicalHit(x slice, rec Record, terms []string, granted []string) map[string]any {
+	if len(terms) == 0 {
+		return nil
+	}
 	var matched []string
 	var snippetField, snippet string
+	occurrences := 0
 	for _, f := range x.s.Fields {
 		if !f.Lexical || (granted != nil && !contains(granted, f.Name)) {
 			continue
@@ -114,7 +359,9 @@ func matchRecord(x slice, rec Record, q string, granted []string) map[string]any
 		low := strings.ToLower(text)
 		all := text != ""
 		for _, t := range terms {
-			all = all && strings.Contains(low, t)
+			n := strings.Count(low, t)
+			all = all && n > 0
+			occurrences += n
 		}
 		if !all {
 			continue
@@ -127,9 +374,8 @@ func matchRecord(x slice, rec Record, q string, granted []string) map[string]any
 	if len(matched) == 0 {
 		return nil
 	}
-	hit := map[string]any{"object": "search_result", "stream": x.s.Name, "record_key": rec.ID, "connector_id": x.key,
-		"connection_id": x.conn.ID, "connector_instance_id": x.conn.ID, "emitted_at": rec.EmittedAt, "matched_fields": matched,
-		"record_url": "/v1/streams/" + x.s.Name + "/records/" + rec.ID, "score": map[string]any{"kind": "bm25", "value": -1.0, "order": "lower_is_better"}}
+	hit := baseHit(x, rec, matched)
+	hit["score"] = map[string]any{"kind": "bm25", "value": -float64(occurrences), "order": "lower_is_better"}
 	if snippetField != "" {
 		hit["snippet"] = map[string]any{"field": snippetField, "text": snippet}
 		hit["evidence_excerpts"] = []any{map[string]any{"object": "evidence_excerpt", "field_path": snippetField, "provenance": "lexical_match",
@@ -137,22 +383,63 @@ func matchRecord(x slice, rec Record, q string, granted []string) map[string]any
 				"route": "/v1/streams/" + x.s.Name + "/records/" + rec.ID + "/field-window", "stream": x.s.Name, "record_id": rec.ID,
 				"field": snippetField, "connection_id": x.conn.ID}}}
 	}
-	if x.conn.DisplayName != "" {
-		hit["display_name"] = x.conn.DisplayName
+	return hit
+}
+
+// semanticHit scores a record by the share of query words found in its
+// granted semantic fields; records sharing no word are not hits.
+func semanticHit(x slice, rec Record, terms []string, granted []string) map[string]any {
+	if len(terms) == 0 {
+		return nil
 	}
-	for _, k := range []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"} {
-		if v, ok := rec.Data[k].(string); ok {
-			hit["authored_at"] = v
-			break
+	var matched []string
+	found := map[string]bool{}
+	var snippet map[string]any
+	for _, f := range x.s.Fields {
+		if !f.Semantic || (granted != nil && !contains(granted, f.Name)) {
+			continue
+		}
+		text, _ := rec.Data[f.Name].(string)
+		have := map[string]bool{}
+		for _, w := range words(text) {
+			have[w] = true
+		}
+		hit := false
+		for _, t := range terms {
+			if have[t] {
+				found[t], hit = true, true
+			}
+		}
+		if hit {
+			matched = append(matched, f.Name)
+			if snippet == nil {
+				snippet = map[string]any{"field": f.Name, "text": leadWords(text, 48)}
+			}
 		}
 	}
+	if len(matched) == 0 {
+		return nil
+	}
+	hit := baseHit(x, rec, matched)
+	distance := math.Round((1-float64(len(found))/float64(len(terms)))*1e4) / 1e4
+	hit["retrieval_mode"], hit["snippet"] = "semantic", snippet
+	hit["score"] = map[string]any{"kind": "semantic_distance", "value": distance, "order": "lower_is_better"}
 	return hit
+}
+
+// leadWords is the first n words of text, unhighlighted.
+func leadWords(text string, n int) string {
+	ws := strings.Fields(text)
+	if len(ws) <= n {
+		return text
+	}
+	return strings.Join(ws[:n], " ") + "…"
 }
 
 // markSnippet wraps term occurrences in <mark> within about 48 words around
 // the first match; the tags are always balanced.
 func markSnippet(text string, terms []string) string {
-	words := strings.Fields(text)
+	ws := strings.Fields(text)
 	hasTerm := func(w string) bool {
 		for _, t := range terms {
 			if strings.Contains(strings.ToLower(w), t) {
@@ -162,16 +449,16 @@ func markSnippet(text string, terms []string) string {
 		return false
 	}
 	first := 0
-	for i, w := range words {
+	for i, w := range ws {
 		if hasTerm(w) {
 			first = i
 			break
 		}
 	}
 	start := max(0, first-16)
-	end := min(len(words), start+48)
+	end := min(len(ws), start+48)
 	out := make([]string, 0, end-start)
-	for _, w := range words[start:end] {
+	for _, w := range ws[start:end] {
 		if hasTerm(w) {
 			w = "<mark>" + w + "</mark>"
 		}
@@ -181,7 +468,7 @@ func markSnippet(text string, terms []string) string {
 	if start > 0 {
 		s = "…" + s
 	}
-	if end < len(words) {
+	if end < len(ws) {
 		s += "…"
 	}
 	return s
