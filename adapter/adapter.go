@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
@@ -40,9 +41,10 @@ type Options struct {
 
 // An Adapter serves the MCP surface for one RS.
 type Adapter struct {
-	opts Options
-	rs   *rsclient.Client
-	srv  *mcp.Server
+	opts      Options
+	rs        *rsclient.Client
+	srv       *mcp.Server
+	gateCache sync.Map // the cache-expand-schema mutant's memory
 }
 
 // New builds the adapter and its MCP server.
@@ -74,9 +76,10 @@ func (a *Adapter) Server() *mcp.Server { return a.srv }
 
 // call is one tool invocation with its caller's bearer.
 type call struct {
-	a       *Adapter
-	token   string
-	context context.Context
+	a          *Adapter
+	token      string
+	context    context.Context
+	gateResult error // what the expand gate decided, for the cache-expand-schema mutant
 }
 
 func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name string, in json.RawMessage) *mcp.CallToolResult {

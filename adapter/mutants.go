@@ -34,6 +34,21 @@ const (
 	RequireConnectionID       Mutant = "require-connection-id"
 	AdvertiseProfileFlag      Mutant = "advertise-profile-flag"
 	DriftStdioSurface         Mutant = "drift-stdio-surface"
+
+	DropExpandParam          Mutant = "drop-expand-param"
+	ExpandGateFailsClosed    Mutant = "expand-gate-fails-closed"
+	SkipExpandGate           Mutant = "skip-expand-gate"
+	CacheExpandSchema        Mutant = "cache-expand-schema"
+	KeepFieldDetailInIndex   Mutant = "keep-field-detail-in-index"
+	DropStreamIndex          Mutant = "drop-stream-index"
+	NestSchemaData           Mutant = "nest-schema-data"
+	SummarizeFirstRowOnly    Mutant = "summarize-first-row-only"
+	OmitScopeSupport         Mutant = "omit-scope-support"
+	DropSchemaConnectionID   Mutant = "drop-schema-connection-id"
+	DropSchemaLegend         Mutant = "drop-schema-legend"
+	FetchGrantWideFullSchema Mutant = "fetch-grant-wide-full-schema"
+	SendViewCompactWithFull  Mutant = "send-view-compact-with-full"
+	DuplicateStreamList      Mutant = "duplicate-stream-list"
 )
 
 var mutants = []MutantInfo{
@@ -51,6 +66,21 @@ var mutants = []MutantInfo{
 	{RequireConnectionID, []string{"S013"}, "search requires connection_id"},
 	{AdvertiseProfileFlag, []string{"S011"}, "stdio --help advertises a --profile selector"},
 	{DriftStdioSurface, []string{"S011"}, "stdio serves a different tool set from hosted HTTP"},
+
+	{DropExpandParam, []string{"S007"}, "query_records passes the expand gate but never sends expand to the RS"},
+	{ExpandGateFailsClosed, []string{"S007"}, "the expand gate rejects when GET /v1/schema fails, instead of deferring to the RS"},
+	{SkipExpandGate, []string{"S008"}, "unadvertised expand goes to the RS unchecked"},
+	{CacheExpandSchema, []string{"S009"}, "the expand gate remembers the first schema it saw per stream"},
+	{KeepFieldDetailInIndex, []string{"S017"}, "the global schema index keeps every row's field_capabilities"},
+	{DropStreamIndex, []string{"S017"}, "past the detailed-row cap, stream names vanish from the text"},
+	{NestSchemaData, []string{"S017", "S022"}, "the schema document is nested at structuredContent.data.data"},
+	{SummarizeFirstRowOnly, []string{"S018"}, "schema(stream) summarises fields for the first matching row only"},
+	{OmitScopeSupport, []string{"S019"}, "scoped schema text omits sort, projection, count, expand and search support"},
+	{DropSchemaConnectionID, []string{"S019"}, "schema ignores connection_id, so a shared stream is not narrowed"},
+	{DropSchemaLegend, []string{"S020"}, "scoped schema text uses the flag grammar without its legend"},
+	{FetchGrantWideFullSchema, []string{"S021"}, "detail=full without stream fetches and returns the grant-wide schema"},
+	{SendViewCompactWithFull, []string{"S022"}, "detail=full also sends view=compact, so the raw JSON Schema is lost"},
+	{DuplicateStreamList, []string{"S041"}, "the schema document repeats its rows in a top-level streams list"},
 }
 
 // Mutants returns the catalogue, sorted by id.

@@ -178,21 +178,73 @@ const legendLine = "field_capability_legend t=declared_type role=display_role eq
 	"filter={field:value} if eq, {field:{op:value}} for r ops; sort=cursor_field or -cursor_field; fields=[names]; aggregate metric/field/group_by from a"
 
 // shapeSchemaDoc makes the MCP schema document: no deprecated alias, no
-// duplicated top-level stream list when connectors exist, and for the global
-// index no per-field detail.
+// duplicated top-level stream list when connectors exist (S041). A scoped
+// document keeps the RS rows and gains the flag legend; the global one
+// becomes an index (S017).
 func shapeSchemaDoc(doc map[string]any, scoped bool) map[string]any {
 	dropKey(doc, "connector_instance_id")
 	if cs, ok := doc["connectors"].([]any); ok && len(cs) > 0 {
 		delete(doc, "streams")
 	}
-	if !scoped {
-		for _, row := range streamRows(doc) {
-			delete(row, "field_capabilities")
-		}
-	} else {
+	if scoped {
 		doc["field_capability_legend"] = legend
+		return doc
 	}
-	return doc
+	return indexDoc(doc)
+}
+
+// indexDoc reduces the compact global document to an index: stream names
+// grouped by connector, with connections where a stream's differ from its
+// connector's. Everything per field, per relation or per sort key belongs to
+// schema(stream), so the whole result stays bounded for large grants.
+func indexDoc(doc map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, k := range []string{"object", "detail", "connector_count", "stream_count", "bearer"} {
+		if v, ok := doc[k]; ok {
+			out[k] = v
+		}
+	}
+	if meta, ok := doc["meta"].(map[string]any); ok {
+		if w, _ := meta["warnings"].([]any); len(w) > 0 {
+			out["meta"] = map[string]any{"warnings": w}
+		}
+	}
+	reduceRows := func(v any, keep ...string) []any {
+		list, _ := v.([]any)
+		rows := make([]any, 0, len(list))
+		for _, s := range list {
+			row, _ := s.(map[string]any)
+			r := map[string]any{"name": row["name"]}
+			for _, k := range keep {
+				if v, ok := row[k]; ok {
+					r[k] = v
+				}
+			}
+			if gc, ok := row["granted_connections"]; ok {
+				r["granted_connections"] = gc
+			}
+			rows = append(rows, r)
+		}
+		return rows
+	}
+	if cs, ok := doc["connectors"].([]any); ok {
+		conns := make([]any, 0, len(cs))
+		for _, c := range cs {
+			cm, _ := c.(map[string]any)
+			e := map[string]any{}
+			for _, k := range []string{"connector_key", "display_name", "granted_connections", "stream_count"} {
+				if v, ok := cm[k]; ok {
+					e[k] = v
+				}
+			}
+			e["streams"] = reduceRows(cm["streams"])
+			conns = append(conns, e)
+		}
+		out["connectors"] = conns
+	} else if _, ok := doc["streams"]; ok {
+		out["streams"] = reduceRows(doc["streams"], "connector_key", "connection_id", "display_name")
+	}
+	return out
 }
 
 func dropKey(v any, key string) {
@@ -209,7 +261,23 @@ func dropKey(v any, key string) {
 	}
 }
 
-type streamRow = map[string]any
+// A streamRow is one stream row of a schema document, with the connector
+// it sits under (nil for a top-level row), whose key and connections it
+// inherits when it has none of its own.
+type streamRow struct {
+	m         map[string]any
+	connector map[string]any
+}
+
+func (r streamRow) get(k string) any {
+	if v, ok := r.m[k]; ok {
+		return v
+	}
+	if r.connector != nil && (k == "connector_key" || k == "granted_connections") {
+		return r.connector[k]
+	}
+	return nil
+}
 
 func streamRows(doc map[string]any) []streamRow {
 	var rows []streamRow
@@ -217,14 +285,7 @@ func streamRows(doc map[string]any) []streamRow {
 		list, _ := v.([]any)
 		for _, s := range list {
 			if row, ok := s.(map[string]any); ok {
-				if conn != nil {
-					for _, k := range []string{"connector_key", "granted_connections"} {
-						if _, has := row[k]; !has && conn[k] != nil {
-							row["_inherited_"+k] = conn[k]
-						}
-					}
-				}
-				rows = append(rows, row)
+				rows = append(rows, streamRow{m: row, connector: conn})
 			}
 		}
 	}
@@ -259,24 +320,18 @@ const (
 	maxAggFieldsPer = 12
 )
 
-func renderSchema(doc map[string]any, stream, connectionID string) string {
+func renderSchema(doc map[string]any, stream, connectionID string, m Mutant) string {
 	rows := streamRows(doc)
-	defer func() {
-		for _, r := range rows {
-			delete(r, "_inherited_connector_key")
-			delete(r, "_inherited_granted_connections")
-		}
-	}()
 	conns, _ := doc["connectors"].([]any)
 	var b strings.Builder
 	fmt.Fprintf(&b, "PDPP schema: connectors=%d streams=%d\n", len(conns), len(rows))
-	if stream != "" {
+	if stream != "" && m != DropSchemaLegend {
 		b.WriteString(legendLine + "\n")
 	}
 	if connectionID != "" {
 		fmt.Fprintf(&b, "schema_scope connection_id=%s\n", q(connectionID))
 	}
-	if stream == "" && len(rows) > maxSchemaRows {
+	if stream == "" && len(rows) > maxSchemaRows && m != DropStreamIndex {
 		for _, c := range conns {
 			cm, _ := c.(map[string]any)
 			list, _ := cm["streams"].([]any)
@@ -293,19 +348,11 @@ func renderSchema(doc map[string]any, stream, connectionID string) string {
 			fmt.Fprintf(&b, "more_streams=%d\n", len(rows)-maxSchemaRows)
 			break
 		}
-		key := str(row["connector_key"])
-		if key == "" {
-			key = str(row["_inherited_connector_key"])
-		}
-		fmt.Fprintf(&b, "stream name=%s connector_key=%s", q(str(row["name"])), q(key))
-		if dn := str(row["display_name"]); dn != "" {
+		fmt.Fprintf(&b, "stream name=%s connector_key=%s", q(str(row.get("name"))), q(str(row.get("connector_key"))))
+		if dn := str(row.get("display_name")); dn != "" {
 			fmt.Fprintf(&b, " display_name=%s", q(dn))
 		}
-		gc := row["granted_connections"]
-		if gc == nil {
-			gc = row["_inherited_granted_connections"]
-		}
-		if list, ok := gc.([]any); ok && len(list) > 0 {
+		if list, ok := row.get("granted_connections").([]any); ok && len(list) > 0 {
 			parts := []string{}
 			for j, c := range list {
 				if j == maxConnsPerRow {
@@ -321,8 +368,8 @@ func renderSchema(doc map[string]any, stream, connectionID string) string {
 			}
 			b.WriteString(" connections=" + strings.Join(parts, "|"))
 		}
-		if stream != "" {
-			writeFieldDetail(&b, row)
+		if stream != "" && !(m == SummarizeFirstRowOnly && i > 0) {
+			writeFieldDetail(&b, row.m, m)
 		}
 		b.WriteString("\n")
 	}
@@ -334,7 +381,7 @@ func renderSchema(doc map[string]any, stream, connectionID string) string {
 
 // writeFieldDetail renders the capabilities a client needs for the next read,
 // in text, for clients that never see structuredContent (seed 001, C9).
-func writeFieldDetail(b *strings.Builder, row streamRow) {
+func writeFieldDetail(b *strings.Builder, row map[string]any, m Mutant) {
 	caps, _ := row["field_capabilities"].(map[string]any)
 	names := make([]string, 0, len(caps))
 	for n := range caps {
@@ -344,7 +391,7 @@ func writeFieldDetail(b *strings.Builder, row streamRow) {
 	var fields []string
 	aggs := map[string][]string{}
 	for i, n := range names {
-		flags := str(caps[n])
+		flags := capFlags(caps[n])
 		if i < maxRowFields {
 			fields = append(fields, inline(n, 60)+"["+flags+"]")
 		}
@@ -381,6 +428,9 @@ func writeFieldDetail(b *strings.Builder, row streamRow) {
 	if pk, ok := row["primary_key"].([]any); ok && len(pk) > 0 {
 		b.WriteString(" primary_key=" + inline(str(pk[0]), 60))
 	}
+	if m == OmitScopeSupport {
+		return
+	}
 	if cf := str(row["cursor_field"]); cf != "" {
 		b.WriteString(" sort=" + inline(cf, 60) + "|-" + inline(cf, 60))
 	} else {
@@ -403,7 +453,7 @@ func writeFieldDetail(b *strings.Builder, row streamRow) {
 	}
 	var modes []string
 	for _, n := range names {
-		flags := "," + str(caps[n]) + ","
+		flags := "," + capFlags(caps[n]) + ","
 		if strings.Contains(flags, ",lex,") && !contains(modes, "lexical") {
 			modes = append(modes, "lexical")
 		}
@@ -414,6 +464,68 @@ func writeFieldDetail(b *strings.Builder, row streamRow) {
 	if len(modes) > 0 {
 		b.WriteString(" search=" + strings.Join(modes, "|"))
 	}
+}
+
+// capFlags is a field's compact flag string. A detail=full document holds
+// capability objects; they are rendered in the same grammar, so the legend
+// explains both (contract §4.2, §4.4).
+func capFlags(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return str(v)
+	}
+	usable := func(k string) (map[string]any, bool) {
+		c, _ := m[k].(map[string]any)
+		return c, c != nil && c["usable"] == true
+	}
+	var toks []string
+	typ := str(m["type"])
+	if sch, _ := m["schema"].(map[string]any); typ == "" && sch != nil {
+		typ = str(sch["type"])
+		if sch["format"] == "date-time" {
+			typ = "timestamp"
+		}
+	}
+	if typ != "" {
+		toks = append(toks, "t="+inline(typ, 40))
+	}
+	if r := str(m["role"]); r != "" {
+		toks = append(toks, "role="+inline(r, 40))
+	}
+	if m["granted"] == false {
+		toks = append(toks, "g=false")
+	}
+	if _, ok := usable("exact_filter"); ok {
+		toks = append(toks, "eq")
+	}
+	if c, ok := usable("range_filter"); ok {
+		var ops []string
+		list, _ := c["operators"].([]any)
+		for _, o := range list {
+			ops = append(ops, str(o))
+		}
+		toks = append(toks, "r="+strings.Join(ops, "|"))
+	}
+	if _, ok := usable("lexical_search"); ok {
+		toks = append(toks, "lex")
+	}
+	if _, ok := usable("semantic_search"); ok {
+		toks = append(toks, "sem")
+	}
+	agg, _ := m["aggregation"].(map[string]any)
+	var kinds []string
+	for _, k := range []string{"count_distinct", "group_by", "group_by_time", "max", "min", "sum"} {
+		if c, _ := agg[k].(map[string]any); c != nil && c["usable"] == true {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) > 0 {
+		toks = append(toks, "a="+strings.Join(kinds, "|"))
+	}
+	if len(toks) == 0 {
+		return "declared"
+	}
+	return strings.Join(toks, ",")
 }
 
 func contains(list []string, s string) bool {

@@ -48,23 +48,26 @@ type schemaArgs struct {
 }
 
 func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
+	m := c.a.opts.Mutant
 	q := url.Values{}
-	if in.Detail == "full" {
+	switch {
+	case in.Detail == "full" && in.Stream == "" && m != FetchGrantWideFullSchema:
 		// Seed 001 is stricter than the anchor: reject locally, before any
 		// grant-wide schema is fetched (catalog C5).
-		if in.Stream == "" {
-			return nil, &toolError{Code: "invalid_request", Param: "detail",
-				Message: `detail "full" requires stream: call schema() for the compact index, then schema(stream, connection_id, detail: "full")`}
-		}
+		return nil, &toolError{Code: "invalid_request", Param: "detail",
+			Message: `detail "full" requires stream: call schema() for the compact index, then schema(stream, connection_id, detail: "full")`}
+	case in.Detail == "full" && in.Stream == "": // the mutant's grant-wide fetch
+	case in.Detail == "full":
 		q.Set("detail", "full")
-	} else {
+		if m == SendViewCompactWithFull {
+			q.Set("view", "compact")
+		}
+	default:
 		q.Set("view", "compact")
 	}
-	if in.Stream != "" {
-		q.Set("stream", in.Stream)
-	}
-	if in.ConnectionID != "" {
-		q.Set("connection_id", in.ConnectionID)
+	setIf(q, "stream", in.Stream)
+	if m != DropSchemaConnectionID {
+		setIf(q, "connection_id", in.ConnectionID)
 	}
 	body, _, err := c.get("/v1/schema", q)
 	if err != nil {
@@ -74,8 +77,20 @@ func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, &toolError{Code: "rs_malformed_body", Message: "schema body is not a JSON object"}
 	}
-	doc = shapeSchemaDoc(doc, in.Stream != "")
-	return textResult(renderSchema(doc, in.Stream, in.ConnectionID), map[string]any{"data": doc}), nil
+	doc = shapeSchemaDoc(doc, in.Stream != "" || m == KeepFieldDetailInIndex)
+	if m == DuplicateStreamList {
+		var rows []any
+		for _, r := range streamRows(doc) {
+			rows = append(rows, r)
+		}
+		doc["streams"] = rows
+	}
+	text := renderSchema(doc, in.Stream, in.ConnectionID, m)
+	var data any = doc
+	if m == NestSchemaData {
+		data = map[string]any{"data": doc}
+	}
+	return textResult(text, map[string]any{"data": data}), nil
 }
 
 // ---- query_records ----
@@ -110,6 +125,9 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if len(in.Expand) > 0 {
 		if err := c.expandGate(in.Stream, in.ConnectionID, in.Expand); err != nil {
 			return nil, err
+		}
+		if c.a.opts.Mutant == DropExpandParam {
+			q.Del("expand")
 		}
 	}
 	for _, f := range in.Fields {
@@ -222,10 +240,30 @@ func encodeExpand(q url.Values, expand []string, limits map[string]int) error {
 // no expand_capabilities (seed 000). It fails open when the schema is
 // unavailable or the stream is not found.
 func (c *call) expandGate(stream, connectionID string, rels []string) error {
+	m := c.a.opts.Mutant
+	if m == SkipExpandGate {
+		return nil
+	}
+	if m == CacheExpandSchema {
+		key := stream + "\x00" + connectionID
+		if v, ok := c.a.gateCache.Load(key); ok {
+			err, _ := v.(error)
+			return err
+		}
+		defer func() { c.a.gateCache.Store(key, c.gateResult) }()
+	}
+	c.gateResult = c.expandGateLive(stream, connectionID, rels)
+	return c.gateResult
+}
+
+func (c *call) expandGateLive(stream, connectionID string, rels []string) error {
 	q := url.Values{"view": {"compact"}, "stream": {stream}}
 	setIf(q, "connection_id", connectionID)
 	body, _, err := c.get("/v1/schema", q)
 	if err != nil {
+		if c.a.opts.Mutant == ExpandGateFailsClosed {
+			return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand_capabilities of stream '" + stream + "' are unknown (GET /v1/schema failed)"}
+		}
 		return nil
 	}
 	var doc struct {

@@ -13,13 +13,21 @@ import (
 )
 
 // session connects an in-memory MCP client to the adapter, which reads the
-// fixture RS through its httpmock transport.
+// default fixture RS through its httpmock transport. The RS reads as the
+// spec says for client tokens (live capability flags, filter and expand),
+// as mcpcheck's targets serve it.
 func session(t *testing.T) (*mcp.ClientSession, *fakers.RS) {
 	t.Helper()
 	fx, err := fakers.LoadFixture(fakers.DefaultFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
+	fx.SpecClientReads = true
+	return sessionWith(t, fx)
+}
+
+func sessionWith(t *testing.T, fx *fakers.Fixture) (*mcp.ClientSession, *fakers.RS) {
+	t.Helper()
 	rs := fakers.New(fx)
 	a, err := adapter.New(adapter.Options{ProviderURL: fakers.MockBaseURL, Token: rs.ClientToken(), HTTPClient: &http.Client{Transport: rs.Transport()}})
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
@@ -38,11 +38,15 @@ const (
 	// CapControlledRS: the adapter reads from a fixture RS that mcpcheck runs
 	// and whose request log it can inspect.
 	CapControlledRS Capability = "controlled-rs"
+	// CapFixture: mcpcheck can open the adapter again against a fixture RS
+	// of its choosing ([Target.Fork]).
+	CapFixture Capability = "fixture"
 )
 
 var capabilityReasons = map[Capability]string{
 	CapLocalCommand: "needs a local adapter command (the reference adapter or --stdio); a --url target has none",
 	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter or --stdio)",
+	CapFixture:      "needs to start the adapter against a fixture RS of mcpcheck's choosing (the reference adapter or --stdio)",
 }
 
 // A Check is one executable scenario.
@@ -72,7 +76,8 @@ type T struct {
 	ctx      context.Context
 	Target   *Target
 	Settings Settings
-	entries  []ReportEntry
+	entries  *[]ReportEntry
+	cleanups *[]func()
 }
 
 // Context is the check's context; it carries the per-check deadline.
@@ -82,19 +87,41 @@ func (t *T) Context() context.Context { return t.ctx }
 // A skip is never a pass.
 func (t *T) Skipf(format string, args ...any) { panic(skipSignal{fmt.Sprintf(format, args...)}) }
 
-// Record attaches a measured value to the check's result (bytes, tokens, …).
-func (t *T) Record(name string, value any) {
-	t.entries = append(t.entries, ReportEntry{Name: name, Value: fmt.Sprint(value)})
+// Fork opens the target again against its own fixture RS serving fx (see
+// [Target.Fork]); it is closed when the check ends. A check calls it only
+// after declaring [CapFixture] in Needs, or after testing t.Target.Has.
+func (t *T) Fork(fx *fakers.Fixture) *Target {
+	if t.Target.Fork == nil {
+		t.Skipf("%s", capabilityReasons[CapFixture])
+	}
+	f, err := t.Target.Fork(t.ctx, fx)
+	if err != nil {
+		panic(errorSignal{"open a fork of the target: " + err.Error()})
+	}
+	*t.cleanups = append(*t.cleanups, f.Close)
+	return f
 }
 
-// CallTool calls a tool. A transport failure ends the check as a harness
-// error, not as a conformance failure.
-func (t *T) CallTool(name string, args map[string]any) *mcp.CallToolResult {
-	res, err := t.Target.Session.CallTool(t.ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+// ForkSame forks the target against a fresh copy of the fixture it serves,
+// for checks that count RS calls or inject faults.
+func (t *T) ForkSame() *Target {
+	fx, err := LoadFixture(t.Target.fixture)
 	if err != nil {
-		panic(errorSignal{fmt.Sprintf("call %s: %v", name, t.Target.redact(err.Error()))})
+		panic(errorSignal{"load fixture: " + err.Error()})
 	}
-	return res
+	return t.Fork(fx)
+}
+
+// On returns a view of t whose calls go to another target, typically a fork.
+func (t *T) On(tgt *Target) *T {
+	u := *t
+	u.Target = tgt
+	return &u
+}
+
+// Record attaches a measured value to the check's result (bytes, tokens, …).
+func (t *T) Record(name string, value any) {
+	*t.entries = append(*t.entries, ReportEntry{Name: name, Value: fmt.Sprint(value)})
 }
 
 // A ReportEntry is a named measurement attached to a result.
@@ -146,11 +173,14 @@ func Evaluate(ctx context.Context, c *Check, tgt *Target, s Settings) (res Resul
 	}
 	ctx, cancel := context.WithTimeout(ctx, DefaultCheckTimeout)
 	defer cancel()
-	t := &T{ctx: ctx, Target: tgt, Settings: s}
+	t := &T{ctx: ctx, Target: tgt, Settings: s, entries: &[]ReportEntry{}, cleanups: &[]func(){}}
 	t.Gomega = gomega.NewGomega(func(message string, _ ...int) { panic(failSignal{message}) })
 	defer func() {
+		for i := len(*t.cleanups) - 1; i >= 0; i-- {
+			(*t.cleanups)[i]()
+		}
 		res.Duration = time.Since(start)
-		res.Entries = t.entries
+		res.Entries = *t.entries
 		switch sig := recover().(type) {
 		case nil:
 			res.Verdict = Pass

@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"context"
 	"flag"
 	"os"
 	"strings"
@@ -141,5 +142,10 @@ var _ = Describe("golden footprints", Label("golden"), func() {
 		init, err := conformance.GoldenInitialize(target)
 		Expect(err).NotTo(HaveOccurred())
 		g.Assert(GinkgoTB(), "initialize", init)
+		for _, gc := range conformance.GoldenCalls {
+			res, err := conformance.GoldenResult(context.Background(), target, gc)
+			Expect(err).NotTo(HaveOccurred())
+			g.Assert(GinkgoTB(), gc.Name, res)
+		}
 	})
 })

@@ -2,7 +2,10 @@ package conformance
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // volatileKeys differ between SDK versions or runs and say nothing about the
@@ -81,3 +84,31 @@ type goldenError string
 func (e goldenError) Error() string { return string(e) }
 
 const errNoInitialize = goldenError("the wire tap saw no initialize result")
+
+// A GoldenCall is a tool call whose normalised result is kept as a golden.
+type GoldenCall struct {
+	Name string // golden file name
+	Tool string
+	Args map[string]any
+}
+
+// GoldenCalls are the tool results the reference adapter's goldens cover:
+// the compact global schema index and the scoped schema views.
+var GoldenCalls = []GoldenCall{
+	{"schema-global", "schema", map[string]any{}},
+	{"schema-messages", "schema", map[string]any{"stream": "messages"}},
+	{"schema-messages-cin_work", "schema", map[string]any{"stream": "messages", "connection_id": "cin_work"}},
+}
+
+// GoldenResult calls a tool and returns its normalised result.
+func GoldenResult(ctx context.Context, t *Target, g GoldenCall) ([]byte, error) {
+	res, err := t.Session.CallTool(ctx, &mcp.CallToolParams{Name: g.Tool, Arguments: g.Args})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	return Normalize(raw)
+}

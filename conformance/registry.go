@@ -11,9 +11,10 @@ import (
 // checks is the registry: every executable check, in id order. Add a check
 // here and remove its id from unchecked.
 var checks = []*Check{
-	s001, s002, s003, s004, s005,
+	s001, s002, s003, s004, s005, s007, s008, s009,
 	s011, s012, s013,
-	s016,
+	s016, s017, s018, s019, s020, s021, s022,
+	s041,
 }
 
 // Checks returns the registered checks.
@@ -39,18 +40,9 @@ func manual(reason string) classification  { return classification{Manual, reaso
 // unchecked classifies every catalog scenario that has no check yet.
 var unchecked = map[string]classification{
 	"S006": manual("governance clause: a ChatGPT retest triggers a follow-on spec; executable proxy: bounded query_records/search text (issues 5, 6)"),
-	"S007": pending("expand gate, issue 4"),
-	"S008": pending("expand gate, issue 4"),
-	"S009": pending("expand gate, issue 4"),
 	"S010": pending("setup surface, issue 8"),
 	"S014": pending("grant scope, issue 5"),
 	"S015": pending("owner-bearer rejection on hosted MCP, issue 8"),
-	"S017": pending("schema discovery, issue 4"),
-	"S018": pending("schema discovery, issue 4"),
-	"S019": pending("schema discovery, issue 4"),
-	"S020": pending("schema legend, issue 4"),
-	"S021": pending("schema detail=full, issue 4"),
-	"S022": pending("schema detail=full, issue 4"),
 	"S023": pending("paging handles, issue 5"),
 	"S024": pending("search fan-in, issue 6"),
 	"S025": pending("search source mix, issue 6"),
@@ -69,7 +61,6 @@ var unchecked = map[string]classification{
 	"S038": pending("binary fields, issue 7"),
 	"S039": pending("protected-resource metadata, issue 8"),
 	"S040": pending("setup page, issue 8"),
-	"S041": pending("compact schema shape, issue 4"),
 	"S042": manual("process gate (package tests, OpenSpec validation); executable proxy: `make test` runs the whole registry against the reference adapter"),
 	"S043": pending("visible evidence, issue 7"),
 	"S044": pending("evidence context, issue 7"),

@@ -47,6 +47,9 @@ type TargetSpec struct {
 	Env   []string
 	// Fixture names the fixture RS data set for reference and stdio targets.
 	Fixture string
+	// FixtureData, when set, is served instead of the named fixture. Checks
+	// use it through [Target.Fork] for scale grants and live mutation.
+	FixtureData *fakers.Fixture
 	// Mutant injects one fault into the reference adapter (tests only).
 	Mutant adapter.Mutant
 	// ConnectTimeout bounds the handshake. Zero means DefaultConnectTimeout.
@@ -94,9 +97,14 @@ type Target struct {
 	// StdioTools lists the tools the adapter serves over stdio, raw, when
 	// that differs from the main session's transport (reference target).
 	StdioTools func(ctx context.Context) ([]json.RawMessage, error)
+	// Fork opens the same adapter (same command, same mutant) against a new
+	// fixture RS serving fx, so a check can count RS calls, flip the schema
+	// or load a scale grant without disturbing checks that run alongside.
+	Fork func(ctx context.Context, fx *fakers.Fixture) (*Target, error)
 
 	secret  string
 	closers []func()
+	fixture string // the fixture name served, for forks of the same data
 }
 
 // Has reports whether the target offers a capability.
@@ -106,6 +114,8 @@ func (t *Target) Has(c Capability) bool {
 		return t.Help != nil
 	case CapControlledRS:
 		return t.RS != nil
+	case CapFixture:
+		return t.Fork != nil
 	}
 	return false
 }
@@ -131,7 +141,14 @@ func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
 	if spec.ConnectTimeout == 0 {
 		spec.ConnectTimeout = DefaultConnectTimeout
 	}
-	t := &Target{Kind: spec.Kind(), Tap: wiretap.New()}
+	t := &Target{Kind: spec.Kind(), Tap: wiretap.New(), fixture: spec.Fixture}
+	if t.Kind != KindURL {
+		t.Fork = func(ctx context.Context, fx *fakers.Fixture) (*Target, error) {
+			fork := spec
+			fork.FixtureData = fx
+			return Open(ctx, fork)
+		}
+	}
 	var err error
 	switch t.Kind {
 	case KindReference:
@@ -155,13 +172,30 @@ func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
 	return t, nil
 }
 
-func startFixture(name string) (*fakers.RS, string, func(), error) {
+// LoadFixture loads a named fixture the way targets serve it: client tokens
+// read as the spec says (live capability flags, filter and expand accepted),
+// because the seed scenarios presuppose a grant whose schema advertises what
+// it supports. The implementation's grant projection would hide every flag
+// and make those scenarios unjudgeable (contract §4.3, §15 #3).
+func LoadFixture(name string) (*fakers.Fixture, error) {
 	if name == "" {
 		name = fakers.DefaultFixture
 	}
 	fx, err := fakers.LoadFixture(name)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, err
+	}
+	fx.SpecClientReads = true
+	return fx, nil
+}
+
+func startFixture(spec TargetSpec) (*fakers.RS, string, func(), error) {
+	fx := spec.FixtureData
+	if fx == nil {
+		var err error
+		if fx, err = LoadFixture(spec.Fixture); err != nil {
+			return nil, "", nil, err
+		}
 	}
 	rs := fakers.New(fx)
 	url, stop, err := rs.Start("127.0.0.1:0")
@@ -172,7 +206,7 @@ func startFixture(name string) (*fakers.RS, string, func(), error) {
 }
 
 func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
-	rs, rsURL, stop, err := startFixture(spec.Fixture)
+	rs, rsURL, stop, err := startFixture(spec)
 	if err != nil {
 		return err
 	}
@@ -332,7 +366,7 @@ func listToolsRaw(ctx context.Context, cs *mcp.ClientSession, tap *wiretap.Tap) 
 // ---- stdio ----
 
 func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
-	rs, rsURL, stop, err := startFixture(spec.Fixture)
+	rs, rsURL, stop, err := startFixture(spec)
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func pdppMCPBinary(t *testing.T) string {
 // the /mcp URL and the client token.
 func serveBinary(t *testing.T) (string, string) {
 	t.Helper()
-	fx, err := fakers.LoadFixture(fakers.DefaultFixture)
+	fx, err := LoadFixture(fakers.DefaultFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestTargetsAgree(t *testing.T) {
 		for _, c := range Checks() {
 			if c.ID == row.ID {
 				for _, n := range c.Needs {
-					needsLocal = needsLocal || n == CapLocalCommand || n == CapControlledRS
+					needsLocal = needsLocal || n == CapLocalCommand || n == CapControlledRS || n == CapFixture
 				}
 			}
 		}

@@ -175,6 +175,9 @@ func longBody() string {
 type ScaleSpec struct {
 	Connectors, Streams, Fields, Records int
 	Seed                                 uint64
+	// DescriptionChars gives every field a JSON Schema description of this
+	// length, as verbose real manifests have.
+	DescriptionChars int
 }
 
 // Scale generates a large grant for footprint and performance work.
@@ -196,7 +199,7 @@ func Scale(sp ScaleSpec) (*Fixture, error) {
 			s := &Stream{Connector: key, Name: fmt.Sprintf("stream_%d_%d", c, si), PrimaryKey: "id", CursorField: "id", Connections: []string{conn.ID}}
 			s.Fields = append(s.Fields, Field{Name: "id", Type: "string"})
 			for fi := 1; fi < sp.Fields; fi++ {
-				fd := Field{Name: fmt.Sprintf("field_%d", fi), Type: "string"}
+				fd := Field{Name: fmt.Sprintf("field_%d", fi), Type: "string", Description: describe(fi, sp.DescriptionChars)}
 				if fi == 1 {
 					fd.Role, fd.Lexical, fd.Aggregate = "primary-title", true, []string{"count_distinct"}
 				}
@@ -217,4 +220,13 @@ func Scale(sp ScaleSpec) (*Fixture, error) {
 	}
 	f.grantAll()
 	return f, nil
+}
+
+// describe is a field description of n characters.
+func describe(field, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	s := strings.Repeat(fmt.Sprintf("Field %d holds free text captured from the source; ", field), n/40+1)
+	return s[:n]
 }

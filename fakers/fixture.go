@@ -91,6 +91,9 @@ type Field struct {
 	Lexical   bool
 	Semantic  bool
 	Aggregate []string // count_distinct, group_by, group_by_time, max, min, sum
+	// Description is the property's JSON Schema description, served in full
+	// views only.
+	Description string
 }
 
 func (f *Field) scalar() bool {

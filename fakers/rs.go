@@ -197,6 +197,17 @@ func (rs *RS) RequestsTo(prefix string) []Request {
 	return out
 }
 
+// Replay serves a logged request again, in-process, and returns its status
+// and body: what the RS answered, for comparing with what an adapter passed
+// on. Replays skip faults and are not logged.
+func (rs *RS) Replay(r Request) (int, []byte) {
+	req := httptest.NewRequest(r.Method, MockBaseURL+r.Path+"?"+r.RawQuery, nil)
+	req.Header.Set("Authorization", r.Authorization)
+	rec := httptest.NewRecorder()
+	rs.serve(rec, req)
+	return rec.Code, rec.Body.Bytes()
+}
+
 // ResetRequests clears the log.
 func (rs *RS) ResetRequests() { rs.mu.Lock(); rs.log = nil; rs.mu.Unlock() }
 

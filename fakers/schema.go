@@ -157,6 +157,9 @@ func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact boo
 			if f.Format != "" {
 				p["format"] = f.Format
 			}
+			if f.Description != "" {
+				p["description"] = f.Description
+			}
 			props[f.Name] = p
 			if compact {
 				caps[f.Name] = flagString(f, isGranted)

@@ -229,6 +229,9 @@ type Surface struct {
 	DeprecatedArguments   []string `json:"deprecated_arguments"`
 	BudgetBytes           int      `json:"budget_bytes"`
 	InstructionsWindow    int      `json:"instructions_window"`
+	// Result budgets bound whole tool results (content and structuredContent).
+	SchemaIndexBudgetBytes int `json:"schema_index_budget_bytes"`
+	ScopedFullBudgetBytes  int `json:"scoped_full_budget_bytes"`
 }
 
 // LoadSurface reads the embedded surface.json.

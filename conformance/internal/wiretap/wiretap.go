@@ -43,8 +43,44 @@ type Tap struct {
 	httpCodes []int
 }
 
+// MaxExchanges bounds how many completed exchanges a tap keeps. Older
+// tool calls are dropped first; initialize and tools/list are kept, since
+// footprints and goldens read them after many calls.
+const MaxExchanges = 4096
+
 // New returns an empty tap with the default size limit.
 func New() *Tap { return &Tap{max: DefaultMaxMessage, pending: map[string]Exchange{}} }
+
+func pinned(method string) bool { return method == "initialize" || method == "tools/list" }
+
+// keep appends ex, dropping the oldest unpinned exchange past MaxExchanges.
+// The caller holds t.mu.
+func (t *Tap) keep(ex Exchange) {
+	t.done = append(t.done, ex)
+	if len(t.done) <= MaxExchanges {
+		return
+	}
+	for i := range t.done {
+		if !pinned(t.done[i].Method) {
+			t.done = append(t.done[:i], t.done[i+1:]...)
+			return
+		}
+	}
+}
+
+// Find returns the newest completed exchange whose request contains marker,
+// so concurrent callers can each find their own call.
+func (t *Tap) Find(marker string) (Exchange, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := []byte(marker)
+	for i := len(t.done) - 1; i >= 0; i-- {
+		if bytes.Contains(t.done[i].Request, m) {
+			return t.done[i], true
+		}
+	}
+	return Exchange{}, false
+}
 
 // SetMaxMessage changes the size limit.
 func (t *Tap) SetMaxMessage(n int) { t.mu.Lock(); t.max = n; t.mu.Unlock() }
@@ -81,7 +117,7 @@ func (t *Tap) Incoming(msg []byte) {
 		if ok {
 			delete(t.pending, string(e.ID))
 			ex.Response, ex.Result, ex.Error = clone(m), clone(e.Result), clone(e.Error)
-			t.done = append(t.done, ex)
+			t.keep(ex)
 		}
 		t.mu.Unlock()
 	}
@@ -188,6 +224,9 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	rt.tap.mu.Lock()
 	rt.tap.lastHTTP = resp.StatusCode
 	rt.tap.httpCodes = append(rt.tap.httpCodes, resp.StatusCode)
+	if n := len(rt.tap.httpCodes); n > MaxExchanges {
+		rt.tap.httpCodes = append(rt.tap.httpCodes[:0], rt.tap.httpCodes[n-MaxExchanges:]...)
+	}
 	rt.tap.mu.Unlock()
 	if req.Method != http.MethodPost {
 		return resp, nil

@@ -1,0 +1,156 @@
+package conformance
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// callMarkerKey tags each tools/call in _meta so the wire tap can find that
+// call's exchange while other checks call the same target concurrently.
+const callMarkerKey = "mcpcheck/call"
+
+// A Call is one tool call: what was sent and what came back, decoded by the
+// SDK and as received on the wire.
+type Call struct {
+	Tool   string
+	Args   map[string]any
+	Result *mcp.CallToolResult
+	// Raw is the JSON-RPC result member exactly as received; nil when the
+	// tap did not see it.
+	Raw json.RawMessage
+}
+
+// Call calls a tool and keeps its wire bytes. A transport failure ends the
+// check as a harness error, not as a conformance failure.
+func (t *T) Call(name string, args map[string]any) *Call {
+	return t.callOn(t.Target, name, args)
+}
+
+// CallTool calls a tool and returns the decoded result.
+func (t *T) CallTool(name string, args map[string]any) *mcp.CallToolResult {
+	return t.Call(name, args).Result
+}
+
+func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
+	if !tgt.hasTool(name) {
+		t.Skipf("the target serves no %s tool (S012 judges membership)", name)
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	marker := hex.EncodeToString(b[:])
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := tgt.Session.CallTool(t.ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{callMarkerKey: marker}})
+	if err != nil {
+		panic(errorSignal{fmt.Sprintf("call %s: %v", name, tgt.redact(err.Error()))})
+	}
+	c := &Call{Tool: name, Args: args, Result: res}
+	if ex, ok := tgt.Tap.Find(marker); ok {
+		c.Raw = ex.Result
+	}
+	return c
+}
+
+// Text is the concatenated text of the content[] text parts: what a host
+// that hides structuredContent shows the model.
+func (c *Call) Text() string {
+	var parts []string
+	for _, p := range c.Result.Content {
+		if tc, ok := p.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// IsError reports a tool-level error result.
+func (c *Call) IsError() bool { return c.Result.IsError }
+
+// Bytes is the size of the whole result as received: content and
+// structuredContent together.
+func (c *Call) Bytes() int {
+	if c.Raw != nil {
+		return len(c.Raw)
+	}
+	b, _ := json.Marshal(c.Result)
+	return len(b)
+}
+
+// Structured is structuredContent decoded from the wire, or nil.
+func (c *Call) Structured() map[string]any {
+	var r struct {
+		StructuredContent map[string]any `json:"structuredContent"`
+	}
+	if c.Raw != nil && json.Unmarshal(c.Raw, &r) == nil {
+		return r.StructuredContent
+	}
+	m, _ := c.Result.StructuredContent.(map[string]any)
+	if m == nil && c.Result.StructuredContent != nil {
+		b, _ := json.Marshal(c.Result.StructuredContent)
+		_ = json.Unmarshal(b, &m)
+	}
+	return m
+}
+
+// Data is structuredContent.data as an object, or nil.
+func (c *Call) Data() map[string]any {
+	d, _ := c.Structured()["data"].(map[string]any)
+	return d
+}
+
+// ErrorObject is the typed error of an isError result, from whichever
+// channel carries it: the JSON text (adapter or RS error), or
+// structuredContent.error. Nil when neither holds an object.
+func (c *Call) ErrorObject() map[string]any {
+	var obj map[string]any
+	if json.Unmarshal([]byte(strings.TrimSpace(c.Text())), &obj) == nil {
+		if inner, ok := obj["error"].(map[string]any); ok {
+			return inner
+		}
+		if obj["code"] != nil || obj["type"] != nil {
+			return obj
+		}
+	}
+	if e, ok := c.Structured()["error"].(map[string]any); ok {
+		if inner, ok := e["error"].(map[string]any); ok {
+			return inner
+		}
+		return e
+	}
+	return nil
+}
+
+// ErrorCode is the typed error code, or "".
+func (c *Call) ErrorCode() string {
+	s, _ := c.ErrorObject()["code"].(string)
+	return s
+}
+
+// Describe is a bounded one-line account of the call for failure messages.
+func (c *Call) Describe() string {
+	args, _ := json.Marshal(c.Args)
+	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, clipText(string(args), 200), c.IsError(), clipText(c.Text(), 400))
+}
+
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func (t *Target) hasTool(name string) bool {
+	for _, tool := range t.Tools {
+		if tool.Name == name {
+			return true
+		}
+	}
+	return false
+}
