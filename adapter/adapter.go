@@ -63,9 +63,22 @@ func New(opts Options) (*Adapter, error) {
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	for _, t := range tools {
 		t := t
-		mcp.AddTool(a.srv, &mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
-			func(ctx context.Context, req *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, any, error) {
-				return a.dispatch(ctx, req, t.name, in), nil, nil
+		args, err := compileArgs(t.schema)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: input schema: %w", t.name, err)
+		}
+		if opts.Mutant == AcceptUnknownArguments {
+			args.closed = false
+		}
+		// Registered raw: the adapter validates arguments itself, so every
+		// rejection is a typed error naming the argument (see args.go).
+		a.srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				in := req.Params.Arguments
+				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
+					return errorResult(e, ""), nil
+				}
+				return a.dispatch(ctx, req, t.name, in), nil
 			})
 	}
 	return a, nil
@@ -80,6 +93,7 @@ type call struct {
 	token      string
 	context    context.Context
 	gateResult error // what the expand gate decided, for the cache-expand-schema mutant
+	scopes     map[string]streamScope
 }
 
 func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name string, in json.RawMessage) *mcp.CallToolResult {
@@ -115,6 +129,9 @@ func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name s
 		return adapterError("unsupported_tool", "tool "+name+" is not part of the normal read surface")
 	}
 	if err != nil {
+		if a.opts.Mutant == EchoBearerInErrors {
+			return errorResult(&toolError{Code: "rs_error", Message: "the RS refused bearer " + c.token + ": " + err.Error()}, "")
+		}
 		return errorResult(err, c.token)
 	}
 	return res

@@ -51,12 +51,7 @@ func TestParseRecordID(t *testing.T) {
 
 func TestEncodeFilter(t *testing.T) {
 	q := url.Values{}
-	err := encodeFilter(q, map[string]json.RawMessage{
-		"label":   json.RawMessage(`"inbox"`),
-		"size":    json.RawMessage(`1.50`),
-		"sent_at": json.RawMessage(`{"gte":"2026-01-01","lt":"2026-02-01"}`),
-		"flagged": json.RawMessage(`true`),
-	})
+	err := encodeFilter(q, json.RawMessage(`{"label":"inbox","size":1.50,"sent_at":{"gte":"2026-01-01","lt":"2026-02-01"},"flagged":true}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,17 +59,18 @@ func TestEncodeFilter(t *testing.T) {
 	if got := q.Encode(); got != want {
 		t.Errorf("encoded %s\nwant    %s", got, want)
 	}
-	for name, f := range map[string]map[string]json.RawMessage{
-		"empty object":  {},
-		"bracket key":   {"a[b]": json.RawMessage(`"x"`)},
-		"empty range":   {"a": json.RawMessage(`{}`)},
-		"unknown op":    {"a": json.RawMessage(`{"between":5}`)},
-		"array value":   {"a": json.RawMessage(`[1,2]`)},
-		"null value":    {"a": json.RawMessage(`null`)},
-		"nested object": {"a": json.RawMessage(`{"gte":{"x":1}}`)},
+	for name, f := range map[string]string{
+		"string":        `"filter[a]=1"`,
+		"empty object":  `{}`,
+		"bracket key":   `{"a[b]":"x"}`,
+		"empty range":   `{"a":{}}`,
+		"unknown op":    `{"a":{"between":5}}`,
+		"array value":   `{"a":[1,2]}`,
+		"null value":    `{"a":null}`,
+		"nested object": `{"a":{"gte":{"x":1}}}`,
 	} {
 		q := url.Values{}
-		err := encodeFilter(q, f)
+		err := encodeFilter(q, json.RawMessage(f), "")
 		te, _ := err.(*toolError)
 		if te == nil || te.Code != "invalid_filter" {
 			t.Errorf("%s: err %v, want invalid_filter", name, err)

@@ -49,7 +49,31 @@ const (
 	FetchGrantWideFullSchema Mutant = "fetch-grant-wide-full-schema"
 	SendViewCompactWithFull  Mutant = "send-view-compact-with-full"
 	DuplicateStreamList      Mutant = "duplicate-stream-list"
+
+	AcceptUnknownArguments Mutant = "accept-unknown-arguments"
+	ForwardBareFilter      Mutant = "forward-bare-filter"
+	ForwardBareExpandLimit Mutant = "forward-bare-expand-limit"
+
+	ProbeChildrenForAmbiguity    Mutant = "probe-children-for-ambiguity"
+	ListThirteenAmbiguityEntries Mutant = "list-13-ambiguity-entries"
+	DropGrantIDFromAmbiguity     Mutant = "drop-grant-id-from-ambiguity"
+	LeakProjectedFields          Mutant = "leak-projected-fields"
+	HidePagingHandles            Mutant = "hide-paging-handles"
+	RetryAfter401                Mutant = "retry-after-401"
+	EchoBearerInErrors           Mutant = "echo-bearer-in-errors"
+	HideOtherCount               Mutant = "hide-other-count"
 )
+
+// mutantAccepts lets an argument-validation mutant wave a rejection through.
+func (a *Adapter) mutantAccepts(tool string, e *toolError) bool {
+	switch a.opts.Mutant {
+	case ForwardBareFilter:
+		return e.Code == "invalid_filter"
+	case ForwardBareExpandLimit:
+		return e.Param == "expand_limit"
+	}
+	return false
+}
 
 var mutants = []MutantInfo{
 	{DropInstructions, []string{"S001", "S004"}, "initialize carries no instructions"},
@@ -81,6 +105,18 @@ var mutants = []MutantInfo{
 	{FetchGrantWideFullSchema, []string{"S021"}, "detail=full without stream fetches and returns the grant-wide schema"},
 	{SendViewCompactWithFull, []string{"S022"}, "detail=full also sends view=compact, so the raw JSON Schema is lost"},
 	{DuplicateStreamList, []string{"S041"}, "the schema document repeats its rows in a top-level streams list"},
+
+	{RetryAfter401, []string{"S014"}, "after an RS 401 the adapter tries the same call again"},
+	{EchoBearerInErrors, []string{"S014"}, "error text quotes the refused bearer"},
+	{HidePagingHandles, []string{"S023"}, "query_records text drops next_cursor, next_changes_since and count"},
+	{LeakProjectedFields, []string{"S031"}, "query_records(fields) neither forwards fields nor narrows records"},
+	{ProbeChildrenForAmbiguity, []string{"S032"}, "the ambiguity error is built after reading every connection's records"},
+	{ListThirteenAmbiguityEntries, []string{"S032"}, "the ambiguity error lists 13 connections"},
+	{DropGrantIDFromAmbiguity, []string{"S032"}, "ambiguity entries lack grant_id"},
+	{ForwardBareFilter, []string{"U01"}, "a query-string filter is forwarded as a bare filter="},
+	{ForwardBareExpandLimit, []string{"U02"}, "a string expand_limit is forwarded as a bare expand_limit="},
+	{AcceptUnknownArguments, []string{"U03"}, "undeclared arguments are ignored instead of rejected"},
+	{HideOtherCount, []string{"U09"}, "grouped aggregate text drops other_count"},
 }
 
 // Mutants returns the catalogue, sorted by id.

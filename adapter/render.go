@@ -539,11 +539,14 @@ func contains(list []string, s string) bool {
 
 // ---- records ----
 
-func renderRecords(stream string, env *recordList) string {
+func renderRecords(stream string, env *recordList, m Mutant) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "records from stream %s: %d record(s).", q(stream), len(env.Data))
 	if env.HasMore {
 		b.WriteString(" has_more=true.")
+	}
+	if m == HidePagingHandles {
+		env.NextCursor, env.NextChangesSince, env.Meta.Count.Kind = "", "", ""
 	}
 	if env.NextCursor != "" {
 		fmt.Fprintf(&b, " next_cursor=%s", q(env.NextCursor))
@@ -564,7 +567,11 @@ func renderRecords(stream string, env *recordList) string {
 	if len(env.Data) > n {
 		footer = fmt.Sprintf("more_records=%d; followup=rerun_cursor_or_limit; ", len(env.Data)-n) + footer
 	}
-	per := (textBudget - b.Len() - len(footer) - 96) / n
+	const cutNote = "record_preview_truncated=true; followup=fetch(id) or query_records(fields); "
+	// Budget each preview line so the whole text, with its framing and the
+	// longest footer, stays within textBudget.
+	reserve := len(cutNote) + len(footer) + 1 + n*len("\nrecord[0] ")
+	per := (textBudget - b.Len() - reserve) / n
 	cut := false
 	for i := 0; i < n; i++ {
 		line := previewRecord(env.Data[i])
@@ -574,7 +581,7 @@ func renderRecords(stream string, env *recordList) string {
 		fmt.Fprintf(&b, "\nrecord[%d] %s", i, line)
 	}
 	if cut {
-		footer = "record_preview_truncated=true; followup=fetch(id) or query_records(fields); " + footer
+		footer = cutNote + footer
 	}
 	b.WriteString("\n" + footer)
 	return b.String()
@@ -607,7 +614,7 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // ---- aggregate ----
 
-func renderAggregate(stream string, a *aggregation) string {
+func renderAggregate(stream string, a *aggregation, m Mutant) string {
 	head := a.Metric + "(" + stream + ")"
 	if a.Field != nil && *a.Field != "" {
 		head += " field=" + *a.Field
@@ -639,7 +646,7 @@ func renderAggregate(stream string, a *aggregation) string {
 	if len(a.Groups) > 5 {
 		fmt.Fprintf(&b, " more_groups=%d;", len(a.Groups)-5)
 	}
-	if a.OtherCount != nil {
+	if a.OtherCount != nil && m != HideOtherCount {
 		fmt.Fprintf(&b, " other_count=%s;", a.OtherCount.String())
 	}
 	b.WriteString(" canonical envelope in structuredContent.data")

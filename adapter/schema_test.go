@@ -150,3 +150,29 @@ func TestExpandGateReadsEitherSchemaShape(t *testing.T) {
 		})
 	}
 }
+
+// A 100-record page of fat records keeps its visible text under 1,800 B; the
+// canonical envelope stays whole in structuredContent (issue 5).
+func TestRecordTextStaysBounded(t *testing.T) {
+	cs, _, fx := scaleSession(t, fakers.ScaleSpec{Connectors: 1, Streams: 1, Fields: 30, Records: 120})
+	for _, r := range fx.Streams[0].Records {
+		for k := range r.Data {
+			if k != "id" {
+				r.Data[k] = strings.Repeat("fat value ", 50)
+			}
+		}
+	}
+	res, _ := call(t, cs, "query_records", map[string]any{"stream": "stream_0_0", "limit": 100})
+	if n := len(text(res)); n > 1800 {
+		t.Errorf("text is %d B for a 100-record page, want <= 1,800", n)
+	}
+	var sc struct {
+		Data struct {
+			Data []json.RawMessage `json:"data"`
+		} `json:"data"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &sc); err != nil || len(sc.Data.Data) != 100 {
+		t.Errorf("structuredContent.data holds %d records, want the whole page of 100 (%v)", len(sc.Data.Data), err)
+	}
+}

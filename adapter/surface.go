@@ -51,7 +51,7 @@ func surface() []toolSpec {
 			description: "List records of one stream in bounded pages (default 25, max 100). Narrow with fields, filter with typed objects, page with cursor, resume with changes_since. " +
 				"Text previews the first records and every paging handle; the full page is structured output in structuredContent.data. Prefer aggregate or search when full records are not needed; fields and filters: schema(stream). Read-only; GET /v1/streams/{stream}/records.",
 			schema: `{"type":"object","properties":{"stream":{"type":"string"},` + connectionIDProp +
-				`,"fields":{"type":"array","items":{"type":"string"}},` + filterProp +
+				`,"fields":{"type":"array","items":{"type":"string"},"description":"Projection: each record keeps only these fields under data, plus id, stream and connection_id."},` + filterProp +
 				`,"limit":{"type":"integer","minimum":1,"maximum":100},"cursor":{"type":"string","description":"next_cursor of the previous page."},"order":{"enum":["asc","desc"]},"sort":{"type":"string"},"count":{"enum":["none","estimated","exact"]},` +
 				`"changes_since":{"type":"string","description":"\"beginning\" or next_changes_since."},"expand":{"type":"array","items":{"type":"string"}},"expand_limit":{"type":"object","additionalProperties":{"type":"integer","minimum":1}}},"required":["stream"],"additionalProperties":false}`,
 		},

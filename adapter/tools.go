@@ -3,17 +3,24 @@ package adapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
 )
 
 func (c *call) ctx() context.Context { return c.context }
 
 func (c *call) get(path string, q url.Values) (json.RawMessage, string, error) {
 	resp, err := c.a.rs.Get(c.ctx(), c.token, path, q)
+	var re *rsclient.Error
+	if c.a.opts.Mutant == RetryAfter401 && errors.As(err, &re) && re.HTTPStatus == http.StatusUnauthorized {
+		resp, err = c.a.rs.Get(c.ctx(), c.token, path, q)
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -96,18 +103,18 @@ func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
 // ---- query_records ----
 
 type queryArgs struct {
-	Stream       string                     `json:"stream"`
-	ConnectionID string                     `json:"connection_id"`
-	Fields       []string                   `json:"fields"`
-	Filter       map[string]json.RawMessage `json:"filter"`
-	Limit        int                        `json:"limit"`
-	Cursor       string                     `json:"cursor"`
-	Order        string                     `json:"order"`
-	Sort         string                     `json:"sort"`
-	Count        string                     `json:"count"`
-	ChangesSince string                     `json:"changes_since"`
-	Expand       []string                   `json:"expand"`
-	ExpandLimit  map[string]int             `json:"expand_limit"`
+	Stream       string          `json:"stream"`
+	ConnectionID string          `json:"connection_id"`
+	Fields       []string        `json:"fields"`
+	Filter       json.RawMessage `json:"filter"`
+	Limit        int             `json:"limit"`
+	Cursor       string          `json:"cursor"`
+	Order        string          `json:"order"`
+	Sort         string          `json:"sort"`
+	Count        string          `json:"count"`
+	ChangesSince string          `json:"changes_since"`
+	Expand       []string        `json:"expand"`
+	ExpandLimit  json.RawMessage `json:"expand_limit"`
 }
 
 func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
@@ -116,10 +123,10 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	q := url.Values{}
-	if err := encodeFilter(q, in.Filter); err != nil {
+	if err := encodeFilter(q, in.Filter, c.a.opts.Mutant); err != nil {
 		return nil, err
 	}
-	if err := encodeExpand(q, in.Expand, in.ExpandLimit); err != nil {
+	if err := encodeExpand(q, in.Expand, in.ExpandLimit, c.a.opts.Mutant); err != nil {
 		return nil, err
 	}
 	if len(in.Expand) > 0 {
@@ -130,8 +137,14 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 			q.Del("expand")
 		}
 	}
+	if err := c.requireSource(in.Stream, in.ConnectionID); err != nil {
+		return nil, err
+	}
+	leak := c.a.opts.Mutant == LeakProjectedFields
 	for _, f := range in.Fields {
-		q.Add("fields", f)
+		if !leak {
+			q.Add("fields", f)
+		}
 	}
 	setIf(q, "connection_id", in.ConnectionID)
 	if in.Limit > 0 {
@@ -146,9 +159,54 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(in.Fields) > 0 && !leak {
+		body = projectEnvelope(body, in.Fields)
+	}
 	var env recordList
 	_ = json.Unmarshal(body, &env)
-	return textResult(renderRecords(in.Stream, &env), map[string]any{"data": body, "request_id": reqID}), nil
+	return textResult(renderRecords(in.Stream, &env, c.a.opts.Mutant), map[string]any{"data": body, "request_id": reqID}), nil
+}
+
+// projectedKeys are the operational keys a projected record keeps beside its
+// requested fields: identity for fetch, paging and retry (seed 001). The
+// fields argument's description declares them.
+var projectedKeys = []string{"id", "stream", "connection_id"}
+
+// projectEnvelope narrows every record of a list envelope to its
+// operational keys plus data holding only the requested fields, whatever
+// else the RS sent along.
+func projectEnvelope(body json.RawMessage, fields []string) json.RawMessage {
+	var env map[string]json.RawMessage
+	var recs []map[string]json.RawMessage
+	if json.Unmarshal(body, &env) != nil || json.Unmarshal(env["data"], &recs) != nil {
+		return body
+	}
+	out := make([]map[string]json.RawMessage, len(recs))
+	for i, r := range recs {
+		p := map[string]json.RawMessage{}
+		for _, k := range projectedKeys {
+			if v, ok := r[k]; ok {
+				p[k] = v
+			}
+		}
+		var data map[string]json.RawMessage
+		if json.Unmarshal(r["data"], &data) == nil && data != nil {
+			kept := map[string]json.RawMessage{}
+			for _, f := range fields {
+				if v, ok := data[f]; ok {
+					kept[f] = v
+				}
+			}
+			p["data"], _ = json.Marshal(kept)
+		}
+		out[i] = p
+	}
+	env["data"], _ = json.Marshal(out)
+	b, err := json.Marshal(env)
+	if err != nil {
+		return body
+	}
+	return b
 }
 
 func setIf(q url.Values, k, v string) {
@@ -159,12 +217,21 @@ func setIf(q url.Values, k, v string) {
 
 // encodeFilter turns a typed object filter into filter[f]=v and
 // filter[f][op]=v. It never forwards a bare filter=.
-func encodeFilter(q url.Values, filter map[string]json.RawMessage) error {
-	if filter == nil {
+func encodeFilter(q url.Values, raw json.RawMessage, m Mutant) error {
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	bad := func(msg string) error {
-		return &toolError{Code: "invalid_filter", Param: "filter", Message: msg + `; use {field: value} or {field: {gte|gt|lte|lt: value}}`}
+		return &toolError{Code: "invalid_filter", Param: "filter", Message: msg + "; " + argHints["filter"]}
+	}
+	var filter map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &filter); err != nil {
+		var s string
+		if m == ForwardBareFilter && json.Unmarshal(raw, &s) == nil {
+			q.Set("filter", s)
+			return nil
+		}
+		return bad("filter must be an object")
 	}
 	if len(filter) == 0 {
 		return bad("filter is an empty object")
@@ -217,15 +284,27 @@ func scalarString(raw json.RawMessage) (string, error) {
 	return "", &toolError{Code: "invalid_filter", Message: "value must be a string, number or boolean"}
 }
 
-func encodeExpand(q url.Values, expand []string, limits map[string]int) error {
+func encodeExpand(q url.Values, expand []string, rawLimits json.RawMessage, m Mutant) error {
 	for _, rel := range expand {
 		if rel == "" || strings.ContainsAny(rel, "[]&=") {
 			return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand relation " + strconv.Quote(rel) + " must be a plain name"}
 		}
 		q.Add("expand", rel)
 	}
-	if limits != nil && len(limits) == 0 {
-		return &toolError{Code: "invalid_expand", Param: "expand_limit", Message: "expand_limit is an empty object; use {relation: N}"}
+	if len(rawLimits) == 0 || string(rawLimits) == "null" {
+		return nil
+	}
+	var limits map[string]int
+	if err := json.Unmarshal(rawLimits, &limits); err != nil {
+		var s string
+		if m == ForwardBareExpandLimit && json.Unmarshal(rawLimits, &s) == nil {
+			q.Set("expand_limit", s)
+			return nil
+		}
+		return &toolError{Code: "invalid_expand", Param: "expand_limit", Message: "expand_limit must be an object; " + argHints["expand_limit"]}
+	}
+	if len(limits) == 0 {
+		return &toolError{Code: "invalid_expand", Param: "expand_limit", Message: "expand_limit is an empty object; " + argHints["expand_limit"]}
 	}
 	for rel, n := range limits {
 		if rel == "" || strings.ContainsAny(rel, "[]&=") {
@@ -257,47 +336,13 @@ func (c *call) expandGate(stream, connectionID string, rels []string) error {
 }
 
 func (c *call) expandGateLive(stream, connectionID string, rels []string) error {
-	q := url.Values{"view": {"compact"}, "stream": {stream}}
-	setIf(q, "connection_id", connectionID)
-	body, _, err := c.get("/v1/schema", q)
-	if err != nil {
-		if c.a.opts.Mutant == ExpandGateFailsClosed {
-			return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand_capabilities of stream '" + stream + "' are unknown (GET /v1/schema failed)"}
-		}
-		return nil
-	}
-	var doc struct {
-		Connectors []struct {
-			Streams []map[string]json.RawMessage `json:"streams"`
-		} `json:"connectors"`
-		Streams []map[string]json.RawMessage `json:"streams"`
-	}
-	if json.Unmarshal(body, &doc) != nil {
-		return nil
-	}
-	rows := doc.Streams
-	for _, cn := range doc.Connectors {
-		rows = append(rows, cn.Streams...)
-	}
-	found := false
-	for _, row := range rows {
-		var name string
-		for _, k := range []string{"name", "stream", "stream_name"} {
-			if json.Unmarshal(row[k], &name) == nil && name == stream {
-				break
-			}
-			name = ""
-		}
-		if name == "" {
-			continue
-		}
-		found = true
-		var caps []json.RawMessage
-		if json.Unmarshal(row["expand_capabilities"], &caps) == nil && len(caps) > 0 {
-			return nil
-		}
-	}
-	if !found {
+	sc := c.scope(stream, connectionID)
+	switch {
+	case sc.authErr != nil:
+		return sc.authErr
+	case !sc.ok && c.a.opts.Mutant == ExpandGateFailsClosed:
+		return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand_capabilities of stream '" + stream + "' are unknown (GET /v1/schema failed)"}
+	case !sc.ok || !sc.found || sc.expand: // fail open: the RS decides
 		return nil
 	}
 	return &toolError{Code: "invalid_expand", Param: "expand",
@@ -308,16 +353,16 @@ func (c *call) expandGateLive(stream, connectionID string, rels []string) error 
 // ---- aggregate ----
 
 type aggregateArgs struct {
-	Stream       string                     `json:"stream"`
-	ConnectionID string                     `json:"connection_id"`
-	Metric       string                     `json:"metric"`
-	Field        string                     `json:"field"`
-	GroupBy      string                     `json:"group_by"`
-	GroupByTime  string                     `json:"group_by_time"`
-	Granularity  string                     `json:"granularity"`
-	TimeZone     string                     `json:"time_zone"`
-	Limit        int                        `json:"limit"`
-	Filter       map[string]json.RawMessage `json:"filter"`
+	Stream       string          `json:"stream"`
+	ConnectionID string          `json:"connection_id"`
+	Metric       string          `json:"metric"`
+	Field        string          `json:"field"`
+	GroupBy      string          `json:"group_by"`
+	GroupByTime  string          `json:"group_by_time"`
+	Granularity  string          `json:"granularity"`
+	TimeZone     string          `json:"time_zone"`
+	Limit        int             `json:"limit"`
+	Filter       json.RawMessage `json:"filter"`
 }
 
 func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
@@ -332,7 +377,7 @@ func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
 		return nil, &toolError{Code: "invalid_request", Param: "granularity", Message: "group_by_time and granularity go together"}
 	}
 	q := url.Values{"metric": {in.Metric}}
-	if err := encodeFilter(q, in.Filter); err != nil {
+	if err := encodeFilter(q, in.Filter, c.a.opts.Mutant); err != nil {
 		return nil, err
 	}
 	setIf(q, "connection_id", in.ConnectionID)
@@ -350,7 +395,7 @@ func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
 	}
 	var agg aggregation
 	_ = json.Unmarshal(body, &agg)
-	return textResult(renderAggregate(in.Stream, &agg), map[string]any{"data": body, "request_id": reqID}), nil
+	return textResult(renderAggregate(in.Stream, &agg, c.a.opts.Mutant), map[string]any{"data": body, "request_id": reqID}), nil
 }
 
 // ---- search ----
@@ -431,13 +476,16 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	q := url.Values{}
-	if err := encodeExpand(q, in.Expand, nil); err != nil {
+	if err := encodeExpand(q, in.Expand, nil, c.a.opts.Mutant); err != nil {
 		return nil, err
 	}
 	if len(in.Expand) > 0 {
 		if err := c.expandGate(ref.Stream, ref.ConnectionID, in.Expand); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.requireSource(ref.Stream, ref.ConnectionID); err != nil {
+		return nil, err
 	}
 	for _, f := range in.Fields {
 		q.Add("fields", f)
@@ -491,6 +539,9 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 	}
 	path, err := streamPath(ref.Stream, "records", url.PathEscape(ref.RecordID), "field-window")
 	if err != nil {
+		return nil, err
+	}
+	if err := c.requireSource(ref.Stream, ref.ConnectionID); err != nil {
 		return nil, err
 	}
 	q := url.Values{"field": {in.FieldPath}}

@@ -4,9 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,6 +25,9 @@ type Call struct {
 	// Raw is the JSON-RPC result member exactly as received; nil when the
 	// tap did not see it.
 	Raw json.RawMessage
+	// RPCError is set when the target answered with a JSON-RPC error
+	// instead of a result (Result is then an empty isError result).
+	RPCError *jsonrpc.Error
 }
 
 // Call calls a tool and keeps its wire bytes. A transport failure ends the
@@ -47,7 +52,13 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 		args = map[string]any{}
 	}
 	res, err := tgt.Session.CallTool(t.ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{callMarkerKey: marker}})
-	if err != nil {
+	var rpcErr *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpcErr):
+		// A protocol-level rejection (say -32602 for invalid params) is the
+		// target's answer, not a harness fault.
+		return &Call{Tool: name, Args: args, Result: &mcp.CallToolResult{IsError: true}, RPCError: rpcErr}
+	case err != nil:
 		panic(errorSignal{fmt.Sprintf("call %s: %v", name, tgt.redact(err.Error()))})
 	}
 	c := &Call{Tool: name, Args: args, Result: res}
@@ -58,8 +69,12 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 }
 
 // Text is the concatenated text of the content[] text parts: what a host
-// that hides structuredContent shows the model.
+// that hides structuredContent shows the model. For a JSON-RPC error it is
+// the error's message.
 func (c *Call) Text() string {
+	if c.RPCError != nil {
+		return c.RPCError.Message
+	}
 	var parts []string
 	for _, p := range c.Result.Content {
 		if tc, ok := p.(*mcp.TextContent); ok {
@@ -126,8 +141,12 @@ func (c *Call) ErrorObject() map[string]any {
 	return nil
 }
 
-// ErrorCode is the typed error code, or "".
+// ErrorCode is the typed error code, or "". A JSON-RPC error is typed by
+// its numeric code ("jsonrpc:-32602").
 func (c *Call) ErrorCode() string {
+	if c.RPCError != nil {
+		return fmt.Sprintf("jsonrpc:%d", c.RPCError.Code)
+	}
 	s, _ := c.ErrorObject()["code"].(string)
 	return s
 }

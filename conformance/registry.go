@@ -12,9 +12,11 @@ import (
 // here and remove its id from unchecked.
 var checks = []*Check{
 	s001, s002, s003, s004, s005, s007, s008, s009,
-	s011, s012, s013,
-	s016, s017, s018, s019, s020, s021, s022,
+	s011, s012, s013, s014,
+	s016, s017, s018, s019, s020, s021, s022, s023,
+	s031, s032,
 	s041,
+	u01, u02, u03, u09,
 }
 
 // Checks returns the registered checks.
@@ -41,9 +43,7 @@ func manual(reason string) classification  { return classification{Manual, reaso
 var unchecked = map[string]classification{
 	"S006": manual("governance clause: a ChatGPT retest triggers a follow-on spec; executable proxy: bounded query_records/search text (issues 5, 6)"),
 	"S010": pending("setup surface, issue 8"),
-	"S014": pending("grant scope, issue 5"),
 	"S015": pending("owner-bearer rejection on hosted MCP, issue 8"),
-	"S023": pending("paging handles, issue 5"),
 	"S024": pending("search fan-in, issue 6"),
 	"S025": pending("search source mix, issue 6"),
 	"S026": pending("search highlights, issue 6"),
@@ -51,8 +51,6 @@ var unchecked = map[string]classification{
 	"S028": pending("search connection scope, issue 6"),
 	"S029": pending("fetch document, issue 6"),
 	"S030": pending("fetch projection, issue 6"),
-	"S031": pending("query_records projection, issue 5"),
-	"S032": pending("ambiguity errors, issue 5"),
 	"S033": pending("continuations, issue 7"),
 	"S034": pending("content-only journey, issue 6"),
 	"S035": pending("resource links optional, issue 7"),

@@ -23,14 +23,6 @@ func Version() string {
 	return "dev"
 }
 
-var seedTitles = map[string]string{
-	"000": "tool-surface footprint",
-	"001": "profile-free entrypoint surface",
-	"002": "read/evidence surface",
-	"003": "entrypoint acceptance checks",
-	"004": "evidence ladder",
-}
-
 // WriteText writes the human report: one line per scenario grouped by seed,
 // failure details indented under their line, then the footprint and totals.
 func (r *Report) WriteText(w io.Writer) {
@@ -42,11 +34,11 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "\nTARGET ERROR (%s): %s\n", kind, r.TargetError.Reason)
 	}
-	seed := ""
+	group := ""
 	for _, row := range r.Rows {
-		if row.Seed != seed {
-			seed = row.Seed
-			fmt.Fprintf(w, "\nSeed %s: %s\n", seed, seedTitles[seed])
+		if row.Group != group {
+			group = row.Group
+			fmt.Fprintf(w, "\n%s\n", group)
 		}
 		switch {
 		case row.Result != nil:

@@ -38,6 +38,7 @@ type Row struct {
 	Name   string  `json:"name"`
 	Title  string  `json:"title"`
 	Seed   string  `json:"seed"`
+	Group  string  `json:"group"`
 	Status Status  `json:"status"`
 	Reason string  `json:"reason,omitempty"`
 	Result *Result `json:"result,omitempty"`
@@ -131,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer func() { rep.Duration = time.Since(rep.Started) }()
 	rep.Rows = make([]Row, len(entries))
 	for i, e := range entries {
-		rep.Rows[i] = Row{ID: e.Scenario.ID, Name: e.Scenario.Name(), Title: e.Scenario.Title, Seed: e.Scenario.Seed, Status: e.Status, Reason: e.Reason}
+		rep.Rows[i] = Row{ID: e.Scenario.ID, Name: e.Scenario.Name(), Title: e.Scenario.Title, Seed: e.Scenario.Seed, Group: e.Scenario.Group, Status: e.Status, Reason: e.Reason}
 	}
 	tgt, err := Open(ctx, cfg.Target)
 	if err != nil {

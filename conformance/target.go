@@ -97,6 +97,9 @@ type Target struct {
 	// StdioTools lists the tools the adapter serves over stdio, raw, when
 	// that differs from the main session's transport (reference target).
 	StdioTools func(ctx context.Context) ([]json.RawMessage, error)
+	// Stderr returns the tail of what a stdio adapter wrote to stderr: its
+	// log, which must never hold the bearer.
+	Stderr func() string
 	// Fork opens the same adapter (same command, same mutant) against a new
 	// fixture RS serving fx, so a check can count RS calls, flip the schema
 	// or load a scale grant without disturbing checks that run alongside.
@@ -391,8 +394,9 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
-	stderr := &tailBuffer{max: 4096}
+	stderr := &tailBuffer{max: 64 << 10}
 	cmd.Stderr = stderr
+	t.Stderr = stderr.String
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err

@@ -155,6 +155,32 @@ func buildSingle(seed uint64) *Fixture {
 	return f
 }
 
+// buildWide is one connector with 25 connections sharing a messages
+// stream: a grant too wide to list in one ambiguity error.
+func buildWide(seed uint64) *Fixture {
+	const n = 25
+	rng := rand.New(rand.NewPCG(seed, 3))
+	f := &Fixture{Name: "wide-25"}
+	imap := Connector{Key: "imap", DisplayName: "IMAP"}
+	s := &Stream{Connector: "imap", Name: "messages", PrimaryKey: "id", CursorField: "sent_at",
+		Fields: []Field{{Name: "id", Type: "string"}, {Name: "subject", Type: "string", Role: "primary-title", Lexical: true},
+			{Name: "sent_at", Type: "string", Format: "date-time", Range: []string{"gte", "lt"}, Aggregate: []string{"group_by_time"}}}}
+	for i := 1; i <= n; i++ {
+		c := Connection{ID: fmt.Sprintf("cin_%02d", i), DisplayName: fmt.Sprintf("Mailbox %02d", i)}
+		imap.Connections = append(imap.Connections, c)
+		s.Connections = append(s.Connections, c.ID)
+		for j := 1; j <= 3; j++ {
+			id := fmt.Sprintf("w%02d-%d", i, j)
+			s.Records = append(s.Records, Record{ID: id, ConnectionID: c.ID, EmittedAt: "2026-07-08T00:00:00Z", Data: map[string]any{
+				"id": id, "subject": fmt.Sprintf("Mailbox %02d note %d (%d)", i, j, rng.IntN(100)), "sent_at": fmt.Sprintf("2026-03-%02dT10:00:00Z", j)}})
+		}
+	}
+	f.Connectors = []Connector{imap}
+	f.Streams = []*Stream{s}
+	f.grantAll()
+	return f
+}
+
 // longBody is a body of LongBodyMinChars+ characters with LongBodyPhrase
 // near the middle.
 func longBody() string {

@@ -133,6 +133,7 @@ type GrantStream struct {
 var fixtures = map[string]func(seed uint64) *Fixture{
 	"default":           buildDefault,
 	"single-connection": buildSingle,
+	"wide-25":           buildWide,
 }
 
 // Fixtures lists the fixture names.

@@ -3,7 +3,7 @@
 //
 // The Markdown files are the spec text (one per seed document). Their grammar:
 //
-//	# Seed NNN: title
+//	# Seed NNN: title             (or "# Contract: title", whose ids are U01…)
 //	### Requirement: name
 //	#### Scenario: S001 slug — title
 //	- **WHEN** …
@@ -34,7 +34,8 @@ type Scenario struct {
 	ID          string   // "S012"
 	Slug        string   // "tools-exact-membership"
 	Title       string   // the scenario's own title
-	Seed        string   // "001"
+	Seed        string   // "001", or "contract" for behaviours beyond the seeds
+	Group       string   // the file's title: "Seed 001: The profile-free normal read surface"
 	File        string   // file name inside scenarios/
 	Line        int      // line of the scenario heading
 	Requirement string   // the enclosing requirement's name
@@ -71,9 +72,11 @@ func (c *Catalog) Lookup(id string) (Scenario, bool) {
 }
 
 var (
-	seedRe        = regexp.MustCompile(`^# Seed (\d{3}): (.+)$`)
+	seedRe        = regexp.MustCompile(`^# (?:Seed (\d{3})|(Contract)): (.+)$`)
 	requirementRe = regexp.MustCompile(`^### Requirement: (.+)$`)
-	scenarioRe    = regexp.MustCompile(`^#### Scenario: (S\d{3}) ([a-z0-9]+(?:-[a-z0-9]+)*) — (.+)$`)
+	scenarioRe    = regexp.MustCompile(`^#### Scenario: ([SU]\d{2,3}) ([a-z0-9]+(?:-[a-z0-9]+)*) — (.+)$`)
+	seedIDRe      = regexp.MustCompile(`^S\d{3}$`)
+	contractIDRe  = regexp.MustCompile(`^U\d{2}$`)
 	clauseRe      = regexp.MustCompile(`^- \*\*(WHEN|THEN|AND)\*\* (.+)$`)
 	acceptanceRe  = regexp.MustCompile(`^- \[(S\d{3}(?:, S\d{3})*)\] (.+)$`)
 )
@@ -130,9 +133,9 @@ func LoadFS(fsys fs.FS) (*Catalog, error) {
 
 func parseFile(name string, data []byte, cat *Catalog) (errs []string) {
 	var (
-		seed, requirement string
-		cur               *Scenario
-		inAcceptance      bool
+		seed, group, requirement string
+		cur                      *Scenario
+		inAcceptance             bool
 	)
 	flush := func() {
 		if cur != nil {
@@ -151,10 +154,13 @@ func parseFile(name string, data []byte, cat *Catalog) (errs []string) {
 		case strings.HasPrefix(line, "# "):
 			m := seedRe.FindStringSubmatch(line)
 			if m == nil {
-				bad("title must read '# Seed NNN: title'")
+				bad("title must read '# Seed NNN: title' or '# Contract: title'")
 				continue
 			}
-			seed = m[1]
+			seed, group = m[1], strings.TrimPrefix(line, "# ")
+			if m[2] != "" {
+				seed = "contract"
+			}
 		case strings.HasPrefix(line, "## "):
 			flush()
 			inAcceptance = line == "## Acceptance checks"
@@ -180,7 +186,10 @@ func parseFile(name string, data []byte, cat *Catalog) (errs []string) {
 			if seed == "" || requirement == "" {
 				bad("scenario %s appears before its '# Seed' title or '### Requirement'", m[1])
 			}
-			cur = &Scenario{ID: m[1], Slug: m[2], Title: m[3], Seed: seed, File: name, Line: n, Requirement: requirement}
+			if want := seedIDRe; seed == "contract" && !contractIDRe.MatchString(m[1]) || seed != "contract" && !want.MatchString(m[1]) {
+				bad("scenario id %s: seed files use S001…, the contract file U01…", m[1])
+			}
+			cur = &Scenario{ID: m[1], Slug: m[2], Title: m[3], Seed: seed, Group: group, File: name, Line: n, Requirement: requirement}
 		case strings.HasPrefix(line, "- **"):
 			m := clauseRe.FindStringSubmatch(line)
 			if m == nil || cur == nil {
@@ -215,7 +224,7 @@ func parseFile(name string, data []byte, cat *Catalog) (errs []string) {
 	}
 	flush()
 	if seed == "" {
-		errs = append(errs, fmt.Sprintf("%s: missing '# Seed NNN: title' line", name))
+		errs = append(errs, fmt.Sprintf("%s: missing '# Seed NNN: title' or '# Contract: title' line", name))
 	}
 	return errs
 }

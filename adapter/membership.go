@@ -1,0 +1,174 @@
+package adapter
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+)
+
+// A streamScope is what the live compact schema says about one stream name,
+// optionally narrowed to one connection: whether it answered, the rows'
+// expand advertisement, and the connections the grant holds for it.
+type streamScope struct {
+	ok      bool  // GET /v1/schema answered with a document
+	authErr error // the RS refused the bearer: surfaced, never worked around
+	found   bool  // the document has a row of the stream
+	expand  bool  // some row advertises expand_capabilities
+	grantID string
+	conns   []member
+}
+
+// A member is one connection that serves a stream.
+type member struct {
+	ConnectionID string `json:"connection_id"`
+	ConnectorKey string `json:"connector_key,omitempty"`
+	GrantID      string `json:"grant_id,omitempty"`
+	DisplayName  string `json:"display_name,omitempty"`
+	Stream       string `json:"stream"`
+}
+
+// scope fetches GET /v1/schema?view=compact&stream=…[&connection_id=…] once
+// per call: the expand gate and the source check both read it, and neither
+// may serve a stale copy (seed 000: enforcement follows the live schema).
+func (c *call) scope(stream, conn string) streamScope {
+	key := stream + "\x00" + conn
+	if sc, ok := c.scopes[key]; ok {
+		return sc
+	}
+	q := url.Values{"view": {"compact"}, "stream": {stream}}
+	setIf(q, "connection_id", conn)
+	sc := streamScope{}
+	body, _, err := c.get("/v1/schema", q)
+	var re *rsclient.Error
+	switch {
+	case err == nil:
+		sc = parseScope(body, stream)
+	case errors.As(err, &re) && (re.HTTPStatus == http.StatusUnauthorized || re.HTTPStatus == http.StatusForbidden):
+		sc.authErr = err
+	}
+	if c.scopes == nil {
+		c.scopes = map[string]streamScope{}
+	}
+	c.scopes[key] = sc
+	return sc
+}
+
+func parseScope(body json.RawMessage, stream string) streamScope {
+	var doc struct {
+		Bearer struct {
+			GrantID string `json:"grant_id"`
+		} `json:"bearer"`
+		Connectors []struct {
+			ConnectorKey       string                       `json:"connector_key"`
+			GrantedConnections []member                     `json:"granted_connections"`
+			Streams            []map[string]json.RawMessage `json:"streams"`
+		} `json:"connectors"`
+		Streams []map[string]json.RawMessage `json:"streams"`
+	}
+	if json.Unmarshal(body, &doc) != nil {
+		return streamScope{}
+	}
+	sc := streamScope{ok: true, grantID: doc.Bearer.GrantID}
+	seen := map[string]bool{}
+	visit := func(row map[string]json.RawMessage, key string, inherited []member) {
+		var name string
+		for _, k := range []string{"name", "stream", "stream_name"} {
+			if json.Unmarshal(row[k], &name) == nil && name == stream {
+				break
+			}
+			name = ""
+		}
+		if name == "" {
+			return
+		}
+		sc.found = true
+		var caps []json.RawMessage
+		if json.Unmarshal(row["expand_capabilities"], &caps) == nil && len(caps) > 0 {
+			sc.expand = true
+		}
+		var rowKey string
+		if json.Unmarshal(row["connector_key"], &rowKey) == nil && rowKey != "" {
+			key = rowKey
+		}
+		var conns []member
+		if json.Unmarshal(row["granted_connections"], &conns) != nil || conns == nil {
+			var id, dn string
+			if json.Unmarshal(row["connection_id"], &id) == nil && id != "" {
+				_ = json.Unmarshal(row["display_name"], &dn)
+				conns = []member{{ConnectionID: id, DisplayName: dn}}
+			} else {
+				conns = inherited
+			}
+		}
+		for _, m := range conns {
+			if m.ConnectionID == "" || seen[m.ConnectionID] {
+				continue
+			}
+			seen[m.ConnectionID] = true
+			sc.conns = append(sc.conns, member{ConnectionID: m.ConnectionID, ConnectorKey: key, GrantID: sc.grantID, DisplayName: m.DisplayName, Stream: stream})
+		}
+	}
+	for _, row := range doc.Streams {
+		visit(row, "", nil)
+	}
+	for _, cn := range doc.Connectors {
+		for _, row := range cn.Streams {
+			visit(row, cn.ConnectorKey, cn.GrantedConnections)
+		}
+	}
+	return sc
+}
+
+// ambiguityListLimit caps available_connections in ambiguity errors, as the
+// anchor's package client does.
+const ambiguityListLimit = 12
+
+// requireSource makes a source-required read (query_records, fetch,
+// read_record_field) name its connection when its stream is served by more
+// than one. The error is built from grant membership, one schema lookup,
+// with no probe of any child read (seed 001). When the schema cannot be
+// read, the RS decides.
+func (c *call) requireSource(stream, conn string) error {
+	if conn != "" {
+		return nil
+	}
+	sc := c.scope(stream, "")
+	if sc.authErr != nil {
+		return sc.authErr
+	}
+	if !sc.ok || len(sc.conns) <= 1 {
+		return nil
+	}
+	m := c.a.opts.Mutant
+	if m == ProbeChildrenForAmbiguity {
+		for _, mb := range sc.conns {
+			_, _, _ = c.get("/v1/streams/"+url.PathEscape(stream)+"/records", url.Values{"connection_id": {mb.ConnectionID}, "limit": {"1"}})
+		}
+	}
+	limit := ambiguityListLimit
+	if m == ListThirteenAmbiguityEntries {
+		limit = 13
+	}
+	list := sc.conns[:min(limit, len(sc.conns))]
+	if m == DropGrantIDFromAmbiguity {
+		for i := range list {
+			list[i].GrantID = ""
+		}
+	}
+	extra := map[string]any{"retry_with": "connection_id", "available_connections": list, "available_connection_count": len(sc.conns),
+		"discovery_hint": "Call `schema` for the full granted connection index before retrying with `connection_id`."}
+	if omitted := len(sc.conns) - len(list); omitted > 0 {
+		extra["available_connections_truncated"], extra["available_connections_omitted"] = true, omitted
+	}
+	ids := make([]string, 0, 3)
+	for _, mb := range list[:min(3, len(list))] {
+		ids = append(ids, mb.ConnectionID)
+	}
+	return &toolError{Code: "ambiguous_connection", Param: "connection_id", Extra: extra,
+		Message: "Stream '" + stream + "' is served by " + strconv.Itoa(len(sc.conns)) + " connections; retry with connection_id set to one of available_connections (e.g. " + strings.Join(ids, ", ") + ")."}
+}

@@ -1,0 +1,57 @@
+package conformance
+
+import (
+	"strings"
+
+	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs: []Capability{CapFixture}, Run: func(t *T) {
+	fork := t.ForkSame()
+	ft := t.On(fork)
+	bearer := "Bearer " + fork.RS.ClientToken()
+
+	// Every tool, once, with arguments taken from the target's own answers.
+	_, index := ft.schemaIndex()
+	src := sources(index)[0]
+	calls := []*Call{
+		ft.Call("query_records", src.args(map[string]any{"limit": 2})),
+		ft.Call("aggregate", src.args(map[string]any{"metric": "count"})),
+	}
+	if word := searchableWord(records(calls[0])); word != "" {
+		s := ft.Call("search", map[string]any{"q": word, "limit": 2})
+		calls = append(calls, s)
+		if id, ok := handleIn(s.Text(), "first_fetch_id"); ok {
+			calls = append(calls, ft.Call("fetch", map[string]any{"id": id}))
+		}
+	}
+	for _, r := range fork.RS.Requests() {
+		t.Expect(r.Authorization).To(Equal(bearer), "every RS request must carry exactly the configured client bearer (GET %s)", r.Path)
+	}
+	token := fork.RS.ClientToken()
+	for _, c := range calls {
+		t.Expect(strings.Contains(c.Text(), token) || strings.Contains(string(c.Raw), token)).To(BeFalse(), "%s output must never contain the bearer", c.Tool)
+	}
+
+	// The RS refuses the bearer: one call, surfaced, no retry, no other credential.
+	fork.RS.InjectFault("/v1/", fakers.Fault{Status: 401})
+	for _, tool := range []struct {
+		name string
+		args map[string]any
+	}{{"schema", map[string]any{}}, {"query_records", src.args(map[string]any{"limit": 1})}} {
+		fork.RS.ResetRequests()
+		c := ft.Call(tool.name, tool.args)
+		t.Expect(c.IsError()).To(BeTrue(), "an RS 401 must surface as isError: %s", c.Describe())
+		t.Expect(c.ErrorCode()).NotTo(BeEmpty(), "the 401 must surface as a typed error: %s", c.Describe())
+		t.Expect(strings.Contains(c.Text(), token)).To(BeFalse(), "the error must not contain the bearer")
+		reqs := fork.RS.Requests()
+		t.Expect(len(reqs)).To(Equal(1), "%s: after a 401 the adapter must stop: one RS call, no retry (saw %d)", tool.name, len(reqs))
+		for _, r := range reqs {
+			t.Expect(r.Authorization).To(Equal(bearer), "after a 401 the adapter must not try another credential")
+		}
+	}
+	if fork.Stderr != nil {
+		t.Expect(strings.Contains(fork.Stderr(), token)).To(BeFalse(), "the adapter's log (stderr) must never contain the bearer")
+	}
+}}
