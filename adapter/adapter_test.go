@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -90,6 +91,52 @@ func TestClipMarkedStaysBalanced(t *testing.T) {
 		}
 		if i := strings.LastIndexByte(got, '<'); i >= 0 && !strings.Contains(got[i:], ">") {
 			t.Fatalf("clipMarked(%d) = %q: half a tag", n, got)
+		}
+	}
+}
+
+// wellFormedMarks reports whether s holds only complete <mark> and </mark>
+// tags, alternating, starting with <mark> and ending closed.
+func wellFormedMarks(s string) bool {
+	in := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "<mark>"):
+			if in {
+				return false
+			}
+			in, i = true, i+len("<mark>")-1
+		case strings.HasPrefix(s[i:], "</mark>"):
+			if !in {
+				return false
+			}
+			in, i = false, i+len("</mark>")-1
+		case s[i] == '<':
+			return false // only complete highlight tags may open with "<"
+		}
+	}
+	return !in
+}
+
+// The highlight invariant (seed 001) holds for any snippet and any cut:
+// generated snippets mix words, multibyte text and tags, well formed or
+// not, and every truncation point keeps the tags balanced.
+func TestClipMarkedPropertyHolds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 7))
+	pieces := []string{"alpha", "beta", "γάμμα", "数据", " ", " ", "<mark>", "</mark>", "<mark>", "</mark>", "<", ">", "<ma", "rk>", "…", "!"}
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for j := rng.IntN(40); j >= 0; j-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		n := 2 + rng.IntN(len([]rune(s))+4)
+		got := clipMarked(s, n)
+		if !wellFormedMarks(got) {
+			t.Fatalf("clipMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
+		}
+		if plain := strings.NewReplacer("<mark>", "", "</mark>", "", "&lt;", "<").Replace(got); len([]rune(plain)) > n+1 {
+			t.Fatalf("clipMarked(%q, %d) = %q: longer than the cut", s, n, got)
 		}
 	}
 }

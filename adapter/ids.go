@@ -81,3 +81,23 @@ func checkSegment(seg string) string {
 	}
 	return ""
 }
+
+// parseID is parseRecordID, except under the forward-traversal-id mutant,
+// which splits the id without checking its segments.
+func (c *call) parseID(id, connArg string) (recordRef, error) {
+	if c.a.opts.Mutant == ForwardTraversalID {
+		var ref recordRef
+		head, rid, _ := strings.Cut(id, ":")
+		ref.RecordID = rid
+		if conn, stream, has := strings.Cut(head, "/"); has {
+			ref.ConnectionID, ref.Stream = conn, stream
+		} else {
+			ref.Stream = head
+		}
+		if connArg != "" {
+			ref.ConnectionID = connArg
+		}
+		return ref, nil
+	}
+	return parseRecordID(id, connArg)
+}

@@ -62,6 +62,18 @@ const (
 	RetryAfter401                Mutant = "retry-after-401"
 	EchoBearerInErrors           Mutant = "echo-bearer-in-errors"
 	HideOtherCount               Mutant = "hide-other-count"
+
+	PerConnectionSearchLimit Mutant = "per-connection-search-limit"
+	DropSourceMix            Mutant = "drop-source-mix"
+	StripClosingMarks        Mutant = "strip-closing-marks"
+	SnippetAsTitle           Mutant = "snippet-as-title"
+	TitleFromEmittedAt       Mutant = "title-from-emitted-at"
+	DropSearchConnectionID   Mutant = "drop-search-connection-id"
+	AddFetchDataKey          Mutant = "add-fetch-data-key"
+	SilentCutFetchText       Mutant = "silent-cut-fetch-text"
+	IgnoreFetchFields        Mutant = "ignore-fetch-fields"
+	HideFetchIDs             Mutant = "hide-fetch-ids"
+	ForwardTraversalID       Mutant = "forward-traversal-id"
 )
 
 // mutantAccepts lets an argument-validation mutant wave a rejection through.
@@ -117,6 +129,18 @@ var mutants = []MutantInfo{
 	{ForwardBareExpandLimit, []string{"U02"}, "a string expand_limit is forwarded as a bare expand_limit="},
 	{AcceptUnknownArguments, []string{"U03"}, "undeclared arguments are ignored instead of rejected"},
 	{HideOtherCount, []string{"U09"}, "grouped aggregate text drops other_count"},
+
+	{PerConnectionSearchLimit, []string{"S024"}, "search asks the RS for 100 hits and returns them all, whatever limit says"},
+	{DropSourceMix, []string{"S025"}, "search text omits the source mix"},
+	{StripClosingMarks, []string{"S026"}, "search snippets lose their </mark> tags"},
+	{SnippetAsTitle, []string{"S027"}, "a hit without a source title is titled by its snippet"},
+	{TitleFromEmittedAt, []string{"S027"}, "fallback titles use emitted_at even when an authored time exists"},
+	{DropSearchConnectionID, []string{"S028"}, "search ignores connection_id"},
+	{AddFetchDataKey, []string{"S029"}, "fetch adds the canonical record under structuredContent.data"},
+	{SilentCutFetchText, []string{"S029"}, "fetch cuts a 60,000-character text to 16,384 without saying so"},
+	{IgnoreFetchFields, []string{"S030"}, "fetch(fields) neither forwards nor applies the projection"},
+	{HideFetchIDs, []string{"S034"}, "search text shows no fetchable ids"},
+	{ForwardTraversalID, []string{"U05"}, "fetch ids are split without rejecting traversal"},
 }
 
 // Mutants returns the catalogue, sorted by id.

@@ -146,22 +146,55 @@ func clipMarked(s string, n int) string {
 	if len(r) <= n {
 		return balanceMarks(s)
 	}
-	cut := string(r[:n-1])
-	if i := strings.LastIndexByte(cut, '<'); i >= 0 && !strings.Contains(cut[i:], ">") {
-		cut = cut[:i]
-	}
-	return balanceMarks(cut + "…")
+	return balanceMarks(trimPartialTag(string(r[:n-1])) + "…")
 }
 
-func balanceMarks(s string) string {
-	open := strings.Count(s, "<mark>") - strings.Count(s, "</mark>")
-	for ; open > 0; open-- {
-		s += "</mark>"
+// trimPartialTag drops a trailing fragment that could be half a highlight
+// tag ("<", "<ma", "</mar"), so no host sees a tag cut in two.
+func trimPartialTag(s string) string {
+	i := strings.LastIndexByte(s, '<')
+	if i < 0 {
+		return s
 	}
-	for ; open < 0; open++ {
-		s = "<mark>" + s
+	if tail := s[i:]; tail != "<mark>" && tail != "</mark>" && (strings.HasPrefix("<mark>", tail) || strings.HasPrefix("</mark>", tail)) {
+		return s[:i]
 	}
 	return s
+}
+
+// balanceMarks makes highlight tags well formed whatever the RS sent: no
+// stray </mark>, no nested <mark>, an open <mark> closed at the end, and
+// every other "<" escaped, so dropped tags cannot splice text into new ones.
+func balanceMarks(s string) string {
+	const open, close = "<mark>", "</mark>"
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '<' && !strings.HasPrefix(s[i:], open) && !strings.HasPrefix(s[i:], close):
+			b.WriteString("&lt;")
+			i++
+		case strings.HasPrefix(s[i:], open):
+			if !in {
+				b.WriteString(open)
+				in = true
+			}
+			i += len(open)
+		case strings.HasPrefix(s[i:], close):
+			if in {
+				b.WriteString(close)
+				in = false
+			}
+			i += len(close)
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	if in {
+		b.WriteString(close)
+	}
+	return b.String()
 }
 
 func q(s string) string { return strconv.Quote(s) }
@@ -685,8 +718,17 @@ func (c *call) resultFor(h *searchHit) searchResult {
 		r.Snippet = clipMarked(s, 320)
 	}
 	r.Title = h.Title
-	if r.Title == "" {
+	switch m := c.a.opts.Mutant; {
+	case r.Title != "":
+	case m == SnippetAsTitle && r.Snippet != "":
+		r.Title = r.Snippet
+	case m == TitleFromEmittedAt:
+		r.Title = fallbackTitle(firstOf(h.DisplayName, key, h.ConnectionID), h.Stream, firstOf(h.EmittedAt, h.AuthoredAt))
+	default:
 		r.Title = fallbackTitle(firstOf(h.DisplayName, key, h.ConnectionID), h.Stream, firstOf(h.AuthoredAt, h.EmittedAt))
+	}
+	if c.a.opts.Mutant == StripClosingMarks {
+		r.Snippet = strings.ReplaceAll(r.Snippet, "</mark>", "")
 	}
 	for _, e := range h.Evidence {
 		status := "complete"
@@ -720,7 +762,7 @@ func firstOf(ss ...string) string {
 	return ""
 }
 
-func renderSearch(results []searchResult, hasMore bool, next string) string {
+func renderSearch(results []searchResult, hasMore bool, next string, m Mutant) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "search: %d hit(s).", len(results))
 	if hasMore {
@@ -729,10 +771,13 @@ func renderSearch(results []searchResult, hasMore bool, next string) string {
 	if next != "" {
 		fmt.Fprintf(&b, " next_cursor=%s.", q(next))
 	}
+	if m == HideFetchIDs {
+		return clipBytes(b.String()+" Results are in structuredContent.results.", textBudget)
+	}
 	if len(results) > 0 {
 		fmt.Fprintf(&b, " first_fetch_id=%s", results[0].ID)
 	}
-	if mix := sourceMix(results); mix != "" {
+	if mix := sourceMix(results); mix != "" && m != DropSourceMix {
 		b.WriteString(" source_mix=" + mix + ".")
 	}
 	var ev []string
@@ -845,12 +890,37 @@ func (c *call) documentFor(id string, ref recordRef, rec *record) document {
 	for _, k := range []string{"text", "content", "body", "summary"} {
 		if s, ok := data[k].(string); ok && s != "" {
 			doc.Text = s
+			c.boundDocumentText(&doc, ref, k)
 			return doc
 		}
 	}
 	suffix := " [record has no text/content/body/summary field; use query_records or fetch(fields) for structured records]"
 	doc.Text = clipBytes(compactJSON(data), fetchFallbackText-len(suffix)) + suffix
 	return doc
+}
+
+// fetchTextLimit bounds a document's inline text in characters: the RS's
+// largest field window, about 4,000 tokens.
+const fetchTextLimit = 16384
+
+// boundDocumentText cuts a text longer than fetchTextLimit and says so, in
+// the text and in metadata, with the read_record_field call that continues
+// it: never a silent cut that passes for the whole (seeds 002, 004).
+func (c *call) boundDocumentText(doc *document, ref recordRef, field string) {
+	runes := []rune(doc.Text)
+	if len(runes) <= fetchTextLimit {
+		return
+	}
+	doc.Text = string(runes[:fetchTextLimit])
+	if c.a.opts.Mutant == SilentCutFetchText {
+		return
+	}
+	next := map[string]any{"id": ref.String(), "field_path": field, "offset_chars": fetchTextLimit}
+	doc.Metadata["text_truncated"] = true
+	doc.Metadata["text_field"] = field
+	doc.Metadata["text_total_chars"] = len(runes)
+	doc.Metadata["text_continuation"] = map[string]any{"tool": "read_record_field", "args": next}
+	doc.Text += fmt.Sprintf("… [text truncated at %d of %d characters; continue with read_record_field %s]", fetchTextLimit, len(runes), compactJSON(next))
 }
 
 // ---- read_record_field ----

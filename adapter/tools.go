@@ -415,11 +415,17 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
+	m := c.a.opts.Mutant
 	q := url.Values{"q": {in.Q}, "limit": {strconv.Itoa(limit)}}
+	if m == PerConnectionSearchLimit {
+		q.Set("limit", "100")
+	}
 	for _, s := range in.Streams {
 		q.Add("streams", s)
 	}
-	setIf(q, "connection_id", in.ConnectionID)
+	if m != DropSearchConnectionID {
+		setIf(q, "connection_id", in.ConnectionID)
+	}
 	setIf(q, "cursor", in.Cursor)
 	body, reqID, err := c.get("/v1/search", q)
 	if err != nil {
@@ -432,7 +438,7 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	var hits []searchHit
 	_ = json.Unmarshal(env["data"], &hits)
 	truncated := false
-	if len(hits) > limit { // a global limit over merged hits, not per connection
+	if len(hits) > limit && m != PerConnectionSearchLimit { // a global limit over merged hits, not per connection
 		hits, truncated = hits[:limit], true
 	}
 	results := make([]searchResult, len(hits))
@@ -453,7 +459,7 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 		NextCursor string `json:"next_cursor"`
 	}
 	_ = json.Unmarshal(body, &meta)
-	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor)
+	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor, m)
 	return textResult(text, map[string]any{"results": results, "data": env}), nil
 }
 
@@ -467,7 +473,7 @@ type fetchArgs struct {
 }
 
 func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
-	ref, err := parseRecordID(in.ID, in.ConnectionID)
+	ref, err := c.parseID(in.ID, in.ConnectionID)
 	if err != nil {
 		return nil, err
 	}
@@ -488,7 +494,9 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	for _, f := range in.Fields {
-		q.Add("fields", f)
+		if c.a.opts.Mutant != IgnoreFetchFields {
+			q.Add("fields", f)
+		}
 	}
 	setIf(q, "connection_id", ref.ConnectionID)
 	body, _, err := c.get(path, q)
@@ -504,6 +512,9 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 	}
 	doc := c.documentFor(in.ID, ref, &rec)
 	text := compactJSON(doc)
+	if c.a.opts.Mutant == AddFetchDataKey {
+		return textResult(text, map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata, "data": rec}), nil
+	}
 	return textResult(text, json.RawMessage(text)), nil
 }
 
@@ -533,7 +544,7 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 	case in.Q == "" && (in.BeforeChars != nil || in.AfterChars != nil):
 		return nil, sel("before_chars and after_chars need q")
 	}
-	ref, err := parseRecordID(in.ID, in.ConnectionID)
+	ref, err := c.parseID(in.ID, in.ConnectionID)
 	if err != nil {
 		return nil, err
 	}

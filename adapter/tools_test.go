@@ -67,7 +67,7 @@ func TestEveryToolForwardsToItsEndpoint(t *testing.T) {
 		{"query_records", map[string]any{"stream": "messages", "connection_id": "cin_work", "limit": 3, "count": "exact"}, "/v1/streams/messages/records", "next_cursor="},
 		{"aggregate", map[string]any{"stream": "messages", "metric": "count", "group_by": "label", "connection_id": "cin_work"}, "/v1/streams/messages/aggregate", "other_count="},
 		{"search", map[string]any{"q": fakers.FanInTerm, "limit": 4}, "/v1/search", "source_mix="},
-		{"fetch", map[string]any{"id": "cin_work/messages:" + fakers.LongBodyRecordID}, "/v1/streams/messages/records/" + fakers.LongBodyRecordID, fakers.LongBodyPhrase},
+		{"fetch", map[string]any{"id": "cin_work/messages:" + fakers.LongBodyRecordID}, "/v1/streams/messages/records/" + fakers.LongBodyRecordID, `"text_truncated":true`},
 		{"read_record_field", map[string]any{"id": "cin_work/messages:" + fakers.LongBodyRecordID, "field_path": "body", "limit_chars": 100}, "/field-window", "next read_record_field args="},
 	}
 	for _, tc := range cases {

@@ -14,9 +14,10 @@ var checks = []*Check{
 	s001, s002, s003, s004, s005, s007, s008, s009,
 	s011, s012, s013, s014,
 	s016, s017, s018, s019, s020, s021, s022, s023,
-	s031, s032,
+	s024, s025, s026, s027, s028, s029, s030, s031, s032,
+	s034,
 	s041,
-	u01, u02, u03, u09,
+	u01, u02, u03, u05, u09,
 }
 
 // Checks returns the registered checks.
@@ -44,15 +45,7 @@ var unchecked = map[string]classification{
 	"S006": manual("governance clause: a ChatGPT retest triggers a follow-on spec; executable proxy: bounded query_records/search text (issues 5, 6)"),
 	"S010": pending("setup surface, issue 8"),
 	"S015": pending("owner-bearer rejection on hosted MCP, issue 8"),
-	"S024": pending("search fan-in, issue 6"),
-	"S025": pending("search source mix, issue 6"),
-	"S026": pending("search highlights, issue 6"),
-	"S027": pending("search titles, issue 6"),
-	"S028": pending("search connection scope, issue 6"),
-	"S029": pending("fetch document, issue 6"),
-	"S030": pending("fetch projection, issue 6"),
 	"S033": pending("continuations, issue 7"),
-	"S034": pending("content-only journey, issue 6"),
 	"S035": pending("resource links optional, issue 7"),
 	"S036": pending("inline small text, issue 7"),
 	"S037": pending("declared roles, issue 7"),
