@@ -45,7 +45,11 @@ type Adapter struct {
 	rs        *rsclient.Client
 	srv       *mcp.Server
 	gateCache sync.Map // the cache-expand-schema mutant's memory
+	args      map[string]*argSchema
 }
+
+// argsOf is a tool's argument validator.
+func (a *Adapter) argsOf(tool string) *argSchema { return a.args[tool] }
 
 // New builds the adapter and its MCP server.
 func New(opts Options) (*Adapter, error) {
@@ -53,7 +57,7 @@ func New(opts Options) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Adapter{opts: opts, rs: rs}
+	a := &Adapter{opts: opts, rs: rs, args: map[string]*argSchema{}}
 	name := opts.Name
 	if name == "" {
 		name = ServerName
@@ -70,6 +74,7 @@ func New(opts Options) (*Adapter, error) {
 		if opts.Mutant == AcceptUnknownArguments {
 			args.closed = false
 		}
+		a.args[t.name] = args
 		// Registered raw: the adapter validates arguments itself, so every
 		// rejection is a typed error naming the argument (see args.go).
 		a.srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},

@@ -138,6 +138,27 @@ func TestClipMarkedPropertyHolds(t *testing.T) {
 		if plain := strings.NewReplacer("<mark>", "", "</mark>", "", "&lt;", "<").Replace(got); len([]rune(plain)) > n+1 {
 			t.Fatalf("clipMarked(%q, %d) = %q: longer than the cut", s, n, got)
 		}
+		if got := centerMarked(s, n); !wellFormedMarks(got) {
+			t.Fatalf("centerMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
+		}
+	}
+}
+
+// A centred preview keeps the highlight and text on both sides of it.
+func TestCenterMarkedKeepsContext(t *testing.T) {
+	long := strings.Repeat("lead words before ", 20) + "the <mark>budget</mark> draft" + strings.Repeat(" and trailing words after", 20)
+	got := centerMarked(long, 96)
+	if !strings.Contains(got, "<mark>budget</mark>") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
+		t.Fatalf("centerMarked lost the match or its context: %q", got)
+	}
+	before, after, _ := strings.Cut(got, "<mark>budget</mark>")
+	if len(strings.Fields(before)) < 2 || len(strings.Fields(after)) < 2 {
+		t.Errorf("want words on both sides of the match: %q", got)
+	}
+	for n := 8; n < 120; n++ {
+		if got := centerMarked(long, n); !wellFormedMarks(got) {
+			t.Fatalf("centerMarked(%d) = %q", n, got)
+		}
 	}
 }
 

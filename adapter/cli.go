@@ -33,6 +33,8 @@ const helpText = `pdpp-mcp: the PDPP MCP reference adapter (read-only, grant-sco
 Usage:
   pdpp-mcp --provider-url URL                          MCP over stdio
   pdpp-mcp serve --addr HOST:PORT --provider-url URL   stateless Streamable HTTP at /mcp
+  pdpp-mcp search QUERY...                             search, with bounded evidence (see search --help)
+  pdpp-mcp read-field --id ID --field PATH             read a bounded field window (see read-field --help)
 
 Flags:
   --provider-url URL   PDPP resource server (env PDPP_PROVIDER_URL)
@@ -56,6 +58,9 @@ type Env func(string) string
 // Main runs pdpp-mcp and returns its exit code. stdout carries MCP frames
 // only; everything else goes to stderr.
 func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "search" || args[0] == "read-field") {
+		return runCLI(ctx, args[0], args[1:], getenv, stdout, stderr)
+	}
 	serve := len(args) > 0 && args[0] == "serve"
 	if serve {
 		args = args[1:]

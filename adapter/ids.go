@@ -1,6 +1,8 @@
 package adapter
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"net/url"
 	"strings"
 )
@@ -19,12 +21,32 @@ func (r recordRef) String() string {
 	return r.Stream + ":" + r.RecordID
 }
 
+// RecordURIPrefix starts a record handle. The adapter never emits one, but
+// its tools take one wherever they take an id (seed 004: a handle seen
+// anywhere must be callable).
+const RecordURIPrefix = "pdpp://record/"
+
+// URI is the record's handle: pdpp://record/ and the escaped id.
+func (r recordRef) URI() string { return RecordURIPrefix + url.PathEscape(r.String()) }
+
 // parseRecordID rejects empty segments, extra separators and traversal
-// (including percent-encoded forms) before any RS call is made.
+// (including percent-encoded forms) before any RS call is made. It also
+// takes pdpp://record/ handles: the escaped id, or base64url JSON
+// {connection_id, stream, record_id}.
 func parseRecordID(id, connArg string) (recordRef, error) {
 	bad := func(msg string) (recordRef, error) {
 		return recordRef{}, &toolError{Code: "invalid_id", Param: "id",
-			Message: "id must be connection_id/stream:record_id or stream:record_id (" + msg + ")"}
+			Message: "id must be connection_id/stream:record_id, stream:record_id or a pdpp://record/ handle (" + msg + ")"}
+	}
+	if rest, ok := strings.CutPrefix(id, RecordURIPrefix); ok {
+		inner, err := decodeRecordHandle(rest)
+		if err != "" {
+			return bad(err)
+		}
+		return parseRecordID(inner, connArg)
+	}
+	if strings.HasPrefix(id, "pdpp:") {
+		return bad("only pdpp://record/ handles name a record")
 	}
 	var ref recordRef
 	head, rid, ok := strings.Cut(id, ":")
@@ -100,4 +122,31 @@ func (c *call) parseID(id, connArg string) (recordRef, error) {
 		return ref, nil
 	}
 	return parseRecordID(id, connArg)
+}
+
+// decodeRecordHandle turns the part after pdpp://record/ into a plain id.
+func decodeRecordHandle(rest string) (string, string) {
+	if rest == "" {
+		return "", "empty record handle"
+	}
+	if raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(rest, "=")); err == nil && len(raw) > 0 && raw[0] == '{' {
+		var h struct {
+			ConnectionID string `json:"connection_id"`
+			Stream       string `json:"stream"`
+			RecordID     string `json:"record_id"`
+		}
+		if json.Unmarshal(raw, &h) != nil || h.Stream == "" || h.RecordID == "" {
+			return "", "malformed record handle"
+		}
+		id := h.Stream + ":" + h.RecordID
+		if h.ConnectionID != "" {
+			id = h.ConnectionID + "/" + id
+		}
+		return id, ""
+	}
+	inner, err := url.PathUnescape(rest)
+	if err != nil || strings.HasPrefix(inner, "pdpp:") {
+		return "", "malformed record handle"
+	}
+	return inner, ""
 }

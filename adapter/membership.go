@@ -15,10 +15,11 @@ import (
 // optionally narrowed to one connection: whether it answered, the rows'
 // expand advertisement, and the connections the grant holds for it.
 type streamScope struct {
-	ok      bool  // GET /v1/schema answered with a document
-	authErr error // the RS refused the bearer: surfaced, never worked around
-	found   bool  // the document has a row of the stream
-	expand  bool  // some row advertises expand_capabilities
+	ok      bool              // GET /v1/schema answered with a document
+	authErr error             // the RS refused the bearer: surfaced, never worked around
+	found   bool              // the document has a row of the stream
+	expand  bool              // some row advertises expand_capabilities
+	roles   map[string]string // field -> declared display role (x_pdpp_role)
 	grantID string
 	conns   []member
 }
@@ -90,6 +91,16 @@ func parseScope(body json.RawMessage, stream string) streamScope {
 		var caps []json.RawMessage
 		if json.Unmarshal(row["expand_capabilities"], &caps) == nil && len(caps) > 0 {
 			sc.expand = true
+		}
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(row["field_capabilities"], &fields)
+		for f, v := range fields {
+			if role := declaredRole(v); role != "" {
+				if sc.roles == nil {
+					sc.roles = map[string]string{}
+				}
+				sc.roles[f] = role
+			}
 		}
 		var rowKey string
 		if json.Unmarshal(row["connector_key"], &rowKey) == nil && rowKey != "" {
@@ -171,4 +182,37 @@ func (c *call) requireSource(stream, conn string) error {
 	}
 	return &toolError{Code: "ambiguous_connection", Param: "connection_id", Extra: extra,
 		Message: "Stream '" + stream + "' is served by " + strconv.Itoa(len(sc.conns)) + " connections; retry with connection_id set to one of available_connections (e.g. " + strings.Join(ids, ", ") + ")."}
+}
+
+// declaredRole reads role=<r> from a compact flag string, or "role" from a
+// full capability object.
+func declaredRole(v json.RawMessage) string {
+	var flags string
+	if json.Unmarshal(v, &flags) == nil {
+		for _, tok := range strings.Split(flags, ",") {
+			if r, ok := strings.CutPrefix(tok, "role="); ok {
+				return r
+			}
+		}
+		return ""
+	}
+	var obj struct {
+		Role string `json:"role"`
+	}
+	_ = json.Unmarshal(v, &obj)
+	return obj.Role
+}
+
+// fieldWithRole names the field that declares role, if exactly one does.
+func (sc streamScope) fieldWithRole(role string) string {
+	found := ""
+	for f, r := range sc.roles {
+		if r == role {
+			if found != "" {
+				return ""
+			}
+			found = f
+		}
+	}
+	return found
 }

@@ -74,6 +74,22 @@ const (
 	IgnoreFetchFields        Mutant = "ignore-fetch-fields"
 	HideFetchIDs             Mutant = "hide-fetch-ids"
 	ForwardTraversalID       Mutant = "forward-traversal-id"
+
+	GuessTitleByName       Mutant = "guess-title-by-name"
+	InlineBase64Body       Mutant = "inline-base64-body"
+	SilentCutRecordPreview Mutant = "silent-cut-record-preview"
+	DropPreviewIDs         Mutant = "drop-preview-ids"
+
+	SmallTextAsResourceLink Mutant = "small-text-as-resource-link"
+	EmitFieldWindowURI      Mutant = "emit-field-window-uri"
+	DropWindowArgs          Mutant = "drop-window-continuation-args"
+	OmitWindowStructure     Mutant = "omit-window-structure"
+	HideEvidenceLines       Mutant = "hide-evidence-lines"
+	EvidenceTermOnly        Mutant = "evidence-term-only"
+	InventEvidence          Mutant = "invent-evidence"
+	EmitDeadRecordURI       Mutant = "emit-dead-record-uri"
+	ResourceOnlyEvidence    Mutant = "resource-only-evidence"
+	CLIOmitReadCommand      Mutant = "cli-omit-read-command"
 )
 
 // mutantAccepts lets an argument-validation mutant wave a rejection through.
@@ -141,6 +157,21 @@ var mutants = []MutantInfo{
 	{IgnoreFetchFields, []string{"S030"}, "fetch(fields) neither forwards nor applies the projection"},
 	{HideFetchIDs, []string{"S034"}, "search text shows no fetchable ids"},
 	{ForwardTraversalID, []string{"U05"}, "fetch ids are split without rejecting traversal"},
+
+	{DropPreviewIDs, []string{"S033"}, "cut record previews carry no id and no continuation"},
+	{ResourceOnlyEvidence, []string{"S035"}, "search evidence is reachable only through a pdpp://field-window/ resource"},
+	{SmallTextAsResourceLink, []string{"S036", "S049"}, "a small field comes back as a resource_link only"},
+	{GuessTitleByName, []string{"S037"}, "fetch promotes fields named like a title or text, whatever their declared role"},
+	{InlineBase64Body, []string{"S038"}, "record previews inline base64 bodies"},
+	{HideEvidenceLines, []string{"S043"}, "search text drops the evidence excerpts"},
+	{EvidenceTermOnly, []string{"S044"}, "evidence previews collapse to the highlighted term"},
+	{InventEvidence, []string{"S045"}, "metadata-only hits get an invented body evidence window"},
+	{EmitDeadRecordURI, []string{"S046"}, "search shows pdpp://record/ URIs that fetch rejects"},
+	{EmitFieldWindowURI, []string{"S047", "S048"}, "read_record_field shows a pdpp://field-window/ URI nothing can read"},
+	{DropWindowArgs, []string{"S048"}, "incomplete windows show no next arguments"},
+	{OmitWindowStructure, []string{"S049"}, "the window in structuredContent lacks total_chars and complete"},
+	{SilentCutRecordPreview, []string{"S050"}, "a large text in a record preview is cut with no flag and no continuation"},
+	{CLIOmitReadCommand, []string{"S052"}, "pdpp-mcp search prints evidence without the read-field command"},
 }
 
 // Mutants returns the catalogue, sorted by id.

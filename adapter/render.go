@@ -1,11 +1,13 @@
 package adapter
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -85,6 +87,7 @@ type searchResult struct {
 	DisplayName  string            `json:"display_name,omitempty"`
 	Snippet      string            `json:"snippet,omitempty"`
 	Evidence     []evidenceExcerpt `json:"evidence_excerpts,omitempty"`
+	URI          string            `json:"uri,omitempty"` // only the emit-dead-record-uri mutant sets it
 }
 
 type evidenceExcerpt struct {
@@ -572,7 +575,7 @@ func contains(list []string, s string) bool {
 
 // ---- records ----
 
-func renderRecords(stream string, env *recordList, m Mutant) string {
+func renderRecords(stream string, env *recordList, m Mutant, baseURL string) (string, []ladderRecord) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "records from stream %s: %d record(s).", q(stream), len(env.Data))
 	if env.HasMore {
@@ -591,7 +594,7 @@ func renderRecords(stream string, env *recordList, m Mutant) string {
 		fmt.Fprintf(&b, " count=%s:%s", k, strings.Trim(string(env.Meta.Count.Value), `"`))
 	}
 	if len(env.Data) == 0 {
-		return b.String()
+		return b.String(), nil
 	}
 	const preview = 5
 	n := min(preview, len(env.Data))
@@ -600,35 +603,103 @@ func renderRecords(stream string, env *recordList, m Mutant) string {
 	if len(env.Data) > n {
 		footer = fmt.Sprintf("more_records=%d; followup=rerun_cursor_or_limit; ", len(env.Data)-n) + footer
 	}
+	// Each previewed record: its fetch id, its data with large, binary and
+	// JSON fields reduced to markers, and for each marker a continuation.
+	type item struct {
+		id   string
+		line string
+	}
+	var (
+		items  []item
+		ladder []ladderRecord
+		conts  []string
+	)
+	for i := 0; i < n; i++ {
+		rec := rawObject(env.Data[i])
+		ref := recordRef{ConnectionID: str(rec["connection_id"]), Stream: firstOf(str(rec["stream"]), stream), RecordID: str(rec["id"])}
+		id := ref.String()
+		delete(rec, "connector_instance_id")
+		if data, ok := rec["data"].(map[string]any); ok && m != InlineBase64Body {
+			shown, ev := previewData(id, data, baseURL, m)
+			rec["data"] = shown
+			if len(ev) > 0 && m != SilentCutRecordPreview {
+				ladder = append(ladder, ladderRecord{ID: id, ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID, Fields: ev})
+				for _, e := range ev {
+					conts = append(conts, fmt.Sprintf("record[%d].%s %s", i, e.FieldPath, continuation(e)))
+				}
+			}
+		}
+		if m == DropPreviewIDs {
+			id = ""
+		}
+		items = append(items, item{id: id, line: compactJSON(rec)})
+	}
+	section := ""
+	if len(conts) > 0 && m != DropPreviewIDs {
+		shown := conts[:min(5, len(conts))]
+		section = "\nFields not shown inline:\n" + strings.Join(shown, "\n")
+		if len(conts) > len(shown) {
+			section += fmt.Sprintf("\nmore_fields=%d (structuredContent.content_ladder)", len(conts)-len(shown))
+		}
+	}
 	const cutNote = "record_preview_truncated=true; followup=fetch(id) or query_records(fields); "
-	// Budget each preview line so the whole text, with its framing and the
-	// longest footer, stays within textBudget.
-	reserve := len(cutNote) + len(footer) + 1 + n*len("\nrecord[0] ")
+	// Budget each preview line so the whole text, with its framing, the
+	// continuations and the longest footer, stays within textBudget.
+	reserve := len(cutNote) + len(footer) + 1 + len(section)
+	for _, it := range items {
+		reserve += len("\nrecord[0] id= ") + len(it.id)
+	}
 	per := (textBudget - b.Len() - reserve) / n
 	cut := false
-	for i := 0; i < n; i++ {
-		line := previewRecord(env.Data[i])
+	for i, it := range items {
+		line := it.line
 		if len(line) > per {
 			line, cut = clipBytes(line, max(per, 24)), true
 		}
-		fmt.Fprintf(&b, "\nrecord[%d] %s", i, line)
+		if it.id != "" {
+			fmt.Fprintf(&b, "\nrecord[%d] id=%s %s", i, it.id, line)
+		} else {
+			fmt.Fprintf(&b, "\nrecord[%d] %s", i, line)
+		}
 	}
+	b.WriteString(section)
 	if cut {
 		footer = cutNote + footer
 	}
 	b.WriteString("\n" + footer)
-	return b.String()
+	return b.String(), ladder
 }
 
-// previewRecord is a record's compact JSON for text, without the deprecated
-// connector_instance_id alias (seed 001 keeps it off the MCP surface).
-func previewRecord(raw json.RawMessage) string {
-	var rec map[string]json.RawMessage
-	if json.Unmarshal(raw, &rec) != nil {
-		return compactJSON(raw)
+// previewData is a record's data as a preview shows it: large text cut
+// with a marker, binary and JSON fields as markers; the descriptors say
+// what each marker stands for and how to read it.
+func previewData(id string, data map[string]any, baseURL string, m Mutant) (map[string]any, []*fieldEvidence) {
+	shown, ev := safeRecord(id, data, baseURL)
+	for _, e := range ev {
+		switch {
+		case e.Binary:
+			shown[e.FieldPath] = fmt.Sprintf("[binary-only: %s, %d bytes]", firstOf(e.MimeType, e.Encoding), e.SizeBytes)
+		case e.JSON:
+			shown[e.FieldPath] = fmt.Sprintf("[json_field: %s, %d chars]", e.PreviewStatus, len([]rune(compactJSON(data[e.FieldPath]))))
+		case m == SilentCutRecordPreview:
+			shown[e.FieldPath] = clip(str(data[e.FieldPath]), 60)
+		default:
+			shown[e.FieldPath] = clip(str(data[e.FieldPath]), 60) + fmt.Sprintf(" [truncated: %d chars]", e.TotalChars)
+		}
 	}
-	delete(rec, "connector_instance_id")
-	return compactJSON(rec)
+	return shown, ev
+}
+
+// continuation is the visible next step for a field not shown inline.
+func continuation(e *fieldEvidence) string {
+	switch {
+	case e.Binary && e.BlobRoute != "":
+		return fmt.Sprintf("binary-only %s %d bytes; export: %s", firstOf(e.MimeType, "application/octet-stream"), e.SizeBytes, e.BlobRoute)
+	case e.Binary:
+		return fmt.Sprintf("binary-only %s %d bytes; metadata only", firstOf(e.MimeType, e.Encoding), e.SizeBytes)
+	}
+	tool, _ := e.Read["tool"].(string)
+	return e.PreviewStatus + " " + tool + " args=" + compactJSON(e.Read["args"])
 }
 
 // clipBytes cuts s to at most n bytes on a rune boundary, ending in "…".
@@ -727,16 +798,30 @@ func (c *call) resultFor(h *searchHit) searchResult {
 	default:
 		r.Title = fallbackTitle(firstOf(h.DisplayName, key, h.ConnectionID), h.Stream, firstOf(h.AuthoredAt, h.EmittedAt))
 	}
-	if c.a.opts.Mutant == StripClosingMarks {
+	switch c.a.opts.Mutant {
+	case StripClosingMarks:
 		r.Snippet = strings.ReplaceAll(r.Snippet, "</mark>", "")
+	case EmitDeadRecordURI:
+		r.URI = "pdpp://record/v2/" + r.ID
 	}
 	for _, e := range h.Evidence {
 		status := "complete"
 		if e.Truncated {
 			status = "truncated"
 		}
-		r.Evidence = append(r.Evidence, evidenceExcerpt{FieldPath: e.FieldPath, PreviewText: clipMarked(e.PreviewText, 320), PreviewStatus: status,
-			Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": r.ID, "field_path": e.FieldPath}}})
+		ex := evidenceExcerpt{FieldPath: e.FieldPath, PreviewText: clipMarked(e.PreviewText, 320), PreviewStatus: status,
+			Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": r.ID, "field_path": e.FieldPath}}}
+		switch c.a.opts.Mutant {
+		case EvidenceTermOnly:
+			ex.PreviewText = firstMarkRe.FindString(ex.PreviewText)
+		case ResourceOnlyEvidence:
+			ex.Read = map[string]any{"uri": "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(r.ID+"#"+e.FieldPath))}
+		}
+		r.Evidence = append(r.Evidence, ex)
+	}
+	if len(r.Evidence) == 0 && c.a.opts.Mutant == InventEvidence {
+		r.Evidence = []evidenceExcerpt{{FieldPath: "body", PreviewText: r.Title, PreviewStatus: "complete",
+			Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": r.ID, "field_path": "body"}}}}
 	}
 	return r
 }
@@ -774,40 +859,108 @@ func renderSearch(results []searchResult, hasMore bool, next string, m Mutant) s
 	if m == HideFetchIDs {
 		return clipBytes(b.String()+" Results are in structuredContent.results.", textBudget)
 	}
-	if len(results) > 0 {
-		fmt.Fprintf(&b, " first_fetch_id=%s", results[0].ID)
+	if len(results) == 0 {
+		return b.String()
 	}
+	fmt.Fprintf(&b, " first_fetch_id=%s", results[0].ID)
 	if mix := sourceMix(results); mix != "" && m != DropSourceMix {
 		b.WriteString(" source_mix=" + mix + ".")
 	}
-	var ev []string
+	// Evidence first, then the top hits; the closing guidance always fits,
+	// and lines that do not fit are dropped whole, never cut mid-handle.
+	const tail = "\nFetch a hit with `fetch` using its id as-is (ids are self-contained); read an evidence field with `read_record_field` {id, field_path}."
+	var ev, top []string
 	for i, r := range results {
 		for _, e := range r.Evidence {
-			if len(ev) == 4 {
-				break
+			switch {
+			case len(ev) == 3 || m == HideEvidenceLines:
+			case m == ResourceOnlyEvidence:
+				ev = append(ev, fmt.Sprintf("%d. result=%d field_path=%s snippet=%s uri=%s", len(ev)+1, i+1, e.FieldPath,
+					q(centerMarked(e.PreviewText, 96)), e.Read["uri"]))
+			default:
+				ev = append(ev, fmt.Sprintf("%d. result=%d field_path=%s snippet=%s id=%s complete=%t read=read_record_field",
+					len(ev)+1, i+1, e.FieldPath, q(centerMarked(e.PreviewText, 96)), r.ID, e.PreviewStatus == "complete"))
 			}
-			ev = append(ev, fmt.Sprintf("%d. result=%d field_path=%s snippet=%s id=%s complete=%t read=read_record_field",
-				len(ev)+1, i+1, e.FieldPath, q(clipMarked(e.PreviewText, 96)), r.ID, e.PreviewStatus == "complete"))
 		}
+		if i < 3 {
+			line := fmt.Sprintf("%d. id=%s title=%s", i+1, r.ID, q(clip(r.Title, 80)))
+			if r.Snippet != "" {
+				line += " snippet=" + q(centerMarked(r.Snippet, 96))
+			}
+			if r.URI != "" {
+				line += " uri=" + r.URI
+			}
+			top = append(top, line)
+		}
+	}
+	if len(results) > 3 {
+		top = append(top, fmt.Sprintf("more_results=%d (structuredContent.results)", len(results)-3))
+	}
+	room := textBudget - b.Len() - len(tail) - len("\nTop results:") - len("\nEvidence excerpts:")
+	for _, l := range top {
+		room -= len(l) + 1
+	}
+	for len(ev) > 0 && len(strings.Join(ev, "\n"))+1 > room {
+		ev = ev[:len(ev)-1]
+	}
+	for len(top) > 1 && room < 0 {
+		room += len(top[len(top)-1]) + 1
+		top = top[:len(top)-1]
 	}
 	if len(ev) > 0 {
 		b.WriteString("\nEvidence excerpts:\n" + strings.Join(ev, "\n"))
 	}
-	if len(results) > 0 {
-		b.WriteString("\nTop results:")
-		for i, r := range results {
-			if i == 3 {
-				fmt.Fprintf(&b, "\nmore_results=%d (structuredContent.results)", len(results)-3)
-				break
-			}
-			fmt.Fprintf(&b, "\n%d. id=%s title=%s", i+1, r.ID, q(clip(r.Title, 80)))
-			if r.Snippet != "" {
-				fmt.Fprintf(&b, " snippet=%s", q(clipMarked(r.Snippet, 96)))
+	b.WriteString("\nTop results:\n" + strings.Join(top, "\n") + tail)
+	return clipBytes(b.String(), textBudget)
+}
+
+// centerMarked cuts s to about n characters around its first highlight, so
+// a preview keeps words on both sides of the match (seed 004), with the
+// tags whole and balanced. Without a highlight it cuts from the start.
+func centerMarked(s string, n int) string {
+	r := []rune(s)
+	at := strings.Index(s, "<mark>")
+	if len(r) <= n || at < 0 {
+		return clipMarked(s, n)
+	}
+	m := utf8.RuneCountInString(s[:at])
+	mEnd := m + len("<mark>")
+	if close := strings.Index(s[at:], "</mark>"); close >= 0 {
+		mEnd = m + utf8.RuneCountInString(s[at:at+close+len("</mark>")])
+	}
+	side := max(0, (n-(mEnd-m))/2)
+	start := max(0, m-side)
+	end := min(len(r), start+n)
+	start = max(0, end-n)
+	start, end = outsideTag(r, start, true), outsideTag(r, end, false)
+	out := string(r[start:end])
+	if end < len(r) {
+		out = trimPartialTag(out) + "…"
+	}
+	if start > 0 {
+		out = "…" + out
+	}
+	return balanceMarks(out)
+}
+
+// outsideTag moves a cut position that falls inside a highlight tag to the
+// tag's start (left) or end (right).
+func outsideTag(r []rune, pos int, left bool) int {
+	for i := max(0, pos-len("</mark>")); i < pos && i < len(r); i++ {
+		if r[i] != '<' {
+			continue
+		}
+		for _, tag := range []string{"<mark>", "</mark>"} {
+			t := []rune(tag)
+			if i+len(t) <= len(r) && string(r[i:i+len(t)]) == tag && i+len(t) > pos {
+				if left {
+					return i
+				}
+				return i + len(t)
 			}
 		}
-		b.WriteString("\nFetch a hit with `fetch` using the shown id as-is; ids are self-contained.")
 	}
-	return clipBytes(b.String(), textBudget)
+	return pos
 }
 
 // sourceMix counts hits per connection, computed from the hits themselves
@@ -855,9 +1008,11 @@ type document struct {
 
 const fetchFallbackText = 1024
 
-func (c *call) documentFor(id string, ref recordRef, rec *record) document {
-	var data map[string]any
-	_ = json.Unmarshal(rec.Data, &data)
+func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope) document {
+	data := rawObject(rec.Data)
+	if ref.ConnectionID == "" {
+		ref.ConnectionID = rec.ConnectionID
+	}
 	doc := document{ID: id, Metadata: map[string]any{"stream": ref.Stream, "record_id": ref.RecordID}}
 	if !strings.Contains(id, ":") {
 		doc.ID = ref.String()
@@ -871,13 +1026,15 @@ func (c *call) documentFor(id string, ref recordRef, rec *record) document {
 	if rec.ConnectionID != "" {
 		doc.URL += "?connection_id=" + rec.ConnectionID
 	}
-	for _, k := range []string{"title", "name", "subject", "summary"} {
-		if s, ok := data[k].(string); ok && s != "" {
-			doc.Title = s
-			break
-		}
+	// Title and text come from declared display roles only (seed 002): a
+	// field merely named like a title is not promoted.
+	titleField, textField := sc.fieldWithRole("primary-title"), sc.fieldWithRole("primary-text")
+	if c.a.opts.Mutant == GuessTitleByName {
+		titleField, textField = firstKey(data, "title", "name", "subject", "summary"), firstKey(data, "text", "content", "body", "summary")
 	}
-	if doc.Title == "" {
+	if s, ok := data[titleField].(string); ok && s != "" {
+		doc.Title = s
+	} else {
 		ts := ""
 		for _, k := range []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"} {
 			if s, ok := data[k].(string); ok && s != "" {
@@ -887,16 +1044,34 @@ func (c *call) documentFor(id string, ref recordRef, rec *record) document {
 		}
 		doc.Title = fallbackTitle(firstOf(rec.DisplayName, rec.ConnectorKey, rec.ConnectionID), ref.Stream, firstOf(ts, rec.EmittedAt))
 	}
-	for _, k := range []string{"text", "content", "body", "summary"} {
-		if s, ok := data[k].(string); ok && s != "" {
-			doc.Text = s
-			c.boundDocumentText(&doc, ref, k)
-			return doc
+	rest := map[string]any{}
+	for k, v := range data {
+		if k != textField {
+			rest[k] = v
 		}
 	}
-	suffix := " [record has no text/content/body/summary field; use query_records or fetch(fields) for structured records]"
-	doc.Text = clipBytes(compactJSON(data), fetchFallbackText-len(suffix)) + suffix
+	safe, ev := safeRecord(ref.String(), rest, c.a.rs.BaseURL())
+	if len(ev) > 0 {
+		doc.Metadata["fields"] = ev
+	}
+	if s, ok := data[textField].(string); ok && s != "" && !isBase64Blob(s) {
+		doc.Text = s
+		c.boundDocumentText(&doc, ref, textField)
+		return doc
+	}
+	suffix := " [no field declares the primary-text role; use query_records or fetch(fields) for structured records]"
+	doc.Text = clipBytes(compactJSON(safe), fetchFallbackText-len(suffix)) + suffix
 	return doc
+}
+
+// firstKey is the first of keys that data holds as a non-empty string.
+func firstKey(data map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s, ok := data[k].(string); ok && s != "" {
+			return k
+		}
+	}
+	return ""
 }
 
 // fetchTextLimit bounds a document's inline text in characters: the RS's
@@ -925,12 +1100,15 @@ func (c *call) boundDocumentText(doc *document, ref recordRef, field string) {
 
 // ---- read_record_field ----
 
-func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow) *mcp.CallToolResult {
+func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow, m Mutant) *mcp.CallToolResult {
 	w := fw.Window
 	id := ref.String()
 	var b strings.Builder
 	fmt.Fprintf(&b, "record=%s field=%s chars=%q..%q total_chars=%q complete=%t", id, in.FieldPath,
 		strconv.Itoa(w.StartChars), strconv.Itoa(w.EndChars), strconv.Itoa(w.TotalChars), w.Complete)
+	if m == DropWindowArgs {
+		w.NextOffsetChars, w.PreviousOffsetChars = nil, nil
+	}
 	next, prev := any(nil), any(nil)
 	if w.NextOffsetChars != nil {
 		next = strconv.Itoa(*w.NextOffsetChars)
@@ -956,13 +1134,26 @@ func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow) *mcp.CallTo
 	if w.PreviousOffsetChars != nil {
 		fmt.Fprintf(&b, "\nprevious_offset_chars=%d\nprevious read_record_field args=%s", *w.PreviousOffsetChars, args(*w.PreviousOffsetChars))
 	}
-	b.WriteString("\n" + w.Text)
+	window := map[string]any{"text": w.Text, "total_chars": w.TotalChars, "start_chars": w.StartChars, "end_chars": w.EndChars,
+		"limit_chars": w.LimitChars, "complete": w.Complete, "has_more": w.HasMore, "match_start_chars": w.MatchStartChars,
+		"match_end_chars": w.MatchEndChars, "next_cursor": next, "previous_cursor": prev}
+	if m == OmitWindowStructure {
+		delete(window, "total_chars")
+		delete(window, "complete")
+	}
 	structured := map[string]any{
 		"record": map[string]any{"id": id, "connection_id": ref.ConnectionID, "stream": ref.Stream, "record_id": ref.RecordID},
 		"field":  map[string]any{"path": in.FieldPath, "type": fw.Field.Type, "text_like": true},
-		"window": map[string]any{"text": w.Text, "total_chars": w.TotalChars, "start_chars": w.StartChars, "end_chars": w.EndChars,
-			"limit_chars": w.LimitChars, "complete": w.Complete, "has_more": w.HasMore, "match_start_chars": w.MatchStartChars,
-			"match_end_chars": w.MatchEndChars, "next_cursor": next, "previous_cursor": prev},
+		"window": window,
 	}
+	handle := "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(args(w.StartChars)))
+	switch {
+	case m == SmallTextAsResourceLink && w.Complete:
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ResourceLink{URI: handle, Name: in.FieldPath, MIMEType: "text/plain"}}, StructuredContent: structured}
+	case m == EmitFieldWindowURI:
+		structured["resource_uri"] = handle
+		b.WriteString("\nresource_uri=" + handle)
+	}
+	b.WriteString("\n" + w.Text)
 	return textResult(b.String(), structured)
 }

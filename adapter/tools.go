@@ -164,7 +164,12 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	}
 	var env recordList
 	_ = json.Unmarshal(body, &env)
-	return textResult(renderRecords(in.Stream, &env, c.a.opts.Mutant), map[string]any{"data": body, "request_id": reqID}), nil
+	text, ladder := renderRecords(in.Stream, &env, c.a.opts.Mutant, c.a.rs.BaseURL())
+	structured := map[string]any{"data": body, "request_id": reqID}
+	if len(ladder) > 0 {
+		structured["content_ladder"] = map[string]any{"kind": "record_set", "records": ladder}
+	}
+	return textResult(text, structured), nil
 }
 
 // projectedKeys are the operational keys a projected record keeps beside its
@@ -493,6 +498,11 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 	if err := c.requireSource(ref.Stream, ref.ConnectionID); err != nil {
 		return nil, err
 	}
+	// The stream's declared roles decide the document's title and text.
+	sc := c.scope(ref.Stream, ref.ConnectionID)
+	if sc.authErr != nil {
+		return nil, sc.authErr
+	}
 	for _, f := range in.Fields {
 		if c.a.opts.Mutant != IgnoreFetchFields {
 			q.Add("fields", f)
@@ -510,7 +520,7 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 	if rec.ConnectionID == "" {
 		rec.ConnectionID = ref.ConnectionID
 	}
-	doc := c.documentFor(in.ID, ref, &rec)
+	doc := c.documentFor(in.ID, ref, &rec, sc)
 	text := compactJSON(doc)
 	if c.a.opts.Mutant == AddFetchDataKey {
 		return textResult(text, map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata, "data": rec}), nil
@@ -581,5 +591,5 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 	if err := json.Unmarshal(body, &fw); err != nil {
 		return nil, &toolError{Code: "rs_malformed_body", Message: "field-window body is not a JSON object"}
 	}
-	return renderFieldWindow(ref, in, &fw), nil
+	return renderFieldWindow(ref, in, &fw, c.a.opts.Mutant), nil
 }

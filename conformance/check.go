@@ -41,12 +41,17 @@ const (
 	// CapFixture: mcpcheck can open the adapter again against a fixture RS
 	// of its choosing ([Target.Fork]).
 	CapFixture Capability = "fixture"
+	// CapCLI: the implementation has a reference-style CLI (`search`,
+	// `read-field`) that mcpcheck can run: the reference adapter, or a
+	// --stdio command whose `search --help` documents read-field.
+	CapCLI Capability = "cli"
 )
 
 var capabilityReasons = map[Capability]string{
 	CapLocalCommand: "needs a local adapter command (the reference adapter or --stdio); a --url target has none",
 	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter or --stdio)",
 	CapFixture:      "needs to start the adapter against a fixture RS of mcpcheck's choosing (the reference adapter or --stdio)",
+	CapCLI:          "needs the implementation's CLI (pdpp-mcp search / read-field); the target offers none mcpcheck can run",
 }
 
 // A Check is one executable scenario.

@@ -15,8 +15,8 @@ var checks = []*Check{
 	s011, s012, s013, s014,
 	s016, s017, s018, s019, s020, s021, s022, s023,
 	s024, s025, s026, s027, s028, s029, s030, s031, s032,
-	s034,
-	s041,
+	s033, s034, s035, s036, s037, s038,
+	s041, s043, s044, s045, s046, s047, s048, s049, s050, s052,
 	u01, u02, u03, u05, u09,
 }
 
@@ -45,24 +45,10 @@ var unchecked = map[string]classification{
 	"S006": manual("governance clause: a ChatGPT retest triggers a follow-on spec; executable proxy: bounded query_records/search text (issues 5, 6)"),
 	"S010": pending("setup surface, issue 8"),
 	"S015": pending("owner-bearer rejection on hosted MCP, issue 8"),
-	"S033": pending("continuations, issue 7"),
-	"S035": pending("resource links optional, issue 7"),
-	"S036": pending("inline small text, issue 7"),
-	"S037": pending("declared roles, issue 7"),
-	"S038": pending("binary fields, issue 7"),
 	"S039": pending("protected-resource metadata, issue 8"),
 	"S040": pending("setup page, issue 8"),
 	"S042": manual("process gate (package tests, OpenSpec validation); executable proxy: `make test` runs the whole registry against the reference adapter"),
-	"S043": pending("visible evidence, issue 7"),
-	"S044": pending("evidence context, issue 7"),
-	"S045": pending("no invented evidence, issue 7"),
-	"S046": pending("record URIs, issue 7"),
-	"S047": pending("field-window URIs, issue 7"),
-	"S048": pending("bounded reads, issue 7"),
-	"S049": pending("inline small fields, issue 7"),
-	"S050": pending("large/binary escalation, issue 7"),
 	"S051": manual("an RS REST property, not MCP wire; its executable proxy is the fixture RS contract test fakers.TestSearch (evidence_excerpts with a field_window_read descriptor)"),
-	"S052": pending("CLI parity, issue 7"),
 }
 
 // An Entry is one catalog scenario with its coverage.

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"reflect"
 	"strings"
@@ -23,6 +24,15 @@ type expandTarget struct {
 // expand_capabilities advertise a usable relation (want) or whose rows
 // advertise none (!want).
 func findExpand(t *T, want bool) (expandTarget, bool) {
+	type found struct {
+		et expandTarget
+		ok bool
+	}
+	f := discover(t, fmt.Sprint("expand-", want), func() found { et, ok := findExpandNow(t, want); return found{et, ok} })
+	return f.et, f.ok
+}
+
+func findExpandNow(t *T, want bool) (expandTarget, bool) {
 	_, index := t.schemaIndex()
 	for i, name := range streamNames(index) {
 		if i == maxExpandProbes {

@@ -1,10 +1,8 @@
 package conformance
 
 import (
-	"encoding/json"
 	"net/url"
 	"sort"
-	"strings"
 
 	. "github.com/onsi/gomega"
 )
@@ -83,20 +81,5 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, Ru
 	}
 }}
 
-// queryRecordsDocs is everything query_records says about itself: its
-// description and every description in its input schema.
-func queryRecordsDocs(tgt *Target) string {
-	for i, tool := range tgt.Tools {
-		if tool.Name != "query_records" {
-			continue
-		}
-		texts := []string{tool.Description}
-		var schema any
-		_ = json.Unmarshal(tgt.ToolsRaw[i], &struct {
-			InputSchema *any `json:"inputSchema"`
-		}{&schema})
-		collectDescriptions(schema, &texts)
-		return strings.Join(texts, "\n")
-	}
-	return ""
-}
+// queryRecordsDocs is everything query_records says about itself.
+func queryRecordsDocs(tgt *Target) string { return toolDocs(tgt, "query_records") }

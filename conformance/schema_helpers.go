@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -121,6 +122,15 @@ func streamNames(rows []schemaRow) []string {
 // schemaIndex calls schema {} on the target and returns its rows. It fails
 // the check when the call errors: every other schema check builds on it.
 func (t *T) schemaIndex() (*Call, []schemaRow) {
+	type index struct {
+		c    *Call
+		rows []schemaRow
+	}
+	x := discover(t, "schema-index", func() index { c, rows := t.schemaIndexNow(); return index{c, rows} })
+	return x.c, x.rows
+}
+
+func (t *T) schemaIndexNow() (*Call, []schemaRow) {
 	c := t.Call("schema", map[string]any{})
 	t.Expect(c.IsError()).To(BeFalse(), "schema {} must succeed: %s", c.Describe())
 	doc := c.Data()
@@ -155,7 +165,8 @@ func singleSourceStream(rows []schemaRow) (string, bool) {
 // scopedSchema calls schema(stream[, connection_id]) and returns the rows of
 // that stream.
 func (t *T) scopedSchema(args map[string]any) (*Call, []schemaRow) {
-	c := t.Call("schema", args)
+	key, _ := json.Marshal(args)
+	c := discover(t, "schema:"+string(key), func() *Call { return t.Call("schema", args) })
 	t.Expect(c.IsError()).To(BeFalse(), "schema must succeed: %s", c.Describe())
 	doc := c.Data()
 	t.Expect(doc).NotTo(BeNil(), "schema must put the schema document under structuredContent.data")

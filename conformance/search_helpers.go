@@ -57,6 +57,16 @@ func connectionsOf(hs []hit) map[string]int {
 // fanInTerm finds a word from the target's own records whose search hits
 // come from the most connections (at least two, when the grant allows).
 func fanInTerm(t *T) (string, *Call, bool) {
+	type found struct {
+		term string
+		c    *Call
+		ok   bool
+	}
+	f := discover(t, "fan-in-term", func() found { term, c, ok := fanInTermNow(t); return found{term, c, ok} })
+	return f.term, f.c, f.ok
+}
+
+func fanInTermNow(t *T) (string, *Call, bool) {
 	_, index := t.schemaIndex()
 	var words []string
 	seen := map[string]bool{}

@@ -90,13 +90,20 @@ type Target struct {
 	Init        *mcp.InitializeResult
 	ToolsRaw    []json.RawMessage // each tool exactly as received
 	Tools       []*mcp.Tool
-	// RS is the fixture RS behind the adapter, when mcpcheck runs it.
-	RS *fakers.RS
+	// RS is the fixture RS behind the adapter, when mcpcheck runs it, and
+	// RSURL its address.
+	RS    *fakers.RS
+	RSURL string
 	// Help runs the adapter command with --help (reference and stdio).
 	Help func(ctx context.Context) (Help, error)
 	// StdioTools lists the tools the adapter serves over stdio, raw, when
 	// that differs from the main session's transport (reference target).
 	StdioTools func(ctx context.Context) ([]json.RawMessage, error)
+	// CLI runs the implementation's command line with args and returns what
+	// it printed; nil when there is none. cliOK reports, once, whether it
+	// answers like the reference CLI.
+	CLI   func(ctx context.Context, args ...string) (stdout, stderr string, code int)
+	cliOK func() bool
 	// Stderr returns the tail of what a stdio adapter wrote to stderr: its
 	// log, which must never hold the bearer.
 	Stderr func() string
@@ -108,6 +115,7 @@ type Target struct {
 	secret  string
 	closers []func()
 	fixture string // the fixture name served, for forks of the same data
+	memo    memo   // what checks discovered about this target
 }
 
 // Has reports whether the target offers a capability.
@@ -119,6 +127,8 @@ func (t *Target) Has(c Capability) bool {
 		return t.RS != nil
 	case CapFixture:
 		return t.Fork != nil
+	case CapCLI:
+		return t.CLI != nil && (t.cliOK == nil || t.cliOK())
 	}
 	return false
 }
@@ -214,7 +224,7 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 		return err
 	}
 	t.closers = append(t.closers, stop)
-	t.RS = rs
+	t.RS, t.RSURL = rs, rsURL
 	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: spec.Mutant})
 	if err != nil {
 		return err
@@ -237,6 +247,18 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	}
 	t.StdioTools = func(ctx context.Context) ([]json.RawMessage, error) {
 		return referenceStdioTools(ctx, append([]string{"--provider-url", rsURL}, mutantArgs...), token)
+	}
+	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		env := func(k string) string {
+			if k == "PDPP_CLIENT_TOKEN" {
+				return token
+			}
+			return ""
+		}
+		args = append(append([]string(nil), args...), mutantArgs...)
+		code := adapter.Main(ctx, args, env, strings.NewReader(""), &out, &errb)
+		return out.String(), errb.String(), code
 	}
 	return t.connectHTTP(ctx, srv.URL+adapter.MCPPath, token, nil, spec.ConnectTimeout)
 }
@@ -374,7 +396,7 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 		return err
 	}
 	t.closers = append(t.closers, stop)
-	t.RS = rs
+	t.RS, t.RSURL = rs, rsURL
 	token := rs.ClientToken()
 	t.secret = token
 	expand := strings.NewReplacer("{rs_url}", rsURL, "{token}", token).Replace
@@ -391,6 +413,13 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 	}
 	t.Description = "stdio " + spec.Stdio
 	t.Help = func(ctx context.Context) (Help, error) { return runHelp(ctx, argv, env) }
+	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
+		return runCommand(ctx, argv[0], args, env)
+	}
+	t.cliOK = sync.OnceValue(func() bool {
+		out, errOut, code := runCommand(context.Background(), argv[0], []string{"search", "--help"}, env)
+		return code == 0 && strings.Contains(out+errOut, "read-field")
+	})
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
@@ -458,6 +487,26 @@ func runHelp(ctx context.Context, argv, env []string) (Help, error) {
 		return h, err
 	}
 	return h, nil
+}
+
+// runCommand runs one command to completion, bounded in time and output.
+func runCommand(ctx context.Context, name string, args, env []string) (string, string, int) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = env
+	out, errb := &tailBuffer{max: 1 << 20}, &tailBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = out, errb, strings.NewReader("")
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		code = -1
+	}
+	return out.String(), errb.String(), code
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -29,7 +29,11 @@ func gmailMessages(conns []Connection, rng *rand.Rand) *Stream {
 		Fields: []Field{
 			{Name: "id", Type: "string"},
 			{Name: "subject", Type: "string", Role: "primary-title", Lexical: true},
-			{Name: "body", Type: "string", Lexical: true, Semantic: true},
+			{Name: "body", Type: "string", Role: "primary-text", Lexical: true, Semantic: true},
+			// Traps for name-guessing presentation: "name" reads like a title and
+			// "content" like the text, but neither declares a role (seed 002).
+			{Name: "name", Type: "string"},
+			{Name: "content", Type: "string"},
 			{Name: "from_email", Type: "string", Aggregate: []string{"count_distinct", "group_by"}},
 			// label is short metadata: a match on it proves no body text.
 			{Name: "label", Type: "string", Role: "metadata", Lexical: true, Aggregate: []string{"group_by"}},
@@ -54,12 +58,15 @@ func gmailMessages(conns []Connection, rng *rand.Rand) *Stream {
 				"size_bytes": 1000 + i*37 + ci*11,
 				"headers":    map[string]any{"message-id": fmt.Sprintf("<%s@mail.example>", id), "x-priority": i % 3},
 				"image":      "sunset over the bay",
+				"name":       []string{"Alex Doe", "Sam Lee", "Kim Park"}[i%3],
+				"content":    "multipart/alternative",
 			}
 			if i%5 == 0 {
 				data["body"] = fmt.Sprintf("The %s numbers for %s are ready; the budget draft is attached for review before Friday.", []string{"team", "household"}[ci%2], c.DisplayName)
 			}
 			if id == LongBodyRecordID {
-				data["body"] = longBody()
+				// The newest message, so every first page shows the long body.
+				data["body"], data["sent_at"] = longBody(), "2026-06-30T09:00:00Z"
 			}
 			if id == NoSubjectRecordID {
 				delete(data, "subject")
@@ -91,7 +98,7 @@ func gmailAttachments(conn Connection) *Stream {
 
 func slackStreams(conn Connection) []*Stream {
 	msgs := &Stream{Connector: "slack", Name: "messages", PrimaryKey: "id", CursorField: "sent_at", Connections: []string{conn.ID},
-		Fields: []Field{{Name: "id", Type: "string"}, {Name: "text", Type: "string", Lexical: true, Semantic: true}, {Name: "channel", Type: "string", Aggregate: []string{"group_by"}},
+		Fields: []Field{{Name: "id", Type: "string"}, {Name: "text", Type: "string", Role: "primary-text", Lexical: true, Semantic: true}, {Name: "channel", Type: "string", Aggregate: []string{"group_by"}},
 			{Name: "author", Type: "string", Role: "author"}, {Name: "sent_at", Type: "string", Format: "date-time", Range: []string{"gte", "lt"}, Aggregate: []string{"group_by_time"}}}}
 	for i := 1; i <= 20; i++ {
 		text := fmt.Sprintf("Standup note %d: shipped the release checklist.", i)

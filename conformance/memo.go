@@ -1,0 +1,47 @@
+package conformance
+
+import "sync"
+
+// A memo holds values that checks discover about one target: the schema
+// index, a fan-in search term, a sample of records. Discovery is
+// deterministic for a target, so the first check to need a value computes
+// it and the rest share it, instead of each repeating the same RS traffic.
+type memo struct {
+	mu      sync.Mutex
+	entries map[string]*memoEntry
+}
+
+type memoEntry struct {
+	once   sync.Once
+	val    any
+	failed any // the panic of a failed discovery, replayed to every caller
+}
+
+// discover returns the target's value for key, computing it once with f.
+// A discovery that fails or skips fails or skips every check that needs it,
+// with the same message.
+func discover[V any](t *T, key string, f func() V) V {
+	m := &t.Target.memo
+	m.mu.Lock()
+	if m.entries == nil {
+		m.entries = map[string]*memoEntry{}
+	}
+	e := m.entries[key]
+	if e == nil {
+		e = &memoEntry{}
+		m.entries[key] = e
+	}
+	m.mu.Unlock()
+	e.once.Do(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				e.failed = p
+			}
+		}()
+		e.val = f()
+	})
+	if e.failed != nil {
+		panic(e.failed)
+	}
+	return e.val.(V)
+}

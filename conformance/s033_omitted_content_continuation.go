@@ -1,0 +1,92 @@
+package conformance
+
+import (
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/gomega"
+)
+
+var cutLineRe = regexp.MustCompile(`…|\[truncated|\[binary-only|\[json_field`)
+
+// Every visible truncation or omission marker comes with a continuation the
+// model can call, and every continuation found is executed.
+var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBBD, Run: func(t *T) {
+	_, index := t.schemaIndex()
+	executed := 0
+	run := func(c continuation, from string) {
+		executed++
+		r := t.Call(c.Tool, c.Args)
+		t.Expect(r.IsError()).To(BeFalse(), "the continuation %s %v shown in %s must work: %s", c.Tool, c.Args, from, r.Describe())
+		if id := str(c.Args["id"]); id != "" && c.Tool == "read_record_field" {
+			t.Expect(r.Text()).To(ContainSubstring(id), "the continuation must stay on record %s", id)
+		}
+	}
+	for i, s := range sources(index) {
+		if i == maxStreamProbes {
+			break
+		}
+		c := t.Call("query_records", s.args(map[string]any{"limit": 5}))
+		if c.IsError() {
+			continue
+		}
+		text := c.Text()
+		for _, line := range strings.Split(text, "\n") {
+			if !strings.HasPrefix(line, "record[") || !cutLineRe.MatchString(line) {
+				continue
+			}
+			m := evIDRe.FindStringSubmatch(line)
+			t.Expect(m).NotTo(BeNil(), "a cut record preview must carry the id to fetch it whole: %s", clipText(line, 200))
+			f := t.Call("fetch", map[string]any{"id": strings.TrimRight(m[1], ".,;")})
+			t.Expect(f.IsError()).To(BeFalse(), "fetch with the id of a cut preview must work: %s", f.Describe())
+			executed++
+		}
+		for _, cont := range continuationsIn(text) {
+			run(cont, "query_records text")
+		}
+	}
+	_, sc, _ := fanInTerm(t)
+	if sc != nil {
+		for _, e := range evidenceLines(sc.Text()) {
+			if strings.Contains(e.Line, "complete=false") && e.ID != "" {
+				run(continuation{Tool: "read_record_field", Args: map[string]any{"id": e.ID, "field_path": e.FieldPath}}, "search evidence")
+			}
+		}
+	}
+	// A long field read in small windows: the next window starts where the last ended.
+	long, ok := scanRecords(t, func(r aRecord) bool { return longestString(r.Data) > 600 })
+	if ok {
+		f := longestField(long.Data)
+		w := t.Call("read_record_field", map[string]any{"id": long.ID, "field_path": f, "limit_chars": 200})
+		t.Expect(w.IsError()).To(BeFalse(), "read_record_field must work: %s", w.Describe())
+		conts := continuationsIn(w.Text())
+		t.Expect(conts).NotTo(BeEmpty(), "an incomplete window must show the next call:\n%s", clipText(w.Text(), 400))
+		for _, cont := range conts {
+			run(cont, "read_record_field text")
+		}
+	}
+	t.Record("continuations executed", executed)
+	if executed == 0 {
+		t.Skipf("the target's visible output showed no truncation to follow")
+	}
+}}
+
+func longestString(data map[string]any) int {
+	n := 0
+	for _, v := range data {
+		if s, ok := v.(string); ok && !looksBinary(s) && len([]rune(s)) > n {
+			n = len([]rune(s))
+		}
+	}
+	return n
+}
+
+func longestField(data map[string]any) string {
+	best, n := "", 0
+	for k, v := range data {
+		if s, ok := v.(string); ok && !looksBinary(s) && len([]rune(s)) > n {
+			best, n = k, len([]rune(s))
+		}
+	}
+	return best
+}
