@@ -37,10 +37,18 @@ type Options struct {
 	Mutant Mutant
 	// Stdio marks the stdio transport (some mutants differ by transport).
 	Stdio bool
+	// PublicOrigin is the origin clients reach the hosted endpoint at
+	// ("https://mcp.example"), used in metadata, challenges and icons. If
+	// empty, each request's own origin is used.
+	PublicOrigin string
+	// TrustForwarded takes the origin from X-Forwarded-Proto and
+	// X-Forwarded-Host: set it only behind a proxy that sets them.
+	TrustForwarded bool
 }
 
 // An Adapter serves the MCP surface for one RS.
 type Adapter struct {
+	hostedState
 	opts      Options
 	rs        *rsclient.Client
 	srv       *mcp.Server
@@ -58,15 +66,7 @@ func New(opts Options) (*Adapter, error) {
 		return nil, err
 	}
 	a := &Adapter{opts: opts, rs: rs, args: map[string]*argSchema{}}
-	name := opts.Name
-	if name == "" {
-		name = ServerName
-	}
-	tools, instructions := mutateSurface(opts.Mutant, surface(), Instructions, opts.Stdio)
-	a.srv = mcp.NewServer(&mcp.Implementation{Name: name, Title: "PDPP MCP reference adapter", Version: Version},
-		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
-	for _, t := range tools {
-		t := t
+	for _, t := range mutateSurfaceTools(opts) {
 		args, err := compileArgs(t.schema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: input schema: %w", t.name, err)
@@ -75,9 +75,26 @@ func New(opts Options) (*Adapter, error) {
 			args.closed = false
 		}
 		a.args[t.name] = args
+	}
+	a.srv = a.newServer(nil)
+	return a, nil
+}
+
+// newServer builds an MCP server with the tool surface; icons go into
+// serverInfo (the hosted endpoint names its origin's icon).
+func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
+	name := a.opts.Name
+	if name == "" {
+		name = ServerName
+	}
+	_, instructions := mutateSurface(a.opts.Mutant, surface(), Instructions, a.opts.Stdio)
+	srv := mcp.NewServer(&mcp.Implementation{Name: name, Title: "PDPP MCP reference adapter", Version: Version, Icons: icons},
+		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+	for _, t := range mutateSurfaceTools(a.opts) {
+		t, args := t, a.args[t.name]
 		// Registered raw: the adapter validates arguments itself, so every
 		// rejection is a typed error naming the argument (see args.go).
-		a.srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
+		srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				in := req.Params.Arguments
 				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
@@ -86,7 +103,12 @@ func New(opts Options) (*Adapter, error) {
 				return a.dispatch(ctx, req, t.name, in), nil
 			})
 	}
-	return a, nil
+	return srv
+}
+
+func mutateSurfaceTools(opts Options) []toolSpec {
+	tools, _ := mutateSurface(opts.Mutant, surface(), Instructions, opts.Stdio)
+	return tools
 }
 
 // Server returns the MCP server.

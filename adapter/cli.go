@@ -41,6 +41,10 @@ Flags:
   --cache-root DIR     credential cache written by pdpp connect (env PDPP_CACHE_ROOT, default .pdpp)
   --server-name NAME   serverInfo name (env PDPP_MCP_SERVER_NAME)
   --addr HOST:PORT     listen address for serve (default 127.0.0.1:8080)
+  --public-origin URL  origin clients use for serve, in metadata, challenges and icons
+                       (env PDPP_MCP_PUBLIC_ORIGIN; default: each request's own)
+  --trust-forwarded-headers
+                       take the origin from X-Forwarded-Proto/Host (only behind a proxy that sets them)
   --version            print the version
   -h, --help           show this help
 
@@ -72,6 +76,8 @@ func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdou
 		cacheRoot   = fs.String("cache-root", firstOf(getenv("PDPP_CACHE_ROOT"), ".pdpp"), "")
 		serverName  = fs.String("server-name", getenv("PDPP_MCP_SERVER_NAME"), "")
 		addr        = fs.String("addr", "127.0.0.1:8080", "")
+		publicOrig  = fs.String("public-origin", getenv("PDPP_MCP_PUBLIC_ORIGIN"), "")
+		trustFwd    = fs.Bool("trust-forwarded-headers", false, "")
 		version     = fs.Bool("version", false, "")
 		mutantName  = fs.String("mutant", "", "") // hidden: tests only
 	)
@@ -113,7 +119,15 @@ func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdou
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return ExitUsage
 	}
-	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve}
+	if *publicOrig != "" {
+		po, err := rsclient.NormalizeURL(*publicOrig)
+		if err != nil || po.Path != "" {
+			fmt.Fprintf(stderr, "pdpp-mcp: --public-origin %q: want an origin such as https://mcp.example\n", *publicOrig)
+			return ExitUsage
+		}
+		*publicOrig = po.String()
+	}
+	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig, TrustForwarded: *trustFwd}
 	if serve {
 		return runServe(ctx, opts, *addr, stderr)
 	}
@@ -168,7 +182,7 @@ func runServe(ctx context.Context, opts Options, addr string, stderr io.Writer) 
 		return ExitFailure
 	}
 	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stderr, "pdpp-mcp: serving http://%s%s for %s\n", ln.Addr(), MCPPath, opts.ProviderURL)
+	fmt.Fprintf(stderr, "pdpp-mcp: serving http://%s%s for %s (setup page %s)\n", ln.Addr(), MCPPath, opts.ProviderURL, SetupPath)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

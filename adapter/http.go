@@ -1,47 +1,191 @@
 package adapter
 
 import (
+	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
 )
 
 // MCPPath is where the hosted endpoint lives.
 const MCPPath = "/mcp"
 
-// Handler serves stateless Streamable HTTP at [MCPPath]. Every request must
-// carry a bearer; the adapter forwards it to the RS and never substitutes one
-// of its own (seed 001: no grant broadening).
+// Paths of the hosted discovery documents (RFC 9728 path insertion).
+const (
+	MetadataPath    = "/.well-known/oauth-protected-resource"
+	MCPMetadataPath = MetadataPath + MCPPath
+	SetupPath       = "/connect"
+	LLMsPath        = "/llms.txt"
+	IconPath        = "/icon.svg"
+)
+
+// authProbeStream is a stream name no grant holds: asking the RS for its
+// compact schema returns the bearer's kind and no data.
+const authProbeStream = "__pdpp_mcp_auth_probe__"
+
+// bearerTTL is how long an accepted bearer stays accepted without asking
+// the RS again; rejections are never cached.
+const bearerTTL = 30 * time.Second
+
+// Handler serves the hosted surface: stateless Streamable HTTP at /mcp,
+// whose every request carries a bearer the RS has accepted as a
+// grant-scoped client token, plus the protected-resource metadata, the
+// setup page, /llms.txt and the icon.
 func (a *Adapter) Handler() http.Handler {
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return a.srv },
+	streamable := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server { return a.serverFor(a.origin(r)) },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	mux := http.NewServeMux()
-	mux.Handle(MCPPath, requireBearer(streamable))
+	mux.Handle(MCPPath, a.requireClientBearer(streamable))
+	mux.HandleFunc("GET "+MCPMetadataPath, a.serveMCPMetadata)
+	mux.HandleFunc("GET "+MetadataPath, a.serveRootMetadata)
+	mux.HandleFunc("GET "+SetupPath, a.serveSetup)
+	mux.HandleFunc("GET "+LLMsPath, a.serveLLMs)
+	mux.HandleFunc("GET "+IconPath, serveIcon)
 	return mux
 }
 
-func requireBearer(next http.Handler) http.Handler {
+// origin is the public origin a request reached: the configured one, the
+// forwarded one when the operator trusts its proxy, else the request's own.
+func (a *Adapter) origin(r *http.Request) string {
+	if a.opts.PublicOrigin != "" {
+		return strings.TrimRight(a.opts.PublicOrigin, "/")
+	}
+	scheme, host := "http", r.Host
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if a.opts.TrustForwarded {
+		if p := firstForwarded(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
+			scheme = p
+		}
+		if h := firstForwarded(r.Header.Get("X-Forwarded-Host")); h != "" && !strings.ContainsAny(h, "/ ") {
+			host = h
+		}
+	}
+	return scheme + "://" + host
+}
+
+func firstForwarded(v string) string {
+	v, _, _ = strings.Cut(v, ",")
+	return strings.TrimSpace(v)
+}
+
+// serverFor is the MCP server whose serverInfo names this origin's icon.
+// Servers are kept per origin, up to a bound, since the tools never change.
+func (a *Adapter) serverFor(origin string) *mcp.Server {
+	if s, ok := a.hosted.Load(origin); ok {
+		return s.(*mcp.Server)
+	}
+	s := a.newServer([]mcp.Icon{{Source: origin + IconPath, MIMEType: "image/svg+xml", Sizes: []string{"any"}}})
+	if a.hostedCount.Add(1) <= 64 {
+		a.hosted.Store(origin, s)
+	}
+	return s
+}
+
+// A bearerVerdict is what the RS said about a bearer.
+type bearerVerdict struct {
+	kind    string // token_kind from the schema document's bearer
+	status  int    // the RS's refusal status, when it refused
+	code    string
+	message string
+	expires time.Time
+}
+
+// verifyBearer asks the RS, once per bearerTTL, whether a bearer is good and
+// what kind it is. Only acceptances are cached.
+func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict {
+	key := sha256.Sum256([]byte(token))
+	if v, ok := a.bearers.Load(key); ok && time.Now().Before(v.(bearerVerdict).expires) {
+		return v.(bearerVerdict)
+	}
+	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {authProbeStream}})
+	var re *rsclient.Error
+	switch {
+	case errors.As(err, &re) && (re.HTTPStatus == http.StatusUnauthorized || re.HTTPStatus == http.StatusForbidden):
+		return bearerVerdict{status: http.StatusUnauthorized, code: "invalid_token", message: "the resource server refused the bearer: " + re.Message}
+	case err != nil:
+		return bearerVerdict{status: http.StatusServiceUnavailable, code: "rs_unavailable", message: "the resource server could not verify the bearer; try again"}
+	}
+	var doc struct {
+		Bearer struct {
+			Kind string `json:"token_kind"`
+		} `json:"bearer"`
+	}
+	_ = json.Unmarshal(resp.Body, &doc)
+	v := bearerVerdict{kind: doc.Bearer.Kind, expires: time.Now().Add(bearerTTL)}
+	if v.kind == "client" {
+		if n := a.bearerCount.Add(1); n <= 4096 {
+			a.bearers.Store(key, v)
+		}
+	}
+	return v
+}
+
+// requireClientBearer lets a request through to MCP only with a bearer the
+// RS accepts as a grant-scoped client token (seed 001: owner and
+// control-plane bearers are refused, and never processed as MCP).
+func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := bearer(r.Header.Get("Authorization")); !ok {
-			meta := origin(r) + "/.well-known/oauth-protected-resource" + MCPPath
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+meta+`"`)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
-				"type": "authentication_error", "code": "authentication_error", "message": "Missing Bearer token",
-				"resource_metadata": meta,
-			}})
+		origin := a.origin(r)
+		tok, ok := bearer(r.Header.Get("Authorization"))
+		if !ok || tok == "" {
+			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", "authentication_error", "Missing Bearer token")
+			return
+		}
+		v := a.verifyBearer(r.Context(), tok)
+		switch {
+		case v.status == http.StatusUnauthorized:
+			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", v.code, v.message)
+			return
+		case v.status != 0:
+			writeHTTPError(w, v.status, map[string]any{"type": "api_error", "code": v.code, "message": v.message})
+			return
+		case v.kind != "client" && a.opts.Mutant != AcceptOwnerBearer:
+			writeHTTPError(w, http.StatusForbidden, map[string]any{"type": "permission_error", "code": "permission_error",
+				"message": "MCP requires a grant-scoped client token. Owner and control-plane bearers are REST credentials and are never accepted here."})
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-func origin(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+// challenge answers 401 with the RFC 9728 pointer to the MCP endpoint's
+// protected-resource metadata, in the header and in the body.
+func (a *Adapter) challenge(w http.ResponseWriter, origin string, status int, typ, code, msg string) {
+	meta := origin + MCPMetadataPath
+	body := map[string]any{"type": typ, "code": code, "message": msg}
+	if a.opts.Mutant != ChallengeWithoutMetadata {
+		attrs := `Bearer resource_metadata="` + meta + `"`
+		if code == "invalid_token" {
+			attrs += `, error="invalid_token"`
+		}
+		w.Header().Set("WWW-Authenticate", attrs)
+		body["resource_metadata"] = meta
+		body["next_step"] = "Fetch error.resource_metadata and connect through it to get a grant-scoped client token."
 	}
-	return scheme + "://" + r.Host
+	writeHTTPError(w, status, body)
+}
+
+func writeHTTPError(w http.ResponseWriter, status int, errObj map[string]any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": errObj})
+}
+
+// hostedState is what the hosted surface keeps between requests.
+type hostedState struct {
+	hosted      sync.Map // origin -> *mcp.Server
+	hostedCount atomic.Int64
+	bearers     sync.Map // sha256(token) -> bearerVerdict
+	bearerCount atomic.Int64
 }

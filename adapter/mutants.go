@@ -90,6 +90,11 @@ const (
 	EmitDeadRecordURI       Mutant = "emit-dead-record-uri"
 	ResourceOnlyEvidence    Mutant = "resource-only-evidence"
 	CLIOmitReadCommand      Mutant = "cli-omit-read-command"
+
+	ChallengeWithoutMetadata  Mutant = "challenge-without-resource-metadata"
+	AcceptOwnerBearer         Mutant = "accept-owner-bearer"
+	OwnerInstructionOnConnect Mutant = "owner-instruction-on-connect"
+	ProfileInMetadata         Mutant = "profile-in-metadata"
 )
 
 // mutantAccepts lets an argument-validation mutant wave a rejection through.
@@ -172,6 +177,11 @@ var mutants = []MutantInfo{
 	{OmitWindowStructure, []string{"S049"}, "the window in structuredContent lacks total_chars and complete"},
 	{SilentCutRecordPreview, []string{"S050"}, "a large text in a record preview is cut with no flag and no continuation"},
 	{CLIOmitReadCommand, []string{"S052"}, "pdpp-mcp search prints evidence without the read-field command"},
+
+	{ChallengeWithoutMetadata, []string{"U13"}, "401 answers carry no WWW-Authenticate resource_metadata challenge"},
+	{AcceptOwnerBearer, []string{"S015"}, "the hosted endpoint serves an owner bearer"},
+	{OwnerInstructionOnConnect, []string{"S010", "S040"}, "the setup page tells the user to paste an owner bearer"},
+	{ProfileInMetadata, []string{"S039"}, "the MCP metadata advertises core/events/full profiles"},
 }
 
 // Mutants returns the catalogue, sorted by id.

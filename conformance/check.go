@@ -45,6 +45,9 @@ const (
 	// `read-field`) that mcpcheck can run: the reference adapter, or a
 	// --stdio command whose `search --help` documents read-field.
 	CapCLI Capability = "cli"
+	// CapHTTP: the target is a hosted Streamable HTTP endpoint with an origin
+	// mcpcheck can probe (the reference adapter or --url).
+	CapHTTP Capability = "http"
 )
 
 var capabilityReasons = map[Capability]string{
@@ -52,6 +55,7 @@ var capabilityReasons = map[Capability]string{
 	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter or --stdio)",
 	CapFixture:      "needs to start the adapter against a fixture RS of mcpcheck's choosing (the reference adapter or --stdio)",
 	CapCLI:          "needs the implementation's CLI (pdpp-mcp search / read-field); the target offers none mcpcheck can run",
+	CapHTTP:         "needs the hosted HTTP endpoint (the reference adapter or --url); a stdio target has none",
 }
 
 // A Check is one executable scenario.

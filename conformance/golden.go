@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/url"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -71,6 +73,17 @@ func GoldenInitialize(t *Target) ([]byte, error) {
 	}
 	if si, ok := v["serverInfo"].(map[string]any); ok {
 		delete(si, "version")
+		// Icons name the origin the target was reached at; a loopback port is volatile.
+		icons, _ := si["icons"].([]any)
+		for _, ic := range icons {
+			if m, ok := ic.(map[string]any); ok {
+				if src, _ := m["src"].(string); strings.HasPrefix(src, "http") {
+					if u, err := url.Parse(src); err == nil {
+						m["src"] = "{origin}" + u.Path
+					}
+				}
+			}
+		}
 	}
 	raw, _ := json.Marshal(v)
 	return Normalize(raw)

@@ -12,12 +12,12 @@ import (
 // here and remove its id from unchecked.
 var checks = []*Check{
 	s001, s002, s003, s004, s005, s007, s008, s009,
-	s011, s012, s013, s014,
+	s010, s011, s012, s013, s014, s015,
 	s016, s017, s018, s019, s020, s021, s022, s023,
 	s024, s025, s026, s027, s028, s029, s030, s031, s032,
 	s033, s034, s035, s036, s037, s038,
-	s041, s043, s044, s045, s046, s047, s048, s049, s050, s052,
-	u01, u02, u03, u05, u09,
+	s039, s040, s041, s043, s044, s045, s046, s047, s048, s049, s050, s052,
+	u01, u02, u03, u05, u09, u13,
 }
 
 // Checks returns the registered checks.
@@ -43,10 +43,6 @@ func manual(reason string) classification  { return classification{Manual, reaso
 // unchecked classifies every catalog scenario that has no check yet.
 var unchecked = map[string]classification{
 	"S006": manual("governance clause: a ChatGPT retest triggers a follow-on spec; executable proxy: bounded query_records/search text (issues 5, 6)"),
-	"S010": pending("setup surface, issue 8"),
-	"S015": pending("owner-bearer rejection on hosted MCP, issue 8"),
-	"S039": pending("protected-resource metadata, issue 8"),
-	"S040": pending("setup page, issue 8"),
 	"S042": manual("process gate (package tests, OpenSpec validation); executable proxy: `make test` runs the whole registry against the reference adapter"),
 	"S051": manual("an RS REST property, not MCP wire; its executable proxy is the fixture RS contract test fakers.TestSearch (evidence_excerpts with a field_window_read descriptor)"),
 }

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"regexp"
 
 	. "github.com/onsi/gomega"
@@ -8,7 +9,16 @@ import (
 
 var profileVocabRe = regexp.MustCompile(`(?i)--?(profile|toolsets?|tool-?set|surface)\b|\bPDPP_MCP_(PROFILE|TOOLSETS?)\b|\bprofiles?\b|\btoolsets?\b|\b(core|events|full)\s*[|/,]\s*(core|events|full)\b`)
 
-var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL, Needs: []Capability{CapLocalCommand}, Run: func(t *T) {
+var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL, Run: func(t *T) {
+	if t.Target.Has(CapHTTP) {
+		expectNoHTTPProfiles(t)
+	}
+	if !t.Target.Has(CapLocalCommand) {
+		if !t.Target.Has(CapHTTP) {
+			t.Skipf("%s", capabilityReasons[CapLocalCommand])
+		}
+		return
+	}
 	h, err := t.Target.Help(t.Context())
 	t.Expect(err).NotTo(HaveOccurred(), "run the adapter with --help")
 	t.Expect(h.ExitCode).To(Equal(0), "--help must exit 0; stderr: %s", h.Stderr)
@@ -26,3 +36,34 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 	// A stdio target: its own session is stdio; hold it to the hosted surface as data.
 	t.Expect(toolNames(t.Target)).To(ConsistOf(t.Settings.Surface.Tools), "stdio must start the same normal read surface as hosted MCP")
 }}
+
+// expectNoHTTPProfiles asks the hosted endpoint for a "full" profile by
+// header and by query: the answer must be the same surface, and nothing in
+// the response may name a profile.
+func expectNoHTTPProfiles(t *T) {
+	token := t.Target.bearerToken()
+	for _, probe := range []struct {
+		url    string
+		header map[string]string
+	}{
+		{t.Target.MCPURL, map[string]string{"X-PDPP-MCP-Profile": "full", "X-MCP-Toolsets": "all"}},
+		{t.Target.MCPURL + "?profile=full&toolsets=all", nil},
+	} {
+		a := hostedDo(t.Context(), "POST", probe.url, "Bearer "+token, toolsListBody, probe.header)
+		t.Expect(a.Status).To(Equal(200), "tools/list with a profile selector must still answer (the selector is ignored)")
+		var rpc struct {
+			Result struct {
+				Tools []struct{ Name string } `json:"tools"`
+			} `json:"result"`
+		}
+		_ = json.Unmarshal(a.Body, &rpc)
+		var names []string
+		for _, tool := range rpc.Result.Tools {
+			names = append(names, tool.Name)
+		}
+		t.Expect(names).To(ConsistOf(toolNames(t.Target)), "no header or query may select another tool surface")
+		for k := range a.Header {
+			t.Expect(profileKeyRe.MatchString(k)).To(BeFalse(), "response header %s names a profile", k)
+		}
+	}
+}

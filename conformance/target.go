@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -43,8 +44,11 @@ const (
 type TargetSpec struct {
 	URL   string // Streamable HTTP endpoint
 	Token string // bearer for URL targets; never printed
-	Stdio string // command line; {rs_url} and {token} are replaced
-	Env   []string
+	// OwnerToken, when the user supplies one for a URL target, lets the
+	// checks prove an owner bearer is refused; never printed.
+	OwnerToken string
+	Stdio      string // command line; {rs_url} and {token} are replaced
+	Env        []string
 	// Fixture names the fixture RS data set for reference and stdio targets.
 	Fixture string
 	// FixtureData, when set, is served instead of the named fixture. Checks
@@ -99,6 +103,16 @@ type Target struct {
 	// StdioTools lists the tools the adapter serves over stdio, raw, when
 	// that differs from the main session's transport (reference target).
 	StdioTools func(ctx context.Context) ([]json.RawMessage, error)
+	// MCPURL is the Streamable HTTP endpoint and Origin its origin, for
+	// reference and URL targets: where the hosted checks probe auth,
+	// metadata and the setup page.
+	MCPURL, Origin string
+	// OwnerToken is an owner bearer the target's RS knows, when mcpcheck
+	// has one: the fixture's, or the user's for a URL target.
+	OwnerToken string
+	// Local runs the adapter's command with extra environment and extra
+	// arguments, stdin closed: how a process refuses to start.
+	Local func(ctx context.Context, env map[string]string, args ...string) (stdout, stderr string, code int)
 	// CLI runs the implementation's command line with args and returns what
 	// it printed; nil when there is none. cliOK reports, once, whether it
 	// answers like the reference CLI.
@@ -129,6 +143,8 @@ func (t *Target) Has(c Capability) bool {
 		return t.Fork != nil
 	case CapCLI:
 		return t.CLI != nil && (t.cliOK == nil || t.cliOK())
+	case CapHTTP:
+		return t.MCPURL != ""
 	}
 	return false
 }
@@ -141,11 +157,24 @@ func (t *Target) Close() {
 	t.closers = nil
 }
 
+// bearerToken is the client bearer the target's session uses.
+func (t *Target) bearerToken() string {
+	if t.secret == "" && t.RS != nil {
+		return t.RS.ClientToken()
+	}
+	return t.secret
+}
+
 func (t *Target) redact(s string) string {
-	if t == nil || t.secret == "" {
+	if t == nil {
 		return s
 	}
-	return strings.ReplaceAll(s, t.secret, "[redacted]")
+	for _, secret := range []string{t.secret, t.OwnerToken} {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[redacted]")
+		}
+	}
+	return s
 }
 
 // Open connects to the target the spec names, performs initialize and
@@ -169,6 +198,10 @@ func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
 	case KindURL:
 		t.secret = spec.Token
 		t.Description = "url " + spec.URL
+		t.MCPURL, t.OwnerToken = spec.URL, spec.OwnerToken
+		if u, err := url.Parse(spec.URL); err == nil {
+			t.Origin = u.Scheme + "://" + u.Host
+		}
 		err = t.connectHTTP(ctx, spec.URL, spec.Token, nil, spec.ConnectTimeout)
 	case KindStdio:
 		err = t.openStdio(ctx, spec)
@@ -231,6 +264,7 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	}
 	srv := httptest.NewServer(a.Handler())
 	t.closers = append(t.closers, srv.Close)
+	t.MCPURL, t.Origin, t.OwnerToken = srv.URL+adapter.MCPPath, srv.URL, rs.OwnerToken()
 	t.Description = "reference adapter (pdpp-mcp over loopback HTTP, fixture RS)"
 	if spec.Mutant != "" {
 		t.Description += ", mutant " + string(spec.Mutant)
@@ -247,6 +281,21 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	}
 	t.StdioTools = func(ctx context.Context) ([]json.RawMessage, error) {
 		return referenceStdioTools(ctx, append([]string{"--provider-url", rsURL}, mutantArgs...), token)
+	}
+	t.Local = func(ctx context.Context, extra map[string]string, args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		env := func(k string) string {
+			if v, ok := extra[k]; ok {
+				return v
+			}
+			if k == "PDPP_CLIENT_TOKEN" {
+				return token
+			}
+			return ""
+		}
+		args = append(append([]string{"--provider-url", rsURL}, args...), mutantArgs...)
+		code := adapter.Main(ctx, args, env, strings.NewReader(""), &out, &errb)
+		return out.String(), errb.String(), code
 	}
 	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
@@ -415,6 +464,14 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 	t.Help = func(ctx context.Context) (Help, error) { return runHelp(ctx, argv, env) }
 	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
 		return runCommand(ctx, argv[0], args, env)
+	}
+	t.OwnerToken = rs.OwnerToken()
+	t.Local = func(ctx context.Context, extra map[string]string, args ...string) (string, string, int) {
+		e := append([]string(nil), env...)
+		for k, v := range extra {
+			e = append(e, k+"="+v)
+		}
+		return runCommand(ctx, argv[0], append(append([]string(nil), argv[1:]...), args...), e)
 	}
 	t.cliOK = sync.OnceValue(func() bool {
 		out, errOut, code := runCommand(context.Background(), argv[0], []string{"search", "--help"}, env)

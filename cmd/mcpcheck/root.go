@@ -16,15 +16,16 @@ import (
 
 // targetOptions are the flags that select and reach a target.
 type targetOptions struct {
-	url, tokenFile, stdio, fixture, mutant string
-	env                                    []string
-	timeout                                time.Duration
+	url, tokenFile, ownerTokenFile, stdio, fixture, mutant string
+	env                                                    []string
+	timeout                                                time.Duration
 }
 
 func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.url, "url", "", "Streamable HTTP MCP endpoint to check (token from --token-file or $MCPCHECK_TOKEN)")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token for --url (never printed)")
+	f.StringVar(&o.ownerTokenFile, "owner-token-file", "", "file holding an owner bearer for --url, to prove the endpoint refuses it (never printed)")
 	f.StringVar(&o.stdio, "stdio", "", `stdio adapter command; {rs_url} and {token} become mcpcheck's fixture RS URL and client token`)
 	f.StringArrayVar(&o.env, "env", nil, "KEY=VALUE for the --stdio command's environment (templated like --stdio); repeatable")
 	f.StringVar(&o.fixture, "fixture", "", "fixture RS data set for the reference adapter and --stdio: default, single-connection, or scale:C,S,F,R")
@@ -41,6 +42,8 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 		return s, errors.New("--url and --stdio are mutually exclusive")
 	case o.url == "" && o.tokenFile != "":
 		return s, errors.New("--token-file needs --url")
+	case o.url == "" && o.ownerTokenFile != "":
+		return s, errors.New("--owner-token-file needs --url")
 	case o.url != "" && (o.fixture != "" || len(o.env) > 0):
 		return s, errors.New("--fixture and --env apply to the reference adapter and --stdio, not --url")
 	case o.stdio == "" && len(o.env) > 0:
@@ -64,6 +67,15 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 			return s, err
 		}
 		s.Token = tok
+		if o.ownerTokenFile != "" {
+			data, err := os.ReadFile(o.ownerTokenFile)
+			if err != nil {
+				return s, fmt.Errorf("--owner-token-file: %w", err)
+			}
+			if s.OwnerToken = strings.TrimSpace(string(data)); s.OwnerToken == "" {
+				return s, errors.New("--owner-token-file is empty")
+			}
+		}
 	}
 	m, err := adapter.ParseMutant(o.mutant)
 	if err != nil {

@@ -1,0 +1,88 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// An httpAnswer is a raw HTTP exchange with a hosted target.
+type httpAnswer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Err    error
+}
+
+// JSON decodes the body, or returns nil.
+func (a httpAnswer) JSON() map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(a.Body, &m)
+	return m
+}
+
+// hostedDo sends one request to the hosted target, below the MCP SDK, with
+// the given Authorization header ("" for none). It reads at most 1 MiB.
+func hostedDo(ctx context.Context, method, url, authorization string, body []byte, header map[string]string) httpAnswer {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	if err != nil {
+		return httpAnswer{Err: err}
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", ProtocolVersion)
+	}
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return httpAnswer{Err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return httpAnswer{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: err}
+}
+
+// initializeBody is a JSON-RPC initialize request.
+var initializeBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + ProtocolVersion +
+	`","capabilities":{},"clientInfo":{"name":"mcpcheck","version":"probe"}}}`)
+
+// toolsListBody is a JSON-RPC tools/list request.
+var toolsListBody = []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+
+var resourceMetadataRe = regexp.MustCompile(`resource_metadata="([^"]+)"`)
+
+// isJSONRPC reports whether a body is a JSON-RPC answer: the request was
+// processed as MCP.
+func isJSONRPC(body []byte) bool {
+	var m map[string]any
+	if json.Unmarshal(bytes.TrimSpace(body), &m) != nil {
+		return strings.Contains(string(body), `"jsonrpc"`)
+	}
+	_, ok := m["jsonrpc"]
+	return ok
+}
+
+// rsDataRequests counts RS requests made with a bearer that read data:
+// anything but a schema lookup.
+func rsDataRequests(tgt *Target, token string) int {
+	n := 0
+	for _, r := range tgt.RS.Requests() {
+		if r.Authorization == "Bearer "+token && r.Path != "/v1/schema" {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,70 @@
+package conformance
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/gomega"
+)
+
+var ownerTokenEnv = []string{"PDPP_OWNER_TOKEN", "PDPP_OWNER_SESSION_COOKIE"}
+
+var s015 = &Check{ID: "S015", Slug: "owner-bearer-rejected", Mode: ModeHOST, Run: func(t *T) {
+	judged := 0
+	if t.Target.Has(CapHTTP) && t.Target.OwnerToken != "" {
+		judged++
+		owner := t.Target.OwnerToken
+		for _, body := range [][]byte{initializeBody, toolsListBody} {
+			a := hostedDo(t.Context(), "POST", t.Target.MCPURL, "Bearer "+owner, body, nil)
+			t.Expect(a.Err).NotTo(HaveOccurred())
+			t.Expect(a.Status).To(Equal(403), "an owner bearer must be refused with HTTP 403")
+			t.Expect(isJSONRPC(a.Body)).To(BeFalse(), "an owner bearer's request must never be processed as MCP")
+			e, _ := a.JSON()["error"].(map[string]any)
+			t.Expect(e["code"]).NotTo(BeEmpty(), "the refusal must be a typed error")
+			t.Expect(strings.Contains(string(a.Body), owner)).To(BeFalse(), "the refusal must not echo the bearer")
+		}
+		if t.Target.RS != nil {
+			t.Expect(rsDataRequests(t.Target, owner)).To(BeZero(), "the RS must never be asked for data with an owner bearer")
+		}
+	}
+	if t.Target.Local != nil {
+		for _, k := range ownerTokenEnv {
+			judged++
+			out, errOut, code := t.Target.Local(t.Context(), map[string]string{k: "mcpcheck-owner-credential"})
+			t.Expect(code).NotTo(BeZero(), "the adapter must refuse to start with %s set; stderr: %s", k, clipText(errOut, 200))
+			t.Expect(strings.TrimSpace(out)).To(BeEmpty(), "a refused start writes nothing to stdout")
+		}
+		if t.Target.Has(CapCLI) && t.Target.RSURL != "" {
+			judged++
+			dir := cachedOwnerCredential(t)
+			_, errOut, code := t.Target.Local(t.Context(), map[string]string{"PDPP_CLIENT_TOKEN": ""}, "--cache-root", dir)
+			t.Expect(code).NotTo(BeZero(), "the adapter must refuse an owner-kind cached credential; stderr: %s", clipText(errOut, 200))
+			t.Expect(strings.ToLower(errOut)).To(ContainSubstring("owner"), "the refusal must say why")
+		}
+	}
+	if judged == 0 {
+		t.Skipf("no owner bearer to try (pass --owner-token-file for a --url target) and no local command to start")
+	}
+}}
+
+var cacheHostRe = regexp.MustCompile(`[^a-zA-Z0-9.-]`)
+
+// cachedOwnerCredential writes a credential cache (pdpp connect's layout)
+// holding an owner-kind credential for the target's RS.
+func cachedOwnerCredential(t *T) string {
+	dir, err := os.MkdirTemp("", "mcpcheck-cache")
+	t.Expect(err).NotTo(HaveOccurred())
+	*t.cleanups = append(*t.cleanups, func() { _ = os.RemoveAll(dir) })
+	u, err := url.Parse(t.Target.RSURL)
+	t.Expect(err).NotTo(HaveOccurred())
+	path := filepath.Join(dir, "clients", cacheHostRe.ReplaceAllString(u.Host, "_")+".json")
+	t.Expect(os.MkdirAll(filepath.Dir(path), 0o700)).To(Succeed())
+	cred, _ := json.Marshal(map[string]any{"provider_url": t.Target.RSURL,
+		"credential": map[string]any{"access_token": "mcpcheck-owner-credential", "pdpp_token_kind": "owner"}})
+	t.Expect(os.WriteFile(path, cred, 0o600)).To(Succeed())
+	return dir
+}

@@ -1,0 +1,65 @@
+package conformance
+
+import (
+	"html"
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/gomega"
+)
+
+var (
+	tagRe        = regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<[^>]+>`)
+	ownerAskRe   = regexp.MustCompile(`(?i)\b(owner|admin|control[- ]plane)\b[^.\n]{0,60}\b(token|bearer|credential|cookie)`)
+	bearerEnvRe  = regexp.MustCompile(`\b[A-Z][A-Z0-9_]*(TOKEN|BEARER|SECRET)\b|Authorization:`)
+	setupVocabRe = regexp.MustCompile(`(?i)\bprofiles?\b|\btoolsets?\b|--profile|\b(core|events|full)\s*[|/,]\s*(core|events|full)\b|event[- ]subscription`)
+)
+
+// setupText is the setup page as a reader sees it: text without markup.
+func setupText(t *T) (string, bool) {
+	a := hostedDo(t.Context(), "GET", t.Target.Origin+"/connect", "", nil, nil)
+	if a.Status == 404 || a.Err != nil {
+		return "", false
+	}
+	t.Expect(a.Status).To(Equal(200), "GET /connect")
+	return html.UnescapeString(tagRe.ReplaceAllString(string(a.Body), " ")), true
+}
+
+var s040 = &Check{ID: "S040", Slug: "setup-page", Mode: ModePROC, Needs: []Capability{CapHTTP}, Run: func(t *T) {
+	text, ok := setupText(t)
+	if !ok {
+		t.Skipf("the target serves no setup page at /connect")
+	}
+	url := t.Target.MCPURL
+	claude := "claude mcp add --transport http pdpp " + url
+	codex := "codex mcp add pdpp --url " + url
+	first := strings.Index(text, url)
+	t.Expect(first).To(BeNumerically(">=", 0), "the setup page must show the MCP URL %s", url)
+	for _, cmd := range []string{claude, codex} {
+		at := strings.Index(text, cmd)
+		t.Expect(at).To(BeNumerically(">=", 0), "the setup page must show the command %q", cmd)
+		t.Expect(first).To(BeNumerically("<", at), "the MCP URL comes before any client-specific command")
+	}
+	t.Expect(ownerAskRe.FindString(text)).To(BeEmpty(), "the ordinary path must not ask for an owner or control-plane credential")
+	t.Expect(bearerEnvRe.FindString(text)).To(BeEmpty(), "the ordinary path must not ask for a bearer env var or header")
+}}
+
+var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs: []Capability{CapHTTP}, Run: func(t *T) {
+	text, ok := setupText(t)
+	if !ok {
+		t.Skipf("the target serves no setup page at /connect")
+	}
+	docs := []string{text}
+	if a := hostedDo(t.Context(), "GET", t.Target.Origin+"/llms.txt", "", nil, nil); a.Status == 200 {
+		docs = append(docs, string(a.Body))
+	}
+	for _, d := range docs {
+		t.Expect(setupVocabRe.FindAllString(d, -1)).To(BeEmpty(), "setup copy must name no profile, toolset or event-subscription management")
+		t.Expect(ownerAskRe.FindString(d)).To(BeEmpty(), "setup copy must not ask for owner or control-plane bearers")
+	}
+	first := strings.Index(text, t.Target.MCPURL)
+	t.Expect(first).To(BeNumerically(">=", 0), "the one recommended path starts from the MCP URL")
+	if adv := strings.Index(strings.ToLower(text), "advanced"); adv >= 0 {
+		t.Expect(first).To(BeNumerically("<", adv), "the recommended path comes before any advanced variant")
+	}
+}}
