@@ -37,7 +37,6 @@ type classification struct {
 	reason string
 }
 
-func pending(reason string) classification { return classification{Pending, reason} }
 func manual(reason string) classification  { return classification{Manual, reason} }
 
 // unchecked classifies every catalog scenario that has no check yet.
