@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/jarcoal/httpmock v1.4.2
+	github.com/joshdk/go-junit v1.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
