@@ -23,7 +23,7 @@ test:
 # .ci/npm/ into .cache/npm (gitignored) on first use. One step after another,
 # even under make -j: they share that install.
 ci:
-	$(MAKE) test
+	$(MAKE) --no-print-directory test
 	bash .ci/official-conformance.sh
 	bash .ci/inspector-smoke.sh
 
