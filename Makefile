@@ -1,13 +1,15 @@
 # mcpcheck — two commands do everything:
 #   make report   the full conformance report against the reference adapter
-#   make test     every test (the same command CI runs)
+#   make test     every Go test
+# CI (.ci/run) runs `make ci`: make test, then the official MCP conformance
+# suite and the MCP Inspector smoke test against pdpp-mcp.
 
 GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/pdpp-connect/mcpcheck/conformance.version=$(VERSION) -X github.com/pdpp-connect/mcpcheck/adapter.Version=$(VERSION)
 BIN       := bin
 
-.PHONY: report test build golden lint mutants clean
+.PHONY: report test ci official-conformance inspector-smoke build golden lint mutants clean
 
 report:
 	$(GO) run ./cmd/mcpcheck
@@ -16,6 +18,20 @@ report:
 # (conformance/conformance_suite_test.go): go test ./... cannot pass them.
 test:
 	$(GO) test ./...
+
+# The last two also need npm: they install Node 22 and the tools pinned in
+# .ci/npm/ into .cache/npm (gitignored) on first use. One step after another,
+# even under make -j: they share that install.
+ci:
+	$(MAKE) --no-print-directory test
+	bash .ci/official-conformance.sh
+	bash .ci/inspector-smoke.sh
+
+official-conformance:
+	bash .ci/official-conformance.sh
+
+inspector-smoke:
+	bash .ci/inspector-smoke.sh
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
@@ -34,4 +50,4 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) .cache

@@ -73,8 +73,8 @@ func (s TargetSpec) Kind() TargetKind {
 
 // A TargetError is a failure to reach or use a target at all.
 type TargetError struct {
-	Unreachable bool // else: authentication rejected
-	Reason      string
+	Unreachable bool   `json:"unreachable"` // else: authentication rejected
+	Reason      string `json:"reason"`
 }
 
 func (e *TargetError) Error() string { return e.Reason }

@@ -201,7 +201,8 @@ Exit codes: 0 pass, 1 failures, 2 usage, 3 incomplete (skips or pending only),
 	f.BoolVar(&quietFootprintTable, "no-footprint", false, "omit the footprint table")
 	root.Flags().SetInterspersed(true)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv), newVersionCommand(stdout))
+	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv), newVersionCommand(stdout), newReportSchemaCommand(stdout))
+	addCompletions(root)
 	return root
 }
 

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/fakers"
+	"go.yaml.in/yaml/v3"
+)
+
+const workflowExample = "../../docs/ci/github-actions.yml"
+
+type workflowStep struct {
+	Name string            `yaml:"name"`
+	Uses string            `yaml:"uses"`
+	Run  string            `yaml:"run"`
+	If   string            `yaml:"if"`
+	Env  map[string]string `yaml:"env"`
+	With map[string]string `yaml:"with"`
+}
+
+func exampleSteps(t *testing.T) []workflowStep {
+	t.Helper()
+	data, err := os.ReadFile(workflowExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []workflowStep `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatalf("%s: %v", workflowExample, err)
+	}
+	if len(wf.Jobs) != 1 {
+		t.Fatalf("%s: want one job, got %d", workflowExample, len(wf.Jobs))
+	}
+	for _, job := range wf.Jobs {
+		return job.Steps
+	}
+	return nil
+}
+
+func stepNamed(t *testing.T, steps []workflowStep, match func(workflowStep) bool, what string) workflowStep {
+	t.Helper()
+	for _, s := range steps {
+		if match(s) {
+			return s
+		}
+	}
+	t.Fatalf("%s has no step that %s", workflowExample, what)
+	return workflowStep{}
+}
+
+func TestWorkflowExampleIsWiredUp(t *testing.T) {
+	steps := exampleSteps(t)
+	stepNamed(t, steps, func(s workflowStep) bool {
+		return strings.Contains(s.Run, "go install github.com/pdpp-connect/mcpcheck/cmd/mcpcheck@")
+	}, "installs mcpcheck")
+	check := stepNamed(t, steps, func(s workflowStep) bool { return strings.Contains(s.Run, "mcpcheck --url") }, "runs mcpcheck --url")
+	if check.Env["MCPCHECK_TOKEN"] != "${{ secrets.MCPCHECK_TOKEN }}" {
+		t.Errorf("the check step's MCPCHECK_TOKEN is %q, want it from the secret", check.Env["MCPCHECK_TOKEN"])
+	}
+	upload := stepNamed(t, steps, func(s workflowStep) bool { return strings.HasPrefix(s.Uses, "actions/upload-artifact@") }, "uploads an artifact")
+	if !strings.Contains(upload.If, "!cancelled()") && !strings.Contains(upload.If, "always()") {
+		t.Errorf("the upload step runs only on success (if: %q); failed runs need their reports most", upload.If)
+	}
+	for _, report := range []string{"mcpcheck-junit.xml", "mcpcheck-report.json"} {
+		if !strings.Contains(check.Run, report) || !strings.Contains(upload.With["path"], report) {
+			t.Errorf("%s is not both written by the check step and uploaded", report)
+		}
+	}
+}
+
+// Runs the example's check step as GitHub Actions would (bash -eo pipefail)
+// with a freshly built mcpcheck against the reference adapter served over
+// HTTP: it must pass with the right token and fail the job without one.
+func TestWorkflowExampleCheckStepRuns(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool to build mcpcheck")
+	}
+	bin := t.TempDir()
+	if out, err := exec.Command(goTool, "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	fx, err := conformance.LoadFixture("") // as mcpcheck's own targets serve it
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = shutdown(context.Background()) }()
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosted := httptest.NewServer(a.Handler())
+	defer hosted.Close()
+
+	check := stepNamed(t, exampleSteps(t), func(s workflowStep) bool { return strings.Contains(s.Run, "mcpcheck --url") }, "runs mcpcheck --url")
+	runStep := func(token string) (int, string, string) {
+		dir := t.TempDir()
+		cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", check.Run)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"MCPCHECK_TOKEN="+token, "PDPP_MCP_URL="+hosted.URL+adapter.MCPPath)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, dir, string(out)
+	}
+
+	code, dir, out := runStep(rs.ClientToken())
+	if code != 0 {
+		t.Fatalf("check step with the token: exit %d, want 0\n%s", code, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "mcpcheck-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conformance.ValidateReportJSON(data); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mcpcheck-junit.xml")); err != nil {
+		t.Error(err)
+	}
+
+	code, dir, out = runStep("")
+	if code != conformance.ExitAuth {
+		t.Errorf("check step without a token: exit %d, want %d (auth rejected)\n%s", code, conformance.ExitAuth, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mcpcheck-junit.xml")); err != nil {
+		t.Errorf("a rejected run must still leave its JUnit report for the upload step: %v", err)
+	}
+}
