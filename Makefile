@@ -1,8 +1,9 @@
 # mcpcheck — two commands do everything:
 #   make report   the full conformance report against the reference adapter
-#   make test     every Go test
-# CI (.ci/run) runs `make ci`: make test, then the official MCP conformance
-# suite and the MCP Inspector smoke test against pdpp-mcp.
+#   make ci       every test: the Go tests (with the setup page in a real
+#                 Chromium), the official MCP conformance suite and the MCP
+#                 Inspector smoke test. CI (.ci/run) runs exactly this.
+# make test is the Go tests alone, for quick iterations.
 
 GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -23,7 +24,8 @@ test:
 # .ci/npm/ into .cache/npm (gitignored) on first use. One step after another,
 # even under make -j: they share that install.
 ci:
-	$(MAKE) --no-print-directory test
+	bash .ci/install-chromium.sh
+	MCPCHECK_REQUIRE_CHROMIUM=1 $(MAKE) --no-print-directory test
 	bash .ci/official-conformance.sh
 	bash .ci/inspector-smoke.sh
 
