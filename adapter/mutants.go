@@ -95,6 +95,9 @@ const (
 	AcceptOwnerBearer         Mutant = "accept-owner-bearer"
 	OwnerInstructionOnConnect Mutant = "owner-instruction-on-connect"
 	ProfileInMetadata         Mutant = "profile-in-metadata"
+
+	UnboundedRecordText   Mutant = "unbounded-record-text"
+	AdvertiseResultDetail Mutant = "advertise-result-detail"
 )
 
 // mutantAccepts lets an argument-validation mutant wave a rejection through.
@@ -182,6 +185,8 @@ var mutants = []MutantInfo{
 	{AcceptOwnerBearer, []string{"S015"}, "the hosted endpoint serves an owner bearer"},
 	{OwnerInstructionOnConnect, []string{"S010", "S040"}, "the setup page tells the user to paste an owner bearer"},
 	{ProfileInMetadata, []string{"S039"}, "the MCP metadata advertises core/events/full profiles"},
+	{UnboundedRecordText, []string{"S006"}, "query_records text previews whole records, unbudgeted"},
+	{AdvertiseResultDetail, []string{"S006"}, "query_records grows an ad-hoc result_detail argument"},
 }
 
 // Mutants returns the catalogue, sorted by id.
@@ -267,6 +272,12 @@ func mutateSurface(m Mutant, tools []toolSpec, instructions string, stdio bool) 
 		for i := range tools {
 			if tools[i].name == "search" {
 				tools[i].schema = strings.Replace(tools[i].schema, `"required":["q"]`, `"required":["q","connection_id"]`, 1)
+			}
+		}
+	case AdvertiseResultDetail:
+		for i := range tools {
+			if tools[i].name == "query_records" {
+				tools[i].schema = withProperty(tools[i].schema, "result_detail", `{"enum":["compact","full"]}`)
 			}
 		}
 	case DriftStdioSurface:

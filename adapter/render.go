@@ -650,6 +650,9 @@ func renderRecords(stream string, env *recordList, m Mutant, baseURL string) (st
 		reserve += len("\nrecord[0] id= ") + len(it.id)
 	}
 	per := (textBudget - b.Len() - reserve) / n
+	if m == UnboundedRecordText {
+		per = 1 << 30
+	}
 	cut := false
 	for i, it := range items {
 		line := it.line

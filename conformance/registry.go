@@ -11,7 +11,7 @@ import (
 // checks is the registry: every executable check, in id order. Add a check
 // here and remove its id from unchecked.
 var checks = []*Check{
-	s001, s002, s003, s004, s005, s007, s008, s009,
+	s001, s002, s003, s004, s005, s006, s007, s008, s009,
 	s010, s011, s012, s013, s014, s015,
 	s016, s017, s018, s019, s020, s021, s022, s023,
 	s024, s025, s026, s027, s028, s029, s030, s031, s032,
@@ -37,11 +37,10 @@ type classification struct {
 	reason string
 }
 
-func manual(reason string) classification  { return classification{Manual, reason} }
+func manual(reason string) classification { return classification{Manual, reason} }
 
 // unchecked classifies every catalog scenario that has no check yet.
 var unchecked = map[string]classification{
-	"S006": manual("governance clause: a ChatGPT retest triggers a follow-on spec; executable proxy: bounded query_records/search text (issues 5, 6)"),
 	"S042": manual("process gate (package tests, OpenSpec validation); executable proxy: `make test` runs the whole registry against the reference adapter"),
 	"S051": manual("an RS REST property, not MCP wire; its executable proxy is the fixture RS contract test fakers.TestSearch (evidence_excerpts with a field_window_read descriptor)"),
 }

@@ -211,6 +211,8 @@ type ScaleSpec struct {
 	// DescriptionChars gives every field a JSON Schema description of this
 	// length, as verbose real manifests have.
 	DescriptionChars int
+	// ValueChars makes every generated value about this long: fat records.
+	ValueChars int
 }
 
 // Scale generates a large grant for footprint and performance work.
@@ -244,7 +246,11 @@ func Scale(sp ScaleSpec) (*Fixture, error) {
 			for r := 0; r < sp.Records; r++ {
 				data := map[string]any{"id": fmt.Sprintf("r%d", r)}
 				for _, fd := range s.Fields[1:] {
-					data[fd.Name] = words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+					v := words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+					for len(v) < sp.ValueChars {
+						v += " " + words[rng.IntN(len(words))]
+					}
+					data[fd.Name] = v
 				}
 				s.Records = append(s.Records, Record{ID: fmt.Sprintf("r%d", r), ConnectionID: conn.ID, EmittedAt: "2026-07-01T00:00:00Z", Data: data})
 			}
