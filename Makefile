@@ -43,8 +43,9 @@ golden:
 	GOLDIE_UPDATE=1 $(GO) test ./conformance -run TestConformance -ginkgo.label-filter=golden -ginkgo.no-color
 	git --no-pager diff --stat -- golden/
 
+# The mutant matrix: mutant, the ids it must fail, the ids that failed, verdict.
 mutants:
-	$(GO) test ./conformance -run 'TestMutantsAreKilledByTheirOwnChecks|TestEveryCheckHasAMutant' -v
+	$(GO) run ./cmd/mcpcheck mutants
 
 lint:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"
