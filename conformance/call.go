@@ -57,14 +57,21 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 	case errors.As(err, &rpcErr):
 		// A protocol-level rejection (say -32602 for invalid params) is the
 		// target's answer, not a harness fault.
+		tgt.calls.Add(1)
+		tgt.failedCalls.Add(1)
 		return &Call{Tool: name, Args: args, Result: &mcp.CallToolResult{IsError: true}, RPCError: rpcErr}
 	case err != nil:
 		panic(errorSignal{fmt.Sprintf("call %s: %v", name, tgt.redact(err.Error()))})
+	}
+	tgt.calls.Add(1)
+	if res.IsError {
+		tgt.failedCalls.Add(1)
 	}
 	c := &Call{Tool: name, Args: args, Result: res}
 	if ex, ok := tgt.Tap.Find(marker); ok {
 		c.Raw = ex.Result
 	}
+	t.noteCall(c)
 	return c
 }
 
@@ -154,7 +161,8 @@ func (c *Call) ErrorCode() string {
 // Describe is a bounded one-line account of the call for failure messages.
 func (c *Call) Describe() string {
 	args, _ := json.Marshal(c.Args)
-	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, clipText(string(args), 200), c.IsError(), clipText(c.Text(), 400))
+	text := strings.Join(strings.Fields(c.Text()), " ")
+	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, clipText(string(args), 200), c.IsError(), clipText(text, 400))
 }
 
 func clipText(s string, n int) string {

@@ -87,6 +87,17 @@ type T struct {
 	Settings Settings
 	entries  *[]ReportEntry
 	cleanups *[]func()
+	calls    *[]string // the last few calls, described
+}
+
+// maxReportedCalls bounds the calls a failure report shows.
+const maxReportedCalls = 3
+
+func (t *T) noteCall(c *Call) {
+	*t.calls = append(*t.calls, c.Describe())
+	if n := len(*t.calls); n > maxReportedCalls {
+		*t.calls = (*t.calls)[n-maxReportedCalls:]
+	}
 }
 
 // Context is the check's context; it carries the per-check deadline.
@@ -158,6 +169,9 @@ type Result struct {
 	Message  string        `json:"message,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	Entries  []ReportEntry `json:"entries,omitempty"`
+	// Calls are the last tool calls of a check that did not pass: what was
+	// sent and, bounded, what came back.
+	Calls []string `json:"calls,omitempty"`
 }
 
 type (
@@ -182,7 +196,7 @@ func Evaluate(ctx context.Context, c *Check, tgt *Target, s Settings) (res Resul
 	}
 	ctx, cancel := context.WithTimeout(ctx, DefaultCheckTimeout)
 	defer cancel()
-	t := &T{ctx: ctx, Target: tgt, Settings: s, entries: &[]ReportEntry{}, cleanups: &[]func(){}}
+	t := &T{ctx: ctx, Target: tgt, Settings: s, entries: &[]ReportEntry{}, cleanups: &[]func(){}, calls: &[]string{}}
 	t.Gomega = gomega.NewGomega(func(message string, _ ...int) { panic(failSignal{message}) })
 	defer func() {
 		for i := len(*t.cleanups) - 1; i >= 0; i-- {
@@ -190,6 +204,13 @@ func Evaluate(ctx context.Context, c *Check, tgt *Target, s Settings) (res Resul
 		}
 		res.Duration = time.Since(start)
 		res.Entries = *t.entries
+		defer func() {
+			if res.Verdict == Fail || res.Verdict == Error {
+				for _, c := range *t.calls {
+					res.Calls = append(res.Calls, tgt.redact(c))
+				}
+			}
+		}()
 		switch sig := recover().(type) {
 		case nil:
 			res.Verdict = Pass

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -26,6 +27,7 @@ var (
 	flagTokenFile = flag.String("mcpcheck.token-file", "", "file holding the bearer for -mcpcheck.url")
 	flagStdio     = flag.String("mcpcheck.stdio", "", "stdio adapter command; {rs_url} and {token} are replaced")
 	flagBudget    = flag.Int("mcpcheck.budget", 0, "tools/list byte budget (default from scenarios/surface.json)")
+	flagMutant    = flag.String("mcpcheck.mutant", "", "a mutant of the reference adapter to check instead (harness self-test)")
 )
 
 // TestConformance runs the suite. `go test ./...` cannot pass -ginkgo.*
@@ -51,6 +53,11 @@ var (
 
 func targetSpec() (conformance.TargetSpec, error) {
 	s := conformance.TargetSpec{URL: *flagURL, Stdio: *flagStdio}
+	m, err := adapter.ParseMutant(*flagMutant)
+	if err != nil {
+		return s, err
+	}
+	s.Mutant = m
 	if s.URL != "" {
 		s.Token = strings.TrimSpace(os.Getenv("MCPCHECK_TOKEN"))
 		if *flagTokenFile != "" {
@@ -108,7 +115,7 @@ func declare(e conformance.Entry) {
 		case conformance.Skip:
 			Skip(r.Message)
 		case conformance.Fail, conformance.Error:
-			Fail(string(r.Verdict) + ": " + r.Message)
+			Fail(string(r.Verdict) + ": " + r.Message) // the prefix tells a harness error from a failure
 		}
 	}, NodeTimeout(conformance.DefaultCheckTimeout+5*time.Second))
 }

@@ -48,10 +48,25 @@ func (r *Report) WriteText(w io.Writer) {
 				fmt.Fprintf(w, "  [%s=%s]", e.Name, e.Value)
 			}
 			fmt.Fprintln(w)
-			if res.Message != "" {
-				for _, line := range strings.Split(res.Message, "\n") {
-					fmt.Fprintf(w, "            %s\n", line)
+			indent := func(prefix, s string) {
+				for _, line := range strings.Split(s, "\n") {
+					fmt.Fprintf(w, "            %s%s\n", prefix, line)
 				}
+			}
+			if row.Baseline != "" {
+				indent("baseline: ", row.Baseline)
+			}
+			if res.Message != "" {
+				indent("", res.Message)
+			}
+			for _, req := range row.Requires {
+				indent("requires: ", req)
+			}
+			for _, c := range res.Calls {
+				indent("call: ", c)
+			}
+			if row.Reproduce != "" {
+				indent("reproduce: ", row.Reproduce)
 			}
 		case row.Status == Checked:
 			fmt.Fprintf(w, "  %-7s %s  not run: the target could not be reached\n", "ERROR", row.Name)
@@ -63,14 +78,37 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "\nFootprint (tools/list as received on the wire; tokens are o200k_base):\n")
 		r.Footprint.WriteTable(w)
 	}
+	if g := r.Golden; g != nil {
+		fmt.Fprintf(w, "\nGoldens in %s:\n", g.Dir)
+		for _, f := range g.Files {
+			fmt.Fprintf(w, "  %-8s %s\n", f.Status, f.Name)
+		}
+		for _, c := range g.Changes {
+			kind := "non-breaking"
+			if c.Breaking {
+				kind = "BREAKING"
+			}
+			fmt.Fprintf(w, "  %-12s %s: %s\n", kind, c.Tool, c.What)
+		}
+		if g.failed() {
+			fmt.Fprintf(w, "  review the drift, then rewrite with --update-golden\n")
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "\nWARNING: %s\n", warn)
+	}
 	t := r.Totals
-	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d skipped, %d errors, %d pending, %d manual\n",
+	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d skipped, %d errors, %d pending, %d manual",
 		t.Scenarios, t.Passed, t.Failed, t.Skipped, t.Errors, t.Pending, t.Manual)
+	if t.Expected > 0 || t.Stale > 0 {
+		fmt.Fprintf(w, ", %d expected failures, %d stale baseline entries", t.Expected, t.Stale)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "exit %d (%s)\n", r.ExitCode(), exitMeaning[r.ExitCode()])
 }
 
 var exitMeaning = map[int]string{
-	ExitPass: "pass", ExitFail: "failures", ExitUsage: "usage", ExitIncomplete: "incomplete: skips or pending scenarios",
+	ExitPass: "pass", ExitFail: "failures", ExitUsage: "usage", ExitIncomplete: "incomplete: skipped checks",
 	ExitUnreachable: "target unreachable", ExitAuth: "authentication rejected",
 }
 
@@ -136,13 +174,27 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		switch {
 		case row.Result != nil:
 			c.Time = secs(row.Result.Duration.Seconds())
-			msg := &junitMessage{Message: firstLine(row.Result.Message), Body: row.Result.Message}
-			switch row.Result.Verdict {
-			case Fail:
+			body := row.Result.Message
+			for _, req := range row.Requires {
+				body += "\nrequires: " + req
+			}
+			for _, call := range row.Result.Calls {
+				body += "\ncall: " + call
+			}
+			if row.Reproduce != "" {
+				body += "\nreproduce: " + row.Reproduce
+			}
+			msg := &junitMessage{Message: firstLine(row.Result.Message), Body: body}
+			switch {
+			case strings.HasPrefix(row.Baseline, "expected"):
+				c.Skipped = &junitMessage{Message: row.Baseline, Body: body}
+			case strings.HasPrefix(row.Baseline, "stale"):
+				c.Failure = &junitMessage{Message: row.Baseline}
+			case row.Result.Verdict == Fail:
 				c.Failure = msg
-			case Error:
+			case row.Result.Verdict == Error:
 				c.Error = msg
-			case Skip:
+			case row.Result.Verdict == Skip:
 				c.Skipped = msg
 			}
 		case row.Status == Checked:

@@ -46,6 +46,11 @@ var realReports = sync.OnceValues(func() (map[string]*Report, error) {
 		"url":           {Target: TargetSpec{URL: hostedURL, Token: rs.ClientToken()}},                      // skip: no local command
 		"unreachable":   {Target: TargetSpec{URL: "http://127.0.0.1:1/mcp", Token: "t", ConnectTimeout: 2 * time.Second}},
 		"auth-rejected": {Target: TargetSpec{URL: hostedURL}}, // no bearer: HTTP 401
+		// baseline (expected and stale), golden (changes), calls, requires, reproduce
+		"baselined": {Target: TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S012", "S013"}, Invocation: []string{"--mutant", "drop-tool-fetch"},
+			Baseline:  &Baseline{ExpectedFailures: map[string]string{"S012": "fetch is missing on purpose", "S013": "believed broken"}},
+			GoldenDir: "../golden/reference"},
+		"calls": {Target: TargetSpec{Mutant: adapter.SnippetAsTitle}, Only: []string{"S027"}}, // a failure after tool calls
 	}
 	out := map[string]*Report{}
 	for name, cfg := range configs {
@@ -87,6 +92,7 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 	for _, want := range []string{
 		"target_error", "target_error.unreachable=true", "target_error.unreachable=false", "footprint",
 		"scenario.reason", "scenario.result", "result.message", "result.entries",
+		"scenario.baseline", "scenario.requires", "scenario.reproduce", "result.calls", "golden", "golden.changes",
 		"status=checked", "status=manual", "verdict=pass", "verdict=fail", "verdict=skip",
 	} {
 		if !seen[want] {
@@ -101,13 +107,20 @@ func presentFields(t *testing.T, data []byte) []string {
 	var doc struct {
 		TargetError *struct{ Unreachable bool } `json:"target_error"`
 		Footprint   json.RawMessage             `json:"footprint"`
-		Scenarios   []struct {
-			Status string `json:"status"`
-			Reason string `json:"reason"`
-			Result *struct {
+		Golden      *struct {
+			Changes []json.RawMessage `json:"changes"`
+		} `json:"golden"`
+		Scenarios []struct {
+			Status    string   `json:"status"`
+			Reason    string   `json:"reason"`
+			Baseline  string   `json:"baseline"`
+			Requires  []string `json:"requires"`
+			Reproduce string   `json:"reproduce"`
+			Result    *struct {
 				Verdict string            `json:"verdict"`
 				Message string            `json:"message"`
 				Entries []json.RawMessage `json:"entries"`
+				Calls   []string          `json:"calls"`
 			} `json:"result"`
 		} `json:"scenarios"`
 	}
@@ -121,10 +134,19 @@ func presentFields(t *testing.T, data []byte) []string {
 	if doc.Footprint != nil {
 		out = append(out, "footprint")
 	}
+	if doc.Golden != nil {
+		out = append(out, "golden")
+		if len(doc.Golden.Changes) > 0 {
+			out = append(out, "golden.changes")
+		}
+	}
 	for _, s := range doc.Scenarios {
 		out = append(out, "status="+s.Status)
-		if s.Reason != "" {
-			out = append(out, "scenario.reason")
+		for name, v := range map[string]bool{"scenario.reason": s.Reason != "", "scenario.baseline": s.Baseline != "",
+			"scenario.requires": len(s.Requires) > 0, "scenario.reproduce": s.Reproduce != ""} {
+			if v {
+				out = append(out, name)
+			}
 		}
 		if r := s.Result; r != nil {
 			out = append(out, "scenario.result", "verdict="+r.Verdict)
@@ -133,6 +155,9 @@ func presentFields(t *testing.T, data []byte) []string {
 			}
 			if len(r.Entries) > 0 {
 				out = append(out, "result.entries")
+			}
+			if len(r.Calls) > 0 {
+				out = append(out, "result.calls")
 			}
 		}
 	}
@@ -242,8 +267,8 @@ func TestJUnitReportsParseWithARealConsumer(t *testing.T) {
 				t.Errorf("<testsuites> says tests=%d failures=%d errors=%d skipped=%d; go-junit counts %+v",
 					attrs.Tests, attrs.Failures, attrs.Errors, attrs.Skipped, tot)
 			}
-			if tot.Failed != rep.Totals.Failed {
-				t.Errorf("go-junit counts %d failures, the report %d", tot.Failed, rep.Totals.Failed)
+			if tot.Failed != rep.Totals.Failed+rep.Totals.Stale {
+				t.Errorf("go-junit counts %d failures, the report %d failed and %d stale", tot.Failed, rep.Totals.Failed, rep.Totals.Stale)
 			}
 		})
 	}
@@ -255,6 +280,10 @@ func junitStatus(row Row) junit.Status {
 		return junit.StatusError // not run: the target could not be reached
 	case row.Result == nil:
 		return junit.StatusSkipped // pending or manual
+	case strings.HasPrefix(row.Baseline, "expected"):
+		return junit.StatusSkipped
+	case strings.HasPrefix(row.Baseline, "stale"):
+		return junit.StatusFailed
 	}
 	return map[Verdict]junit.Status{Pass: junit.StatusPassed, Fail: junit.StatusFailed, Skip: junit.StatusSkipped, Error: junit.StatusError}[row.Result.Verdict]
 }

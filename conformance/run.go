@@ -16,7 +16,7 @@ const (
 	ExitPass        = 0
 	ExitFail        = 1
 	ExitUsage       = 2
-	ExitIncomplete  = 3 // no failures, but skips or pending scenarios
+	ExitIncomplete  = 3 // no failures, but skipped checks
 	ExitUnreachable = 4
 	ExitAuth        = 5
 )
@@ -30,6 +30,16 @@ type Config struct {
 	Only []string
 	// Parallel bounds concurrent checks; zero means 4.
 	Parallel int
+	// Baseline lists ids expected to fail on this target.
+	Baseline *Baseline
+	// GoldenDir, when set, holds the target's golden footprints;
+	// UpdateGolden rewrites them instead of comparing.
+	GoldenDir    string
+	UpdateGolden bool
+	// Invocation is how the user reached this target, as mcpcheck flags
+	// without secrets ("--url https://x/mcp --token-file t"): the start of
+	// each failure's reproduction line.
+	Invocation []string
 }
 
 // A Row is one catalog scenario in a report.
@@ -42,6 +52,13 @@ type Row struct {
 	Status Status  `json:"status"`
 	Reason string  `json:"reason,omitempty"`
 	Result *Result `json:"result,omitempty"`
+	// Baseline says how a baseline judged this row: an expected failure, or
+	// a stale entry that now passes.
+	Baseline string `json:"baseline,omitempty"`
+	// Requires is the scenario's THEN clauses, on rows that did not pass.
+	Requires []string `json:"requires,omitempty"`
+	// Reproduce is the mcpcheck command that reruns this one check.
+	Reproduce string `json:"reproduce,omitempty"`
 }
 
 // A Report is the outcome of one run.
@@ -55,6 +72,8 @@ type Report struct {
 	TargetError *TargetError  `json:"target_error,omitempty"`
 	Rows        []Row         `json:"scenarios"`
 	Footprint   *Footprint    `json:"footprint,omitempty"`
+	Golden      *GoldenReport `json:"golden,omitempty"`
+	Warnings    []string      `json:"warnings,omitempty"`
 	Totals      Totals        `json:"totals"`
 }
 
@@ -67,6 +86,9 @@ type Totals struct {
 	Errors    int `json:"errors"`
 	Pending   int `json:"pending"`
 	Manual    int `json:"manual"`
+	// Expected counts baselined failures; Stale baselined ids that passed.
+	Expected int `json:"expected_failures"`
+	Stale    int `json:"stale_baseline"`
 }
 
 // ReportSchema versions the JSON report format.
@@ -131,8 +153,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Schema: ReportSchema, Tool: "mcpcheck " + Version(), TargetKind: cfg.Target.Kind(), Started: time.Now()}
 	defer func() { rep.Duration = time.Since(rep.Started) }()
 	rep.Rows = make([]Row, len(entries))
+	thens := map[string][]string{}
 	for i, e := range entries {
 		rep.Rows[i] = Row{ID: e.Scenario.ID, Name: e.Scenario.Name(), Title: e.Scenario.Title, Seed: e.Scenario.Seed, Group: e.Scenario.Group, Status: e.Status, Reason: e.Reason}
+		thens[e.Scenario.ID] = e.Scenario.Then
 	}
 	tgt, err := Open(ctx, cfg.Target)
 	if err != nil {
@@ -148,13 +172,28 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Target = tgt.Description
 	results := EvaluateAll(ctx, entries, tgt, settings, cfg.Parallel)
 	for i := range rep.Rows {
-		if r, ok := results[rep.Rows[i].ID]; ok {
+		row := &rep.Rows[i]
+		if r, ok := results[row.ID]; ok {
 			r := r
-			rep.Rows[i].Result = &r
+			row.Result = &r
+			if r.Verdict == Fail || r.Verdict == Error {
+				row.Requires = thens[row.ID]
+				row.Reproduce = strings.Join(append(append([]string{"mcpcheck"}, cfg.Invocation...), "--focus", row.ID), " ")
+			}
 		}
 	}
+	rep.applyBaseline(cfg.Baseline)
 	if rep.Footprint, err = MeasureFootprint(tgt, settings.BudgetBytes); err != nil {
 		return nil, err
+	}
+	if cfg.GoldenDir != "" {
+		if rep.Golden, err = CompareGoldens(ctx, tgt, cfg.GoldenDir, cfg.UpdateGolden); err != nil {
+			return nil, err
+		}
+	}
+	if calls, failed := tgt.callCounts(); calls > 0 && failed == calls {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("every one of the run's %d tool calls returned an error: the checks saw only error paths, "+
+			"so the target may be misconfigured (token, provider URL, grant) and passing verdicts here say little", calls))
 	}
 	rep.tally()
 	return rep, nil
@@ -211,6 +250,13 @@ func (r *Report) tally() {
 		if row.Result == nil {
 			continue
 		}
+		switch {
+		case strings.HasPrefix(row.Baseline, "expected"):
+			t.Expected++
+			continue
+		case strings.HasPrefix(row.Baseline, "stale"):
+			t.Stale++
+		}
 		switch row.Result.Verdict {
 		case Pass:
 			t.Passed++
@@ -232,7 +278,7 @@ func (r *Report) ExitCode() int {
 		return ExitUnreachable
 	case r.TargetError != nil:
 		return ExitAuth
-	case r.Totals.Failed > 0 || r.Totals.Errors > 0:
+	case r.Totals.Failed > 0 || r.Totals.Errors > 0 || r.Totals.Stale > 0 || r.Golden.failed():
 		return ExitFail
 	case r.Totals.Skipped > 0 || r.Totals.Pending > 0:
 		return ExitIncomplete

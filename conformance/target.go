@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -130,7 +131,12 @@ type Target struct {
 	closers []func()
 	fixture string // the fixture name served, for forks of the same data
 	memo    memo   // what checks discovered about this target
+
+	calls, failedCalls atomic.Int64 // tool calls made, and those that returned isError
 }
+
+// callCounts are how many tool calls checks made, and how many failed.
+func (t *Target) callCounts() (int, int) { return int(t.calls.Load()), int(t.failedCalls.Load()) }
 
 // Has reports whether the target offers a capability.
 func (t *Target) Has(c Capability) bool {
@@ -305,7 +311,9 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 			}
 			return ""
 		}
-		args = append(append([]string(nil), args...), mutantArgs...)
+		if len(args) > 0 { // flags stop at the first operand: the mutant goes right after the subcommand
+			args = append(append([]string{args[0]}, mutantArgs...), args[1:]...)
+		}
 		code := adapter.Main(ctx, args, env, strings.NewReader(""), &out, &errb)
 		return out.String(), errb.String(), code
 	}

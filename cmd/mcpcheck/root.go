@@ -34,6 +34,36 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	_ = f.MarkHidden("mutant")
 }
 
+// invocation repeats the target flags the user gave, secrets excluded (a
+// token file is named, never read out): the start of a reproduction line.
+func (o *targetOptions) invocation() []string {
+	var out []string
+	add := func(flag, v string) {
+		if v != "" {
+			out = append(out, flag, quoteArg(v))
+		}
+	}
+	add("--url", o.url)
+	add("--token-file", o.tokenFile)
+	add("--stdio", o.stdio)
+	for _, e := range o.env {
+		add("--env", e)
+	}
+	add("--fixture", o.fixture)
+	add("--mutant", o.mutant)
+	return out
+}
+
+// quoteArg quotes a flag value for a POSIX shell when it needs it.
+func quoteArg(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // spec validates the flags and builds the target spec.
 func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec, error) {
 	s := conformance.TargetSpec{URL: o.url, Stdio: o.stdio, Env: o.env, Fixture: o.fixture, ConnectTimeout: o.timeout}
@@ -144,10 +174,12 @@ func isCobraUsage(err error) bool {
 
 func newRootCommand(ctx context.Context, stdout, stderr io.Writer, getenv func(string) string, code *int) *cobra.Command {
 	var (
-		to                  targetOptions
-		junit, jsonOut      string
-		budget, parallel    int
-		quietFootprintTable bool
+		to                          targetOptions
+		junit, jsonOut              string
+		baselineFile, goldenDir     string
+		focus                       []string
+		budget, parallel            int
+		quietFootprintTable, update bool
 	)
 	root := &cobra.Command{
 		Use:   "mcpcheck [flags] [SCENARIO-ID|PREFIX ...]",
@@ -163,7 +195,8 @@ For --stdio, mcpcheck starts its own fixture resource server and passes its URL
 and a client token through {rs_url} and {token} (in the command or --env), and
 as PDPP_PROVIDER_URL and PDPP_CLIENT_TOKEN in the environment.
 
-Exit codes: 0 pass, 1 failures, 2 usage, 3 incomplete (skips or pending only),
+Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
+2 usage, 3 incomplete (skipped checks only),
 4 target unreachable, 5 authentication rejected.`,
 		Example: `  mcpcheck
   mcpcheck S001 S012 --junit junit.xml
@@ -177,7 +210,17 @@ Exit codes: 0 pass, 1 failures, 2 usage, 3 incomplete (skips or pending only),
 			if err != nil {
 				return usageError{err}
 			}
-			rep, err := conformance.Run(cmd.Context(), conformance.Config{Target: spec, BudgetBytes: budget, Only: args, Parallel: parallel})
+			cfg := conformance.Config{Target: spec, BudgetBytes: budget, Only: append(args, focus...), Parallel: parallel,
+				GoldenDir: goldenDir, UpdateGolden: update, Invocation: to.invocation()}
+			if update && goldenDir == "" {
+				return usageError{errors.New("--update-golden needs --golden-dir")}
+			}
+			if baselineFile != "" {
+				if cfg.Baseline, err = conformance.LoadBaseline(baselineFile); err != nil {
+					return err
+				}
+			}
+			rep, err := conformance.Run(cmd.Context(), cfg)
 			if err != nil {
 				return err
 			}
@@ -199,9 +242,14 @@ Exit codes: 0 pass, 1 failures, 2 usage, 3 incomplete (skips or pending only),
 	f.IntVar(&budget, "budget", 0, "tools/list byte budget (default 24576, from scenarios/surface.json)")
 	f.IntVar(&parallel, "parallel", 4, "checks to run at once")
 	f.BoolVar(&quietFootprintTable, "no-footprint", false, "omit the footprint table")
+	f.StringArrayVar(&focus, "focus", nil, "run only this scenario id or id prefix (repeatable; same as naming it as an argument)")
+	f.StringVar(&baselineFile, "baseline", "", "YAML file of scenario ids expected to fail on this target, each with a reason; a baselined id that passes fails the run as stale")
+	f.StringVar(&goldenDir, "golden-dir", "", "compare the target's normalised tools/list and initialize with the goldens in DIR")
+	f.BoolVar(&update, "update-golden", false, "rewrite the goldens in --golden-dir instead of comparing (never under CI)")
 	root.Flags().SetInterspersed(true)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv), newVersionCommand(stdout), newReportSchemaCommand(stdout))
+	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv), newVersionCommand(stdout), newReportSchemaCommand(stdout),
+		newMutantsCommand(stdout, code))
 	addCompletions(root)
 	return root
 }

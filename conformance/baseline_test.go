@@ -1,0 +1,169 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+)
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBaselineExpectedAndStale(t *testing.T) {
+	b, err := LoadBaseline(writeFile(t, "baseline.yml", "target: reference mutant\nexpected_failures:\n  S012: fetch is dropped on purpose\n  S001: believed broken\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Config{Target: TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S001", "S012"}, Baseline: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]Row{}
+	for _, r := range rep.Rows {
+		rows[r.ID] = r
+	}
+	if !strings.HasPrefix(rows["S012"].Baseline, "expected failure") || rep.Totals.Expected != 1 || rep.Totals.Failed != 0 {
+		t.Errorf("S012 fails as baselined: %q, totals %+v", rows["S012"].Baseline, rep.Totals)
+	}
+	if !strings.HasPrefix(rows["S001"].Baseline, "stale") || rep.Totals.Stale != 1 {
+		t.Errorf("S001 passes though baselined: %q, totals %+v", rows["S001"].Baseline, rep.Totals)
+	}
+	if rep.ExitCode() != ExitFail {
+		t.Errorf("a stale baseline entry fails the run: exit %d", rep.ExitCode())
+	}
+	// Pruned, the same run passes: the expected failure no longer fails it.
+	delete(b.ExpectedFailures, "S001")
+	rep, err = Run(context.Background(), Config{Target: TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S001", "S012"}, Baseline: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ExitCode() != ExitPass {
+		t.Errorf("with only expected failures the run passes: exit %d, totals %+v", rep.ExitCode(), rep.Totals)
+	}
+}
+
+func TestBaselineRejectsBadFiles(t *testing.T) {
+	for name, body := range map[string]string{
+		"unknown id":    "expected_failures:\n  S999: nope\n",
+		"no reason":     "expected_failures:\n  S012: \"\"\n",
+		"unknown key":   "expected_failures: {}\nexpectedfailures: {}\n",
+		"not YAML":      "expected_failures: [unclosed\n",
+		"wrong shapes":  "expected_failures:\n  - S012\n",
+		"missing file!": "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := writeFile(t, "b.yml", body)
+			if name == "missing file!" {
+				path += ".nope"
+			}
+			_, err := LoadBaseline(path)
+			if _, ok := err.(*UsageError); !ok {
+				t.Errorf("got %v, want a usage error", err)
+			}
+		})
+	}
+}
+
+func TestGoldensForAnyTarget(t *testing.T) {
+	ctx := context.Background()
+	tgt, err := Open(ctx, TargetSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	dir := t.TempDir()
+	status := func(g *GoldenReport) map[string]string {
+		out := map[string]string{}
+		for _, f := range g.Files {
+			out[f.Name] = f.Status
+		}
+		return out
+	}
+	g, err := CompareGoldens(ctx, tgt, dir, false)
+	if err != nil || status(g)["tools-list.golden.json"] != GoldenMissing || !g.failed() {
+		t.Fatalf("a missing golden fails and is not created: %v %+v", err, g)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tools-list.golden.json")); !os.IsNotExist(err) {
+		t.Fatal("comparing wrote a golden")
+	}
+	if g, err = CompareGoldens(ctx, tgt, dir, true); err != nil || status(g)["tools-list.golden.json"] != GoldenWritten {
+		t.Fatalf("--update-golden writes: %v %+v", err, g)
+	}
+	if g, err = CompareGoldens(ctx, tgt, dir, false); err != nil || g.failed() {
+		t.Fatalf("a fresh golden matches: %v %+v", err, g)
+	}
+	// Drift: the golden remembers an old description and a tool the target
+	// no longer serves, and an orphan golden has no producer.
+	path := filepath.Join(dir, "tools-list.golden.json")
+	old, _ := os.ReadFile(path)
+	drifted := strings.Replace(string(old), `"Search granted text.`, `"Search text.`, 1)
+	drifted = strings.TrimSuffix(strings.TrimSpace(drifted), "]") + `,{"name":"list_streams","description":"gone","inputSchema":{"type":"object"}}]`
+	if err := os.WriteFile(path, []byte(drifted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "orphan.golden.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err = CompareGoldens(ctx, tgt, dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := status(g); s["tools-list.golden.json"] != GoldenChanged || s["orphan.golden.json"] != GoldenStale {
+		t.Errorf("statuses %v", s)
+	}
+	var breaking, nonBreaking []string
+	for _, c := range g.Changes {
+		if c.Breaking {
+			breaking = append(breaking, c.Tool+": "+c.What)
+		} else {
+			nonBreaking = append(nonBreaking, c.Tool+": "+c.What)
+		}
+	}
+	if !contains(breaking, "list_streams: tool removed") || !contains(nonBreaking, "search: description changed") {
+		t.Errorf("breaking %v, non-breaking %v", breaking, nonBreaking)
+	}
+	t.Setenv("CI", "true")
+	if _, err := CompareGoldens(ctx, tgt, dir, true); err == nil {
+		t.Error("CI must never rewrite goldens")
+	}
+}
+
+func TestClassifyToolChanges(t *testing.T) {
+	old := `[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string"},"y":{"type":"integer"},"z":{"type":"string"}},"required":["x"]}}]`
+	now := `[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"integer"},"z":{"type":"string","description":"new"},"w":{"type":"string"},"v":{"type":"string"}},"required":["x","z","v"]}}]`
+	got := map[string]bool{}
+	for _, c := range classifyToolChanges([]byte(old), []byte(now)) {
+		got[c.What] = c.Breaking
+	}
+	want := map[string]bool{
+		"argument x changed type or allowed values": true, "argument y removed": true, "argument z is now required": true,
+		"argument z described or constrained differently": false, "argument w added, optional": false, "argument v added, required": true,
+	}
+	for what, breaking := range want {
+		if b, ok := got[what]; !ok || b != breaking {
+			t.Errorf("%s: got breaking=%v (present %v), want %v; all %v", what, b, ok, breaking, got)
+		}
+	}
+}
+
+// A run whose every tool call failed says so: its passes say little.
+func TestWarnsWhenOnlyErrorPathsRan(t *testing.T) {
+	bin := pdppMCPBinary(t)
+	rep, err := Run(context.Background(), Config{Target: TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "only error paths") {
+		t.Errorf("warnings %v", rep.Warnings)
+	}
+}

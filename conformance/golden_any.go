@@ -1,0 +1,230 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Golden footprints for any target: the normalised tools/list and
+// initialize of a deployed server kept in its own repository, so its CI
+// catches drift. Statuses of a golden file:
+const (
+	GoldenMatch   = "match"
+	GoldenChanged = "changed"
+	GoldenMissing = "missing" // no golden yet: write it with --update-golden
+	GoldenWritten = "written"
+	GoldenStale   = "stale"   // a golden nothing produces any more
+	GoldenRemoved = "removed" // a stale golden that --update-golden deleted
+)
+
+// A GoldenReport is how a target compared with its goldens.
+type GoldenReport struct {
+	Dir     string       `json:"dir"`
+	Files   []GoldenFile `json:"files"`
+	Changes []ToolChange `json:"changes,omitempty"`
+}
+
+// A GoldenFile is one golden and its status.
+type GoldenFile struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// A ToolChange is one difference in tools/list against its golden.
+type ToolChange struct {
+	Tool     string `json:"tool"`
+	Breaking bool   `json:"breaking"`
+	What     string `json:"what"`
+}
+
+func (g *GoldenReport) failed() bool {
+	if g == nil {
+		return false
+	}
+	for _, f := range g.Files {
+		if f.Status == GoldenChanged || f.Status == GoldenMissing || f.Status == GoldenStale {
+			return true
+		}
+	}
+	return false
+}
+
+// goldenSuffix ends every golden file name.
+const goldenSuffix = ".golden.json"
+
+// CompareGoldens compares the target's normalised payloads with the goldens
+// in dir, or rewrites them with update. CI never writes goldens: with CI
+// set, update is an error, and a missing golden fails instead of appearing.
+func CompareGoldens(ctx context.Context, t *Target, dir string, update bool) (*GoldenReport, error) {
+	if update && os.Getenv("CI") != "" {
+		return nil, &UsageError{"--update-golden: CI never rewrites goldens; update them locally and review the diff"}
+	}
+	produced := map[string][]byte{}
+	var err error
+	if produced["tools-list"], err = GoldenTools(t); err != nil {
+		return nil, err
+	}
+	if produced["initialize"], err = GoldenInitialize(t); err != nil {
+		return nil, err
+	}
+	if t.Kind == KindReference {
+		for _, gc := range GoldenCalls {
+			if produced[gc.Name], err = GoldenResult(ctx, t, gc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	rep := &GoldenReport{Dir: dir}
+	names := make([]string, 0, len(produced))
+	for n := range produced {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		path := filepath.Join(dir, n+goldenSuffix)
+		old, err := os.ReadFile(path)
+		status := GoldenMatch
+		switch {
+		case os.IsNotExist(err) && update:
+			status = GoldenWritten
+		case os.IsNotExist(err):
+			status = GoldenMissing
+		case err != nil:
+			return nil, err
+		case !bytes.Equal(old, produced[n]) && update:
+			status = GoldenWritten
+		case !bytes.Equal(old, produced[n]):
+			status = GoldenChanged
+			if n == "tools-list" {
+				rep.Changes = classifyToolChanges(old, produced[n])
+			}
+		}
+		if status == GoldenWritten {
+			if err := os.WriteFile(path, produced[n], 0o644); err != nil {
+				return nil, err
+			}
+		}
+		rep.Files = append(rep.Files, GoldenFile{Name: n + goldenSuffix, Status: status})
+	}
+	existing, _ := filepath.Glob(filepath.Join(dir, "*"+goldenSuffix))
+	sort.Strings(existing)
+	for _, p := range existing {
+		name := filepath.Base(p)
+		if _, ok := produced[strings.TrimSuffix(name, goldenSuffix)]; ok {
+			continue
+		}
+		status := GoldenStale
+		if update {
+			if err := os.Remove(p); err != nil {
+				return nil, err
+			}
+			status = GoldenRemoved
+		}
+		rep.Files = append(rep.Files, GoldenFile{Name: name, Status: status})
+	}
+	return rep, nil
+}
+
+// classifyToolChanges compares two normalised tools arrays tool by tool:
+// a removed tool, a removed or newly required argument, or a changed type
+// breaks clients; a new tool, a new optional argument or new wording does not.
+func classifyToolChanges(oldRaw, newRaw []byte) []ToolChange {
+	byName := func(raw []byte) map[string]map[string]any {
+		var list []map[string]any
+		_ = json.Unmarshal(raw, &list)
+		out := map[string]map[string]any{}
+		for _, t := range list {
+			if n, ok := t["name"].(string); ok {
+				out[n] = t
+			}
+		}
+		return out
+	}
+	olds, news := byName(oldRaw), byName(newRaw)
+	var out []ToolChange
+	add := func(tool string, breaking bool, format string, args ...any) {
+		out = append(out, ToolChange{Tool: tool, Breaking: breaking, What: fmt.Sprintf(format, args...)})
+	}
+	for name, o := range olds {
+		n, ok := news[name]
+		if !ok {
+			add(name, true, "tool removed")
+			continue
+		}
+		op, or := schemaParts(o)
+		np, nr := schemaParts(n)
+		for arg, was := range op {
+			ns, ok := np[arg]
+			switch {
+			case !ok:
+				add(name, true, "argument %s removed", arg)
+			case !sameJSON(was["type"], ns["type"]) || !sameJSON(was["enum"], ns["enum"]):
+				add(name, true, "argument %s changed type or allowed values", arg)
+			case !sameJSON(was, ns):
+				add(name, false, "argument %s described or constrained differently", arg)
+			}
+		}
+		for arg := range np {
+			if _, ok := op[arg]; !ok {
+				add(name, nr[arg], "argument %s added%s", arg, map[bool]string{true: ", required", false: ", optional"}[nr[arg]])
+			}
+		}
+		for arg := range nr {
+			if _, existed := op[arg]; existed && !or[arg] {
+				add(name, true, "argument %s is now required", arg)
+			}
+		}
+		if !sameJSON(o["description"], n["description"]) {
+			add(name, false, "description changed")
+		}
+		if !sameJSON(o["annotations"], n["annotations"]) {
+			add(name, false, "annotations changed")
+		}
+		if !sameJSON(o["outputSchema"], n["outputSchema"]) {
+			add(name, false, "output schema changed")
+		}
+	}
+	for name := range news {
+		if _, ok := olds[name]; !ok {
+			add(name, false, "tool added")
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Tool != out[j].Tool {
+			return out[i].Tool < out[j].Tool
+		}
+		return out[i].What < out[j].What
+	})
+	return out
+}
+
+// schemaParts are a tool's input properties and which are required.
+func schemaParts(tool map[string]any) (map[string]map[string]any, map[string]bool) {
+	in, _ := tool["inputSchema"].(map[string]any)
+	props := map[string]map[string]any{}
+	if p, ok := in["properties"].(map[string]any); ok {
+		for k, v := range p {
+			m, _ := v.(map[string]any)
+			props[k] = m
+		}
+	}
+	req := map[string]bool{}
+	list, _ := in["required"].([]any)
+	for _, r := range list {
+		if s, ok := r.(string); ok {
+			req[s] = true
+		}
+	}
+	return props, req
+}
