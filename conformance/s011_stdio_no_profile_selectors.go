@@ -41,7 +41,7 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 // header and by query: the answer must be the same surface, and nothing in
 // the response may name a profile.
 func expectNoHTTPProfiles(t *T) {
-	token := t.Target.bearerToken()
+	token := t.Target.BearerToken()
 	for _, probe := range []struct {
 		url    string
 		header map[string]string

@@ -126,7 +126,12 @@ type Target struct {
 	// fixture RS serving fx, so a check can count RS calls, flip the schema
 	// or load a scale grant without disturbing checks that run alongside.
 	Fork func(ctx context.Context, fx *fakers.Fixture) (*Target, error)
+	// PID is the adapter's process when mcpcheck started it (stdio), and
+	// Startup the time from its start to the answered initialize.
+	PID     int
+	Startup time.Duration
 
+	started time.Time
 	secret  string
 	closers []func()
 	fixture string // the fixture name served, for forks of the same data
@@ -163,8 +168,8 @@ func (t *Target) Close() {
 	t.closers = nil
 }
 
-// bearerToken is the client bearer the target's session uses.
-func (t *Target) bearerToken() string {
+// BearerToken is the client bearer the target's session uses. Never print it.
+func (t *Target) BearerToken() string {
 	if t.secret == "" && t.RS != nil {
 		return t.RS.ClientToken()
 	}
@@ -374,6 +379,9 @@ func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.D
 	if err != nil {
 		return t.explain("initialize", err, hctx, timeout, diagnose)
 	}
+	if !t.started.IsZero() {
+		t.Startup = time.Since(t.started)
+	}
 	t.Session = cs
 	t.closers = append(t.closers, func() { _ = cs.Close() })
 	t.Init = cs.InitializeResult()
@@ -499,9 +507,11 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 	if err != nil {
 		return err
 	}
+	t.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		return &TargetError{Unreachable: true, Reason: fmt.Sprintf("start %s: %v", argv[0], err)}
 	}
+	t.PID = cmd.Process.Pid
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	t.closers = append(t.closers, func() {

@@ -249,7 +249,7 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 	root.Flags().SetInterspersed(true)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv), newVersionCommand(stdout), newReportSchemaCommand(stdout),
-		newMutantsCommand(stdout, code))
+		newMutantsCommand(stdout, code), newBenchCommand(stdout, getenv, code), newReferenceAdapterCommand(getenv, code))
 	addCompletions(root)
 	return root
 }

@@ -1,0 +1,515 @@
+// Package bench measures a PDPP MCP adapter: per-tool latency, the overhead
+// it adds over the RS calls it makes, throughput under concurrency, peak
+// RSS, stdio startup, footprint and the schema result on a scale grant. It
+// works on the same three target kinds as the conformance checks, so two
+// adapters can be compared in one run.
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+// Schema names the JSON format of a bench run.
+const Schema = "mcpcheck.bench/v1"
+
+// Options bound a run. The zero value takes the defaults.
+type Options struct {
+	Samples     int           // paired latency samples per tool (default 300)
+	Warmup      int           // calls per tool before sampling (default 20)
+	Duration    time.Duration // per tool and concurrency level (default 1s)
+	Concurrency []int         // default 1, 8, 64
+	Tools       []string      // default: every tool of the plan the target serves
+	// StartupRuns is how many times a stdio adapter is started to time its
+	// first answered initialize (default 10; 0 keeps the default, <0 skips).
+	StartupRuns int
+	// Scale is the fixture for the scale schema measurement (default
+	// scale:50,20,30,2: 1,000 streams of 30 fields); "-" skips it.
+	Scale string
+	// Reference is the command that runs the reference adapter
+	// (pdpp-mcp's arguments follow), so it is measured as a child process
+	// like any other adapter. Empty: in process, with no RSS or startup.
+	Reference []string
+}
+
+func (o *Options) defaults() {
+	if o.Samples <= 0 {
+		o.Samples = 300
+	}
+	if o.Warmup <= 0 {
+		o.Warmup = 20
+	}
+	if o.Duration <= 0 {
+		o.Duration = time.Second
+	}
+	if len(o.Concurrency) == 0 {
+		o.Concurrency = []int{1, 8, 64}
+	}
+	if o.StartupRuns == 0 {
+		o.StartupRuns = 10
+	}
+	if o.Scale == "" {
+		o.Scale = DefaultScale
+	}
+}
+
+// DefaultScale is the scale grant of the schema target: 50 connectors × 20
+// streams × 30 fields.
+const DefaultScale = "scale:50,20,30,2"
+
+// A Report is one target's measurements.
+type Report struct {
+	Target     string                 `json:"target"`
+	TargetKind conformance.TargetKind `json:"target_kind"`
+	Error      string                 `json:"error,omitempty"` // the target could not be measured at all
+	Tools      []ToolResult           `json:"tools,omitempty"`
+	// PeakRSS is the adapter process's VmHWM after the load, when it is a
+	// child process on Linux.
+	PeakRSS     int64                  `json:"peak_rss_bytes,omitempty"`
+	Startup     *Percentiles           `json:"stdio_startup,omitempty"`
+	Footprint   *conformance.Footprint `json:"footprint,omitempty"`
+	ScaleSchema *ScaleSchema           `json:"scale_schema,omitempty"`
+	// Notes say what was not measured and why.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// A ToolResult is one tool's figures.
+type ToolResult struct {
+	Tool  string         `json:"tool"`
+	Args  map[string]any `json:"args"`
+	Error string         `json:"error,omitempty"` // the fixed call failed: no figures
+	// Latency of the tool call, one client, sequential.
+	Latency Percentiles `json:"latency"`
+	// RSRequests are the RS requests one call made; Direct times the same
+	// requests made directly and sequentially, and Overhead is the
+	// per-sample difference. Absent when the RS is not mcpcheck's.
+	RSRequests int          `json:"rs_requests,omitempty"`
+	Direct     *Percentiles `json:"direct,omitempty"`
+	Overhead   *Percentiles `json:"overhead,omitempty"`
+	Throughput []Level      `json:"throughput,omitempty"`
+}
+
+// A Level is throughput at one concurrency.
+type Level struct {
+	Concurrency int     `json:"concurrency"`
+	Calls       int     `json:"calls"`
+	Errors      int     `json:"errors"`
+	PerSecond   float64 `json:"calls_per_second"`
+}
+
+// ScaleSchema is the compact schema answer on the scale grant.
+type ScaleSchema struct {
+	Fixture string      `json:"fixture"`
+	Bytes   int         `json:"text_bytes"` // the text content the model reads
+	Tokens  int         `json:"text_tokens"`
+	Latency Percentiles `json:"latency"`
+}
+
+// A Run is a bench run over one or more targets.
+type Run struct {
+	Schema    string    `json:"schema"`
+	Tool      string    `json:"tool"`
+	Started   time.Time `json:"started"`
+	GoVersion string    `json:"go_version"`
+	CPUs      int       `json:"cpus"`
+	Options   struct {
+		Samples     int   `json:"samples"`
+		DurationNS  int64 `json:"duration_per_level_ns"`
+		Concurrency []int `json:"concurrency"`
+	} `json:"options"`
+	Targets []Report `json:"targets"`
+}
+
+// NewRun starts a run record with the options it uses.
+func NewRun(o Options) *Run {
+	o.defaults()
+	r := &Run{Schema: Schema, Tool: "mcpcheck " + adapter.Version, Started: time.Now().UTC(), GoVersion: runtime.Version(), CPUs: runtime.GOMAXPROCS(0)}
+	r.Options.Samples, r.Options.DurationNS, r.Options.Concurrency = o.Samples, int64(o.Duration), o.Concurrency
+	return r
+}
+
+// subject is what a measurement talks to.
+type subject struct {
+	target  *conformance.Target // for tools/list, footprint and (stdio) the session
+	session *mcp.ClientSession  // the session sequential calls go through
+	rs      *fakers.RS          // mcpcheck's fixture RS behind the adapter, if any
+	rsURL   string
+	pid     int // the adapter's process, if a child
+	close   func()
+
+	// endpoint and token reach an HTTP target; pool holds one session per
+	// load worker there, since a Streamable HTTP client session sends one
+	// request at a time. Stdio workers share the one session.
+	endpoint, token string
+	pool            []*mcp.ClientSession
+}
+
+// sessions returns n sessions for n concurrent workers.
+func (s *subject) sessions(ctx context.Context, n int) ([]*mcp.ClientSession, error) {
+	if s.endpoint == "" {
+		out := make([]*mcp.ClientSession, n)
+		for i := range out {
+			out[i] = s.session
+		}
+		return out, nil
+	}
+	for len(s.pool) < n {
+		cs, closeCS, err := connect(ctx, s.endpoint, s.token)
+		if err != nil {
+			return nil, err
+		}
+		s.pool = append(s.pool, cs)
+		prev := s.close
+		s.close = func() { closeCS(); prev() }
+	}
+	return s.pool[:n], nil
+}
+
+// Measure benchmarks one target. A target that cannot be reached yields a
+// report with Error set, not an error: a comparison run goes on.
+func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report {
+	o.defaults()
+	rep := Report{TargetKind: spec.Kind()}
+	sub, err := open(ctx, spec, o)
+	if err != nil {
+		rep.Target = describe(spec)
+		rep.Error = err.Error()
+		return rep
+	}
+	defer sub.close()
+	rep.Target = sub.target.Description
+	if settings, err := conformance.LoadSettings(0); err == nil {
+		if fp, err := conformance.MeasureFootprint(sub.target, settings.BudgetBytes); err == nil {
+			rep.Footprint = fp
+		}
+	}
+	calls, notes := plan(ctx, sub, o.Tools)
+	rep.Notes = append(rep.Notes, notes...)
+	direct := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
+	defer direct.CloseIdleConnections()
+	for _, c := range calls {
+		rep.Tools = append(rep.Tools, measureTool(ctx, sub, direct, c, o))
+	}
+	if sub.rs == nil {
+		rep.Notes = append(rep.Notes, "overhead: the RS behind a --url target is not mcpcheck's, so its calls cannot be replayed")
+	}
+	switch rss, err := peakRSS(sub.pid); {
+	case sub.pid == 0:
+		rep.Notes = append(rep.Notes, "peak RSS: the adapter is not a child process of mcpcheck")
+	case err != nil:
+		rep.Notes = append(rep.Notes, "peak RSS: "+err.Error())
+	default:
+		rep.PeakRSS = rss
+	}
+	rep.Startup, notes = measureStartup(ctx, spec, o)
+	rep.Notes = append(rep.Notes, notes...)
+	rep.ScaleSchema, notes = measureScale(ctx, spec, o)
+	rep.Notes = append(rep.Notes, notes...)
+	return rep
+}
+
+func describe(spec conformance.TargetSpec) string {
+	switch spec.Kind() {
+	case conformance.KindURL:
+		return "url " + spec.URL
+	case conformance.KindStdio:
+		return "stdio " + spec.Stdio
+	}
+	return "reference adapter"
+}
+
+// open reaches the target for load. The reference adapter runs as a child
+// `pdpp-mcp serve` when o.Reference is set, so its RSS is its own.
+func open(ctx context.Context, spec conformance.TargetSpec, o Options) (*subject, error) {
+	if spec.Kind() == conformance.KindReference && len(o.Reference) > 0 {
+		return openReferenceChild(ctx, spec, o.Reference)
+	}
+	t, err := conformance.Open(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	sub := &subject{target: t, session: t.Session, rs: t.RS, rsURL: t.RSURL, pid: t.PID, close: t.Close}
+	if t.MCPURL != "" { // a lean client of its own: no wire tap, a connection pool sized for the load
+		cs, closeCS, err := connect(ctx, t.MCPURL, t.BearerToken())
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		sub.session, sub.endpoint, sub.token = cs, t.MCPURL, t.BearerToken()
+		sub.close = func() { closeCS(); t.Close() }
+	}
+	return sub, nil
+}
+
+// connect opens a plain Streamable HTTP client session with a pool large
+// enough that concurrency 64 reuses connections instead of dialling.
+func connect(ctx context.Context, endpoint, token string) (*mcp.ClientSession, func(), error) {
+	tr := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256}
+	hc := &http.Client{Transport: bearer{tr, token}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck-bench", Version: adapter.Version}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: conformance.ProtocolVersion})
+	if err != nil {
+		return nil, nil, fmt.Errorf("bench session: %w", err)
+	}
+	return cs, func() { _ = cs.Close(); tr.CloseIdleConnections() }, nil
+}
+
+type bearer struct {
+	base  http.RoundTripper
+	token string
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return b.base.RoundTrip(r)
+}
+
+// A call is one fixed tool call of the plan.
+type call struct {
+	tool string
+	args map[string]any
+}
+
+// plan fixes each tool's arguments. They are the same for every adapter
+// on the default fixture; only fetch and read_record_field take a record
+// handle, which comes from the adapter's own search answer.
+func plan(ctx context.Context, sub *subject, only []string) ([]call, []string) {
+	const term = "budget" // hits in several connections of the default fixture
+	calls := []call{
+		{"schema", map[string]any{}},
+		{"query_records", map[string]any{"stream": "issues", "limit": 25}},
+		{"aggregate", map[string]any{"stream": "issues", "metric": "count", "group_by": "state"}},
+		{"search", map[string]any{"q": term, "limit": 10}},
+		{"fetch", nil},
+		{"read_record_field", nil},
+	}
+	var notes []string
+	id := ""
+	if res, err := sub.session.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": term, "limit": 10}}); err == nil && !res.IsError {
+		id = firstHitID(res)
+	}
+	served := map[string]bool{}
+	for _, t := range sub.target.Tools {
+		served[t.Name] = true
+	}
+	var out []call
+	for _, c := range calls {
+		if len(only) > 0 && !contains(only, c.tool) {
+			continue
+		}
+		if !served[c.tool] {
+			notes = append(notes, c.tool+": not served by the target")
+			continue
+		}
+		switch c.tool {
+		case "fetch":
+			c.args = map[string]any{"id": id}
+		case "read_record_field":
+			c.args = map[string]any{"id": id, "field_path": "body", "limit_chars": 2048}
+		}
+		if c.args["id"] == "" {
+			notes = append(notes, fmt.Sprintf("%s: search %q returned no record id to use", c.tool, term))
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, notes
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// firstHitID reads the first search result's id from structuredContent.
+func firstHitID(res *mcp.CallToolResult) string {
+	data, _ := json.Marshal(res.StructuredContent)
+	var sc struct {
+		Results []struct {
+			ID string `json:"id"`
+		} `json:"results"`
+	}
+	if json.Unmarshal(data, &sc) == nil && len(sc.Results) > 0 {
+		return sc.Results[0].ID
+	}
+	return ""
+}
+
+func invoke(ctx context.Context, cs *mcp.ClientSession, c call) error {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+	switch {
+	case err != nil:
+		return err
+	case res.IsError:
+		return errors.New(toolText(res))
+	}
+	return nil
+}
+
+func toolText(res *mcp.CallToolResult) string {
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			s := t.Text
+			if len(s) > 200 {
+				s = s[:200] + "…"
+			}
+			return "isError: " + s
+		}
+	}
+	return "isError"
+}
+
+func measureTool(ctx context.Context, sub *subject, direct *http.Client, c call, o Options) ToolResult {
+	r := ToolResult{Tool: c.tool, Args: c.args}
+	for range o.Warmup {
+		if err := invoke(ctx, sub.session, c); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+	}
+	var replay []fakers.Request
+	if sub.rs != nil {
+		sub.rs.ResetRequests()
+		_ = invoke(ctx, sub.session, c)
+		replay = sub.rs.Requests()
+		r.RSRequests = len(replay)
+	}
+	lat := make([]time.Duration, 0, o.Samples)
+	var dir, over []time.Duration
+	for range o.Samples {
+		start := time.Now()
+		if err := invoke(ctx, sub.session, c); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		d := time.Since(start)
+		lat = append(lat, d)
+		if len(replay) > 0 {
+			dd, err := replayDirect(ctx, direct, sub.rsURL, replay)
+			if err != nil {
+				r.Error = "direct RS call: " + err.Error()
+				return r
+			}
+			dir, over = append(dir, dd), append(over, d-dd)
+		}
+	}
+	r.Latency = percentiles(lat)
+	if len(dir) > 0 {
+		p, q := percentiles(dir), percentiles(over)
+		r.Direct, r.Overhead = &p, &q
+	}
+	if sub.rs != nil {
+		sub.rs.ResetRequests() // the log would grow through the load
+	}
+	for _, n := range o.Concurrency {
+		pool, err := sub.sessions(ctx, n)
+		if err != nil {
+			r.Error = fmt.Sprintf("open %d sessions: %v", n, err)
+			return r
+		}
+		r.Throughput = append(r.Throughput, load(ctx, pool, c, o.Duration))
+		if sub.rs != nil {
+			sub.rs.ResetRequests()
+		}
+	}
+	return r
+}
+
+// replayDirect makes the RS requests of one tool call directly, in order.
+func replayDirect(ctx context.Context, hc *http.Client, base string, reqs []fakers.Request) (time.Duration, error) {
+	start := time.Now()
+	for _, q := range reqs {
+		u := base + q.Path
+		if q.RawQuery != "" {
+			u += "?" + q.RawQuery
+		}
+		req, err := http.NewRequestWithContext(ctx, q.Method, u, nil)
+		if err != nil {
+			return 0, err
+		}
+		if q.Authorization != "" {
+			req.Header.Set("Authorization", q.Authorization)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
+
+// load runs one worker per session, calling c back to back for d. Calls
+// are never cancelled at the deadline (a cancelled call ends an SDK client
+// session); workers stop starting new ones, and the clock stops when the
+// last call returns.
+func load(ctx context.Context, pool []*mcp.ClientSession, c call, d time.Duration) Level {
+	var ok, bad atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for _, cs := range pool {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil && time.Now().Before(deadline) {
+				if invoke(ctx, cs, c) == nil {
+					ok.Add(1)
+				} else {
+					bad.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	return Level{Concurrency: len(pool), Calls: int(ok.Load()), Errors: int(bad.Load()), PerSecond: float64(ok.Load()) / el.Seconds()}
+}
+
+// peakRSS reads the high-water mark of a process's resident set (Linux).
+func peakRSS(pid int) (int64, error) {
+	if pid == 0 {
+		return 0, nil
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("cannot read /proc (%s): %v", runtime.GOOS, err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			if _, err := fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb); err != nil {
+				return 0, err
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc status")
+}

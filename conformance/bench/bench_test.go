@@ -1,0 +1,154 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+// TestMain doubles as the reference adapter when asked, so the stdio and
+// child-process paths run without building a binary.
+func TestMain(m *testing.M) {
+	if os.Getenv("MCPCHECK_BENCH_AS_ADAPTER") != "" {
+		os.Exit(adapter.Main(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// quick keeps every phase short: these tests prove the figures exist and
+// are labelled, not how fast anything is.
+func quick() Options {
+	return Options{Samples: 5, Warmup: 2, Duration: 50 * time.Millisecond, Concurrency: []int{1, 4}, StartupRuns: 2, Scale: "scale:3,2,4,1"}
+}
+
+func asAdapter(t *testing.T) []string {
+	t.Setenv("MCPCHECK_BENCH_AS_ADAPTER", "1")
+	return []string{os.Args[0]}
+}
+
+func requireFigures(t *testing.T, rep Report, overhead bool) {
+	t.Helper()
+	if rep.Error != "" {
+		t.Fatalf("target not measured: %s", rep.Error)
+	}
+	if len(rep.Tools) != 6 {
+		t.Fatalf("measured %d tools, want 6; notes %v", len(rep.Tools), rep.Notes)
+	}
+	for _, tr := range rep.Tools {
+		if tr.Error != "" {
+			t.Fatalf("%s: %s", tr.Tool, tr.Error)
+		}
+		if tr.Latency.N != 5 || tr.Latency.P50 <= 0 || tr.Latency.P99 < tr.Latency.P50 {
+			t.Errorf("%s latency %+v", tr.Tool, tr.Latency)
+		}
+		if overhead != (tr.Overhead != nil) {
+			t.Errorf("%s: overhead present=%v, want %v", tr.Tool, tr.Overhead != nil, overhead)
+		}
+		if overhead && tr.RSRequests == 0 {
+			t.Errorf("%s made no RS request", tr.Tool)
+		}
+		if len(tr.Throughput) != 2 || tr.Throughput[1].Concurrency != 4 || tr.Throughput[0].Calls == 0 || tr.Throughput[1].Errors != 0 {
+			t.Errorf("%s throughput %+v", tr.Tool, tr.Throughput)
+		}
+	}
+	if rep.Footprint == nil || rep.Footprint.TotalBytes == 0 {
+		t.Error("no footprint")
+	}
+}
+
+func TestReferenceAsChildProcess(t *testing.T) {
+	o := quick()
+	o.Reference = asAdapter(t)
+	rep := Measure(context.Background(), conformance.TargetSpec{}, o)
+	requireFigures(t, rep, true)
+	if !strings.Contains(rep.Target, "child process") {
+		t.Errorf("target %q", rep.Target)
+	}
+	if rep.PeakRSS < 1<<20 {
+		t.Errorf("peak RSS %d", rep.PeakRSS)
+	}
+	if rep.Startup == nil || rep.Startup.N != 2 || rep.Startup.P50 <= 0 {
+		t.Errorf("startup %+v", rep.Startup)
+	}
+	if s := rep.ScaleSchema; s == nil || s.Bytes == 0 || s.Tokens == 0 || s.Fixture != "scale:3,2,4,1" {
+		t.Errorf("scale schema %+v (notes %v)", s, rep.Notes)
+	}
+}
+
+func TestStdioTarget(t *testing.T) {
+	o := quick()
+	rep := Measure(context.Background(), conformance.TargetSpec{Stdio: strings.Join(asAdapter(t), " ")}, o)
+	requireFigures(t, rep, true)
+	if rep.PeakRSS == 0 || rep.Startup == nil || rep.ScaleSchema == nil {
+		t.Errorf("stdio target lacks RSS, startup or scale figures: %+v", rep.Notes)
+	}
+}
+
+// A --url target has no RS of mcpcheck's: no overhead, and notes say why.
+func TestURLTarget(t *testing.T) {
+	fx, err := conformance.LoadFixture("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	rsURL, stop, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stop(context.Background()) }()
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	rep := Measure(context.Background(), conformance.TargetSpec{URL: srv.URL + adapter.MCPPath, Token: rs.ClientToken()}, quick())
+	requireFigures(t, rep, false)
+	notes := strings.Join(rep.Notes, "\n")
+	for _, want := range []string{"overhead:", "peak RSS:", "stdio startup:", "scale schema:"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("no note %q in %q", want, notes)
+		}
+	}
+}
+
+func TestUnreachableTargetIsReportedNotFatal(t *testing.T) {
+	run := NewRun(quick())
+	rep := Measure(context.Background(), conformance.TargetSpec{URL: "http://127.0.0.1:1/mcp", ConnectTimeout: 2 * time.Second}, quick())
+	if rep.Error == "" {
+		t.Fatal("no error for a closed port")
+	}
+	run.Targets = append(run.Targets, rep, rep)
+	var out bytes.Buffer
+	run.WriteText(&out)
+	if !strings.Contains(out.String(), "not measured:") || !strings.Contains(out.String(), "Comparison") {
+		t.Errorf("text:\n%s", out.String())
+	}
+	data, err := json.Marshal(run)
+	if err != nil || !bytes.Contains(data, []byte(`"schema":"mcpcheck.bench/v1"`)) {
+		t.Errorf("json %s %v", data, err)
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	var ds []time.Duration
+	for i := 1; i <= 100; i++ {
+		ds = append(ds, time.Duration(i))
+	}
+	p := percentiles(ds)
+	if p.P50 != 50 || p.P95 != 95 || p.P99 != 99 || p.Max != 100 || p.N != 100 {
+		t.Errorf("%+v", p)
+	}
+	if (percentiles(nil) != Percentiles{}) {
+		t.Error("empty series")
+	}
+}

@@ -1,0 +1,166 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteText prints each target's table, then a side-by-side comparison
+// when the run holds more than one target.
+func (r *Run) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "%s bench, %s, %d CPUs; %d paired samples per tool, %s per concurrency level\n",
+		r.Tool, r.GoVersion, r.CPUs, r.Options.Samples, durationOf(r.Options.DurationNS))
+	for i, rep := range r.Targets {
+		fmt.Fprintf(w, "\n[%d] %s\n", i+1, rep.Target)
+		rep.writeText(w, r.Options.Concurrency)
+	}
+	if len(r.Targets) > 1 {
+		r.writeComparison(w)
+	}
+}
+
+func (rep *Report) writeText(w io.Writer, levels []int) {
+	if rep.Error != "" {
+		fmt.Fprintf(w, "  not measured: %s\n", rep.Error)
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "tool\tp50 ms\tp95 ms\tp99 ms\tRS calls\tdirect p50\toverhead p50\toverhead p99"
+	for _, n := range levels {
+		head += fmt.Sprintf("\tc=%d calls/s", n)
+	}
+	fmt.Fprintln(tw, head+"\terrors\t")
+	var failed []string
+	for _, t := range rep.Tools {
+		if t.Error != "" {
+			failed = append(failed, t.Tool+": "+firstLine(t.Error))
+			continue
+		}
+		row := fmt.Sprintf("%s\t%s\t%s\t%s", t.Tool, ms(t.Latency.P50), ms(t.Latency.P95), ms(t.Latency.P99))
+		if t.Direct != nil {
+			row += fmt.Sprintf("\t%d\t%s\t%s\t%s", t.RSRequests, ms(t.Direct.P50), ms(t.Overhead.P50), ms(t.Overhead.P99))
+		} else {
+			row += "\t-\t-\t-\t-"
+		}
+		errs := 0
+		for _, l := range t.Throughput {
+			row += fmt.Sprintf("\t%.0f", l.PerSecond)
+			errs += l.Errors
+		}
+		fmt.Fprintf(tw, "%s\t%d\t\n", row, errs)
+	}
+	_ = tw.Flush()
+	for _, f := range failed {
+		fmt.Fprintf(w, "  error: %s\n", f)
+	}
+	if rep.PeakRSS > 0 {
+		fmt.Fprintf(w, "  peak RSS of the adapter process: %.1f MiB (VmHWM after the load)\n", float64(rep.PeakRSS)/(1<<20))
+	}
+	if s := rep.Startup; s != nil {
+		fmt.Fprintf(w, "  stdio start to answered initialize: p50 %s ms, p95 %s ms, max %s ms (%d starts)\n", ms(s.P50), ms(s.P95), ms(s.Max), s.N)
+	}
+	if s := rep.ScaleSchema; s != nil {
+		fmt.Fprintf(w, "  compact schema on %s: %d B, %d o200k tokens of text; p50 %s ms, p95 %s ms\n",
+			s.Fixture, s.Bytes, s.Tokens, ms(s.Latency.P50), ms(s.Latency.P95))
+	}
+	if rep.Footprint != nil {
+		fmt.Fprintln(w, "  footprint (tools/list as received):")
+		var b strings.Builder
+		rep.Footprint.WriteTable(&b)
+		for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+			fmt.Fprintln(w, "  "+line)
+		}
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "  not measured: %s\n", n)
+	}
+}
+
+// writeComparison puts the headline figures of every target side by side.
+func (r *Run) writeComparison(w io.Writer) {
+	fmt.Fprintln(w, "\nComparison")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "tool\tfigure"
+	for i := range r.Targets {
+		head += fmt.Sprintf("\t[%d]", i+1)
+	}
+	fmt.Fprintln(tw, head+"\t")
+	last := r.Options.Concurrency[len(r.Options.Concurrency)-1]
+	for _, tool := range toolOrder(r.Targets) {
+		for _, fig := range []string{"p50 ms", "p99 ms", "overhead p50 ms", fmt.Sprintf("c=%d calls/s", last)} {
+			row := tool + "\t" + fig
+			for _, rep := range r.Targets {
+				row += "\t" + figure(rep.tool(tool), fig)
+			}
+			fmt.Fprintln(tw, row+"\t")
+		}
+	}
+	row := "tools/list\tbytes"
+	for _, rep := range r.Targets {
+		if rep.Footprint != nil {
+			row += fmt.Sprintf("\t%d", rep.Footprint.TotalBytes)
+		} else {
+			row += "\t-"
+		}
+	}
+	fmt.Fprintln(tw, row+"\t")
+	_ = tw.Flush()
+}
+
+func (rep *Report) tool(name string) *ToolResult {
+	for i := range rep.Tools {
+		if rep.Tools[i].Tool == name {
+			return &rep.Tools[i]
+		}
+	}
+	return nil
+}
+
+func toolOrder(reps []Report) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, rep := range reps {
+		for _, t := range rep.Tools {
+			if !seen[t.Tool] {
+				seen[t.Tool] = true
+				out = append(out, t.Tool)
+			}
+		}
+	}
+	return out
+}
+
+func figure(t *ToolResult, fig string) string {
+	switch {
+	case t == nil:
+		return "-"
+	case t.Error != "":
+		return "error"
+	case fig == "p50 ms":
+		return ms(t.Latency.P50)
+	case fig == "p99 ms":
+		return ms(t.Latency.P99)
+	case fig == "overhead p50 ms":
+		if t.Overhead == nil {
+			return "-"
+		}
+		return ms(t.Overhead.P50)
+	case len(t.Throughput) > 0:
+		return fmt.Sprintf("%.0f", t.Throughput[len(t.Throughput)-1].PerSecond)
+	}
+	return "-"
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func durationOf(ns int64) string {
+	return fmt.Sprint(time.Duration(ns))
+}
