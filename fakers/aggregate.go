@@ -88,7 +88,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 	}
 	var recs []Record
 	for _, x := range sl {
-		recs = append(recs, filterRecords(x.s.recordsOf(x.conn.ID, "asc"), filters)...)
+		recs = append(recs, filterRecords(r.rs.sortedRecords(x.s, x.conn.ID, "asc"), filters)...)
 	}
 	body := map[string]any{"object": "aggregation", "stream": s.Name, "metric": metric, "field": nilIfEmpty(field), "group_by": nilIfEmpty(groupBy),
 		"group_by_time": nilIfEmpty(groupTime), "granularity": nilIfEmpty(gran), "time_zone": nil, "approximate": false, "filtered_record_count": len(recs)}

@@ -237,7 +237,7 @@ func (rs *RS) records(r *request) (int, any) {
 	var all []Record
 	hasMore, total := false, 0
 	for _, x := range sl {
-		recs := filterRecords(x.s.recordsOf(x.conn.ID, order), filters)
+		recs := filterRecords(r.rs.sortedRecords(x.s, x.conn.ID, order), filters)
 		all = append(all, recs...)
 		total += len(recs)
 		end := min(offset+limit, len(recs))
@@ -709,7 +709,7 @@ func expandRecord(r *request, x slice, rec Record, exps []expansion) map[string]
 		var data []any
 		more := false
 		for _, t := range r.slices(e.rel.Stream, x.conn.ID) {
-			for _, child := range t.s.recordsOf(x.conn.ID, "asc") {
+			for _, child := range r.rs.sortedRecords(t.s, x.conn.ID, "asc") {
 				if fmt.Sprint(child.Data[e.rel.ForeignKey]) != rec.ID {
 					continue
 				}
@@ -726,6 +726,20 @@ func expandRecord(r *request, x slice, rec Record, exps []expansion) map[string]
 }
 
 // recordsOf returns one connection's records ordered by (cursor field, id).
+// sortedRecords is recordsOf, cached until the next Update. Callers must
+// not modify the slice.
+func (rs *RS) sortedRecords(s *Stream, conn, order string) []Record {
+	key := sortKey{s.Connector, s.Name, conn, order}
+	if v, ok := rs.sortCache.Load(key); ok {
+		return v.([]Record)
+	}
+	recs := s.recordsOf(conn, order)
+	rs.sortCache.Store(key, recs)
+	return recs
+}
+
+type sortKey struct{ connector, stream, conn, order string }
+
 func (s *Stream) recordsOf(conn, order string) []Record {
 	type keyed struct {
 		rec     Record

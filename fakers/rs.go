@@ -61,10 +61,28 @@ type RS struct {
 	changeLog    map[recordKey]change
 	changesFloor int      // changes_since tokens older than this are 410
 	dataCache    sync.Map // recordKey -> json.RawMessage of unprojected data; cleared by Update
+	lowerCache   sync.Map // fieldKey -> lower-cased text, for lexical search; cleared by Update
+	sortCache    sync.Map // sortKey -> []Record in cursor order; cleared by Update
 
 	mu     sync.Mutex
 	log    []Request
+	logMax int // 0: DefaultLogLimit; <0: log nothing
 	faults []*faultRule
+}
+
+// DefaultLogLimit bounds the request log so a long load run does not grow
+// it without end; the oldest entries go first.
+const DefaultLogLimit = 1 << 14
+
+// KeepRequests bounds the request log to the newest n requests; n = 0
+// turns logging off (load benchmarks).
+func (rs *RS) KeepRequests(n int) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if n == 0 {
+		n = -1
+	}
+	rs.logMax, rs.log = n, nil
 }
 
 // A Request is one logged RS call, appended after the response is written.
@@ -126,6 +144,8 @@ func (rs *RS) Update(fn func(*Fixture)) {
 	fn(rs.fx)
 	rs.version++
 	rs.dataCache.Clear()
+	rs.lowerCache.Clear()
+	rs.sortCache.Clear()
 	after := fingerprints(rs.fx)
 	for k, fp := range after {
 		if b, ok := before[k]; !ok || b.sum != fp.sum {
@@ -283,9 +303,19 @@ func (rs *RS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sr := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		limit := rs.logMax
+		if limit == 0 {
+			limit = DefaultLogLimit
+		}
+		if limit < 0 {
+			return
+		}
+		if len(rs.log) >= limit { // drop the oldest half at once: amortised O(1)
+			rs.log = append(rs.log[:0], rs.log[len(rs.log)-limit/2:]...)
+		}
 		rs.log = append(rs.log, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery,
 			Authorization: r.Header.Get("Authorization"), Status: sr.status})
-		rs.mu.Unlock()
 	}()
 	if f := rs.takeFault(r.URL.Path); f != nil {
 		if f.apply(sr, r, func(w http.ResponseWriter) { rs.serve(w, r) }) {

@@ -92,11 +92,19 @@ func parseSearch(r *request, allowed map[string]bool) (*searchQuery, *apiError) 
 	return sq, nil
 }
 
+// A cand is a ranked search candidate. Its hit object is built only when
+// a page serves it: a broad term matches many records, a page shows few.
+type cand struct {
+	score float64
+	build func() map[string]any
+}
+
 // candidates walks the searchable (stream, connection) slices in fixture
 // order and calls match on every record that passes the filters; it returns
-// each connection's hits, ranked, and the connection order.
-func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string) map[string]any, rank func(a, b map[string]any) bool) (map[string][]map[string]any, []string) {
-	perConn := map[string][]map[string]any{}
+// each connection's candidates, ranked (lower score first), and the
+// connection order.
+func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string) *cand) (map[string][]cand, []string) {
+	perConn := map[string][]cand{}
 	var order []string
 	seen := map[string]bool{}
 	for _, s := range r.fx.Streams {
@@ -112,26 +120,33 @@ func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string
 			if !contains(order, x.conn.ID) {
 				order = append(order, x.conn.ID)
 			}
-			for _, rec := range filterRecords(x.s.recordsOf(x.conn.ID, "desc"), sq.filters) {
-				if hit := match(x, rec, granted); hit != nil {
-					if !r.client() {
-						hit["record_url"] = hit["record_url"].(string) + "?connector_id=" + x.key
-					}
-					perConn[x.conn.ID] = append(perConn[x.conn.ID], hit)
+			for _, rec := range filterRecords(r.rs.sortedRecords(x.s, x.conn.ID, "desc"), sq.filters) {
+				c := match(x, rec, granted)
+				if c == nil {
+					continue
 				}
+				if !r.client() {
+					build, key := c.build, x.key
+					c.build = func() map[string]any {
+						hit := build()
+						hit["record_url"] = hit["record_url"].(string) + "?connector_id=" + key
+						return hit
+					}
+				}
+				perConn[x.conn.ID] = append(perConn[x.conn.ID], *c)
 			}
 		}
 	}
-	for _, hits := range perConn {
-		sort.SliceStable(hits, func(i, j int) bool { return rank(hits[i], hits[j]) })
+	for _, cs := range perConn {
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].score < cs[j].score })
 	}
 	return perConn, order
 }
 
-// roundRobin merges each connection's ranked list, one hit per connection
-// per round (contract §10.1).
-func roundRobin(perConn map[string][]map[string]any, order []string) []any {
-	var merged []any
+// roundRobin merges each connection's ranked list, one candidate per
+// connection per round (contract §10.1).
+func roundRobin(perConn map[string][]cand, order []string) []cand {
+	var merged []cand
 	for i := 0; ; i++ {
 		added := false
 		for _, c := range order {
@@ -145,11 +160,14 @@ func roundRobin(perConn map[string][]map[string]any, order []string) []any {
 	}
 }
 
-func scoreOf(hit map[string]any) float64 {
-	return hit["score"].(map[string]any)["value"].(float64)
+// hitsOf builds the hit objects of the candidates a page serves.
+func hitsOf(cs []cand) []any {
+	out := make([]any, len(cs))
+	for i, c := range cs {
+		out[i] = c.build()
+	}
+	return out
 }
-
-func byScore(a, b map[string]any) bool { return scoreOf(a) < scoreOf(b) }
 
 // search is lexical search: every query word must occur in one granted
 // lexical field. The bm25-like score is minus the number of occurrences, so
@@ -159,9 +177,9 @@ func (rs *RS) search(r *request) (int, any) {
 	if e != nil {
 		return 0, e
 	}
-	merged := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) map[string]any {
-		return lexicalHit(x, rec, sq.terms, granted)
-	}, byScore))
+	merged := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) *cand {
+		return r.rs.lexicalHit(x, rec, sq.terms, granted)
+	}))
 	offset := 0
 	snap := snapshotOf("lex", sq)
 	if c := r.q.Get("cursor"); c != "" {
@@ -171,7 +189,7 @@ func (rs *RS) search(r *request) (int, any) {
 		}
 	}
 	end := min(offset+sq.limit, len(merged))
-	body := map[string]any{"object": "list", "url": "/v1/search", "has_more": end < len(merged), "data": nonNil(merged[min(offset, len(merged)):end]),
+	body := map[string]any{"object": "list", "url": "/v1/search", "has_more": end < len(merged), "data": hitsOf(merged[min(offset, len(merged)):end]),
 		"meta": map[string]any{"count": len(merged), "count_accuracy": "exact", "warnings": nonNil(sq.warnings),
 			"recall": map[string]any{"complete": true, "ranking_scope": "all_matches", "truncated": false, "ranked_candidate_count": len(merged),
 				"sources_searched_count": len(r.sourcesSearched(sq))}}}
@@ -192,9 +210,9 @@ func (rs *RS) semanticSearch(r *request) (int, any) {
 	if e != nil {
 		return 0, e
 	}
-	merged := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) map[string]any {
+	merged := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) *cand {
 		return semanticHit(x, rec, sq.terms, granted)
-	}, byScore))
+	}))
 	offset := 0
 	snap := snapshotOf("sem", sq)
 	if c := r.q.Get("cursor"); c != "" {
@@ -204,7 +222,7 @@ func (rs *RS) semanticSearch(r *request) (int, any) {
 		}
 	}
 	end := min(offset+sq.limit, len(merged))
-	body := map[string]any{"object": "list", "url": "/v1/search/semantic", "has_more": end < len(merged), "data": nonNil(merged[min(offset, len(merged)):end]),
+	body := map[string]any{"object": "list", "url": "/v1/search/semantic", "has_more": end < len(merged), "data": hitsOf(merged[min(offset, len(merged)):end]),
 		"meta": map[string]any{"warnings": nonNil(sq.warnings), "approximation": semanticApproximation}}
 	if end < len(merged) {
 		body["next_cursor"] = encodeSearchCursor("sem1.", end, snap)
@@ -224,12 +242,12 @@ func (rs *RS) hybridSearch(r *request) (int, any) {
 	if e != nil {
 		return 0, e
 	}
-	lex := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) map[string]any {
-		return lexicalHit(x, rec, sq.terms, granted)
-	}, byScore))
-	sem := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) map[string]any {
+	lex := hitsOf(roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) *cand {
+		return r.rs.lexicalHit(x, rec, sq.terms, granted)
+	})))
+	sem := hitsOf(roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) *cand {
 		return semanticHit(x, rec, sq.terms, granted)
-	}, byScore))
+	})))
 	type fused struct {
 		hit    map[string]any
 		rrf    float64
@@ -341,23 +359,26 @@ func baseHit(x slice, rec Record, matched []string) map[string]any {
 	return hit
 }
 
-// lexicalHit returns a hit when every term occurs in one granted lexical
-// field. A match on a metadata-role field proves no body text, so such a hit
-// carries no snippet and no evidence.
-func lexicalHit(x slice, rec Record, terms []string, granted []string) map[string]any {
+// lexicalHit returns a candidate when every term occurs in one granted
+// lexical field. A match on a metadata-role field proves no body text, so
+// such a hit carries no snippet and no evidence.
+func (rs *RS) lexicalHit(x slice, rec Record, terms []string, granted []string) *cand {
 	if len(terms) == 0 {
 		return nil
 	}
 	var matched []string
-	var snippetField, snippet string
+	var snippetField, snippetText string
 	occurrences := 0
 	for _, f := range x.s.Fields {
 		if !f.Lexical || (granted != nil && !contains(granted, f.Name)) {
 			continue
 		}
 		text, _ := rec.Data[f.Name].(string)
-		low := strings.ToLower(text)
-		all := text != ""
+		if text == "" {
+			continue
+		}
+		low := rs.lowered(x.s, rec, f.Name, text)
+		all := true
 		for _, t := range terms {
 			n := strings.Count(low, t)
 			all = all && n > 0
@@ -368,27 +389,47 @@ func lexicalHit(x slice, rec Record, terms []string, granted []string) map[strin
 		}
 		matched = append(matched, f.Name)
 		if snippetField == "" && f.Role != "metadata" {
-			snippetField, snippet = f.Name, markSnippet(text, terms)
+			snippetField, snippetText = f.Name, text
 		}
 	}
 	if len(matched) == 0 {
 		return nil
 	}
-	hit := baseHit(x, rec, matched)
-	hit["score"] = map[string]any{"kind": "bm25", "value": -float64(occurrences), "order": "lower_is_better"}
-	if snippetField != "" {
-		hit["snippet"] = map[string]any{"field": snippetField, "text": snippet}
-		hit["evidence_excerpts"] = []any{map[string]any{"object": "evidence_excerpt", "field_path": snippetField, "provenance": "lexical_match",
-			"preview_text": snippet, "truncated": true, "read": map[string]any{"object": "field_window_read", "method": "GET",
-				"route": "/v1/streams/" + x.s.Name + "/records/" + rec.ID + "/field-window", "stream": x.s.Name, "record_id": rec.ID,
-				"field": snippetField, "connection_id": x.conn.ID}}}
+	score := -float64(occurrences)
+	return &cand{score: score, build: func() map[string]any {
+		hit := baseHit(x, rec, matched)
+		hit["score"] = map[string]any{"kind": "bm25", "value": score, "order": "lower_is_better"}
+		if snippetField != "" {
+			snippet := markSnippet(snippetText, terms)
+			hit["snippet"] = map[string]any{"field": snippetField, "text": snippet}
+			hit["evidence_excerpts"] = []any{map[string]any{"object": "evidence_excerpt", "field_path": snippetField, "provenance": "lexical_match",
+				"preview_text": snippet, "truncated": true, "read": map[string]any{"object": "field_window_read", "method": "GET",
+					"route": "/v1/streams/" + x.s.Name + "/records/" + rec.ID + "/field-window", "stream": x.s.Name, "record_id": rec.ID,
+					"field": snippetField, "connection_id": x.conn.ID}}}
+		}
+		return hit
+	}}
+}
+
+// lowered is a field's text in lower case, cached until the next Update.
+func (rs *RS) lowered(s *Stream, rec Record, field, text string) string {
+	key := fieldKey{recordKey{s.Connector, s.Name, rec.ConnectionID, rec.ID}, field}
+	if v, ok := rs.lowerCache.Load(key); ok {
+		return v.(string)
 	}
-	return hit
+	low := strings.ToLower(text)
+	rs.lowerCache.Store(key, low)
+	return low
+}
+
+type fieldKey struct {
+	rec   recordKey
+	field string
 }
 
 // semanticHit scores a record by the share of query words found in its
 // granted semantic fields; records sharing no word are not hits.
-func semanticHit(x slice, rec Record, terms []string, granted []string) map[string]any {
+func semanticHit(x slice, rec Record, terms []string, granted []string) *cand {
 	if len(terms) == 0 {
 		return nil
 	}
@@ -420,11 +461,13 @@ func semanticHit(x slice, rec Record, terms []string, granted []string) map[stri
 	if len(matched) == 0 {
 		return nil
 	}
-	hit := baseHit(x, rec, matched)
 	distance := math.Round((1-float64(len(found))/float64(len(terms)))*1e4) / 1e4
-	hit["retrieval_mode"], hit["snippet"] = "semantic", snippet
-	hit["score"] = map[string]any{"kind": "semantic_distance", "value": distance, "order": "lower_is_better"}
-	return hit
+	return &cand{score: distance, build: func() map[string]any {
+		hit := baseHit(x, rec, matched)
+		hit["retrieval_mode"], hit["snippet"] = "semantic", snippet
+		hit["score"] = map[string]any{"kind": "semantic_distance", "value": distance, "order": "lower_is_better"}
+		return hit
+	}}
 }
 
 // leadWords is the first n words of text, unhighlighted.

@@ -110,6 +110,11 @@ type Level struct {
 	Calls       int     `json:"calls"`
 	Errors      int     `json:"errors"`
 	PerSecond   float64 `json:"calls_per_second"`
+	// AdapterCPU is the adapter process's CPU time per call, when it is a
+	// child on Linux; HarnessCPU is mcpcheck's own (load generator and
+	// fixture RS): where the two cores went.
+	AdapterCPU time.Duration `json:"adapter_cpu_per_call_ns,omitempty"`
+	HarnessCPU time.Duration `json:"harness_cpu_per_call_ns,omitempty"`
 }
 
 // ScaleSchema is the compact schema answer on the scale grant.
@@ -152,32 +157,44 @@ type subject struct {
 	pid     int // the adapter's process, if a child
 	close   func()
 
-	// endpoint and token reach an HTTP target; pool holds one session per
-	// load worker there, since a Streamable HTTP client session sends one
-	// request at a time. Stdio workers share the one session.
+	// endpoint and token reach an HTTP target, where load goes through
+	// raw sessions, one per worker; stdio workers share the one session.
 	endpoint, token string
-	pool            []*mcp.ClientSession
+	hc              *http.Client
+	pool            []*rawSession
 }
 
-// sessions returns n sessions for n concurrent workers.
-func (s *subject) sessions(ctx context.Context, n int) ([]*mcp.ClientSession, error) {
+// An invoker makes one fixed tool call.
+type invoker func(ctx context.Context) error
+
+// invokers returns n invokers of c for n concurrent workers.
+func (s *subject) invokers(ctx context.Context, c call, n int) ([]invoker, error) {
+	out := make([]invoker, n)
 	if s.endpoint == "" {
-		out := make([]*mcp.ClientSession, n)
 		for i := range out {
-			out[i] = s.session
+			out[i] = func(ctx context.Context) error { return invoke(ctx, s.session, c) }
 		}
 		return out, nil
 	}
+	if s.hc == nil {
+		tr := &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024}
+		s.hc = &http.Client{Transport: tr}
+		prev := s.close
+		s.close = func() { tr.CloseIdleConnections(); prev() }
+	}
 	for len(s.pool) < n {
-		cs, closeCS, err := connect(ctx, s.endpoint, s.token)
+		rs, err := dialRaw(ctx, s.hc, s.endpoint, s.token)
 		if err != nil {
 			return nil, err
 		}
-		s.pool = append(s.pool, cs)
-		prev := s.close
-		s.close = func() { closeCS(); prev() }
+		s.pool = append(s.pool, rs)
 	}
-	return s.pool[:n], nil
+	body := newCallBody(c)
+	for i := range out {
+		rs := s.pool[i]
+		out[i] = func(ctx context.Context) error { return rs.call(ctx, body) }
+	}
+	return out, nil
 }
 
 // Measure benchmarks one target. A target that cannot be reached yields a
@@ -384,24 +401,35 @@ func toolText(res *mcp.CallToolResult) string {
 
 func measureTool(ctx context.Context, sub *subject, direct *http.Client, c call, o Options) ToolResult {
 	r := ToolResult{Tool: c.tool, Args: c.args}
+	if err := invoke(ctx, sub.session, c); err != nil { // the SDK client says best what went wrong
+		r.Error = err.Error()
+		return r
+	}
+	one, err := sub.invokers(ctx, c, 1)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	call := one[0]
 	for range o.Warmup {
-		if err := invoke(ctx, sub.session, c); err != nil {
+		if err := call(ctx); err != nil {
 			r.Error = err.Error()
 			return r
 		}
 	}
 	var replay []fakers.Request
 	if sub.rs != nil {
-		sub.rs.ResetRequests()
-		_ = invoke(ctx, sub.session, c)
+		sub.rs.KeepRequests(fakers.DefaultLogLimit)
+		_ = call(ctx)
 		replay = sub.rs.Requests()
+		sub.rs.KeepRequests(0) // the log would cost time and grow through the load
 		r.RSRequests = len(replay)
 	}
 	lat := make([]time.Duration, 0, o.Samples)
 	var dir, over []time.Duration
 	for range o.Samples {
 		start := time.Now()
-		if err := invoke(ctx, sub.session, c); err != nil {
+		if err := call(ctx); err != nil {
 			r.Error = err.Error()
 			return r
 		}
@@ -421,19 +449,23 @@ func measureTool(ctx context.Context, sub *subject, direct *http.Client, c call,
 		p, q := percentiles(dir), percentiles(over)
 		r.Direct, r.Overhead = &p, &q
 	}
-	if sub.rs != nil {
-		sub.rs.ResetRequests() // the log would grow through the load
-	}
 	for _, n := range o.Concurrency {
-		pool, err := sub.sessions(ctx, n)
+		workers, err := sub.invokers(ctx, c, n)
 		if err != nil {
 			r.Error = fmt.Sprintf("open %d sessions: %v", n, err)
 			return r
 		}
-		r.Throughput = append(r.Throughput, load(ctx, pool, c, o.Duration))
-		if sub.rs != nil {
-			sub.rs.ResetRequests()
+		a0, h0 := processCPU(sub.pid), processCPU(os.Getpid())
+		l := load(ctx, workers, o.Duration)
+		if l.Calls > 0 {
+			if a0 > 0 {
+				l.AdapterCPU = (processCPU(sub.pid) - a0) / time.Duration(l.Calls)
+			}
+			if h0 > 0 {
+				l.HarnessCPU = (processCPU(os.Getpid()) - h0) / time.Duration(l.Calls)
+			}
 		}
+		r.Throughput = append(r.Throughput, l)
 	}
 	return r
 }
@@ -466,21 +498,20 @@ func replayDirect(ctx context.Context, hc *http.Client, base string, reqs []fake
 	return time.Since(start), nil
 }
 
-// load runs one worker per session, calling c back to back for d. Calls
-// are never cancelled at the deadline (a cancelled call ends an SDK client
-// session); workers stop starting new ones, and the clock stops when the
-// last call returns.
-func load(ctx context.Context, pool []*mcp.ClientSession, c call, d time.Duration) Level {
+// load runs the workers back to back for d. Calls are never cancelled at
+// the deadline (a cancelled call ends an SDK client session); workers stop
+// starting new ones, and the clock stops when the last call returns.
+func load(ctx context.Context, workers []invoker, d time.Duration) Level {
 	var ok, bad atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
 	deadline := start.Add(d)
-	for _, cs := range pool {
+	for _, call := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil && time.Now().Before(deadline) {
-				if invoke(ctx, cs, c) == nil {
+				if call(ctx) == nil {
 					ok.Add(1)
 				} else {
 					bad.Add(1)
@@ -490,7 +521,36 @@ func load(ctx context.Context, pool []*mcp.ClientSession, c call, d time.Duratio
 	}
 	wg.Wait()
 	el := time.Since(start)
-	return Level{Concurrency: len(pool), Calls: int(ok.Load()), Errors: int(bad.Load()), PerSecond: float64(ok.Load()) / el.Seconds()}
+	return Level{Concurrency: len(workers), Calls: int(ok.Load()), Errors: int(bad.Load()), PerSecond: float64(ok.Load()) / el.Seconds()}
+}
+
+// processCPU is a process's user+system CPU time from /proc (Linux), or 0.
+func processCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, st int64
+	if _, err := fmt.Sscan(f[11], &ut); err != nil {
+		return 0
+	}
+	if _, err := fmt.Sscan(f[12], &st); err != nil {
+		return 0
+	}
+	const clockTick = 100 // USER_HZ on Linux
+	return time.Duration(ut+st) * time.Second / clockTick
 }
 
 // peakRSS reads the high-water mark of a process's resident set (Linux).

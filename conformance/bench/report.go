@@ -56,6 +56,7 @@ func (rep *Report) writeText(w io.Writer, levels []int) {
 	for _, f := range failed {
 		fmt.Fprintf(w, "  error: %s\n", f)
 	}
+	rep.writeCPU(w)
 	if rep.PeakRSS > 0 {
 		fmt.Fprintf(w, "  peak RSS of the adapter process: %.1f MiB (VmHWM after the load)\n", float64(rep.PeakRSS)/(1<<20))
 	}
@@ -78,6 +79,25 @@ func (rep *Report) writeText(w io.Writer, levels []int) {
 		fmt.Fprintf(w, "  not measured: %s\n", n)
 	}
 }
+
+// writeCPU prints where the CPU went at the highest concurrency.
+func (rep *Report) writeCPU(w io.Writer) {
+	var parts []string
+	for _, t := range rep.Tools {
+		if len(t.Throughput) == 0 {
+			continue
+		}
+		l := t.Throughput[len(t.Throughput)-1]
+		if l.AdapterCPU > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s/%s", t.Tool, us(l.AdapterCPU), us(l.HarnessCPU)))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "  CPU µs per call at the highest concurrency, adapter/mcpcheck (load generator and RS): %s\n", strings.Join(parts, ", "))
+	}
+}
+
+func us(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Microsecond)) }
 
 // writeComparison puts the headline figures of every target side by side.
 func (r *Run) writeComparison(w io.Writer) {
