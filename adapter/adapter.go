@@ -137,16 +137,38 @@ func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name s
 	return res
 }
 
-// decodeThen unmarshals tool arguments into In before running fn. The SDK has
-// already validated them against the advertised input schema.
+// decodeThen unmarshals tool arguments into In before running fn. args.check
+// has already validated them against the advertised input schema.
 func decodeThen[In any](raw json.RawMessage, fn func(In) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
 	var in In
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, &toolError{Code: "invalid_arguments", Message: err.Error()}
+			// The schema's integers include 1.0 and 1e2, which Go will not
+			// decode into an int: retry once with every number re-encoded
+			// from float64, which writes integral values plainly.
+			in = *new(In)
+			if err := decodeCanonical(raw, &in); err != nil {
+				var ute *json.UnmarshalTypeError
+				if errors.As(err, &ute) && ute.Field != "" {
+					return nil, &toolError{Code: "invalid_arguments", Param: ute.Field, Message: ute.Field + ": " + ute.Value + " is out of range"}
+				}
+				return nil, &toolError{Code: "invalid_arguments", Message: err.Error()}
+			}
 		}
 	}
 	return fn(in)
+}
+
+func decodeCanonical(raw json.RawMessage, v any) error {
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return err
+	}
+	canon, err := json.Marshal(generic)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(canon, v)
 }
 
 func bearer(h string) (string, bool) {
