@@ -3,6 +3,7 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,5 +54,21 @@ func TestIntegralNumbersAreIntegers(t *testing.T) {
 	}
 	if e := errorObject(t, res); e["code"] != "invalid_arguments" || e["param"] != "offset_chars" {
 		t.Errorf("offset_chars 1e300: %v, want invalid_arguments naming offset_chars", e)
+	}
+}
+
+// An argument error is one line even when the caller's names or values hold
+// line breaks, and an empty name is shown, not blank.
+func TestArgumentErrorsAreOneLine(t *testing.T) {
+	cs, _ := session(t)
+	for _, args := range []string{`{"a\nb":1}`, `{"":1}`, `{"detail":"x\r\ny"}`} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "schema", Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := errorObject(t, res)["message"].(string)
+		if msg == "" || strings.ContainsAny(msg, "\r\n") || strings.Contains(msg, "argument(s) ;") {
+			t.Errorf("%s: message %q", args, msg)
+		}
 	}
 }
