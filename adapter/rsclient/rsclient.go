@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -102,8 +103,14 @@ func (c *Client) Get(ctx context.Context, token, path string, query url.Values) 
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
+	// path arrives escaped segment by segment; setting it as Path would
+	// escape it a second time ("a b" reaching the RS as "a%20b").
 	u := *c.base
-	u.Path = c.base.Path + path
+	u.RawPath = c.base.EscapedPath() + path
+	var err error
+	if u.Path, err = url.PathUnescape(u.RawPath); err != nil {
+		return nil, &Error{Type: "adapter_error", Code: "invalid_request", Message: "path " + strconv.Quote(path) + " is not escaped: " + err.Error()}
+	}
 	u.RawQuery = query.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
