@@ -134,7 +134,11 @@ func (c *Client) Get(ctx context.Context, token, path string, query url.Values) 
 		reqID = resp.Header.Get("X-Request-Id")
 	}
 	if err != nil {
-		return nil, &Error{HTTPStatus: resp.StatusCode, Type: "rs_error", Code: "rs_read_failed", Message: "reading the resource server response failed: " + err.Error(), RequestID: reqID}
+		code := "rs_read_failed"
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			code = "rs_timeout" // a body dripped slower than the deadline
+		}
+		return nil, &Error{HTTPStatus: resp.StatusCode, Type: "rs_error", Code: code, Message: "reading the resource server response failed: " + scrub(err.Error(), token), RequestID: reqID}
 	}
 	if len(body) > MaxBody {
 		return nil, &Error{HTTPStatus: resp.StatusCode, Type: "rs_error", Code: "rs_body_too_large", Message: fmt.Sprintf("resource server response exceeds %d bytes", MaxBody), RequestID: reqID}
