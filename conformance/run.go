@@ -147,6 +147,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer tgt.Close()
 	rep.Target = tgt.Description
 	results := EvaluateAll(ctx, entries, tgt, settings, cfg.Parallel)
+	if reason := tgt.Down(); reason != "" {
+		rep.TargetError = &TargetError{Unreachable: true, Reason: "the target stopped serving during the run: " + reason}
+	}
 	for i := range rep.Rows {
 		if r, ok := results[rep.Rows[i].ID]; ok {
 			r := r
