@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -73,15 +74,33 @@ func New(opts Options) (*Adapter, error) {
 		// Registered raw: the adapter validates arguments itself, so every
 		// rejection is a typed error naming the argument (see args.go).
 		a.srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
-			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			recoverTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				in := req.Params.Arguments
 				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
 					return errorResult(e, ""), nil
 				}
 				return a.dispatch(ctx, req, t.name, in), nil
-			})
+			}))
 	}
 	return a, nil
+}
+
+// recoverTool turns a panic in a tool handler into a typed isError result.
+// The SDK does not recover handler panics, so one bad RS answer would
+// otherwise end the process and every caller's session with it.
+func recoverTool(h mcp.ToolHandler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				msg := "the adapter failed on this call; other calls are unaffected"
+				if re, ok := p.(runtime.Error); ok { // carries no caller data
+					msg += " (" + re.Error() + ")"
+				}
+				res, err = adapterError("internal_error", msg), nil
+			}
+		}()
+		return h(ctx, req)
+	}
 }
 
 // Server returns the MCP server.

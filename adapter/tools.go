@@ -82,7 +82,7 @@ func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(body, &doc); err != nil {
+	if err := json.Unmarshal(body, &doc); err != nil || doc == nil { // null decodes to a nil map
 		return nil, &toolError{Code: "rs_malformed_body", Message: "schema body is not a JSON object"}
 	}
 	doc = shapeSchemaDoc(doc, in.Stream != "" || m == KeepFieldDetailInIndex)
@@ -430,7 +430,7 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	var env map[string]json.RawMessage
-	if err := json.Unmarshal(body, &env); err != nil {
+	if err := json.Unmarshal(body, &env); err != nil || env == nil { // null decodes to a nil map
 		return nil, &toolError{Code: "rs_malformed_body", Message: "search body is not a JSON object"}
 	}
 	var hits []searchHit
