@@ -52,6 +52,7 @@ func TestLoad(t *testing.T) {
 	defer func() { _ = stopRS(context.Background()) }()
 	pid, endpoint := startServe(t, ctx, rsURL)
 	idle := snapshot(t, pid)
+	t.Logf("fixture RS %s; pdpp-mcp serve %s (pid %d)", rsURL, endpoint, pid)
 
 	// Each client is its own MCP session on its own HTTP connection pool.
 	sessions := make([]*mcp.ClientSession, clients)
