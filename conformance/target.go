@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -260,7 +261,14 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	}
 	t.closers = append(t.closers, stop)
 	t.RS = rs
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: spec.Mutant})
+	// The adapter's own RS transport, emptied before the fixture RS stops:
+	// http.Server.Shutdown waits 5 s on a pooled connection it accepted but
+	// has not yet read a request from.
+	rsTransport := http.DefaultTransport.(*http.Transport).Clone()
+	rsTransport.MaxIdleConnsPerHost = rsclient.MaxIdleConnsPerHost
+	t.closers = append(t.closers, rsTransport.CloseIdleConnections)
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: spec.Mutant,
+		HTTPClient: &http.Client{Timeout: rsclient.DefaultTimeout, Transport: rsTransport}})
 	if err != nil {
 		return err
 	}
