@@ -10,7 +10,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X github.com/pdpp-connect/mcpcheck/conformance.version=$(VERSION) -X github.com/pdpp-connect/mcpcheck/adapter.Version=$(VERSION)
 BIN       := bin
 
-.PHONY: report test ci official-conformance inspector-smoke build golden lint mutants clean
+.PHONY: report test ci official-conformance inspector-smoke build golden lint mutants fuzz load bench clean
 
 report:
 	$(GO) run ./cmd/mcpcheck
@@ -46,6 +46,16 @@ golden:
 # The mutant matrix: mutant, the ids it must fail, the ids that failed, verdict.
 mutants:
 	$(GO) run ./cmd/mcpcheck mutants
+
+# Each adapter fuzz target for FUZZTIME; docs/FUZZING.md has the 10-minute runs.
+FUZZTIME     ?= 30s
+FUZZ_TARGETS := FuzzParseRecordID FuzzRecordIDBeforeRS FuzzEncodeFilter FuzzEncodeExpand FuzzFieldWindow FuzzToolArguments FuzzToolCall FuzzRSBody
+fuzz:
+	for t in $(FUZZ_TARGETS); do $(GO) test ./adapter -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s -parallel 1 -timeout 30m || exit 1; done
+
+# 64 clients x 1,000 calls against pdpp-mcp serve; BENCHMARKS.md has the result.
+load:
+	MCPCHECK_LOAD=1 $(GO) test ./adapter -run '^TestLoad$$' -count=1 -v -timeout 15m
 
 lint:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -95,13 +96,13 @@ func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
 		// Registered raw: the adapter validates arguments itself, so every
 		// rejection is a typed error naming the argument (see args.go).
 		srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
-			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			recoverTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				in := req.Params.Arguments
 				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
 					return errorResult(e, ""), nil
 				}
 				return a.dispatch(ctx, req, t.name, in), nil
-			})
+			}))
 	}
 	return srv
 }
@@ -109,6 +110,24 @@ func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
 func mutateSurfaceTools(opts Options) []toolSpec {
 	tools, _ := mutateSurface(opts.Mutant, surface(), Instructions, opts.Stdio)
 	return tools
+}
+
+// recoverTool turns a panic in a tool handler into a typed isError result.
+// The SDK does not recover handler panics, so one bad RS answer would
+// otherwise end the process and every caller's session with it.
+func recoverTool(h mcp.ToolHandler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				msg := "the adapter failed on this call; other calls are unaffected"
+				if re, ok := p.(runtime.Error); ok { // carries no caller data
+					msg += " (" + re.Error() + ")"
+				}
+				res, err = adapterError("internal_error", msg), nil
+			}
+		}()
+		return h(ctx, req)
+	}
 }
 
 // Server returns the MCP server.
@@ -164,16 +183,38 @@ func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name s
 	return res
 }
 
-// decodeThen unmarshals tool arguments into In before running fn. The SDK has
-// already validated them against the advertised input schema.
+// decodeThen unmarshals tool arguments into In before running fn. args.check
+// has already validated them against the advertised input schema.
 func decodeThen[In any](raw json.RawMessage, fn func(In) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
 	var in In
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, &toolError{Code: "invalid_arguments", Message: err.Error()}
+			// The schema's integers include 1.0 and 1e2, which Go will not
+			// decode into an int: retry once with every number re-encoded
+			// from float64, which writes integral values plainly.
+			in = *new(In)
+			if err := decodeCanonical(raw, &in); err != nil {
+				var ute *json.UnmarshalTypeError
+				if errors.As(err, &ute) && ute.Field != "" {
+					return nil, &toolError{Code: "invalid_arguments", Param: ute.Field, Message: ute.Field + ": " + ute.Value + " is out of range"}
+				}
+				return nil, &toolError{Code: "invalid_arguments", Message: err.Error()}
+			}
 		}
 	}
 	return fn(in)
+}
+
+func decodeCanonical(raw json.RawMessage, v any) error {
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return err
+	}
+	canon, err := json.Marshal(generic)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(canon, v)
 }
 
 func bearer(h string) (string, bool) {

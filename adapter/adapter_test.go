@@ -35,6 +35,9 @@ func TestParseRecordID(t *testing.T) {
 		{"orders:../../etc/passwd", "", "invalid_id"},
 		{"orders:%2e%2e", "", "invalid_id"},
 		{"orders:%252e%252e%252f", "", "invalid_id"},
+		{"orders:%2e%2e%2f%zz", "", "invalid_id"}, // a malformed escape must not stop decoding
+		{"0:%0%2f", "0", "invalid_id"},
+		{"orders:%2525252525", "", "invalid_id"}, // more layers than checkSegment undoes
 		{`orders:a\b`, "", "invalid_id"},
 		{"orders:", "", "invalid_id"},
 		{":o1", "", "invalid_id"},

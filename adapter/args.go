@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -67,10 +69,10 @@ func (a *argSchema) check(raw json.RawMessage) *toolError {
 	}
 	sort.Strings(names)
 	if a.closed {
-		var unknown []string
+		var unknown, shown []string
 		for _, k := range names {
 			if a.props[k] == nil {
-				unknown = append(unknown, k)
+				unknown, shown = append(unknown, k), append(shown, argName(k))
 			}
 		}
 		if len(unknown) > 0 {
@@ -80,7 +82,7 @@ func (a *argSchema) check(raw json.RawMessage) *toolError {
 			}
 			sort.Strings(known)
 			return &toolError{Code: "unknown_argument", Param: unknown[0],
-				Message: fmt.Sprintf("unknown argument(s) %s; this tool takes %s", strings.Join(unknown, ", "), strings.Join(known, ", "))}
+				Message: fmt.Sprintf("unknown argument(s) %s; this tool takes %s", strings.Join(shown, ", "), strings.Join(known, ", "))}
 		}
 	}
 	for _, k := range a.required {
@@ -95,6 +97,7 @@ func (a *argSchema) check(raw json.RawMessage) *toolError {
 		}
 		if err := r.Validate(args[k]); err != nil {
 			detail := plainNumbers.ReplaceAllString(strings.TrimPrefix(err.Error(), "validating root: "), "$1")
+			detail = oneLine.Replace(detail) // the validator quotes the caller's value raw
 			hint := argHints[k]
 			if hint == "" {
 				hint = a.hints[k]
@@ -107,6 +110,17 @@ func (a *argSchema) check(raw json.RawMessage) *toolError {
 		}
 	}
 	return nil
+}
+
+var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
+
+// argName shows a caller's argument name as is, or quoted when it is empty
+// or would break the one-line message.
+func argName(k string) string {
+	if k == "" || strings.ContainsFunc(k, func(r rune) bool { return !unicode.IsPrint(r) || r == ',' }) {
+		return strconv.Quote(k)
+	}
+	return k
 }
 
 // argErrorCode is the typed code for a bad argument: the family codes the

@@ -133,6 +133,9 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 }
 
 func text(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
 	for _, c := range res.Content {
 		if t, ok := c.(*mcp.TextContent); ok {
 			return t.Text

@@ -80,16 +80,21 @@ func parseRecordID(id, connArg string) (recordRef, error) {
 	return ref, nil
 }
 
+// maxDecodes bounds how many layers of percent-encoding checkSegment undoes;
+// a segment still encoded after that is refused rather than decoded further.
+const maxDecodes = 4
+
 func checkSegment(seg string) string {
-	dec := seg
-	for i := 0; i < 3; i++ { // catch double-encoded traversal too
-		d, err := url.PathUnescape(dec)
-		if err != nil || d == dec {
-			break
+	// Decode leniently, as a forgiving server or proxy would: a malformed
+	// escape elsewhere in the segment must not hide an encoded "../".
+	forms := []string{seg}
+	for d := unescapeLenient(seg); d != forms[len(forms)-1]; d = unescapeLenient(d) {
+		if len(forms) > maxDecodes {
+			return "is percent-encoded too deeply"
 		}
-		dec = d
+		forms = append(forms, d)
 	}
-	for _, s := range []string{seg, dec} {
+	for _, s := range forms {
 		switch {
 		case s == "." || s == "..":
 			return "contains a dot segment"
@@ -149,4 +154,33 @@ func decodeRecordHandle(rest string) (string, string) {
 		return "", "malformed record handle"
 	}
 	return inner, ""
+}
+
+// unescapeLenient decodes each valid %XX and keeps malformed escapes as they are.
+func unescapeLenient(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+func ishex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -81,7 +82,7 @@ func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(body, &doc); err != nil {
+	if err := json.Unmarshal(body, &doc); err != nil || doc == nil { // null decodes to a nil map
 		return nil, &toolError{Code: "rs_malformed_body", Message: "schema body is not a JSON object"}
 	}
 	doc = shapeSchemaDoc(doc, in.Stream != "" || m == KeepFieldDetailInIndex)
@@ -299,7 +300,7 @@ func encodeExpand(q url.Values, expand []string, rawLimits json.RawMessage, m Mu
 	if len(rawLimits) == 0 || string(rawLimits) == "null" {
 		return nil
 	}
-	var limits map[string]int
+	var limits map[string]float64 // the schema's integers include 1.0
 	if err := json.Unmarshal(rawLimits, &limits); err != nil {
 		var s string
 		if m == ForwardBareExpandLimit && json.Unmarshal(rawLimits, &s) == nil {
@@ -315,7 +316,10 @@ func encodeExpand(q url.Values, expand []string, rawLimits json.RawMessage, m Mu
 		if rel == "" || strings.ContainsAny(rel, "[]&=") {
 			return &toolError{Code: "invalid_expand", Param: "expand_limit", Message: "expand_limit key " + strconv.Quote(rel) + " must be a plain relation name"}
 		}
-		q.Set("expand_limit["+rel+"]", strconv.Itoa(n))
+		if n != math.Trunc(n) || math.Abs(n) > math.MaxInt32 {
+			return &toolError{Code: "invalid_expand", Param: "expand_limit", Message: "expand_limit[" + rel + "] must be an integer; " + argHints["expand_limit"]}
+		}
+		q.Set("expand_limit["+rel+"]", strconv.Itoa(int(n)))
 	}
 	return nil
 }
@@ -437,7 +441,7 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	var env map[string]json.RawMessage
-	if err := json.Unmarshal(body, &env); err != nil {
+	if err := json.Unmarshal(body, &env); err != nil || env == nil { // null decodes to a nil map
 		return nil, &toolError{Code: "rs_malformed_body", Message: "search body is not a JSON object"}
 	}
 	var hits []searchHit

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -51,24 +52,35 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 	if args == nil {
 		args = map[string]any{}
 	}
-	res, err := tgt.Session.CallTool(t.ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{callMarkerKey: marker}})
+	if reason := tgt.Down(); reason != "" {
+		panic(errorSignal{fmt.Sprintf("call %s: not sent: the target stopped serving (%s)", name, reason)})
+	}
+	ctx := t.ctx
+	if tgt.callTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, tgt.callTimeout)
+		defer cancel()
+	}
+	res, err := tgt.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{callMarkerKey: marker}})
+	ex, seen := tgt.Tap.Find(marker)
 	var rpcErr *jsonrpc.Error
 	switch {
-	case errors.As(err, &rpcErr):
+	case err != nil && seen && len(ex.Error) > 0 && errors.As(err, &rpcErr):
 		// A protocol-level rejection (say -32602 for invalid params) is the
-		// target's answer, not a harness fault.
+		// target's answer, not a harness fault. The SDK reports transport
+		// failures as *jsonrpc.Error too; the tap says which it was.
 		tgt.calls.Add(1)
 		tgt.failedCalls.Add(1)
 		return &Call{Tool: name, Args: args, Result: &mcp.CallToolResult{IsError: true}, RPCError: rpcErr}
 	case err != nil:
-		panic(errorSignal{fmt.Sprintf("call %s: %v", name, tgt.redact(err.Error()))})
+		panic(errorSignal{tgt.callFailed(ctx, "call "+name, err)})
 	}
 	tgt.calls.Add(1)
 	if res.IsError {
 		tgt.failedCalls.Add(1)
 	}
 	c := &Call{Tool: name, Args: args, Result: res}
-	if ex, ok := tgt.Tap.Find(marker); ok {
+	if seen {
 		c.Raw = ex.Result
 	}
 	t.noteCall(c)

@@ -171,6 +171,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer tgt.Close()
 	rep.Target = tgt.Description
 	results := EvaluateAll(ctx, entries, tgt, settings, cfg.Parallel)
+	if reason := tgt.Down(); reason != "" {
+		rep.TargetError = &TargetError{Unreachable: true, Reason: "the target stopped serving during the run: " + reason}
+	}
 	for i := range rep.Rows {
 		row := &rep.Rows[i]
 		if r, ok := results[row.ID]; ok {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -138,6 +139,11 @@ type Target struct {
 	memo    memo   // what checks discovered about this target
 
 	calls, failedCalls atomic.Int64 // tool calls made, and those that returned isError
+
+	callTimeout time.Duration                   // bounds one tools/call, as the handshake is bounded
+	exitState   func(wait time.Duration) string // stdio: how the command ended, "" while it runs
+	downMu      sync.Mutex
+	down        string // why the target stopped serving mid-run; "" while it serves
 }
 
 // callCounts are how many tool calls checks made, and how many failed.
@@ -174,6 +180,46 @@ func (t *Target) BearerToken() string {
 		return t.RS.ClientToken()
 	}
 	return t.secret
+}
+
+// Down says why the target stopped serving during the run (its command
+// exited, or it stopped answering), or "" while it serves. Run reports a
+// down target as unreachable; calls to it fail at once.
+func (t *Target) Down() string {
+	t.downMu.Lock()
+	defer t.downMu.Unlock()
+	return t.down
+}
+
+func (t *Target) markDown(reason string) {
+	t.downMu.Lock()
+	defer t.downMu.Unlock()
+	if t.down == "" {
+		t.down = reason
+	}
+}
+
+// callFailed judges a call that failed below JSON-RPC and returns the
+// check's one-line error. A call with no answer in time, an exited command,
+// or a target that then fails a ping too, marks the target down; any other
+// failure (a 100 MB result, say) concerns that call only.
+func (t *Target) callFailed(ctx context.Context, step string, err error) string {
+	msg := fmt.Sprintf("%s: %s", step, firstLine(t.redact(err.Error())))
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		msg = fmt.Sprintf("%s: no answer within %s", step, t.callTimeout)
+		t.markDown(msg)
+	case ctx.Err() != nil: // the run was cancelled: judge nothing
+	case t.exitState != nil && t.exitState(time.Second) != "":
+		t.markDown(fmt.Sprintf("%s: the command exited (%s); stderr ends: %s", step, t.exitState(time.Second), lastLine(t.Stderr())))
+	default:
+		pctx, cancel := context.WithTimeout(context.Background(), min(t.callTimeout, 5*time.Second))
+		defer cancel()
+		if perr := t.Session.Ping(pctx, nil); perr != nil {
+			t.markDown(msg + "; a ping then failed too")
+		}
+	}
+	return msg
 }
 
 func (t *Target) redact(s string) string {
@@ -269,7 +315,14 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	}
 	t.closers = append(t.closers, stop)
 	t.RS, t.RSURL = rs, rsURL
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: spec.Mutant})
+	// The adapter's own RS transport, emptied before the fixture RS stops:
+	// http.Server.Shutdown waits 5 s on a pooled connection it accepted but
+	// has not yet read a request from.
+	rsTransport := http.DefaultTransport.(*http.Transport).Clone()
+	rsTransport.MaxIdleConnsPerHost = rsclient.MaxIdleConnsPerHost
+	t.closers = append(t.closers, rsTransport.CloseIdleConnections)
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: spec.Mutant,
+		HTTPClient: &http.Client{Timeout: rsclient.DefaultTimeout, Transport: rsTransport}})
 	if err != nil {
 		return err
 	}
@@ -361,7 +414,9 @@ func (t *Target) connectHTTP(ctx context.Context, endpoint, token string, base h
 		header.Set("Authorization", "Bearer "+token)
 	}
 	if base == nil {
-		base = &http.Transport{DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext, ResponseHeaderTimeout: timeout}
+		// The handshake and every call carry their own deadline; this only
+		// backstops requests made without one.
+		base = &http.Transport{DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext, ResponseHeaderTimeout: timeout + 5*time.Second}
 	}
 	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: wiretap.HTTPClient(t.Tap, base, header),
 		DisableStandaloneSSE: true, MaxRetries: -1}
@@ -371,7 +426,8 @@ func (t *Target) connectHTTP(ctx context.Context, endpoint, token string, base h
 // handshake connects, then lists tools; diagnose explains failures.
 // diagnose, if set, explains a failure from what the target did (garbage on
 // stdout, an early exit); timedOut says whether the deadline passed.
-func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.Duration, diagnose func(timedOut bool) error) error {
+func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.Duration, diagnose func(timedOut bool, err error) error) error {
+	t.callTimeout = timeout
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: adapter.Version}, nil)
@@ -400,7 +456,7 @@ func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.D
 	return nil
 }
 
-func (t *Target) explain(step string, err error, ctx context.Context, timeout time.Duration, diagnose func(timedOut bool) error) error {
+func (t *Target) explain(step string, err error, ctx context.Context, timeout time.Duration, diagnose func(timedOut bool, err error) error) error {
 	for _, code := range t.Tap.HTTPStatuses() {
 		if code == http.StatusUnauthorized || code == http.StatusForbidden {
 			return &TargetError{Reason: fmt.Sprintf("%s: authentication rejected (HTTP %d); check --token-file or MCPCHECK_TOKEN", step, code)}
@@ -408,11 +464,14 @@ func (t *Target) explain(step string, err error, ctx context.Context, timeout ti
 	}
 	timedOut := ctx.Err() != nil
 	if diagnose != nil {
-		if d := diagnose(timedOut); d != nil {
+		if d := diagnose(timedOut, err); d != nil {
 			return d
 		}
 	}
 	if timedOut {
+		if stray := t.Tap.Stray(); len(stray) > 0 {
+			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: no answer within %s; the target answered with an id no request carried: %s", step, timeout, stray[0])}
+		}
 		return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: no answer within %s", step, timeout)}
 	}
 	msg := err.Error()
@@ -514,6 +573,16 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 	t.PID = cmd.Process.Pid
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
+	// The pipe closes a moment before Wait returns: wait up to wait for
+	// the exit status to land.
+	t.exitState = func(wait time.Duration) string {
+		select {
+		case <-exited:
+			return cmd.ProcessState.String()
+		case <-time.After(wait):
+			return ""
+		}
+	}
 	t.closers = append(t.closers, func() {
 		stdin.Close()
 		select {
@@ -524,18 +593,17 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 		}
 	})
 	tr := &mcp.IOTransport{Reader: wiretap.StdoutReader(t.Tap, stdout), Writer: wiretap.StdinWriter(t.Tap, stdin)}
-	diagnose := func(timedOut bool) error {
+	diagnose := func(timedOut bool, err error) error {
 		if g := t.Tap.Garbage(); len(g) > 0 {
 			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command wrote non-JSON-RPC to stdout: %q", g[0])}
 		}
-		if timedOut {
-			return nil // a hang, even if the process exits once its stdin closes
+		// A hang, or an answer the client refused (say "jsonrpc":"1.0"),
+		// is its own reason, even if the command exits once its stdin closes.
+		if timedOut || !(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed)) {
+			return nil
 		}
-		// The pipe closes a moment before Wait returns; give the exit status time to land.
-		select {
-		case <-exited:
-			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr: %s", cmd.ProcessState, firstLine(stderr.String()))}
-		case <-time.After(time.Second):
+		if state := t.exitState(time.Second); state != "" {
+			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr: %s", state, firstLine(stderr.String()))}
 		}
 		return nil
 	}
@@ -615,6 +683,15 @@ func firstLine(s string) string {
 		return "(empty)"
 	}
 	return s
+}
+
+// lastLine is the last non-empty line of s, bounded like firstLine.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return firstLine(s)
 }
 
 // SplitCommand splits a command line on spaces, honouring single and double

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/fakers"
+	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
 )
 
 // TestMain doubles as a hostile MCP server when MCPCHECK_HOSTILE is set, so
@@ -31,6 +32,8 @@ func TestMain(m *testing.M) {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: missing configuration")
 		os.Exit(3)
+	default:
+		hostile.RunStdio(os.Getenv(hostile.Env), os.Stdin, os.Stdout)
 	}
 	os.Exit(0)
 }

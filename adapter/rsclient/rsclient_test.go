@@ -92,3 +92,28 @@ func TestNormalizeURL(t *testing.T) {
 		}
 	}
 }
+
+// A body that drips slower than the deadline is a timeout, not a read error.
+func TestSlowBodyIsATimeout(t *testing.T) {
+	drip := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		for i := 0; i < 100; i++ {
+			if _, err := w.Write([]byte(" ")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}))
+	defer drip.Close()
+	c, _ := New(drip.URL, &http.Client{Timeout: 200 * time.Millisecond})
+	_, err := c.Get(context.Background(), "tok", "/v1/schema", nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != "rs_timeout" {
+		t.Errorf("err %v, want rs_timeout", err)
+	}
+}

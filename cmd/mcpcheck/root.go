@@ -29,7 +29,7 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.stdio, "stdio", "", `stdio adapter command; {rs_url} and {token} become mcpcheck's fixture RS URL and client token`)
 	f.StringArrayVar(&o.env, "env", nil, "KEY=VALUE for the --stdio command's environment (templated like --stdio); repeatable")
 	f.StringVar(&o.fixture, "fixture", "", "fixture RS data set for the reference adapter and --stdio: default, single-connection, or scale:C,S,F,R")
-	f.DurationVar(&o.timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list")
+	f.DurationVar(&o.timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list, and on each tool call")
 	f.StringVar(&o.mutant, "mutant", "", "inject a named fault into the reference adapter (harness self-test)")
 	_ = f.MarkHidden("mutant")
 }

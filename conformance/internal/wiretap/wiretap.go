@@ -39,6 +39,7 @@ type Tap struct {
 	pending   map[string]Exchange // by request id
 	done      []Exchange
 	garbage   []string // stdout lines that are not JSON
+	stray     []string // responses whose id no request carried
 	lastHTTP  int      // last HTTP status seen
 	httpCodes []int
 }
@@ -114,10 +115,15 @@ func (t *Tap) Incoming(msg []byte) {
 		}
 		t.mu.Lock()
 		ex, ok := t.pending[string(e.ID)]
-		if ok {
+		switch {
+		case ok:
 			delete(t.pending, string(e.ID))
 			ex.Response, ex.Result, ex.Error = clone(m), clone(e.Result), clone(e.Error)
 			t.keep(ex)
+		case len(t.stray) < 16:
+			var compact bytes.Buffer
+			_ = json.Compact(&compact, m) // one line, for a one-line reason
+			t.stray = append(t.stray, preview(compact.Bytes()))
 		}
 		t.mu.Unlock()
 	}
@@ -147,6 +153,14 @@ func (t *Tap) Garbage() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string(nil), t.garbage...)
+}
+
+// Stray returns responses whose id matched no request: a target that
+// answers, but not to what was asked.
+func (t *Tap) Stray() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.stray...)
 }
 
 // HTTPStatuses returns every HTTP status seen, in order (HTTP targets only).

@@ -90,3 +90,62 @@ func TestStdoutLineLimit(t *testing.T) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+func TestStrayResponsesAreKept(t *testing.T) {
+	tap := New()
+	tap.Outgoing([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`))
+	tap.Incoming([]byte("{\"jsonrpc\":\"2.0\",\n \"id\":\"not-1\",\"result\":{}}"))
+	if _, ok := tap.Last("initialize"); ok {
+		t.Error("a response with another id completed the exchange")
+	}
+	if s := tap.Stray(); len(s) != 1 || s[0] != `{"jsonrpc":"2.0","id":"not-1","result":{}}` {
+		t.Errorf("stray %q, want the compacted response", s)
+	}
+}
+
+// endless is a reader of n 'x' bytes that counts what was taken from it.
+type endless struct{ n, read int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.read >= e.n {
+		return 0, io.EOF
+	}
+	k := min(len(p), e.n-e.read)
+	for i := range p[:k] {
+		p[i] = 'x'
+	}
+	e.read += k
+	return k, nil
+}
+
+func (e *endless) Close() error { return nil }
+
+// A 100 MB message is cut off at the limit: the tap stops reading, rather
+// than reading it all and then refusing it.
+func TestHugeMessagesAreNotReadWhole(t *testing.T) {
+	const limit, huge = 1 << 20, 100 << 20
+	tap := New()
+	tap.SetMaxMessage(limit)
+	src := &endless{n: huge}
+	if _, err := io.ReadAll(StdoutReader(tap, src)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("stdio: err %v, want ErrTooLarge", err)
+	}
+	if src.read > limit+64<<10 {
+		t.Errorf("stdio: read %d bytes of a %d-byte line, limit %d", src.read, huge, limit)
+	}
+	body := &endless{n: huge}
+	base := roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}, nil
+	})
+	_, err := HTTPClient(tap, base, nil).Post("http://target.test/mcp", "application/json", strings.NewReader(`{}`))
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("http: err %v, want ErrTooLarge", err)
+	}
+	if body.read > limit+1 {
+		t.Errorf("http: read %d bytes of a %d-byte body, limit %d", body.read, huge, limit)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

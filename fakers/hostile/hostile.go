@@ -1,0 +1,215 @@
+// Package hostile holds deliberately broken MCP servers, over stdio and
+// Streamable HTTP, for tests that mcpcheck ends every run against them
+// within a bounded time, with a one-line reason and the right exit code.
+// Test binaries run a stdio mode from their TestMain (see [Env]).
+package hostile
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Env is the environment variable that asks a test binary to be a hostile
+// stdio server instead of running its tests.
+const Env = "MCPCHECK_HOSTILE"
+
+// Modes of misbehaviour. Each is served over stdio and HTTP alike.
+const (
+	HangAfterInit  = "hang-after-init" // answers initialize, then nothing
+	HangOnCall     = "hang-on-call"    // answers initialize and tools/list, never a tools/call
+	Garbage        = "garbage"         // a banner that is not JSON-RPC, then silence
+	HugeToolsList  = "huge-tools-list" // a 100 MB tools/list result
+	CrashMidCall   = "crash-mid-call"  // half an answer to the first tools/call, then exit (HTTP: drop and stop listening)
+	InvalidVersion = "invalid-version" // "jsonrpc":"1.0" answers
+	InvalidResult  = "invalid-result"  // initialize's result is a string
+	InvalidID      = "invalid-id"      // answers carry an id nobody asked for
+	InvalidMessage = "invalid-message" // well-formed JSON that is not JSON-RPC
+)
+
+// Modes lists every mode.
+var Modes = []string{HangAfterInit, HangOnCall, Garbage, HugeToolsList, CrashMidCall, InvalidVersion, InvalidResult, InvalidID, InvalidMessage}
+
+// HugeBytes is the size of the HugeToolsList result.
+const HugeBytes = 100 << 20
+
+// tools is a plausible six-tool surface, so checks go on to call tools.
+var tools = []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"}
+
+type request struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// answer returns the raw answer to one request, or nil for none. A nil
+// answer with hang set means: never answer this one.
+func answer(mode string, req request) (msg []byte, hang bool) {
+	if len(req.ID) == 0 {
+		return nil, false // a notification
+	}
+	ok := func(result string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`)
+	}
+	initResult := `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile-` + mode + `","version":"0"}}`
+	switch mode {
+	case InvalidVersion:
+		return []byte(`{"jsonrpc":"1.0","id":` + string(req.ID) + `,"result":` + initResult + `}`), false
+	case InvalidID:
+		return []byte(`{"jsonrpc":"2.0","id":"not-` + strings.Trim(string(req.ID), `"`) + `","result":` + initResult + `}`), false
+	case InvalidMessage:
+		return []byte(`{"hello":"world","answer":42}`), false
+	case InvalidResult:
+		if req.Method == "initialize" {
+			return ok(`"ready"`), false
+		}
+	}
+	switch req.Method {
+	case "initialize":
+		return ok(initResult), false
+	case "ping":
+		return ok(`{}`), false
+	case "tools/list":
+		if mode == HangAfterInit {
+			return nil, true
+		}
+		var b strings.Builder
+		for i, name := range tools {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":%q,"description":"Read-only.","inputSchema":{"type":"object"}}`, name)
+		}
+		return ok(`{"tools":[` + b.String() + `]}`), false
+	case "tools/call":
+		return nil, true
+	}
+	if mode == HangAfterInit {
+		return nil, true
+	}
+	return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32601,"message":"method not found"}}`), false
+}
+
+// writeHuge streams a tools/list answer whose result is HugeBytes long.
+func writeHuge(w io.Writer, id json.RawMessage) error {
+	head := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"tools":[{"name":"schema","inputSchema":{"type":"object"},"description":"`
+	if _, err := io.WriteString(w, head); err != nil {
+		return err
+	}
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	for n := 0; n < HugeBytes; n += len(chunk) {
+		if _, err := w.Write(chunk); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, `"}]}}`)
+	return err
+}
+
+// RunStdio serves mode on stdin/stdout until stdin closes, and reports
+// whether mode is one it knows. CrashMidCall exits the process.
+func RunStdio(mode string, stdin io.Reader, stdout io.Writer) bool {
+	known := false
+	for _, m := range Modes {
+		known = known || m == mode
+	}
+	if !known {
+		return false
+	}
+	if mode == Garbage {
+		fmt.Fprintln(stdout, "Starting my adapter... ready!")
+		_, _ = io.Copy(io.Discard, stdin)
+		return true
+	}
+	br := bufio.NewReader(stdin)
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			return true
+		}
+		var req request
+		if json.Unmarshal(line, &req) != nil {
+			continue
+		}
+		switch {
+		case mode == HugeToolsList && req.Method == "tools/list":
+			_ = writeHuge(stdout, req.ID)
+			_, _ = io.WriteString(stdout, "\n")
+			continue
+		case mode == CrashMidCall && req.Method == "tools/call":
+			_, _ = io.WriteString(stdout, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"content":[{"type":"te`)
+			fmt.Fprintln(os.Stderr, "panic: runtime error: invalid memory address or nil pointer dereference")
+			os.Exit(2)
+		}
+		msg, _ := answer(mode, req)
+		if msg != nil {
+			_, _ = stdout.Write(append(msg, '\n'))
+		}
+	}
+}
+
+// Server is a hostile Streamable HTTP endpoint (JSON responses, no
+// sessions). Crash makes it stop listening, for CrashMidCall.
+type Server struct {
+	Mode  string
+	Crash func()
+	// Hold bounds how long a hung request is held before the handler
+	// gives up, so test servers can shut down.
+	Hold time.Duration
+
+	once sync.Once
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	if s.Mode == Garbage {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, "<html><body>Welcome to nginx!</body></html>")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var req request
+	if err != nil || json.Unmarshal(body, &req) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if len(req.ID) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	switch {
+	case s.Mode == HugeToolsList && req.Method == "tools/list":
+		w.Header().Set("Content-Type", "application/json")
+		_ = writeHuge(w, req.ID)
+		return
+	case s.Mode == CrashMidCall && req.Method == "tools/call":
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"content":[{"type":"te`)
+		if s.Crash != nil {
+			s.once.Do(func() { go s.Crash() })
+		}
+		panic(http.ErrAbortHandler) // drop the connection mid-answer
+	}
+	msg, hang := answer(s.Mode, req)
+	if hang {
+		hold := s.Hold
+		if hold == 0 {
+			hold = time.Minute
+		}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(hold):
+		}
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(msg)
+}
