@@ -78,6 +78,14 @@ var idSeeds = []struct{ id, conn string }{
 	{"a/b/messages:m1", ""},
 	{":m1", ""},
 	{"messages:", ""},
+	{"pdpp://record/cin_work%2Fmessages%3Am1", ""},
+	{"pdpp://record/eyJjb25uZWN0aW9uX2lkIjoiY2luX3dvcmsiLCJzdHJlYW0iOiJtZXNzYWdlcyIsInJlY29yZF9pZCI6Im0xIn0", ""},
+	{"pdpp://record/eyJzdHJlYW0iOiJtZXNzYWdlcyIsInJlY29yZF9pZCI6Ii4uLy4uL2V0Yy9wYXNzd2QifQ", ""},
+	{"pdpp://record/eyJjb25uZWN0aW9uX2lkIjoiLi4iLCJzdHJlYW0iOiJtZXNzYWdlcyIsInJlY29yZF9pZCI6Im0xIn0", ""},
+	{"pdpp://record/messages%3A%252e%252e", ""},
+	{"pdpp://record/pdpp%3A%2F%2Frecord%2Fmessages%3Am1", ""},
+	{"pdpp://record/", ""},
+	{"pdpp://blob/b1", ""},
 	{"/messages:m1", ""},
 }
 
@@ -119,6 +127,14 @@ func FuzzParseRecordID(f *testing.F) {
 		}
 		if !strings.ContainsAny(ref.ConnectionID, "/:") && again != ref {
 			t.Fatalf("round trip %+v -> %q -> %+v", ref, ref.String(), again)
+		}
+		// The handle the tools show must name the same record.
+		viaURI, err := parseRecordID(ref.URI(), "")
+		if err != nil {
+			t.Fatalf("URI() %q does not parse back: %v", ref.URI(), err)
+		}
+		if viaURI != again {
+			t.Fatalf("URI round trip %+v -> %q -> %+v", ref, ref.URI(), viaURI)
 		}
 	})
 }
