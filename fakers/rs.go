@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jarcoal/httpmock"
@@ -63,6 +64,8 @@ type RS struct {
 	dataCache    sync.Map // recordKey -> json.RawMessage of unprojected data; cleared by Update
 	lowerCache   sync.Map // fieldKey -> lower-cased text, for lexical search; cleared by Update
 	sortCache    sync.Map // sortKey -> []Record in cursor order; cleared by Update
+	answerCache  sync.Map // token kind and request -> encoded schema or search answer; cleared by Update
+	answers      atomic.Int64
 
 	mu     sync.Mutex
 	log    []Request
@@ -146,6 +149,7 @@ func (rs *RS) Update(fn func(*Fixture)) {
 	rs.dataCache.Clear()
 	rs.lowerCache.Clear()
 	rs.sortCache.Clear()
+	rs.answerCache.Clear()
 	after := fingerprints(rs.fx)
 	for k, fp := range after {
 		if b, ok := before[k]; !ok || b.sum != fp.sum {
@@ -477,14 +481,25 @@ func finalize(body any, r *http.Request) {
 	m["meta"] = meta
 }
 
-func writeJSON(w http.ResponseWriter, status int, body any) {
+// rawJSON is a body encoded already (a cached answer).
+type rawJSON []byte
+
+func encodeJSON(body any) rawJSON {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(body)
+	return b.Bytes()
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	raw, ok := body.(rawJSON)
+	if !ok {
+		raw = encodeJSON(body)
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write(b.Bytes())
+	_, _ = w.Write(raw)
 }
 
 func contains(list []string, s string) bool {

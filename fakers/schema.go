@@ -42,6 +42,35 @@ func (r *request) liveMetadata() bool { return !r.client() || r.fx.SpecClientRea
 // schema serves GET /v1/schema (contract §4): full or compact, scoped by
 // stream and connection_id; detail=full needs a stream that resolves to one source.
 func (rs *RS) schema(r *request) (int, any) {
+	return rs.cached(r, rs.buildSchema)
+}
+
+// cached serves a read whose answer depends only on the token's kind, the
+// request and the data version from its encoded answer, as a caching RS
+// would: repeated schema and search reads then cost little, so benchmarks
+// measure the adapter rather than the fixture. Errors are not cached.
+const maxCachedAnswers = 1024
+
+func (rs *RS) cached(r *request, build func(*request) (int, any)) (int, any) {
+	key := r.token.kind + "|" + r.token.state + "|" + r.URL.Path + "?" + r.URL.RawQuery // links.self repeats the raw query
+	if b, ok := rs.answerCache.Load(key); ok {
+		return http.StatusOK, b.(rawJSON)
+	}
+	status, body := build(r)
+	if status != http.StatusOK {
+		return status, body
+	}
+	finalize(body, r.Request)
+	raw := encodeJSON(body)
+	if rs.answers.Add(1) > maxCachedAnswers { // fuzzed queries are all distinct: stay bounded
+		rs.answerCache.Clear()
+		rs.answers.Store(0)
+	}
+	rs.answerCache.Store(key, raw)
+	return status, raw
+}
+
+func (rs *RS) buildSchema(r *request) (int, any) {
 	compact := strings.EqualFold(strings.TrimSpace(r.q.Get("view")), "compact")
 	stream, conn := r.q.Get("stream"), connectionParam(r)
 	if r.q.Get("detail") == "full" && !compact {

@@ -173,6 +173,10 @@ func hitsOf(cs []cand) []any {
 // lexical field. The bm25-like score is minus the number of occurrences, so
 // lower is better, as with SQLite FTS5.
 func (rs *RS) search(r *request) (int, any) {
+	return rs.cached(r, rs.lexicalSearch)
+}
+
+func (rs *RS) lexicalSearch(r *request) (int, any) {
 	sq, e := parseSearch(r, searchParams)
 	if e != nil {
 		return 0, e
@@ -367,7 +371,7 @@ func (rs *RS) lexicalHit(x slice, rec Record, terms []string, granted []string) 
 		return nil
 	}
 	var matched []string
-	var snippetField, snippetText string
+	var snippetField, snippetText, snippetLow string
 	occurrences := 0
 	for _, f := range x.s.Fields {
 		if !f.Lexical || (granted != nil && !contains(granted, f.Name)) {
@@ -389,7 +393,7 @@ func (rs *RS) lexicalHit(x slice, rec Record, terms []string, granted []string) 
 		}
 		matched = append(matched, f.Name)
 		if snippetField == "" && f.Role != "metadata" {
-			snippetField, snippetText = f.Name, text
+			snippetField, snippetText, snippetLow = f.Name, text, low
 		}
 	}
 	if len(matched) == 0 {
@@ -400,7 +404,7 @@ func (rs *RS) lexicalHit(x slice, rec Record, terms []string, granted []string) 
 		hit := baseHit(x, rec, matched)
 		hit["score"] = map[string]any{"kind": "bm25", "value": score, "order": "lower_is_better"}
 		if snippetField != "" {
-			snippet := markSnippet(snippetText, terms)
+			snippet := markSnippet(snippetText, snippetLow, terms)
 			hit["snippet"] = map[string]any{"field": snippetField, "text": snippet}
 			hit["evidence_excerpts"] = []any{map[string]any{"object": "evidence_excerpt", "field_path": snippetField, "provenance": "lexical_match",
 				"preview_text": snippet, "truncated": true, "read": map[string]any{"object": "field_window_read", "method": "GET",
@@ -481,38 +485,116 @@ func leadWords(text string, n int) string {
 
 // markSnippet wraps term occurrences in <mark> within about 48 words around
 // the first match; the tags are always balanced.
-func markSnippet(text string, terms []string) string {
-	ws := strings.Fields(text)
+func markSnippet(text, low string, terms []string) string {
 	hasTerm := func(w string) bool {
+		lw := strings.ToLower(w)
 		for _, t := range terms {
-			if strings.Contains(strings.ToLower(w), t) {
+			if strings.Contains(lw, t) {
 				return true
 			}
 		}
 		return false
 	}
-	first := 0
-	for i, w := range ws {
-		if hasTerm(w) {
-			first = i
+	const lead, width = 16, 48
+	from, dropped := 0, false
+	if at := firstTermAt(text, low, terms, hasTerm); at > 0 {
+		// Start lead words before the matching word, without splitting the
+		// whole field: a long body is searched every time.
+		from = at
+		for k := 0; k < lead && from > 0; k++ {
+			j := from
+			for j > 0 && asciiSpace(text[j-1]) {
+				j--
+			}
+			for j > 0 && !asciiSpace(text[j-1]) {
+				j--
+			}
+			from = j
+		}
+		dropped = strings.TrimSpace(text[:from]) != ""
+	}
+	var head, before, window []string // head: the first words, for a text with no match
+	more, found := false, false
+	for w := range strings.FieldsSeq(text[from:]) {
+		if !found {
+			if len(head) <= width {
+				head = append(head, w)
+			}
+			if hasTerm(w) {
+				found, window = true, append(before, w)
+				continue
+			}
+			if before = append(before, w); len(before) > lead {
+				before, dropped = before[1:], true
+			}
+			continue
+		}
+		if len(window) == width {
+			more = true
 			break
 		}
+		window = append(window, w)
 	}
-	start := max(0, first-16)
-	end := min(len(ws), start+48)
-	out := make([]string, 0, end-start)
-	for _, w := range ws[start:end] {
+	if !found {
+		dropped, more, window = false, len(head) > width, head[:min(len(head), width)]
+	}
+	out := make([]string, len(window))
+	for i, w := range window {
 		if hasTerm(w) {
 			w = "<mark>" + w + "</mark>"
 		}
-		out = append(out, w)
+		out[i] = w
 	}
 	s := strings.Join(out, " ")
-	if start > 0 {
+	if dropped {
 		s = "…" + s
 	}
-	if end < len(ws) {
+	if more {
 		s += "…"
 	}
 	return s
+}
+
+// firstTermAt is the byte offset in text of the first word holding a term,
+// found in the lower-cased copy; 0 when there is none or when lower-casing
+// moved byte offsets (then the caller scans word by word).
+func firstTermAt(text, low string, terms []string, hasTerm func(string) bool) int {
+	if len(low) != len(text) {
+		return 0
+	}
+	at := -1
+	for _, t := range terms {
+		if i := strings.Index(low, t); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if at <= 0 {
+		return 0
+	}
+	for at > 0 && !asciiSpace(text[at-1]) {
+		at--
+	}
+	end := at
+	for end < len(text) && !asciiSpace(text[end]) {
+		end++
+	}
+	// Offsets line up only if the word found is the same word in text,
+	// and no non-ASCII space (which strings.Fields also splits on) is near.
+	if !hasTerm(text[at:end]) || nonASCIISpace(text[:end]) {
+		return 0
+	}
+	return at
+}
+
+func nonASCIISpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return strings.IndexFunc(s[i:], func(r rune) bool { return r >= 0x80 && unicode.IsSpace(r) }) >= 0
+		}
+	}
+	return false
+}
+
+func asciiSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\v' || b == '\f' || b == '\r'
 }
