@@ -5,7 +5,6 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+	json "github.com/segmentio/encoding/json"
 )
 
 // ServerName is the serverInfo name of the reference adapter.

@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	json "github.com/segmentio/encoding/json"
 )
 
 // An argSchema validates one tool's arguments against its advertised input

@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,11 +11,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+	json "github.com/segmentio/encoding/json"
 )
 
 // Exit codes of pdpp-mcp.
@@ -65,9 +67,15 @@ func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdou
 	if len(args) > 0 && (args[0] == "search" || args[0] == "read-field") {
 		return runCLI(ctx, args[0], args[1:], getenv, stdout, stderr)
 	}
+	if path := getenv("PDPP_MCP_CPUPROFILE"); path != "" { // for BENCHMARKS.md: profile the real process under load
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	serve := len(args) > 0 && args[0] == "serve"
 	if serve {
 		args = args[1:]
+		tuneGC(getenv)
 	}
 	fs := flag.NewFlagSet("pdpp-mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -194,6 +202,20 @@ func runServe(ctx context.Context, opts Options, addr string, stderr io.Writer) 
 	case err := <-errc:
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return ExitFailure
+	}
+}
+
+// tuneGC trades memory the hosted adapter has to spare for CPU: each call
+// allocates short-lived JSON buffers (the SDK alone several 32 KiB decode
+// buffers), and at the default GOGC the collector took a sixth of the CPU
+// under load. A soft memory limit keeps the heap, and so RSS, bounded
+// (BENCHMARKS.md). GOGC and GOMEMLIMIT in the environment still win.
+func tuneGC(getenv Env) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(40 << 20)
 	}
 }
 

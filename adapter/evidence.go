@@ -2,7 +2,7 @@ package adapter
 
 import (
 	"encoding/base64"
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"regexp"
 	"sort"
 	"unicode/utf8"

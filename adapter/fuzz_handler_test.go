@@ -105,6 +105,15 @@ func FuzzRecordIDBeforeRS(f *testing.F) {
 	cs, rs := fuzzSession(f)
 	f.Fuzz(func(t *testing.T, id, conn string) {
 		sid, sconn := asServerSees(id), asServerSees(conn)
+		if rest, ok := strings.CutPrefix(sid, RecordURIPrefix); ok {
+			// A handle names the id inside it; one that does not decode
+			// must be refused, so it stands for no id at all.
+			if inner, bad := decodeRecordHandle(rest); bad == "" {
+				sid = inner
+			} else {
+				sid = ""
+			}
+		}
 		head, rid, hasColon := strings.Cut(sid, ":")
 		idConn, stream, hasSlash := strings.Cut(head, "/")
 		if !hasSlash {

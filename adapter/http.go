@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+	json "github.com/segmentio/encoding/json"
 )
 
 // MCPPath is where the hosted endpoint lives.

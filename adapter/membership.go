@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+	json "github.com/segmentio/encoding/json"
 )
 
 // A streamScope is what the live compact schema says about one stream name,

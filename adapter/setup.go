@@ -1,7 +1,7 @@
 package adapter
 
 import (
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"html/template"
 	"net/http"
 	"strings"

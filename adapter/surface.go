@@ -1,7 +1,7 @@
 package adapter
 
 import (
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+	json "github.com/segmentio/encoding/json"
 )
 
 func (c *call) ctx() context.Context { return c.context }
@@ -464,10 +464,11 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 		env["request_id"], _ = json.Marshal(reqID)
 	}
 	var meta struct {
-		HasMore    bool   `json:"has_more"`
-		NextCursor string `json:"next_cursor"`
+		HasMore    bool
+		NextCursor string
 	}
-	_ = json.Unmarshal(body, &meta)
+	_ = json.Unmarshal(env["has_more"], &meta.HasMore) // small members: no second pass over the body
+	_ = json.Unmarshal(env["next_cursor"], &meta.NextCursor)
 	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor, m)
 	return textResult(text, map[string]any{"results": results, "data": env}), nil
 }
