@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -23,7 +25,7 @@ func newBenchCommand(stdout io.Writer, getenv func(string) string, code *int) *c
 		tokenFile, fixture       string
 		withReference, inProcess bool
 		o                        bench.Options
-		jsonOut                  string
+		jsonOut, cpuProfile      string
 		timeout                  time.Duration
 	)
 	cmd := &cobra.Command{
@@ -62,6 +64,22 @@ run as a child process of this binary.`,
 				}
 				o.Reference = []string{exe, referenceCommand}
 			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return usageError{fmt.Errorf("--cpuprofile: %w", err)}
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					f.Close()
+					return err
+				}
+				defer func() { pprof.StopCPUProfile(); f.Close() }()
+			}
+			if getenv("GOGC") == "" {
+				// mcpcheck's own share (load generator and fixture RS) runs
+				// on the same cores as the adapter: keep its GC cost small.
+				debug.SetGCPercent(400)
+			}
 			run := bench.NewRun(o)
 			for _, s := range specs {
 				rep := bench.Measure(cmd.Context(), s, o)
@@ -95,6 +113,7 @@ run as a child process of this binary.`,
 	f.IntVar(&o.StartupRuns, "startup-runs", 10, "stdio starts to time (negative: skip)")
 	f.StringVar(&o.Scale, "scale", bench.DefaultScale, `fixture for the scale schema figure ("-" skips it)`)
 	f.StringVar(&jsonOut, "json", "", "write the run as JSON (schema mcpcheck.bench/v1) to FILE")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write mcpcheck's own CPU profile (load generator and fixture RS) to FILE; PDPP_MCP_CPUPROFILE=FILE profiles the reference adapter child")
 	f.DurationVar(&timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list")
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"runtime"
@@ -90,7 +91,7 @@ type Report struct {
 
 // A ToolResult is one tool's figures.
 type ToolResult struct {
-	Tool  string         `json:"tool"`
+	Tool  string         `json:"tool"` // the tool, or the plan's label for a second call of it
 	Args  map[string]any `json:"args"`
 	Error string         `json:"error,omitempty"` // the fixed call failed: no figures
 	// Latency of the tool call, one client, sequential.
@@ -302,50 +303,65 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // A call is one fixed tool call of the plan.
 type call struct {
-	tool string
-	args map[string]any
+	tool, label string // label names a second call of the same tool
+	args        map[string]any
 }
 
-// plan fixes each tool's arguments. They are the same for every adapter
-// on the default fixture; only fetch and read_record_field take a record
-// handle, which comes from the adapter's own search answer.
+func (c call) name() string {
+	if c.label != "" {
+		return c.label
+	}
+	return c.tool
+}
+
+// plan fixes each tool's arguments. On the default fixture they are the
+// same for every adapter: record ids take the spec's
+// connection_id/stream:record_id form. A target whose data lacks those
+// records (a --url target) gets ids from its own search answer instead.
+// fetch reads a typical record; "fetch 60KB" reads the fixture's 60 KB
+// body, which fetch must cut and label.
 func plan(ctx context.Context, sub *subject, only []string) ([]call, []string) {
 	const term = "budget" // hits in several connections of the default fixture
 	calls := []call{
-		{"schema", map[string]any{}},
-		{"query_records", map[string]any{"stream": "issues", "limit": 25}},
-		{"aggregate", map[string]any{"stream": "issues", "metric": "count", "group_by": "state"}},
-		{"search", map[string]any{"q": term, "limit": 10}},
-		{"fetch", nil},
-		{"read_record_field", nil},
+		{tool: "schema", args: map[string]any{}},
+		{tool: "query_records", args: map[string]any{"stream": "issues", "limit": 25}},
+		{tool: "aggregate", args: map[string]any{"stream": "issues", "metric": "count", "group_by": "state"}},
+		{tool: "search", args: map[string]any{"q": term, "limit": 10}},
+		{tool: "fetch", args: map[string]any{"id": "cin_work/messages:m005"}},
+		{tool: "fetch", label: "fetch 60KB", args: map[string]any{"id": "cin_work/messages:" + fakers.LongBodyRecordID}},
+		{tool: "read_record_field", args: map[string]any{"id": "cin_work/messages:" + fakers.LongBodyRecordID, "field_path": "body", "limit_chars": 2048}},
 	}
 	var notes []string
-	id := ""
-	if res, err := sub.session.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": term, "limit": 10}}); err == nil && !res.IsError {
-		id = firstHitID(res)
-	}
 	served := map[string]bool{}
 	for _, t := range sub.target.Tools {
 		served[t.Name] = true
 	}
+	fallback := sync.OnceValue(func() string {
+		res, err := sub.session.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": term, "limit": 10}})
+		if err != nil || res.IsError {
+			return ""
+		}
+		return firstHitID(res)
+	})
 	var out []call
 	for _, c := range calls {
 		if len(only) > 0 && !contains(only, c.tool) {
 			continue
 		}
 		if !served[c.tool] {
-			notes = append(notes, c.tool+": not served by the target")
+			notes = append(notes, c.name()+": not served by the target")
 			continue
 		}
-		switch c.tool {
-		case "fetch":
-			c.args = map[string]any{"id": id}
-		case "read_record_field":
-			c.args = map[string]any{"id": id, "field_path": "body", "limit_chars": 2048}
-		}
-		if c.args["id"] == "" {
-			notes = append(notes, fmt.Sprintf("%s: search %q returned no record id to use", c.tool, term))
-			continue
+		if _, ok := c.args["id"]; ok && invoke(ctx, sub.session, c) != nil {
+			id := fallback()
+			if id == "" {
+				notes = append(notes, fmt.Sprintf("%s: the target has no record %v, and search %q returned no id to use", c.name(), c.args["id"], term))
+				continue
+			}
+			args := maps.Clone(c.args)
+			args["id"] = id
+			notes = append(notes, fmt.Sprintf("%s: the target has no record %v; measured %s from its search answer", c.name(), c.args["id"], id))
+			c.args = args
 		}
 		out = append(out, c)
 	}
@@ -400,7 +416,7 @@ func toolText(res *mcp.CallToolResult) string {
 }
 
 func measureTool(ctx context.Context, sub *subject, direct *http.Client, c call, o Options) ToolResult {
-	r := ToolResult{Tool: c.tool, Args: c.args}
+	r := ToolResult{Tool: c.name(), Args: c.args}
 	if err := invoke(ctx, sub.session, c); err != nil { // the SDK client says best what went wrong
 		r.Error = err.Error()
 		return r

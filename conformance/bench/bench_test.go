@@ -40,8 +40,8 @@ func requireFigures(t *testing.T, rep Report, overhead bool) {
 	if rep.Error != "" {
 		t.Fatalf("target not measured: %s", rep.Error)
 	}
-	if len(rep.Tools) != 6 {
-		t.Fatalf("measured %d tools, want 6; notes %v", len(rep.Tools), rep.Notes)
+	if len(rep.Tools) != 7 {
+		t.Fatalf("measured %d calls, want 7; notes %v", len(rep.Tools), rep.Notes)
 	}
 	for _, tr := range rep.Tools {
 		if tr.Error != "" {
