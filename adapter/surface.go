@@ -29,7 +29,11 @@ var (
 // instructions and in ambiguity errors, not on every tool (seed 000).
 const connectionIDProp = `"connection_id":{"type":"string","description":"Source connection; see schema."}`
 
-const filterProp = `"filter":{"type":"object","description":"Typed object filter, not a pre-encoded query string: {field: value} or {field: {gte|gt|lte|lt: value}}; sent as filter[field] and filter[field][op]. Capabilities: GET /v1/schema.",` +
+// bareConnectionIDProp is for the schema tool itself (the pointer would be
+// circular) and for tools whose ids already carry the connection.
+const bareConnectionIDProp = `"connection_id":{"type":"string"}`
+
+const filterProp = `"filter":{"type":"object","description":"Typed object, not a query string: {field: value} or {field: {gte|gt|lte|lt: value}}; sent as filter[field][op]. Capabilities: schema(stream).",` +
 	`"additionalProperties":{"anyOf":[{"type":["string","number","boolean"]},{"type":"object","properties":{"gte":{},"gt":{},"lte":{},"lt":{}},"additionalProperties":false,"minProperties":1}]}}`
 
 // A toolSpec is one tool's advertised definition.
@@ -44,12 +48,12 @@ func surface() []toolSpec {
 			name: "schema",
 			description: "Discover granted streams. No arguments: compact index of every stream by connector. With stream (and connection_id): fields, filter, sort, projection, count, expand, search and aggregation support. " +
 				`detail="full" (raw JSON Schema) needs stream. Read-only; GET /v1/schema.`,
-			schema: `{"type":"object","properties":{"stream":{"type":"string"},` + connectionIDProp + `,"detail":{"enum":["compact","full"]}},"additionalProperties":false}`,
+			schema: `{"type":"object","properties":{"stream":{"type":"string"},` + bareConnectionIDProp + `,"detail":{"enum":["compact","full"]}},"additionalProperties":false}`,
 		},
 		{
 			name: "query_records",
 			description: "List records of one stream in bounded pages (default 25, max 100). Narrow with fields, filter with typed objects, page with cursor, resume with changes_since. " +
-				"Text previews the first records and every paging handle; the full page is structured output in structuredContent.data. Prefer aggregate or search when full records are not needed; fields and filters: schema(stream). Read-only; GET /v1/streams/{stream}/records.",
+				"Text previews records and every paging handle; the full page is structured output in structuredContent.data. Prefer aggregate or search when full records are not needed; fields and filters: schema(stream). Read-only; GET /v1/streams/{stream}/records.",
 			schema: `{"type":"object","properties":{"stream":{"type":"string"},` + connectionIDProp +
 				`,"fields":{"type":"array","items":{"type":"string"},"description":"Projection: each record keeps only these fields under data, plus id, stream and connection_id."},` + filterProp +
 				`,"limit":{"type":"integer","minimum":1,"maximum":100},"cursor":{"type":"string","description":"next_cursor of the previous page."},"order":{"enum":["asc","desc"]},"sort":{"type":"string"},"count":{"enum":["none","estimated","exact"]},` +
@@ -57,8 +61,8 @@ func surface() []toolSpec {
 		},
 		{
 			name: "aggregate",
-			description: "Compute count, sum, min, max or count_distinct over one stream, optionally grouped by a field (group_by) or a time bucket (group_by_time with granularity). " +
-				"Returns numbers, never record bodies; other_count counts records in groups past limit. Aggregatable fields: schema(stream). Read-only; GET /v1/streams/{stream}/aggregate.",
+			description: "Count, sum, min, max or count_distinct over one stream, grouped by a field (group_by) or a time bucket (group_by_time, granularity). " +
+				"Returns numbers, never record bodies; other_count counts records in groups past limit. Fields: schema(stream). Read-only; GET /v1/streams/{stream}/aggregate.",
 			schema: `{"type":"object","properties":{"stream":{"type":"string"},` + connectionIDProp +
 				`,"metric":{"enum":["count","sum","min","max","count_distinct"]},"field":{"type":"string"},"group_by":{"type":"string"},"group_by_time":{"type":"string"},` +
 				`"granularity":{"enum":["minute","hour","day","week","month","quarter","year"]},"time_zone":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100},` + filterProp +
@@ -75,14 +79,14 @@ func surface() []toolSpec {
 			name: "fetch",
 			description: "Fetch one record as a document {id,title,text,url,metadata}. id is a search id (connection_id/stream:record_id), stream:record_id or a pdpp://record/ URI; fields projects the record first; see the server instructions. " +
 				"Read-only; GET /v1/streams/{stream}/records/{id}.",
-			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1},` + connectionIDProp +
+			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1},` + bareConnectionIDProp +
 				`,"fields":{"type":"array","items":{"type":"string"}},"expand":{"type":"array","items":{"type":"string"}}},"required":["id"],"additionalProperties":false}`,
 		},
 		{
 			name: "read_record_field",
 			description: "Read a bounded window of one text field of a record: from offset_chars, from a cursor, or around q with context. " +
 				"Returns inline text, offsets, total size, completeness and next/previous arguments. Text fields: schema(stream). Read-only; GET /v1/streams/{stream}/records/{id}/field-window.",
-			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1,"description":"Record id as shown by search or fetch, or a pdpp://record/ URI."},"field_path":{"type":"string","minLength":1},` + connectionIDProp +
+			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1,"description":"Record id as shown by search or fetch, or a pdpp://record/ URI."},"field_path":{"type":"string","minLength":1},` + bareConnectionIDProp +
 				`,"offset_chars":{"type":"integer","minimum":0},"limit_chars":{"type":"integer","minimum":1,"maximum":16384},"cursor":{"type":"string","pattern":"^[0-9]+$"},"q":{"type":"string","minLength":1},` +
 				`"before_chars":{"type":"integer","minimum":0,"maximum":8192},"after_chars":{"type":"integer","minimum":0,"maximum":8192}},"required":["id","field_path"],"additionalProperties":false}`,
 		},
