@@ -2,10 +2,11 @@ package adapter
 
 import (
 	"encoding/base64"
-	json "github.com/segmentio/encoding/json"
 	"regexp"
 	"sort"
 	"unicode/utf8"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // Evidence semantics shared by every tool (seed 002): what counts as binary,

@@ -2,9 +2,10 @@ package adapter
 
 import (
 	"encoding/base64"
-	json "github.com/segmentio/encoding/json"
 	"net/url"
 	"strings"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // A recordRef addresses one record: {connection_id}/{stream}:{record_id}, or

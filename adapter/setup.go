@@ -1,10 +1,11 @@
 package adapter
 
 import (
-	json "github.com/segmentio/encoding/json"
 	"html/template"
 	"net/http"
 	"strings"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // The hosted setup surface (seeds 001, 003): one recommended path, the MCP

@@ -1,10 +1,10 @@
 package adapter
 
 import (
-	json "github.com/segmentio/encoding/json"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	json "github.com/segmentio/encoding/json"
 )
 
 // Instructions are the server instructions sent in initialize. The first 512
