@@ -85,6 +85,8 @@ type Report struct {
 	Startup     *Percentiles           `json:"stdio_startup,omitempty"`
 	Footprint   *conformance.Footprint `json:"footprint,omitempty"`
 	ScaleSchema *ScaleSchema           `json:"scale_schema,omitempty"`
+	// Goals judge the figures against the reference adapter's targets.
+	Goals []Goal `json:"goals,omitempty"`
 	// Notes say what was not measured and why.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -238,6 +240,7 @@ func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report
 	rep.Notes = append(rep.Notes, notes...)
 	rep.ScaleSchema, notes = measureScale(ctx, spec, o)
 	rep.Notes = append(rep.Notes, notes...)
+	rep.Goals = rep.judge()
 	return rep
 }
 

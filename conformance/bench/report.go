@@ -75,6 +75,7 @@ func (rep *Report) writeText(w io.Writer, levels []int) {
 			fmt.Fprintln(w, "  "+line)
 		}
 	}
+	rep.writeGoals(w)
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "  not measured: %s\n", n)
 	}
@@ -183,4 +184,65 @@ func firstLine(s string) string {
 
 func durationOf(ns int64) string {
 	return fmt.Sprint(time.Duration(ns))
+}
+
+// A Goal is one of the reference adapter's performance targets (issue 10),
+// judged on a report.
+type Goal struct {
+	Name     string `json:"name"`
+	Want     string `json:"want"`
+	Measured string `json:"measured"`
+	Met      bool   `json:"met"`
+}
+
+// judge measures a report against the reference adapter's targets. Figures
+// the report lacks (a --url target has no RSS) are left out.
+func (rep *Report) judge() []Goal {
+	var out []Goal
+	add := func(name, want, measured string, met bool) {
+		out = append(out, Goal{name, want, measured, met})
+	}
+	for _, t := range rep.Tools {
+		if t.Overhead == nil || strings.Contains(t.Tool, " ") { // labelled extra calls are informational
+			continue
+		}
+		add(t.Tool+" overhead", "p50 ≤ 1 ms, p99 ≤ 5 ms", fmt.Sprintf("p50 %s ms, p99 %s ms", ms(t.Overhead.P50), ms(t.Overhead.P99)),
+			t.Overhead.P50 <= time.Millisecond && t.Overhead.P99 <= 5*time.Millisecond)
+	}
+	if t := rep.tool("search"); t != nil && len(t.Throughput) > 0 {
+		l := t.Throughput[len(t.Throughput)-1]
+		if l.Concurrency == 64 {
+			add("search throughput at c=64", "≥ 5,000 calls/s", fmt.Sprintf("%.0f calls/s", l.PerSecond), l.PerSecond >= 5000)
+		}
+	}
+	if rep.PeakRSS > 0 {
+		add("peak RSS under load", "≤ 64 MiB", fmt.Sprintf("%.1f MiB", float64(rep.PeakRSS)/(1<<20)), rep.PeakRSS <= 64<<20)
+	}
+	if s := rep.Startup; s != nil {
+		add("stdio start to initialize", "≤ 50 ms", ms(s.P50)+" ms (p50)", s.P50 <= 50*time.Millisecond)
+	}
+	if s := rep.ScaleSchema; s != nil && s.Fixture == DefaultScale {
+		add("compact schema, 50×20×30", "≤ 50 ms", ms(s.Latency.P50)+" ms (p50)", s.Latency.P50 <= 50*time.Millisecond)
+	}
+	if f := rep.Footprint; f != nil {
+		add("tools/list footprint", "≤ 8,192 B and ≤ 2,000 tokens", fmt.Sprintf("%d B, %d tokens", f.TotalBytes, f.TotalTokens), f.TotalBytes <= 8192 && f.TotalTokens <= 2000)
+	}
+	return out
+}
+
+func (rep *Report) writeGoals(w io.Writer) {
+	goals := rep.Goals
+	if len(goals) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  targets for the reference adapter (issue 10):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, g := range goals {
+		mark := "met"
+		if !g.Met {
+			mark = "MISSED"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", mark, g.Name, g.Want, g.Measured)
+	}
+	_ = tw.Flush()
 }
