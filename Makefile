@@ -57,6 +57,12 @@ fuzz:
 load:
 	MCPCHECK_LOAD=1 $(GO) test ./adapter -run '^TestLoad$$' -count=1 -v -timeout 15m
 
+# The adapter benchmark table (BENCHMARKS.md), then the in-process Go
+# benchmarks of the fixture RS and the whole chain (for pprof).
+bench:
+	$(GO) run ./cmd/mcpcheck bench --json bench.json
+	$(GO) test ./fakers ./adapter -run '^$$' -bench . -benchtime 2s
+
 lint:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"
 	$(GO) vet ./...
