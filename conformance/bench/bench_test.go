@@ -152,3 +152,32 @@ func TestPercentiles(t *testing.T) {
 		t.Error("empty series")
 	}
 }
+
+func TestGoalsJudgeTheTargets(t *testing.T) {
+	ok := Percentiles{N: 1, P50: 500 * time.Microsecond, P99: 2 * time.Millisecond}
+	slow := Percentiles{N: 1, P50: 1500 * time.Microsecond, P99: 2 * time.Millisecond}
+	rep := Report{
+		Tools: []ToolResult{
+			{Tool: "schema", Overhead: &ok},
+			{Tool: "search", Overhead: &slow, Throughput: []Level{{Concurrency: 64, PerSecond: 4999}}},
+			{Tool: "fetch 60KB", Overhead: &slow}, // informational: not judged
+		},
+		PeakRSS:     65 << 20,
+		Startup:     &Percentiles{P50: 40 * time.Millisecond},
+		ScaleSchema: &ScaleSchema{Fixture: DefaultScale, Latency: Percentiles{P50: 49 * time.Millisecond}},
+	}
+	got := map[string]bool{}
+	for _, g := range rep.judge() {
+		got[g.Name] = g.Met
+	}
+	want := map[string]bool{"schema overhead": true, "search overhead": false, "search throughput at c=64": false,
+		"peak RSS under load": false, "stdio start to initialize": true, "compact schema, 50×20×30": true}
+	if len(got) != len(want) {
+		t.Fatalf("goals %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if met, ok := got[k]; !ok || met != v {
+			t.Errorf("%s: met=%v (present %v), want %v", k, met, ok, v)
+		}
+	}
+}
