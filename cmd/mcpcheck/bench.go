@@ -83,7 +83,10 @@ run as a child process of this binary.`,
 			run := bench.NewRun(o)
 			for _, s := range specs {
 				rep := bench.Measure(cmd.Context(), s, o)
-				if rep.Error != "" {
+				switch {
+				case rep.AuthRejected:
+					*code = conformance.ExitAuth
+				case rep.Error != "":
 					*code = conformance.ExitUnreachable
 				}
 				run.Targets = append(run.Targets, rep)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +57,19 @@ func TestBenchInProcessWritesJSON(t *testing.T) {
 func TestBenchUnreachableURLExits4(t *testing.T) {
 	code, stdout, _ := run(t, map[string]string{"MCPCHECK_TOKEN": "t"}, "bench", "--url", "http://127.0.0.1:1/mcp", "--timeout", "2s")
 	if code != 4 || !strings.Contains(stdout, "not measured:") {
+		t.Errorf("exit %d\n%s", code, stdout)
+	}
+}
+
+// An HTTP 401 is exit 5, as for the checks.
+func TestBenchRejectedTokenExits5(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	code, stdout, _ := run(t, map[string]string{"MCPCHECK_TOKEN": "wrong"}, "bench", "--url", srv.URL+"/mcp")
+	if code != 5 || !strings.Contains(stdout, "authentication rejected") {
 		t.Errorf("exit %d\n%s", code, stdout)
 	}
 }

@@ -78,7 +78,9 @@ type Report struct {
 	Target     string                 `json:"target"`
 	TargetKind conformance.TargetKind `json:"target_kind"`
 	Error      string                 `json:"error,omitempty"` // the target could not be measured at all
-	Tools      []ToolResult           `json:"tools,omitempty"`
+	// AuthRejected says the Error was the target refusing the credentials.
+	AuthRejected bool         `json:"auth_rejected,omitempty"`
+	Tools        []ToolResult `json:"tools,omitempty"`
 	// PeakRSS is the adapter process's VmHWM after the load, when it is a
 	// child process on Linux.
 	PeakRSS     int64                  `json:"peak_rss_bytes,omitempty"`
@@ -209,6 +211,8 @@ func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report
 	if err != nil {
 		rep.Target = describe(spec)
 		rep.Error = err.Error()
+		var te *conformance.TargetError
+		rep.AuthRejected = errors.As(err, &te) && !te.Unreachable
 		return rep
 	}
 	defer sub.close()
