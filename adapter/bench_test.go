@@ -47,20 +47,9 @@ func newChain(b *testing.B, fixture string) *chain {
 	return c
 }
 
-type bearer struct {
-	base  http.RoundTripper
-	token string
-}
-
-func (t bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+t.token)
-	return t.base.RoundTrip(r)
-}
-
 func (c *chain) session(b *testing.B) *mcp.ClientSession {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(),
-		&mcp.StreamableClientTransport{Endpoint: c.endpoint, HTTPClient: &http.Client{Transport: bearer{c.tr, c.token}}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+		&mcp.StreamableClientTransport{Endpoint: c.endpoint, HTTPClient: &http.Client{Transport: bearerRT{c.tr, c.token}}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
