@@ -43,7 +43,7 @@ golden:
 	GOLDIE_UPDATE=1 $(GO) test ./conformance -run TestConformance -ginkgo.label-filter=golden -ginkgo.no-color
 	git --no-pager diff --stat -- golden/
 
-# The mutant matrix: mutant, the ids it must fail, the ids that failed, verdict.
+# The mutant matrix: mutant, the ids it must fail, verdict, the ids that failed.
 mutants:
 	$(GO) run ./cmd/mcpcheck mutants
 

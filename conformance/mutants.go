@@ -110,14 +110,14 @@ func runMutant(ctx context.Context, m adapter.MutantInfo, entries []Entry, s Set
 // that failed, and the verdict.
 func WriteMutantTable(w io.Writer, results []MutantResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MUTANT\tEXPECTED\tFAILED\tVERDICT")
+	fmt.Fprintln(tw, "MUTANT\tEXPECTED\tVERDICT\tFAILED") // FAILED last: a broad mutant fails dozens of ids
 	killed := 0
 	for _, r := range results {
 		failed := strings.Join(r.Failed, ",")
 		if failed == "" {
 			failed = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Mutant, strings.Join(r.Expect, ","), failed, r.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Mutant, strings.Join(r.Expect, ","), r.Verdict, failed)
 		if r.Verdict == Killed {
 			killed++
 		}
