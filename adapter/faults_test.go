@@ -80,29 +80,14 @@ func faultSession(t *testing.T, timeout time.Duration) (*mcp.ClientSession, *fak
 	}
 	tr := &http.Transport{}
 	meter := &bodyMeter{base: tr}
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Token: rs.ClientToken(),
-		HTTPClient: &http.Client{Timeout: timeout, Transport: meter}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := a.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "faults"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Close()
+	t.Cleanup(func() { // runs after the sessions close (cleanups run last-first)
 		tr.CloseIdleConnections()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = stop(sctx)
 	})
+	cs := connectInMemory(t, adapter.Options{ProviderURL: rsURL, Token: rs.ClientToken(),
+		HTTPClient: &http.Client{Timeout: timeout, Transport: meter}})
 	return cs, rs, meter
 }
 

@@ -29,7 +29,14 @@ func session(t *testing.T) (*mcp.ClientSession, *fakers.RS) {
 func sessionWith(t *testing.T, fx *fakers.Fixture) (*mcp.ClientSession, *fakers.RS) {
 	t.Helper()
 	rs := fakers.New(fx)
-	a, err := adapter.New(adapter.Options{ProviderURL: fakers.MockBaseURL, Token: rs.ClientToken(), HTTPClient: &http.Client{Transport: rs.Transport()}})
+	return connectInMemory(t, adapter.Options{ProviderURL: fakers.MockBaseURL, Token: rs.ClientToken(), HTTPClient: &http.Client{Transport: rs.Transport()}}), rs
+}
+
+// connectInMemory builds an adapter and connects a client to it over
+// in-memory transports; both sessions close at cleanup.
+func connectInMemory(t *testing.T, opts adapter.Options) *mcp.ClientSession {
+	t.Helper()
+	a, err := adapter.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +51,7 @@ func sessionWith(t *testing.T, fx *fakers.Fixture) (*mcp.ClientSession, *fakers.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); ss.Close() })
-	return cs, rs
+	return cs
 }
 
 func text(res *mcp.CallToolResult) string {

@@ -160,6 +160,32 @@ func roundRobin(perConn map[string][]cand, order []string) []cand {
 	}
 }
 
+// A page is the slice of ranked candidates one search request serves.
+type page struct {
+	hits []any
+	more bool
+	next string // the cursor of the next page, when more
+}
+
+// pageOf applies the request's cursor (route prefix and snapshot kind must
+// match) and limit to the merged candidates.
+func pageOf(r *request, sq *searchQuery, merged []cand, kind, prefix string) (page, *apiError) {
+	offset := 0
+	snap := snapshotOf(kind, sq)
+	if c := r.q.Get("cursor"); c != "" {
+		var ok bool
+		if offset, ok = decodeSearchCursor(c, prefix, snap); !ok {
+			return page{}, errf("invalid_cursor", "", "Malformed, expired or mismatched search cursor")
+		}
+	}
+	end := min(offset+sq.limit, len(merged))
+	pg := page{hits: hitsOf(merged[min(offset, len(merged)):end]), more: end < len(merged)}
+	if pg.more {
+		pg.next = encodeSearchCursor(prefix, end, snap)
+	}
+	return pg, nil
+}
+
 // hitsOf builds the hit objects of the candidates a page serves.
 func hitsOf(cs []cand) []any {
 	out := make([]any, len(cs))
@@ -184,21 +210,16 @@ func (rs *RS) lexicalSearch(r *request) (int, any) {
 	merged := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) *cand {
 		return r.rs.lexicalHit(x, rec, sq.terms, granted)
 	}))
-	offset := 0
-	snap := snapshotOf("lex", sq)
-	if c := r.q.Get("cursor"); c != "" {
-		var ok bool
-		if offset, ok = decodeSearchCursor(c, "", snap); !ok {
-			return 0, errf("invalid_cursor", "", "Malformed, expired or mismatched search cursor")
-		}
+	pg, e := pageOf(r, sq, merged, "lex", "")
+	if e != nil {
+		return 0, e
 	}
-	end := min(offset+sq.limit, len(merged))
-	body := map[string]any{"object": "list", "url": "/v1/search", "has_more": end < len(merged), "data": hitsOf(merged[min(offset, len(merged)):end]),
+	body := map[string]any{"object": "list", "url": "/v1/search", "has_more": pg.more, "data": pg.hits,
 		"meta": map[string]any{"count": len(merged), "count_accuracy": "exact", "warnings": nonNil(sq.warnings),
 			"recall": map[string]any{"complete": true, "ranking_scope": "all_matches", "truncated": false, "ranked_candidate_count": len(merged),
 				"sources_searched_count": len(r.sourcesSearched(sq))}}}
-	if end < len(merged) {
-		body["next_cursor"] = encodeSearchCursor("", end, snap)
+	if pg.more {
+		body["next_cursor"] = pg.next
 	}
 	return http.StatusOK, body
 }
@@ -217,19 +238,14 @@ func (rs *RS) semanticSearch(r *request) (int, any) {
 	merged := roundRobin(sq.candidates(r, func(x slice, rec Record, granted []string) *cand {
 		return semanticHit(x, rec, sq.terms, granted)
 	}))
-	offset := 0
-	snap := snapshotOf("sem", sq)
-	if c := r.q.Get("cursor"); c != "" {
-		var ok bool
-		if offset, ok = decodeSearchCursor(c, "sem1.", snap); !ok {
-			return 0, errf("invalid_cursor", "", "Malformed, expired or mismatched search cursor")
-		}
+	pg, e := pageOf(r, sq, merged, "sem", "sem1.")
+	if e != nil {
+		return 0, e
 	}
-	end := min(offset+sq.limit, len(merged))
-	body := map[string]any{"object": "list", "url": "/v1/search/semantic", "has_more": end < len(merged), "data": hitsOf(merged[min(offset, len(merged)):end]),
+	body := map[string]any{"object": "list", "url": "/v1/search/semantic", "has_more": pg.more, "data": pg.hits,
 		"meta": map[string]any{"warnings": nonNil(sq.warnings), "approximation": semanticApproximation}}
-	if end < len(merged) {
-		body["next_cursor"] = encodeSearchCursor("sem1.", end, snap)
+	if pg.more {
+		body["next_cursor"] = pg.next
 	}
 	return http.StatusOK, body
 }
