@@ -20,7 +20,11 @@
 //     grouped aggregates omit other_count;
 //   - ambiguous_connection carries retry_with as a string;
 //   - search meta.count is a number, limits over 100 are clamped with a
-//     warning, and Request-Id (also X-Request-Id) names the request.
+//     warning, and Request-Id (also X-Request-Id) names the request;
+//   - record lists carry no freshness (#5), and expanded has_many lists
+//     carry no url (#7);
+//   - blobs are direct bytes, never a 302 or a range answer (#15);
+//   - only the stream's cursor field is sortable (#19).
 //
 // Two things go beyond one real RS on purpose. The client grant may span
 // several connectors, as a hosted MCP package does, so one fixture covers a

@@ -68,10 +68,20 @@ func (c *client) expectError(path string, q url.Values, status int, code string)
 		c.t.Errorf("%s?%s: %d %s, want %d %s (%v)", path, q.Encode(), got, errCode(body), status, code, body)
 	}
 	e, _ := body["error"].(map[string]any)
-	if e != nil && (e["request_id"] == nil || e["type"] == nil || e["message"] == nil) {
-		c.t.Errorf("%s: error envelope lacks type/message/request_id: %v", path, e)
+	if e != nil && (e["request_id"] == nil || e["type"] != envelopeType(got) || e["message"] == nil) {
+		c.t.Errorf("%s: error envelope wants type %s, a message and a request_id: %v", path, envelopeType(got), e)
 	}
 	return e
+}
+
+// envelopeType is the contract's status-to-type table, written out here so
+// the test does not share the implementation's switch.
+func envelopeType(status int) string {
+	if t, ok := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
+		410: "gone_error", 413: "request_entity_too_large_error", 429: "rate_limit_error"}[status]; ok {
+		return t
+	}
+	return "api_error"
 }
 
 func TestDefaultFixtureShape(t *testing.T) {
@@ -153,7 +163,7 @@ func TestAuthGateAndEnvelope(t *testing.T) {
 				t.Fatalf("%d %s, want %d %s: %v", status, errCode(body), tc.status, tc.code, body)
 			}
 			e := body["error"].(map[string]any)
-			if want := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error"}[status]; e["type"] != want {
+			if want := envelopeType(status); e["type"] != want {
 				t.Errorf("type %v, want %s", e["type"], want)
 			}
 			if status == 401 && (!strings.Contains(h.Get("WWW-Authenticate"), `resource_metadata="http://fixture-rs.test/.well-known/oauth-protected-resource"`) || e["next_step"] == nil) {
@@ -169,8 +179,11 @@ func TestAuthGateAndEnvelope(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("PDPP-Version", "1999-01-01")
 	resp, _ := c.http.Do(req)
-	if resp.StatusCode != 400 || resp.Header.Get("PDPP-Version") != "" {
-		t.Errorf("unsupported version: %d, PDPP-Version %q", resp.StatusCode, resp.Header.Get("PDPP-Version"))
+	var verr map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&verr)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || resp.Header.Get("PDPP-Version") != "" || errCode(verr) != "unsupported_version" {
+		t.Errorf("unsupported version: %d %s, PDPP-Version %q", resp.StatusCode, errCode(verr), resp.Header.Get("PDPP-Version"))
 	}
 	// A grant with no semantic fields has no embedding backend: the route is
 	// the framework's 404, not the PDPP envelope.
@@ -205,6 +218,7 @@ func TestSchemaCompactFullAndScoping(t *testing.T) {
 		"subject":    "t=string,role=primary-title,eq,lex",
 		"from_email": "t=string,eq,a=count_distinct|group_by",
 		"headers":    "t=object",
+		"body":       "t=string,role=primary-text,eq,lex,sem",
 	} {
 		if caps[f] != want {
 			t.Errorf("%s flags %q, want %q", f, caps[f], want)
@@ -668,9 +682,21 @@ func TestAggregate(t *testing.T) {
 			t.Errorf("%s: %d buckets (want >= %d), time_zone %v", gran, len(g), minBuckets, body["time_zone"])
 		}
 	}
+	fx, _ := LoadFixture(DefaultFixture)
+	wantSum, wantMin := 0.0, ""
+	for _, r := range fx.StreamsNamed("issues")[0].Records {
+		wantSum += float64(r.Data["comments"].(int))
+		if at := r.Data["created_at"].(string); wantMin == "" || at < wantMin {
+			wantMin = at
+		}
+	}
 	_, body, _ = c.get("/v1/streams/issues/aggregate", url.Values{"metric": {"sum"}, "field": {"comments"}})
-	if body["value"] == nil {
-		t.Errorf("sum: %v", body)
+	if body["value"] != wantSum || wantSum == 0 {
+		t.Errorf("sum: %v, want %v", body["value"], wantSum)
+	}
+	_, body, _ = c.get("/v1/streams/issues/aggregate", url.Values{"metric": {"min"}, "field": {"created_at"}})
+	if body["value"] != wantMin {
+		t.Errorf("min timestamp: %v, want %s", body["value"], wantMin)
 	}
 	_, body, _ = c.get("/v1/streams/issues/aggregate", url.Values{"metric": {"max"}, "field": {"created_at"}})
 	if v, _ := body["value"].(string); !strings.HasPrefix(v, "2026") {
@@ -704,6 +730,49 @@ func TestAggregate(t *testing.T) {
 	c.expectError("/v1/streams/messages/aggregate", url.Values{"metric": {"count"}, "group_by": {"nope"}}, 400, "unknown_field")
 }
 
+// checkEvidenceDescriptor is the S051 REST parity proof: a hit's evidence
+// names the field, previews the match, says it is cut, and its read
+// descriptor is a working field-window read of the same record and field.
+func checkEvidenceDescriptor(t *testing.T, c *client, hit map[string]any) {
+	t.Helper()
+	ev := hit["evidence_excerpts"].([]any)[0].(map[string]any)
+	read := ev["read"].(map[string]any)
+	stream, id := hit["stream"].(string), hit["record_key"].(string)
+	preview, _ := ev["preview_text"].(string)
+	if ev["object"] != "evidence_excerpt" || ev["field_path"] == nil || ev["provenance"] != "lexical_match" || ev["truncated"] != true ||
+		!strings.Contains(preview, "<mark>") || read["object"] != "field_window_read" || read["method"] != "GET" ||
+		read["route"] != "/v1/streams/"+stream+"/records/"+id+"/field-window" || read["stream"] != stream || read["record_id"] != id ||
+		read["field"] != ev["field_path"] || read["connection_id"] != hit["connection_id"] {
+		t.Errorf("S051 evidence descriptor: %v", ev)
+		return
+	}
+	resp, win, _ := c.get(read["route"].(string), url.Values{"field": {read["field"].(string)}, "connection_id": {read["connection_id"].(string)}})
+	w, _ := win["window"].(map[string]any)
+	f, _ := win["field"].(map[string]any)
+	if resp != 200 || w == nil || w["text"] == "" || f["path"] != read["field"] || win["record_id"] != id {
+		t.Errorf("following the S051 read descriptor: %d %v", resp, win)
+	}
+}
+
+func TestSnippetsStayBalancedOverLiteralTags(t *testing.T) {
+	c, rs := newClient(t, DefaultFixture, (*RS).ClientToken)
+	rs.Update(func(f *Fixture) {
+		s := f.StreamsNamed("messages")[0]
+		s.Records[0].Data["body"] = "zebra<mark>x and </mark> stray <MARK>unclosed zebra"
+	})
+	_, body, _ := c.get("/v1/search", url.Values{"q": {"zebra"}})
+	hits := body["data"].([]any)
+	if len(hits) == 0 {
+		t.Fatal("no hit for the planted term")
+	}
+	for _, h := range hits {
+		s := h.(map[string]any)["snippet"].(map[string]any)["text"].(string)
+		if strings.Count(s, "<mark>") != 2 || strings.Count(s, "</mark>") != 2 || !strings.Contains(s, "&lt;mark&gt;") {
+			t.Errorf("literal tags must be escaped, only highlights tagged: %q", s)
+		}
+	}
+}
+
 func TestSearch(t *testing.T) {
 	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
 	_, body, _ := c.get("/v1/search", url.Values{"q": {FanInTerm}, "limit": {"6"}})
@@ -716,12 +785,7 @@ func TestSearch(t *testing.T) {
 		if strings.Count(s, "<mark>") == 0 || strings.Count(s, "<mark>") != strings.Count(s, "</mark>") {
 			t.Errorf("snippet %q", s)
 		}
-		ev := hm["evidence_excerpts"].([]any)[0].(map[string]any)
-		read := ev["read"].(map[string]any)
-		if ev["object"] != "evidence_excerpt" || ev["field_path"] == nil || ev["truncated"] != true || read["object"] != "field_window_read" ||
-			read["route"] != "/v1/streams/"+hm["stream"].(string)+"/records/"+hm["record_key"].(string)+"/field-window" || read["connection_id"] != hm["connection_id"] {
-			t.Errorf("S051 evidence descriptor: %v", ev)
-		}
+		checkEvidenceDescriptor(t, c, hm)
 	}
 	if len(hits) != 6 || len(conns) < 3 || body["has_more"] != true || body["next_cursor"] == nil {
 		t.Errorf("search: %d hits from %d connections", len(hits), len(conns))
@@ -815,4 +879,108 @@ func TestRemainingErrors(t *testing.T) {
 	rs := New(fx)
 	spec := &client{t: t, http: &http.Client{Transport: rs.Transport()}, token: rs.ClientToken()}
 	spec.expectError("/v1/streams/messages/records", url.Values{"connection_id": {"cin_work"}, "expand": {"attachments"}}, 403, "insufficient_scope")
+}
+
+func TestRecordsLimitDefaultAndCap(t *testing.T) {
+	fx, err := LoadFixture("scale:1,1,2,150")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := New(fx)
+	c := &client{t: t, http: &http.Client{Transport: rs.Transport()}, token: rs.ClientToken()}
+	stream := fx.Streams[0].Name
+	_, body, _ := c.get("/v1/streams/"+stream+"/records", nil)
+	if n := len(body["data"].([]any)); n != 25 || body["has_more"] != true {
+		t.Errorf("no limit: %d records, has_more %v; want the default 25", n, body["has_more"])
+	}
+	_, body, _ = c.get("/v1/streams/"+stream+"/records", url.Values{"limit": {"500"}})
+	w := body["meta"].(map[string]any)["warnings"].([]any)
+	if n := len(body["data"].([]any)); n != 100 || len(w) != 1 {
+		t.Fatalf("limit 500: %d records, warnings %v; want 100 and limit_clamped", n, w)
+	}
+	warn := w[0].(map[string]any)
+	if d, _ := warn["detail"].(map[string]any); warn["code"] != "limit_clamped" || d["max_limit"] != 100.0 || d["requested_limit"] != 500.0 {
+		t.Errorf("limit_clamped warning %v", warn)
+	}
+}
+
+func TestExpandLimitCapsChildren(t *testing.T) {
+	owner, rs := newClient(t, DefaultFixture, (*RS).OwnerToken)
+	// m005 owns a001; give it two more children so the limit has work to do.
+	rs.Update(func(f *Fixture) {
+		s := f.StreamsNamed("attachments")[0]
+		for _, id := range []string{"a901", "a902"} {
+			rec := s.Records[0]
+			rec.ID, rec.Data = id, map[string]any{"id": id, "message_id": "m005", "filename": id + ".txt", "mime_type": "text/plain"}
+			s.Records = append(s.Records, rec)
+		}
+	})
+	children := func(limit string) (int, any) {
+		q := url.Values{"connection_id": {"cin_work"}, "expand": {"attachments"}, "filter[id]": {"m005"}}
+		if limit != "" {
+			q.Set("expand_limit[attachments]", limit)
+		}
+		_, body, _ := owner.get("/v1/streams/messages/records", q)
+		data := body["data"].([]any)
+		if len(data) != 1 {
+			t.Fatalf("filter[id]=m005: %v", body)
+		}
+		ex := data[0].(map[string]any)["expanded"].(map[string]any)["attachments"].(map[string]any)
+		return len(ex["data"].([]any)), ex["has_more"]
+	}
+	if n, more := children(""); n != 3 || more != false {
+		t.Errorf("default expand limit: %d children, has_more %v; want 3, false", n, more)
+	}
+	if n, more := children("1"); n != 1 || more != true {
+		t.Errorf("expand_limit 1: %d children, has_more %v; want 1, true", n, more)
+	}
+}
+
+func TestSeedIsDeterministic(t *testing.T) {
+	encode := func(name string, seed uint64) string {
+		fx, err := LoadFixtureSeed(name, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(fx)
+		return string(b)
+	}
+	for _, name := range []string{DefaultFixture, "scale:2,3,4,5"} {
+		if encode(name, 7) != encode(name, 7) {
+			t.Errorf("%s: the same seed gave different data", name)
+		}
+		if encode(name, 7) == encode(name, 8) {
+			t.Errorf("%s: another seed gave the same data", name)
+		}
+	}
+}
+
+func TestNarrowGrantRefusesUngrantedFields(t *testing.T) {
+	fx, _ := LoadFixture(DefaultFixture)
+	fx.SpecClientReads = true // clients may filter, so the filter path is reachable
+	for i := range fx.Grant.Streams {
+		if fx.Grant.Streams[i].Name == "messages" {
+			fx.Grant.Streams[i].Fields = []string{"id", "subject", "sent_at"}
+		}
+	}
+	rs := New(fx)
+	c := &client{t: t, http: &http.Client{Transport: rs.Transport()}, token: rs.ClientToken()}
+	scoped := func(q url.Values) url.Values { q.Set("connection_id", "cin_work"); return q }
+	for name, tc := range map[string]struct {
+		path, param string
+		q           url.Values
+	}{
+		"projection":   {"/v1/streams/messages/records", "fields", url.Values{"fields": {"subject,label"}}},
+		"filter":       {"/v1/streams/messages/records", "filter", url.Values{"filter[label]": {"inbox"}}},
+		"aggregate":    {"/v1/streams/messages/aggregate", "field", url.Values{"metric": {"count"}, "group_by": {"label"}}},
+		"field window": {"/v1/streams/messages/records/m001/field-window", "field", url.Values{"field": {"body"}}},
+	} {
+		e := c.expectError(tc.path, scoped(tc.q), 403, "field_not_granted")
+		if e["param"] != tc.param {
+			t.Errorf("%s: param %v, want %s", name, e["param"], tc.param)
+		}
+	}
+	if status, _, _ := c.get("/v1/streams/messages/records", scoped(url.Values{"fields": {"subject"}})); status != 200 {
+		t.Errorf("a granted projection: %d", status)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -499,6 +500,17 @@ func leadWords(text string, n int) string {
 	return strings.Join(ws[:n], " ") + "…"
 }
 
+var literalMarkRe = regexp.MustCompile(`(?i)<(/?mark)>`)
+
+// neutraliseMarks escapes highlight tags that the record text itself holds,
+// so the only tags in a snippet are the ones markSnippet adds.
+func neutraliseMarks(w string) string {
+	if strings.IndexByte(w, '<') < 0 {
+		return w
+	}
+	return literalMarkRe.ReplaceAllString(w, "&lt;$1&gt;")
+}
+
 // markSnippet wraps term occurrences in <mark> within about 48 words around
 // the first match; the tags are always balanced.
 func markSnippet(text, low string, terms []string) string {
@@ -556,6 +568,7 @@ func markSnippet(text, low string, terms []string) string {
 	}
 	out := make([]string, len(window))
 	for i, w := range window {
+		w = neutraliseMarks(w)
 		if hasTerm(w) {
 			w = "<mark>" + w + "</mark>"
 		}

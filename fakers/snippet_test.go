@@ -29,6 +29,7 @@ func markSnippetWhole(text string, terms []string) string {
 	end := min(len(ws), start+48)
 	out := make([]string, 0, end-start)
 	for _, w := range ws[start:end] {
+		w = strings.NewReplacer("<mark>", "&lt;mark&gt;", "</mark>", "&lt;/mark&gt;", "<MARK>", "&lt;MARK&gt;", "</Mark>", "&lt;/Mark&gt;").Replace(w)
 		if hasTerm(w) {
 			w = "<mark>" + w + "</mark>"
 		}
@@ -46,7 +47,7 @@ func markSnippetWhole(text string, terms []string) string {
 
 func TestMarkSnippetAgreesWithWholeSplit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	vocab := []string{"a", "b", "Budget", "x", "budgets", "  ", "\n", "\u00a0", "İx", "ab\u0085c"}
+	vocab := []string{"a", "b", "Budget", "x", "budgets", "  ", "\n", "\u00a0", "İx", "ab\u0085c", "<mark>", "budget</mark>", "x<MARK>b", "</Mark>"}
 	for n := 0; n < 20000; n++ {
 		var b strings.Builder
 		k := rng.IntN(120)
@@ -55,8 +56,32 @@ func TestMarkSnippetAgreesWithWholeSplit(t *testing.T) {
 			b.WriteByte(' ')
 		}
 		terms := [][]string{{"budget"}, {"zz"}, {"a", "budget"}}[rng.IntN(3)]
-		if got, want := markSnippet(b.String(), strings.ToLower(b.String()), terms), markSnippetWhole(b.String(), terms); got != want {
+		got, want := markSnippet(b.String(), strings.ToLower(b.String()), terms), markSnippetWhole(b.String(), terms)
+		if got != want {
 			t.Fatalf("%q %v:\n got %q\nwant %q", b.String(), terms, got, want)
 		}
+		if !balancedMarks(got) {
+			t.Fatalf("unbalanced tags in %q", got)
+		}
 	}
+}
+
+// balancedMarks reports whether every <mark> closes before the next opens.
+func balancedMarks(s string) bool {
+	open := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "<mark>"):
+			if open {
+				return false
+			}
+			open = true
+		case strings.HasPrefix(s[i:], "</mark>"):
+			if !open {
+				return false
+			}
+			open = false
+		}
+	}
+	return !open
 }
