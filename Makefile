@@ -25,7 +25,7 @@ test:
 # even under make -j: they share that install.
 ci:
 	bash .ci/install-chromium.sh
-	MCPCHECK_REQUIRE_CHROMIUM=1 $(MAKE) --no-print-directory test
+	MCPCHECK_REQUIRE_CHROMIUM=1 MCPCHECK_INSTALL_TEST=1 $(MAKE) --no-print-directory test
 	bash .ci/official-conformance.sh
 	bash .ci/inspector-smoke.sh
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"runtime"
 	"strings"
 	"sync"
@@ -20,8 +21,15 @@ import (
 // ServerName is the serverInfo name of the reference adapter.
 const ServerName = "pdpp-mcp"
 
-// Version is set at build time with -ldflags; it falls back to "dev".
+// Version is set at build time with -ldflags; a `go install …@version`
+// build reports its module version, and anything else "dev".
 var Version = "dev"
+
+func init() {
+	if bi, ok := debug.ReadBuildInfo(); ok && Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		Version = bi.Main.Version
+	}
+}
 
 // Options configure an adapter. ProviderURL is required.
 type Options struct {
