@@ -15,6 +15,7 @@ import (
 	junit "github.com/joshdk/go-junit"
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/fakers"
+	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
 )
 
 // realReports runs mcpcheck for real against targets chosen so that,
@@ -73,7 +74,26 @@ func mustRealReports(t *testing.T) map[string]*Report {
 }
 
 func TestJSONReportsMatchTheSchema(t *testing.T) {
-	reps := mustRealReports(t)
+	reps := map[string]*Report{}
+	for name, rep := range mustRealReports(t) {
+		reps[name] = rep
+	}
+	// Two more, which need a built adapter and a hostile server: an adapter
+	// whose RS is down reaches only error paths (warnings), and a target that
+	// stops answering mid-call leaves a check it could not judge (error).
+	bin := pdppMCPBinary(t)
+	hang := httptest.NewServer(&hostile.Server{Mode: hostile.HangOnCall, Hold: 5 * time.Second})
+	defer hang.Close()
+	for name, cfg := range map[string]Config{
+		"error-paths": {Target: TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}},
+		"hung":        {Target: TargetSpec{URL: hang.URL + "/mcp", Token: "t", ConnectTimeout: 2 * time.Second}, Only: []string{"S024"}},
+	} {
+		rep, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps[name] = rep
+	}
 	seen := map[string]bool{}
 	for name, rep := range reps {
 		var buf bytes.Buffer
@@ -93,7 +113,7 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 		"target_error", "target_error.unreachable=true", "target_error.unreachable=false", "footprint",
 		"scenario.reason", "scenario.result", "result.message", "result.entries",
 		"scenario.baseline", "scenario.requires", "scenario.reproduce", "result.calls", "golden", "golden.changes",
-		"status=checked", "status=manual", "verdict=pass", "verdict=fail", "verdict=skip",
+		"status=checked", "status=manual", "verdict=pass", "verdict=fail", "verdict=skip", "verdict=error", "warnings",
 	} {
 		if !seen[want] {
 			t.Errorf("no real report carried %s; pick targets that produce it", want)
@@ -106,6 +126,7 @@ func presentFields(t *testing.T, data []byte) []string {
 	t.Helper()
 	var doc struct {
 		TargetError *struct{ Unreachable bool } `json:"target_error"`
+		Warnings    []string                    `json:"warnings"`
 		Footprint   json.RawMessage             `json:"footprint"`
 		Golden      *struct {
 			Changes []json.RawMessage `json:"changes"`
@@ -133,6 +154,9 @@ func presentFields(t *testing.T, data []byte) []string {
 	}
 	if doc.Footprint != nil {
 		out = append(out, "footprint")
+	}
+	if len(doc.Warnings) > 0 {
+		out = append(out, "warnings")
 	}
 	if doc.Golden != nil {
 		out = append(out, "golden")
