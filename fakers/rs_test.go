@@ -634,6 +634,10 @@ func TestDetailFieldWindowAndBlobs(t *testing.T) {
 	if resp, raw := c.do("HEAD", "/v1/blobs/blob_"+BlobRecordID, nil); resp.StatusCode != 200 || len(raw) != 0 {
 		t.Errorf("HEAD blob: %d %d bytes", resp.StatusCode, len(raw))
 	}
+	if log := rs.Requests(); len(log) < 2 || log[len(log)-1].Method != "HEAD" || log[len(log)-2].Method != "GET" ||
+		log[len(log)-1].Path != "/v1/blobs/blob_"+BlobRecordID || log[len(log)-1].Authorization != "Bearer "+c.token || log[len(log)-1].Status != 200 {
+		t.Errorf("the request log must keep method, path, bearer and status: %+v", log[max(0, len(log)-2):])
+	}
 	c.expectError("/v1/blobs/blob_nope", nil, 404, "blob_not_found")
 	// Live mutation: a second connection now references the same blob.
 	rs.Update(func(f *Fixture) {
