@@ -288,6 +288,7 @@ func FuzzToolCall(f *testing.F) {
 		`{"id":"cin_work/messages:m007","field_path":"body","q":"budget","before_chars":20}`,
 		`{"stream":"messages"}`, `{"id":"messages:m001"}`, `{"stream":"messages","metric":"sum","field":"size","group_by_time":"sent_at","granularity":"day"}`,
 		`{"stream":"messages","changes_since":"beginning","connection_id":"cin_home"}`, `[]`, `"x"`, `{"stream":"../x"}`,
+		`{"stream":"%2e%2e","metric":"count"}`, `{"stream":"a%2fb","limit":1}`, `{"stream":"a\\b","metric":"count"}`, `{"stream":"%252e%252e%252fx"}`,
 	} {
 		for j := range tools {
 			if i < 2 || i%len(tools) == j || i >= 7 {
@@ -311,6 +312,21 @@ func FuzzToolCall(f *testing.F) {
 		}
 		if err == nil && res.IsError && resultCode(res) == "" {
 			t.Fatalf("%s %s: untyped error %v", tool, raw, res.Content)
+		}
+		// These tools put the stream into the RS path: a traversal or
+		// separator variant must be refused before any RS call.
+		var args struct {
+			Stream any `json:"stream"`
+		}
+		if (tool == "query_records" || tool == "aggregate") && json.Unmarshal(raw, &args) == nil {
+			if stream, ok := args.Stream.(string); ok && traversal(stream) {
+				if err == nil && !res.IsError {
+					t.Fatalf("%s accepted stream %q", tool, stream)
+				}
+				if n := len(rs.Requests()); n != 0 {
+					t.Fatalf("%s with stream %q reached the RS %d times", tool, stream, n)
+				}
+			}
 		}
 	})
 }

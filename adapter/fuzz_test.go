@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -135,6 +136,31 @@ func FuzzParseRecordID(f *testing.F) {
 		}
 		if viaURI != again {
 			t.Fatalf("URI round trip %+v -> %q -> %+v", ref, ref.URI(), viaURI)
+		}
+	})
+}
+
+// A base64 JSON record handle either names exactly the record its fields
+// give, or is refused with a typed error: its fields never shift.
+func FuzzRecordHandleFields(f *testing.F) {
+	for _, s := range [][3]string{{"cin_work", "messages", "m001"}, {"c", "s:x", "r"}, {"c/d", "s", "r"}, {"", "s", "r:1"}, {"c", "s", "../r"}, {"c", "%2e%2e", "r"}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, conn, stream, record string) {
+		raw, _ := json.Marshal(map[string]string{"connection_id": conn, "stream": stream, "record_id": record})
+		var sent map[string]string // what the handle says, after JSON's UTF-8 repair
+		_ = json.Unmarshal(raw, &sent)
+		conn, stream, record = sent["connection_id"], sent["stream"], sent["record_id"]
+		ref, err := parseRecordID(RecordURIPrefix+base64.RawURLEncoding.EncodeToString(raw), "")
+		if err != nil {
+			var te *toolError
+			if !errors.As(err, &te) || te.Code != "invalid_id" {
+				t.Fatalf("untyped rejection %#v", err)
+			}
+			return
+		}
+		if ref.ConnectionID != conn || ref.Stream != stream || ref.RecordID != record {
+			t.Fatalf("handle {%q %q %q} parsed as %+v", conn, stream, record, ref)
 		}
 	})
 }

@@ -144,6 +144,11 @@ func decodeRecordHandle(rest string) (string, string) {
 		if json.Unmarshal(raw, &h) != nil || h.Stream == "" || h.RecordID == "" {
 			return "", "malformed record handle"
 		}
+		// The fields are joined into a plain id and parsed again, so a
+		// separator inside stream or connection_id would name another record.
+		if strings.ContainsAny(h.Stream, ":/") || strings.ContainsAny(h.ConnectionID, ":/") {
+			return "", "separator inside a record handle field"
+		}
 		id := h.Stream + ":" + h.RecordID
 		if h.ConnectionID != "" {
 			id = h.ConnectionID + "/" + id
