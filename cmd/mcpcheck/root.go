@@ -12,6 +12,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // targetOptions are the flags that select and reach a target.
@@ -34,23 +35,28 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	_ = f.MarkHidden("mutant")
 }
 
-// invocation repeats the target flags the user gave, secrets excluded (a
-// token file is named, never read out): the start of a reproduction line.
-func (o *targetOptions) invocation() []string {
+// verdictFlags are the flags that can change a check's verdict, in the order
+// a reproduction line repeats them. Output, parallelism and golden flags do not.
+var verdictFlags = []string{"url", "token-file", "owner-token-file", "stdio", "env", "fixture", "mutant", "timeout", "budget", "baseline"}
+
+// invocation repeats the verdict-affecting flags the user set, secrets
+// excluded (token files are named, never read out): the start of a
+// reproduction line.
+func invocation(fs *pflag.FlagSet) []string {
 	var out []string
-	add := func(flag, v string) {
-		if v != "" {
-			out = append(out, flag, quoteArg(v))
+	for _, name := range verdictFlags {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		vals := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		}
+		for _, v := range vals {
+			out = append(out, "--"+name, quoteArg(v))
 		}
 	}
-	add("--url", o.url)
-	add("--token-file", o.tokenFile)
-	add("--stdio", o.stdio)
-	for _, e := range o.env {
-		add("--env", e)
-	}
-	add("--fixture", o.fixture)
-	add("--mutant", o.mutant)
 	return out
 }
 
@@ -211,7 +217,7 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 				return usageError{err}
 			}
 			cfg := conformance.Config{Target: spec, BudgetBytes: budget, Only: append(args, focus...), Parallel: parallel,
-				GoldenDir: goldenDir, UpdateGolden: update, Invocation: to.invocation()}
+				GoldenDir: goldenDir, UpdateGolden: update, Invocation: invocation(cmd.Flags())}
 			if update && goldenDir == "" {
 				return usageError{errors.New("--update-golden needs --golden-dir")}
 			}
