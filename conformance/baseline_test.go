@@ -163,6 +163,35 @@ func TestClassifyToolChanges(t *testing.T) {
 	}
 }
 
+// A change below an argument's top level still changes what it accepts.
+func TestClassifyNestedShapeChanges(t *testing.T) {
+	arg := func(name, schema string) string {
+		return `[{"name":"a","inputSchema":{"type":"object","properties":{"` + name + `":` + schema + `}}}]`
+	}
+	for name, c := range map[string]struct {
+		old, now string
+		breaking bool
+	}{
+		"items type":            {`{"type":"array","items":{"type":"string"}}`, `{"type":"array","items":{"type":"integer"}}`, true},
+		"items enum":            {`{"type":"array","items":{"enum":["a","b"]}}`, `{"type":"array","items":{"enum":["a"]}}`, true},
+		"items dropped":         {`{"type":"array","items":{"type":"string"}}`, `{"type":"array"}`, true},
+		"anyOf branch type":     {`{"anyOf":[{"type":"string"},{"type":"integer"}]}`, `{"anyOf":[{"type":"string"},{"type":"boolean"}]}`, true},
+		"oneOf branch removed":  {`{"oneOf":[{"type":"string"},{"type":"integer"}]}`, `{"oneOf":[{"type":"string"}]}`, true},
+		"const":                 {`{"const":"v1"}`, `{"const":"v2"}`, true},
+		"nested property type":  {`{"type":"object","properties":{"from":{"type":"string"}}}`, `{"type":"object","properties":{"from":{"type":"number"}}}`, true},
+		"nested property gone":  {`{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}}}`, `{"type":"object","properties":{"from":{"type":"string"}}}`, true},
+		"deep nested items":     {`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}}}}`, `{"type":"object","properties":{"ids":{"type":"array","items":{"type":"integer"}}}}`, true},
+		"nested description":    {`{"type":"object","properties":{"from":{"type":"string"}}}`, `{"type":"object","properties":{"from":{"type":"string","description":"start"}}}`, false},
+		"nested optional added": {`{"type":"object","properties":{"from":{"type":"string"}}}`, `{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}}}`, false},
+		"items maxLength":       {`{"type":"array","items":{"type":"string"}}`, `{"type":"array","items":{"type":"string","maxLength":9}}`, false},
+	} {
+		changes := classifyToolChanges([]byte(arg("x", c.old)), []byte(arg("x", c.now)))
+		if len(changes) != 1 || changes[0].Breaking != c.breaking {
+			t.Errorf("%s: changes %+v, want one with breaking=%v", name, changes, c.breaking)
+		}
+	}
+}
+
 // A run whose every tool call failed says so: its passes say little.
 func TestWarnsWhenOnlyErrorPathsRan(t *testing.T) {
 	bin := pdppMCPBinary(t)
