@@ -149,10 +149,24 @@ var _ = Describe("golden footprints", Label("golden"), func() {
 		init, err := conformance.GoldenInitialize(target)
 		Expect(err).NotTo(HaveOccurred())
 		g.Assert(GinkgoTB(), "initialize", init)
+		produced := []string{"tools-list", "initialize"}
 		for _, gc := range conformance.GoldenCalls {
 			res, err := conformance.GoldenResult(context.Background(), target, gc)
 			Expect(err).NotTo(HaveOccurred())
 			g.Assert(GinkgoTB(), gc.Name, res)
+			produced = append(produced, gc.Name)
 		}
+		// goldie only compares the files it is named; a leftover golden would
+		// otherwise pin nothing unnoticed. `make golden` deletes it.
+		update := flag.Lookup("update").Value.String() == "true"
+		stale, err := conformance.StaleGoldens("../golden/reference", produced, update)
+		Expect(err).NotTo(HaveOccurred())
+		if update {
+			for _, name := range stale {
+				GinkgoWriter.Printf("removed stale golden %s\n", name)
+			}
+			return
+		}
+		Expect(stale).To(BeEmpty(), "golden files nothing produces; run `make golden` to remove them")
 	})
 })

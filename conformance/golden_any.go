@@ -117,23 +117,39 @@ func CompareGoldens(ctx context.Context, t *Target, dir string, update bool) (*G
 		}
 		rep.Files = append(rep.Files, GoldenFile{Name: n + goldenSuffix, Status: status})
 	}
-	existing, _ := filepath.Glob(filepath.Join(dir, "*"+goldenSuffix))
-	sort.Strings(existing)
-	for _, p := range existing {
-		name := filepath.Base(p)
-		if _, ok := produced[strings.TrimSuffix(name, goldenSuffix)]; ok {
-			continue
-		}
-		status := GoldenStale
-		if update {
-			if err := os.Remove(p); err != nil {
-				return nil, err
-			}
-			status = GoldenRemoved
-		}
+	stale, err := StaleGoldens(dir, names, update)
+	if err != nil {
+		return nil, err
+	}
+	status := map[bool]string{false: GoldenStale, true: GoldenRemoved}[update]
+	for _, name := range stale {
 		rep.Files = append(rep.Files, GoldenFile{Name: name, Status: status})
 	}
 	return rep, nil
+}
+
+// StaleGoldens lists the golden files in dir that none of the produced
+// names (without the suffix) accounts for, and deletes them with remove.
+func StaleGoldens(dir string, produced []string, remove bool) ([]string, error) {
+	existing, err := filepath.Glob(filepath.Join(dir, "*"+goldenSuffix))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(existing)
+	var out []string
+	for _, p := range existing {
+		name := filepath.Base(p)
+		if contains(produced, strings.TrimSuffix(name, goldenSuffix)) {
+			continue
+		}
+		if remove {
+			if err := os.Remove(p); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 // classifyToolChanges compares two normalised tools arrays tool by tool:
