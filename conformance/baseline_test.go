@@ -2,12 +2,15 @@ package conformance
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 func writeFile(t *testing.T, name, body string) string {
@@ -142,6 +145,58 @@ func TestGoldensForAnyTarget(t *testing.T) {
 	}
 	if !contains(breaking, "list_streams: tool removed") || !contains(nonBreaking, "search: description changed") {
 		t.Errorf("breaking %v, non-breaking %v", breaking, nonBreaking)
+	}
+}
+
+// A URL target has no fixture to call tools against: only its tools/list and
+// initialize are goldens, and a schema golden left in its directory is stale.
+func TestGoldensForURLTarget(t *testing.T) {
+	t.Setenv("CI", "")
+	ctx := context.Background()
+	fx, err := LoadFixture("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = shutdown(ctx) }()
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosted := httptest.NewServer(a.Handler())
+	defer hosted.Close()
+	tgt, err := Open(ctx, TargetSpec{URL: hosted.URL + adapter.MCPPath, Token: rs.ClientToken()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	dir := t.TempDir()
+	files := func(g *GoldenReport) map[string]string {
+		out := map[string]string{}
+		for _, f := range g.Files {
+			out[f.Name] = f.Status
+		}
+		return out
+	}
+	g, err := CompareGoldens(ctx, tgt, dir, true)
+	want := map[string]string{"initialize.golden.json": GoldenWritten, "tools-list.golden.json": GoldenWritten}
+	if err != nil || !reflect.DeepEqual(files(g), want) {
+		t.Fatalf("update wrote %v (%v), want %v", files(g), err, want)
+	}
+	if written, _ := filepath.Glob(filepath.Join(dir, "*")); len(written) != 2 {
+		t.Errorf("files on disk %v, want the two goldens", written)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "schema-global.golden.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err = CompareGoldens(ctx, tgt, dir, false)
+	want = map[string]string{"initialize.golden.json": GoldenMatch, "tools-list.golden.json": GoldenMatch, "schema-global.golden.json": GoldenStale}
+	if err != nil || !reflect.DeepEqual(files(g), want) {
+		t.Errorf("compare gave %v (%v), want %v", files(g), err, want)
 	}
 }
 
