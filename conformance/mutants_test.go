@@ -84,7 +84,7 @@ func TestMutantVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if entries, err = Select(entries, []string{"S001", "S012"}); err != nil {
+	if entries, err = Select(entries, nil, []string{"S001", "S012"}); err != nil {
 		t.Fatal(err)
 	}
 	settings, err := LoadSettings(0)

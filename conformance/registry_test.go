@@ -135,3 +135,33 @@ func TestProxyExistsRejectsMissingProxies(t *testing.T) {
 		}
 	}
 }
+
+// --focus is exact, so a reproduce line reruns one check; arguments select
+// by prefix.
+func TestSelectFocusIsExact(t *testing.T) {
+	entries, err := LoadRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(es []Entry) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Scenario.ID)
+		}
+		return out
+	}
+	if got, err := Select(entries, nil, []string{"S004"}); err != nil || strings.Join(ids(got), ",") != "S004" {
+		t.Errorf("--focus S004 selected %v (%v)", ids(got), err)
+	}
+	if got, err := Select(entries, nil, []string{"s012-tools-exact-membership"}); err != nil || strings.Join(ids(got), ",") != "S012" {
+		t.Errorf("--focus by name selected %v (%v)", ids(got), err)
+	}
+	if got, err := Select(entries, nil, []string{"S00"}); err == nil {
+		t.Errorf("--focus S00 selected %v, want a usage error", ids(got))
+	} else if _, ok := err.(*UsageError); !ok {
+		t.Errorf("--focus S00: %T %v, want a *UsageError", err, err)
+	}
+	if got, err := Select(entries, []string{"S00"}, []string{"S012"}); err != nil || len(got) != 10 || got[9].Scenario.ID != "S012" {
+		t.Errorf("prefix S00 plus --focus S012 selected %v (%v)", ids(got), err)
+	}
+}

@@ -216,7 +216,7 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 			if err != nil {
 				return usageError{err}
 			}
-			cfg := conformance.Config{Target: spec, BudgetBytes: budget, Only: append(args, focus...), Parallel: parallel,
+			cfg := conformance.Config{Target: spec, BudgetBytes: budget, Only: args, Focus: focus, Parallel: parallel,
 				GoldenDir: goldenDir, UpdateGolden: update, Invocation: invocation(cmd.Flags())}
 			if update && goldenDir == "" {
 				return usageError{errors.New("--update-golden needs --golden-dir")}
@@ -248,7 +248,7 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 	f.IntVar(&budget, "budget", 0, "tools/list byte budget (default 24576, from scenarios/surface.json)")
 	f.IntVar(&parallel, "parallel", 4, "checks to run at once")
 	f.BoolVar(&quietFootprintTable, "no-footprint", false, "omit the footprint table")
-	f.StringArrayVar(&focus, "focus", nil, "run only this scenario id or id prefix (repeatable; same as naming it as an argument)")
+	f.StringArrayVar(&focus, "focus", nil, "run exactly this scenario id, as failure reports' reproduce lines do (repeatable; an argument selects by id prefix)")
 	f.StringVar(&baselineFile, "baseline", "", "YAML file of scenario ids expected to fail on this target, each with a reason; a baselined id that passes fails the run as stale")
 	f.StringVar(&goldenDir, "golden-dir", "", "compare the target's normalised tools/list and initialize with the goldens in DIR")
 	f.BoolVar(&update, "update-golden", false, "rewrite the goldens in --golden-dir instead of comparing (never under CI)")
