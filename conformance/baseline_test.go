@@ -258,3 +258,38 @@ func TestWarnsWhenOnlyErrorPathsRan(t *testing.T) {
 		t.Errorf("warnings %v", rep.Warnings)
 	}
 }
+
+// S006 with no page to measure skips: its argument checks alone must not
+// pass as a held text budget.
+func TestS006SkipsWithoutAMeasuredPage(t *testing.T) {
+	ctx := context.Background()
+	fx, err := LoadFixture("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	rs.InjectFault("/v1/streams/", fakers.Fault{Status: 500})
+	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = shutdown(ctx) }()
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosted := httptest.NewServer(a.Handler())
+	defer hosted.Close()
+	tgt, err := Open(ctx, TargetSpec{URL: hosted.URL + adapter.MCPPath, Token: rs.ClientToken()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	settings, err := LoadSettings(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Evaluate(ctx, s006, tgt, settings); r.Verdict != Skip || !strings.Contains(r.Message, "no query_records page") {
+		t.Errorf("S006 with every records read failing: %s %s", r.Verdict, r.Message)
+	}
+}
