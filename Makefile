@@ -38,7 +38,7 @@ inspector-smoke:
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
-# Rewrites golden/ from the reference adapter. Review `git diff golden/` before committing.
+# Rewrites golden/ from the reference adapter and deletes goldens nothing produces. Review `git diff golden/` before committing.
 golden:
 	GOLDIE_UPDATE=1 $(GO) test ./conformance -run TestConformance -ginkgo.label-filter=golden -ginkgo.no-color
 	git --no-pager diff --stat -- golden/

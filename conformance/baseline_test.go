@@ -2,12 +2,15 @@ package conformance
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 func writeFile(t *testing.T, name, body string) string {
@@ -145,6 +148,58 @@ func TestGoldensForAnyTarget(t *testing.T) {
 	}
 }
 
+// A URL target has no fixture to call tools against: only its tools/list and
+// initialize are goldens, and a schema golden left in its directory is stale.
+func TestGoldensForURLTarget(t *testing.T) {
+	t.Setenv("CI", "")
+	ctx := context.Background()
+	fx, err := LoadFixture("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = shutdown(ctx) }()
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosted := httptest.NewServer(a.Handler())
+	defer hosted.Close()
+	tgt, err := Open(ctx, TargetSpec{URL: hosted.URL + adapter.MCPPath, Token: rs.ClientToken()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	dir := t.TempDir()
+	files := func(g *GoldenReport) map[string]string {
+		out := map[string]string{}
+		for _, f := range g.Files {
+			out[f.Name] = f.Status
+		}
+		return out
+	}
+	g, err := CompareGoldens(ctx, tgt, dir, true)
+	want := map[string]string{"initialize.golden.json": GoldenWritten, "tools-list.golden.json": GoldenWritten}
+	if err != nil || !reflect.DeepEqual(files(g), want) {
+		t.Fatalf("update wrote %v (%v), want %v", files(g), err, want)
+	}
+	if written, _ := filepath.Glob(filepath.Join(dir, "*")); len(written) != 2 {
+		t.Errorf("files on disk %v, want the two goldens", written)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "schema-global.golden.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err = CompareGoldens(ctx, tgt, dir, false)
+	want = map[string]string{"initialize.golden.json": GoldenMatch, "tools-list.golden.json": GoldenMatch, "schema-global.golden.json": GoldenStale}
+	if err != nil || !reflect.DeepEqual(files(g), want) {
+		t.Errorf("compare gave %v (%v), want %v", files(g), err, want)
+	}
+}
+
 func TestClassifyToolChanges(t *testing.T) {
 	old := `[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string"},"y":{"type":"integer"},"z":{"type":"string"}},"required":["x"]}}]`
 	now := `[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"integer"},"z":{"type":"string","description":"new"},"w":{"type":"string"},"v":{"type":"string"}},"required":["x","z","v"]}}]`
@@ -163,6 +218,35 @@ func TestClassifyToolChanges(t *testing.T) {
 	}
 }
 
+// A change below an argument's top level still changes what it accepts.
+func TestClassifyNestedShapeChanges(t *testing.T) {
+	arg := func(name, schema string) string {
+		return `[{"name":"a","inputSchema":{"type":"object","properties":{"` + name + `":` + schema + `}}}]`
+	}
+	for name, c := range map[string]struct {
+		old, now string
+		breaking bool
+	}{
+		"items type":            {`{"type":"array","items":{"type":"string"}}`, `{"type":"array","items":{"type":"integer"}}`, true},
+		"items enum":            {`{"type":"array","items":{"enum":["a","b"]}}`, `{"type":"array","items":{"enum":["a"]}}`, true},
+		"items dropped":         {`{"type":"array","items":{"type":"string"}}`, `{"type":"array"}`, true},
+		"anyOf branch type":     {`{"anyOf":[{"type":"string"},{"type":"integer"}]}`, `{"anyOf":[{"type":"string"},{"type":"boolean"}]}`, true},
+		"oneOf branch removed":  {`{"oneOf":[{"type":"string"},{"type":"integer"}]}`, `{"oneOf":[{"type":"string"}]}`, true},
+		"const":                 {`{"const":"v1"}`, `{"const":"v2"}`, true},
+		"nested property type":  {`{"type":"object","properties":{"from":{"type":"string"}}}`, `{"type":"object","properties":{"from":{"type":"number"}}}`, true},
+		"nested property gone":  {`{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}}}`, `{"type":"object","properties":{"from":{"type":"string"}}}`, true},
+		"deep nested items":     {`{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}}}}`, `{"type":"object","properties":{"ids":{"type":"array","items":{"type":"integer"}}}}`, true},
+		"nested description":    {`{"type":"object","properties":{"from":{"type":"string"}}}`, `{"type":"object","properties":{"from":{"type":"string","description":"start"}}}`, false},
+		"nested optional added": {`{"type":"object","properties":{"from":{"type":"string"}}}`, `{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}}}`, false},
+		"items maxLength":       {`{"type":"array","items":{"type":"string"}}`, `{"type":"array","items":{"type":"string","maxLength":9}}`, false},
+	} {
+		changes := classifyToolChanges([]byte(arg("x", c.old)), []byte(arg("x", c.now)))
+		if len(changes) != 1 || changes[0].Breaking != c.breaking {
+			t.Errorf("%s: changes %+v, want one with breaking=%v", name, changes, c.breaking)
+		}
+	}
+}
+
 // A run whose every tool call failed says so: its passes say little.
 func TestWarnsWhenOnlyErrorPathsRan(t *testing.T) {
 	bin := pdppMCPBinary(t)
@@ -172,5 +256,40 @@ func TestWarnsWhenOnlyErrorPathsRan(t *testing.T) {
 	}
 	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "only error paths") {
 		t.Errorf("warnings %v", rep.Warnings)
+	}
+}
+
+// S006 with no page to measure skips: its argument checks alone must not
+// pass as a held text budget.
+func TestS006SkipsWithoutAMeasuredPage(t *testing.T) {
+	ctx := context.Background()
+	fx, err := LoadFixture("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	rs.InjectFault("/v1/streams/", fakers.Fault{Status: 500})
+	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = shutdown(ctx) }()
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosted := httptest.NewServer(a.Handler())
+	defer hosted.Close()
+	tgt, err := Open(ctx, TargetSpec{URL: hosted.URL + adapter.MCPPath, Token: rs.ClientToken()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	settings, err := LoadSettings(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Evaluate(ctx, s006, tgt, settings); r.Verdict != Skip || !strings.Contains(r.Message, "no query_records page") {
+		t.Errorf("S006 with every records read failing: %s %s", r.Verdict, r.Message)
 	}
 }

@@ -84,7 +84,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 
 // One spec per catalog scenario, built from the registry so the suite cannot
 // drift from it. Checked scenarios run through conformance.Evaluate, the same
-// function the CLI uses; pending and manual ones are pending specs.
+// function the CLI uses. A manual scenario is a spec labelled "manual" that
+// skips with "manual: <reason>", so go test output and JUnit say manual.
 var _ = Describe("PDPP MCP conformance", func() {
 	entries, err := conformance.LoadRegistry()
 	if err != nil {
@@ -98,7 +99,11 @@ var _ = Describe("PDPP MCP conformance", func() {
 
 func declare(e conformance.Entry) {
 	labels := Label(e.Scenario.ID, "seed-"+e.Scenario.Seed)
-	if e.Status != conformance.Checked {
+	switch e.Status {
+	case conformance.Manual:
+		It(e.Scenario.Name()+" [manual]", labels, Label("manual"), func() { Skip(e.StatusText()) })
+		return
+	case conformance.Pending:
 		PIt(e.Scenario.Name()+" ["+e.StatusText()+"]", labels, func() {})
 		return
 	}
@@ -149,10 +154,24 @@ var _ = Describe("golden footprints", Label("golden"), func() {
 		init, err := conformance.GoldenInitialize(target)
 		Expect(err).NotTo(HaveOccurred())
 		g.Assert(GinkgoTB(), "initialize", init)
+		produced := []string{"tools-list", "initialize"}
 		for _, gc := range conformance.GoldenCalls {
 			res, err := conformance.GoldenResult(context.Background(), target, gc)
 			Expect(err).NotTo(HaveOccurred())
 			g.Assert(GinkgoTB(), gc.Name, res)
+			produced = append(produced, gc.Name)
 		}
+		// goldie only compares the files it is named; a leftover golden would
+		// otherwise pin nothing unnoticed. `make golden` deletes it.
+		update := flag.Lookup("update").Value.String() == "true"
+		stale, err := conformance.StaleGoldens("../golden/reference", produced, update)
+		Expect(err).NotTo(HaveOccurred())
+		if update {
+			for _, name := range stale {
+				GinkgoWriter.Printf("removed stale golden %s\n", name)
+			}
+			return
+		}
+		Expect(stale).To(BeEmpty(), "golden files nothing produces; run `make golden` to remove them")
 	})
 })

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,7 +54,7 @@ func stripVolatile(v any) {
 
 // normalizeTools is the order-insensitive, normalised form of a tools list.
 func normalizeTools(raw []json.RawMessage) string {
-	out, err := Normalize(ToolsArrayBytes(raw))
+	out, err := Normalize(ToolsArrayBytes(sortToolsByName(raw)))
 	if err != nil {
 		return "invalid JSON: " + err.Error()
 	}
@@ -89,8 +90,34 @@ func GoldenInitialize(t *Target) ([]byte, error) {
 	return Normalize(raw)
 }
 
-// GoldenTools is the normalised tools array.
-func GoldenTools(t *Target) ([]byte, error) { return Normalize(ToolsArrayBytes(t.ToolsRaw)) }
+// GoldenTools is the normalised tools array, sorted by tool name: tools/list
+// order carries no meaning, so it must not move a golden.
+func GoldenTools(t *Target) ([]byte, error) {
+	return Normalize(ToolsArrayBytes(sortToolsByName(t.ToolsRaw)))
+}
+
+// sortToolsByName returns a copy of raw sorted by each tool's name; a tool
+// whose name cannot be read sorts first, in arrival order.
+func sortToolsByName(raw []json.RawMessage) []json.RawMessage {
+	names := make([]string, len(raw))
+	for i, r := range raw {
+		var v struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(r, &v)
+		names[i] = v.Name
+	}
+	idx := make([]int, len(raw))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return names[idx[a]] < names[idx[b]] })
+	out := make([]json.RawMessage, len(raw))
+	for i, j := range idx {
+		out[i] = raw[j]
+	}
+	return out
+}
 
 type goldenError string
 

@@ -117,23 +117,39 @@ func CompareGoldens(ctx context.Context, t *Target, dir string, update bool) (*G
 		}
 		rep.Files = append(rep.Files, GoldenFile{Name: n + goldenSuffix, Status: status})
 	}
-	existing, _ := filepath.Glob(filepath.Join(dir, "*"+goldenSuffix))
-	sort.Strings(existing)
-	for _, p := range existing {
-		name := filepath.Base(p)
-		if _, ok := produced[strings.TrimSuffix(name, goldenSuffix)]; ok {
-			continue
-		}
-		status := GoldenStale
-		if update {
-			if err := os.Remove(p); err != nil {
-				return nil, err
-			}
-			status = GoldenRemoved
-		}
+	stale, err := StaleGoldens(dir, names, update)
+	if err != nil {
+		return nil, err
+	}
+	status := map[bool]string{false: GoldenStale, true: GoldenRemoved}[update]
+	for _, name := range stale {
 		rep.Files = append(rep.Files, GoldenFile{Name: name, Status: status})
 	}
 	return rep, nil
+}
+
+// StaleGoldens lists the golden files in dir that none of the produced
+// names (without the suffix) accounts for, and deletes them with remove.
+func StaleGoldens(dir string, produced []string, remove bool) ([]string, error) {
+	existing, err := filepath.Glob(filepath.Join(dir, "*"+goldenSuffix))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(existing)
+	var out []string
+	for _, p := range existing {
+		name := filepath.Base(p)
+		if contains(produced, strings.TrimSuffix(name, goldenSuffix)) {
+			continue
+		}
+		if remove {
+			if err := os.Remove(p); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 // classifyToolChanges compares two normalised tools arrays tool by tool:
@@ -169,7 +185,7 @@ func classifyToolChanges(oldRaw, newRaw []byte) []ToolChange {
 			switch {
 			case !ok:
 				add(name, true, "argument %s removed", arg)
-			case !sameJSON(was["type"], ns["type"]) || !sameJSON(was["enum"], ns["enum"]):
+			case shapeChanged(was, ns):
 				add(name, true, "argument %s changed type or allowed values", arg)
 			case !sameJSON(was, ns):
 				add(name, false, "argument %s described or constrained differently", arg)
@@ -207,6 +223,54 @@ func classifyToolChanges(oldRaw, newRaw []byte) []ToolChange {
 		return out[i].What < out[j].What
 	})
 	return out
+}
+
+// shapeChanged reports whether an argument's schema accepts different
+// values: its type, enum or const, its items, its anyOf/oneOf/allOf branches,
+// or the shape of a nested property that existed before. Wording and bounds
+// are left to the non-breaking "constrained differently" case.
+func shapeChanged(was, now map[string]any) bool {
+	for _, k := range []string{"type", "enum", "const"} {
+		if !sameJSON(was[k], now[k]) {
+			return true
+		}
+	}
+	if wi, ni := was["items"], now["items"]; wi != nil || ni != nil {
+		wm, wok := wi.(map[string]any)
+		nm, nok := ni.(map[string]any)
+		if !wok || !nok { // absent on one side, or the tuple form
+			if !sameJSON(wi, ni) {
+				return true
+			}
+		} else if shapeChanged(wm, nm) {
+			return true
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		wl, _ := was[k].([]any)
+		nl, _ := now[k].([]any)
+		if len(wl) != len(nl) {
+			return true
+		}
+		for i := range wl {
+			if shapeChanged(asObject(wl[i]), asObject(nl[i])) {
+				return true
+			}
+		}
+	}
+	wp, np := asObject(was["properties"]), asObject(now["properties"])
+	for name, w := range wp {
+		n, ok := np[name]
+		if !ok || shapeChanged(asObject(w), asObject(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // schemaParts are a tool's input properties and which are required.

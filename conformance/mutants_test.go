@@ -75,3 +75,33 @@ func TestReferenceFootprintWithinOwnBudget(t *testing.T) {
 		t.Errorf("tools/list is %d o200k tokens, want <= 2000", fp.TotalTokens)
 	}
 }
+
+// The matrix's verdict logic itself: a mutant whose failures are not the ids
+// it names is a wrong-reason kill, and a mutant that changes nothing survives.
+func TestMutantVerdicts(t *testing.T) {
+	ctx := context.Background()
+	entries, err := LoadRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entries, err = Select(entries, nil, []string{"S001", "S012"}); err != nil {
+		t.Fatal(err)
+	}
+	settings, err := LoadSettings(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		m    adapter.MutantInfo
+		want string
+	}{
+		"own ids":    {adapter.MutantInfo{ID: adapter.DropToolFetch, Kills: []string{"S012"}}, Killed},
+		"wrong ids":  {adapter.MutantInfo{ID: adapter.DropToolFetch, Kills: []string{"S001"}}, WrongReason},
+		"some wrong": {adapter.MutantInfo{ID: adapter.DropToolFetch, Kills: []string{"S001", "S012"}}, WrongReason},
+		"no-op":      {adapter.MutantInfo{ID: "", Kills: []string{"S012"}}, Survived},
+	} {
+		if r := runMutant(ctx, c.m, entries, settings); r.Verdict != c.want {
+			t.Errorf("%s: verdict %s, want %s (failed %v, errors %v)", name, r.Verdict, c.want, r.Failed, r.Errors)
+		}
+	}
+}

@@ -1,7 +1,12 @@
 package conformance
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -84,11 +89,79 @@ func TestCoverageGateIsStrict(t *testing.T) {
 		switch e.Status {
 		case Checked:
 		case Manual:
-			if !strings.Contains(e.Reason, "proxy") {
-				t.Errorf("%s is manual without naming its executable proxy: %q", e.Scenario.ID, e.Reason)
+			if err := proxyExists(e.Proxy); err != nil {
+				t.Errorf("%s is manual, but its executable proxy %q: %v", e.Scenario.ID, e.Proxy, err)
 			}
 		default:
 			t.Errorf("%s is %s: check it, or classify it as manual with the proxy that stands in for it", e.Scenario.ID, e.StatusText())
 		}
+	}
+}
+
+// proxyExists finds a manual scenario's proxy: a registry check id, or
+// package.TestName with that test function in the repository's package dir.
+func proxyExists(proxy string) error {
+	if proxy == "" {
+		return errors.New("is not named")
+	}
+	for _, c := range Checks() {
+		if c.ID == proxy {
+			return nil
+		}
+	}
+	pkg, test, ok := strings.Cut(proxy, ".")
+	if !ok || !strings.HasPrefix(test, "Test") {
+		return errors.New("is neither a check id nor package.TestName")
+	}
+	files, _ := filepath.Glob(filepath.Join("..", filepath.FromSlash(pkg), "*_test.go"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err == nil && regexp.MustCompile(`(?m)^func `+regexp.QuoteMeta(test)+`\(t \*testing\.T\)`).Match(data) {
+			return nil
+		}
+	}
+	return fmt.Errorf("is no test function in %s", pkg)
+}
+
+func TestProxyExistsRejectsMissingProxies(t *testing.T) {
+	for _, p := range []string{"S012", "conformance.TestReferenceAdapterPasses", "fakers.TestSearch"} {
+		if err := proxyExists(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	for _, p := range []string{"", "S999", "make test", "fakers.TestNoSuchThing", "nopkg.TestSearch", "fakers.Search"} {
+		if proxyExists(p) == nil {
+			t.Errorf("%q accepted as a proxy", p)
+		}
+	}
+}
+
+// --focus is exact, so a reproduce line reruns one check; arguments select
+// by prefix.
+func TestSelectFocusIsExact(t *testing.T) {
+	entries, err := LoadRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(es []Entry) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Scenario.ID)
+		}
+		return out
+	}
+	if got, err := Select(entries, nil, []string{"S004"}); err != nil || strings.Join(ids(got), ",") != "S004" {
+		t.Errorf("--focus S004 selected %v (%v)", ids(got), err)
+	}
+	if got, err := Select(entries, nil, []string{"s012-tools-exact-membership"}); err != nil || strings.Join(ids(got), ",") != "S012" {
+		t.Errorf("--focus by name selected %v (%v)", ids(got), err)
+	}
+	if got, err := Select(entries, nil, []string{"S00"}); err == nil {
+		t.Errorf("--focus S00 selected %v, want a usage error", ids(got))
+	} else if _, ok := err.(*UsageError); !ok {
+		t.Errorf("--focus S00: %T %v, want a *UsageError", err, err)
+	}
+	if got, err := Select(entries, []string{"S00"}, []string{"S012"}); err != nil || len(got) != 10 || got[9].Scenario.ID != "S012" {
+		t.Errorf("prefix S00 plus --focus S012 selected %v (%v)", ids(got), err)
 	}
 }

@@ -26,8 +26,9 @@ type Config struct {
 	Target TargetSpec
 	// BudgetBytes is the tools/list byte budget; zero means the catalog's.
 	BudgetBytes int
-	// Only selects scenario ids or id prefixes ("S012", "S01"). Empty selects all.
-	Only []string
+	// Only selects scenario ids or id prefixes ("S012", "S01"); Focus
+	// selects exact ids ("S004" is not "S04x"). Both empty select all.
+	Only, Focus []string
 	// Parallel bounds concurrent checks; zero means 4.
 	Parallel int
 	// Baseline lists ids expected to fail on this target.
@@ -111,25 +112,47 @@ func LoadSettings(budget int) (Settings, error) {
 	return Settings{Surface: surface, BudgetBytes: budget}, nil
 }
 
-// Select returns the registry entries the filters name.
-func Select(entries []Entry, only []string) ([]Entry, error) {
-	if len(only) == 0 {
+// Select returns the registry entries the filters name: only by id prefix
+// or exact name, focus by exact id or name. Both empty select all.
+func Select(entries []Entry, only, focus []string) ([]Entry, error) {
+	if len(only) == 0 && len(focus) == 0 {
 		return entries, nil
 	}
+	norm := func(fs []string) []string {
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = strings.ToUpper(strings.TrimSpace(f))
+		}
+		return out
+	}
+	only, focus = norm(only), norm(focus)
 	var out []Entry
 	used := map[string]bool{}
 	for _, e := range entries {
+		id, name := e.Scenario.ID, strings.ToUpper(e.Scenario.Name())
+		picked := false
 		for _, f := range only {
-			f = strings.ToUpper(strings.TrimSpace(f))
-			if strings.HasPrefix(e.Scenario.ID, f) || strings.EqualFold(e.Scenario.Name(), f) {
-				out, used[f] = append(out, e), true
-				break
+			if strings.HasPrefix(id, f) || name == f {
+				picked, used["only "+f] = true, true
 			}
+		}
+		for _, f := range focus {
+			if id == f || name == f {
+				picked, used["focus "+f] = true, true
+			}
+		}
+		if picked {
+			out = append(out, e)
 		}
 	}
 	for _, f := range only {
-		if !used[strings.ToUpper(strings.TrimSpace(f))] {
+		if !used["only "+f] {
 			return nil, &UsageError{fmt.Sprintf("scenario filter %q matches nothing", f)}
+		}
+	}
+	for _, f := range focus {
+		if !used["focus "+f] {
+			return nil, &UsageError{fmt.Sprintf("--focus %q names no scenario id (--focus takes exact ids; give a prefix as an argument)", f)}
 		}
 	}
 	return out, nil
@@ -142,7 +165,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err = Select(entries, cfg.Only)
+	entries, err = Select(entries, cfg.Only, cfg.Focus)
 	if err != nil {
 		return nil, err
 	}

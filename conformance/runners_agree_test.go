@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,7 +72,7 @@ func ginkgoVerdicts(t *testing.T, path string, childOut []byte) map[string]confo
 	out := map[string]conformance.Verdict{}
 	for _, r := range reports {
 		for _, s := range r.SpecReports {
-			if s.LeafNodeType != "It" || len(s.LeafNodeLabels) == 0 || s.State == "pending" {
+			if s.LeafNodeType != "It" || len(s.LeafNodeLabels) == 0 || s.State == "pending" || slices.Contains(s.LeafNodeLabels, "manual") {
 				continue
 			}
 			id := s.LeafNodeLabels[0]

@@ -32,6 +32,7 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 		on = t.On(t.Fork(fx))
 	}
 	_, index := on.schemaIndex()
+	measured := false
 	for i, s := range sources(index) {
 		if i == maxStreamProbes {
 			break
@@ -40,6 +41,7 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 		if c.IsError() {
 			continue
 		}
+		measured = true
 		on.Record("query_records text bytes", len(c.Text()))
 		t.Expect(len(c.Text())).To(BeNumerically("<=", textBudgetBytes), "query_records text for a page of %s must stay within %d bytes", s.stream, textBudgetBytes)
 		if word := searchableWord(records(c)); word != "" {
@@ -50,5 +52,9 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 			}
 		}
 		break
+	}
+	if !measured {
+		// The argument checks alone must not read as a held text budget.
+		t.Skipf("no query_records page to measure: the target's schema lists no stream, or query_records failed for the first %d", maxStreamProbes)
 	}
 }}

@@ -72,6 +72,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		"fixture with url":    {"--url", "http://x/mcp", "--fixture", "default"},
 		"not a url":           {"--url", "ftp://x"},
 		"filter matches none": {"S999"},
+		"focus is no prefix":  {"--focus", "S01"},
 		"bad env":             {"--stdio", "x", "--env", "NOEQUALS"},
 		"missing token file":  {"--url", "http://x/mcp", "--token-file", "/nonexistent"},
 		"two-line token file": {"--url", "http://x/mcp", "--token-file", tok},

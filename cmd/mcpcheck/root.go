@@ -12,6 +12,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // targetOptions are the flags that select and reach a target.
@@ -34,23 +35,28 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	_ = f.MarkHidden("mutant")
 }
 
-// invocation repeats the target flags the user gave, secrets excluded (a
-// token file is named, never read out): the start of a reproduction line.
-func (o *targetOptions) invocation() []string {
+// verdictFlags are the flags that can change a check's verdict, in the order
+// a reproduction line repeats them. Output, parallelism and golden flags do not.
+var verdictFlags = []string{"url", "token-file", "owner-token-file", "stdio", "env", "fixture", "mutant", "timeout", "budget", "baseline"}
+
+// invocation repeats the verdict-affecting flags the user set, secrets
+// excluded (token files are named, never read out): the start of a
+// reproduction line.
+func invocation(fs *pflag.FlagSet) []string {
 	var out []string
-	add := func(flag, v string) {
-		if v != "" {
-			out = append(out, flag, quoteArg(v))
+	for _, name := range verdictFlags {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		vals := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		}
+		for _, v := range vals {
+			out = append(out, "--"+name, quoteArg(v))
 		}
 	}
-	add("--url", o.url)
-	add("--token-file", o.tokenFile)
-	add("--stdio", o.stdio)
-	for _, e := range o.env {
-		add("--env", e)
-	}
-	add("--fixture", o.fixture)
-	add("--mutant", o.mutant)
 	return out
 }
 
@@ -210,8 +216,8 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 			if err != nil {
 				return usageError{err}
 			}
-			cfg := conformance.Config{Target: spec, BudgetBytes: budget, Only: append(args, focus...), Parallel: parallel,
-				GoldenDir: goldenDir, UpdateGolden: update, Invocation: to.invocation()}
+			cfg := conformance.Config{Target: spec, BudgetBytes: budget, Only: args, Focus: focus, Parallel: parallel,
+				GoldenDir: goldenDir, UpdateGolden: update, Invocation: invocation(cmd.Flags())}
 			if update && goldenDir == "" {
 				return usageError{errors.New("--update-golden needs --golden-dir")}
 			}
@@ -242,7 +248,7 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 	f.IntVar(&budget, "budget", 0, "tools/list byte budget (default 24576, from scenarios/surface.json)")
 	f.IntVar(&parallel, "parallel", 4, "checks to run at once")
 	f.BoolVar(&quietFootprintTable, "no-footprint", false, "omit the footprint table")
-	f.StringArrayVar(&focus, "focus", nil, "run only this scenario id or id prefix (repeatable; same as naming it as an argument)")
+	f.StringArrayVar(&focus, "focus", nil, "run exactly this scenario id, as failure reports' reproduce lines do (repeatable; an argument selects by id prefix)")
 	f.StringVar(&baselineFile, "baseline", "", "YAML file of scenario ids expected to fail on this target, each with a reason; a baselined id that passes fails the run as stale")
 	f.StringVar(&goldenDir, "golden-dir", "", "compare the target's normalised tools/list and initialize with the goldens in DIR")
 	f.BoolVar(&update, "update-golden", false, "rewrite the goldens in --golden-dir instead of comparing (never under CI)")

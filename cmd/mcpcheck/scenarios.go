@@ -12,7 +12,7 @@ import (
 func newScenariosCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "scenarios",
-		Short: "List every catalog scenario with its status: checked, pending or manual",
+		Short: "List every catalog scenario with its status: checked, or manual with the proxy check that stands in for it",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			entries, err := conformance.LoadRegistry()
@@ -31,7 +31,11 @@ func newScenariosCommand(stdout io.Writer) *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Scenario.Name(), e.Scenario.Seed, mode, e.StatusText(), e.Scenario.Title)
 			}
 			tw.Flush()
-			fmt.Fprintf(stdout, "\n%d scenarios: %d checked, %d pending, %d manual\n", len(entries), counts[conformance.Checked], counts[conformance.Pending], counts[conformance.Manual])
+			fmt.Fprintf(stdout, "\n%d scenarios: %d checked, %d manual", len(entries), counts[conformance.Checked], counts[conformance.Manual])
+			if n := counts[conformance.Pending]; n > 0 { // the coverage gate forbids pending; say so if one slips in
+				fmt.Fprintf(stdout, ", %d pending", n)
+			}
+			fmt.Fprintln(stdout)
 			return nil
 		},
 	}
