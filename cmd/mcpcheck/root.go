@@ -19,6 +19,7 @@ type targetOptions struct {
 	url, tokenFile, ownerTokenFile, stdio, fixture, mutant string
 	env                                                    []string
 	timeout                                                time.Duration
+	control                                                rsControlOptions
 }
 
 func (o *targetOptions) addFlags(cmd *cobra.Command) {
@@ -32,6 +33,7 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list, and on each tool call")
 	f.StringVar(&o.mutant, "mutant", "", "inject a named fault into the reference adapter (harness self-test)")
 	_ = f.MarkHidden("mutant")
+	o.control.addFlags(f)
 }
 
 // invocation repeats the target flags the user gave, secrets excluded (a
@@ -51,7 +53,7 @@ func (o *targetOptions) invocation() []string {
 	}
 	add("--fixture", o.fixture)
 	add("--mutant", o.mutant)
-	return out
+	return append(out, o.control.invocation()...)
 }
 
 // quoteArg quotes a flag value for a POSIX shell when it needs it.
@@ -106,6 +108,9 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 				return s, errors.New("--owner-token-file is empty")
 			}
 		}
+	}
+	if err := o.control.apply(&s, getenv); err != nil {
+		return s, err
 	}
 	m, err := adapter.ParseMutant(o.mutant)
 	if err != nil {
