@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
 )
@@ -237,6 +239,46 @@ func TestControlledURLTargetAgrees(t *testing.T) {
 	}
 	if n := len(rs.Fixture().Streams); n != len(fx.Streams) {
 		t.Errorf("the RS serves %d streams after the run, want its own %d back", n, len(fx.Streams))
+	}
+}
+
+// The controlled checks can fail on a URL target: each mutant is killed
+// by its own id through the remote control plane.
+func TestControlledURLTargetKillsMutants(t *testing.T) {
+	for m, id := range map[adapter.Mutant]string{
+		adapter.SkipExpandGate: "S008", adapter.CacheExpandSchema: "S009", adapter.RetryAfter401: "S014",
+		adapter.TitleFromEmittedAt: "S027", adapter.ProbeChildrenForAmbiguity: "S032", adapter.InventEvidence: "S045",
+	} {
+		t.Run(string(m), func(t *testing.T) {
+			fx, err := LoadFixture(fakers.DefaultFixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := fakers.New(fx)
+			ctl, err := rs.EnableControl()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rsURL, stop, err := rs.Start("127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = stop(context.Background()) })
+			a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(a.Handler())
+			t.Cleanup(srv.Close)
+			rep, err := Run(context.Background(), Config{Only: []string{id},
+				Target: TargetSpec{URL: srv.URL + adapter.MCPPath, RSControl: rsURL + fakers.ControlPrefix, RSControlToken: ctl}})
+			if err != nil || rep.TargetError != nil {
+				t.Fatalf("%v %v", err, rep.TargetError)
+			}
+			if v := rep.Verdicts()[id]; v != Fail {
+				t.Errorf("%s under %s: %s, want fail", id, m, v)
+			}
+		})
 	}
 }
 
