@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"runtime/debug"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 

@@ -36,10 +36,10 @@ const (
 	// (the reference adapter, or a --stdio target).
 	CapLocalCommand Capability = "local-command"
 	// CapControlledRS: the adapter reads from a fixture RS that mcpcheck runs
-	// and whose request log it can inspect.
+	// or controls, and whose request log it can inspect.
 	CapControlledRS Capability = "controlled-rs"
 	// CapFixture: mcpcheck can open the adapter again against a fixture RS
-	// of its choosing ([Target.Fork]).
+	// of its choosing, or have the controlled RS serve it ([Target.Fork]).
 	CapFixture Capability = "fixture"
 	// CapCLI: the implementation has a reference-style CLI (`search`,
 	// `read-field`) that mcpcheck can run: the reference adapter, or a
@@ -52,8 +52,8 @@ const (
 
 var capabilityReasons = map[Capability]string{
 	CapLocalCommand: "needs a local adapter command (the reference adapter or --stdio); a --url target has none",
-	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter or --stdio)",
-	CapFixture:      "needs to start the adapter against a fixture RS of mcpcheck's choosing (the reference adapter or --stdio)",
+	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter, --stdio, or --url with --rs-control)",
+	CapFixture:      "needs to serve the adapter a fixture RS of mcpcheck's choosing (the reference adapter, --stdio, or --url with --rs-control)",
 	CapCLI:          "needs the implementation's CLI (pdpp-mcp search / read-field); the target offers none mcpcheck can run",
 	CapHTTP:         "needs the hosted HTTP endpoint (the reference adapter or --url); a stdio target has none",
 }
@@ -125,7 +125,7 @@ func (t *T) Fork(fx *fakers.Fixture) *Target {
 // ForkSame forks the target against a fresh copy of the fixture it serves,
 // for checks that count RS calls or inject faults.
 func (t *T) ForkSame() *Target {
-	fx, err := LoadFixture(t.Target.fixture)
+	fx, err := t.Target.baseFixture()
 	if err != nil {
 		panic(errorSignal{"load fixture: " + err.Error()})
 	}

@@ -230,6 +230,9 @@ func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, 
 	if n <= 0 {
 		n = 4
 	}
+	if tgt.remote != nil { // one RS shared by every check and fork
+		n = 1
+	}
 	var (
 		mu  sync.Mutex
 		wg  sync.WaitGroup

@@ -108,7 +108,7 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 
 // expandCalls are the RS record-list or record-detail requests of a stream
 // that carried expand.
-func expandCalls(rs *fakers.RS, et expandTarget) []fakers.Request {
+func expandCalls(rs FixtureRS, et expandTarget) []fakers.Request {
 	var out []fakers.Request
 	for _, r := range rs.RequestsTo("/v1/streams/" + url.PathEscape(et.stream) + "/records") {
 		q, _ := url.ParseQuery(r.RawQuery)

@@ -6,7 +6,7 @@ import (
 )
 
 var s009 = &Check{ID: "S009", Slug: "expand-live-schema", Mode: ModeCTRL, Needs: []Capability{CapFixture}, Run: func(t *T) {
-	fx, err := LoadFixture(t.Target.fixture)
+	fx, err := t.Target.baseFixture()
 	t.Expect(err).NotTo(HaveOccurred())
 	var stream *fakers.Stream
 	for _, s := range fx.Streams {

@@ -56,6 +56,10 @@ type TargetSpec struct {
 	// FixtureData, when set, is served instead of the named fixture. Checks
 	// use it through [Target.Fork] for scale grants and live mutation.
 	FixtureData *fakers.Fixture
+	// RSControl is the control plane of the pdpp-fake-rs a URL target reads
+	// from, and RSControlToken its bearer (never printed): with them the
+	// URL target gets the controlled-RS and fixture capabilities.
+	RSControl, RSControlToken string
 	// Mutant injects one fault into the reference adapter (tests only).
 	Mutant adapter.Mutant
 	// ConnectTimeout bounds the handshake. Zero means DefaultConnectTimeout.
@@ -96,9 +100,9 @@ type Target struct {
 	Init        *mcp.InitializeResult
 	ToolsRaw    []json.RawMessage // each tool exactly as received
 	Tools       []*mcp.Tool
-	// RS is the fixture RS behind the adapter, when mcpcheck runs it, and
-	// RSURL its address.
-	RS    *fakers.RS
+	// RS is the fixture RS behind the adapter, when mcpcheck runs it or
+	// controls it (--rs-control), and RSURL its address.
+	RS    FixtureRS
 	RSURL string
 	// Help runs the adapter command with --help (reference and stdio).
 	Help func(ctx context.Context) (Help, error)
@@ -136,7 +140,10 @@ type Target struct {
 	secret  string
 	closers []func()
 	fixture string // the fixture name served, for forks of the same data
-	memo    memo   // what checks discovered about this target
+	// remote is the controlled RS of a URL target: one RS shared by every
+	// check and fork, so checks on such a target run one at a time.
+	remote *remoteRS
+	memo   memo // what checks discovered about this target
 
 	calls, failedCalls atomic.Int64 // tool calls made, and those that returned isError
 
@@ -226,7 +233,11 @@ func (t *Target) redact(s string) string {
 	if t == nil {
 		return s
 	}
-	for _, secret := range []string{t.secret, t.OwnerToken} {
+	secrets := []string{t.secret, t.OwnerToken}
+	if t.remote != nil {
+		secrets = append(secrets, t.remote.token)
+	}
+	for _, secret := range secrets {
 		if secret != "" {
 			s = strings.ReplaceAll(s, secret, "[redacted]")
 		}
@@ -253,13 +264,7 @@ func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
 	case KindReference:
 		err = t.openReference(ctx, spec)
 	case KindURL:
-		t.secret = spec.Token
-		t.Description = "url " + spec.URL
-		t.MCPURL, t.OwnerToken = spec.URL, spec.OwnerToken
-		if u, err := url.Parse(spec.URL); err == nil {
-			t.Origin = u.Scheme + "://" + u.Host
-		}
-		err = t.connectHTTP(ctx, spec.URL, spec.Token, nil, spec.ConnectTimeout)
+		err = t.openURL(ctx, spec)
 	case KindStdio:
 		err = t.openStdio(ctx, spec)
 	}
@@ -290,6 +295,88 @@ func LoadFixture(name string) (*fakers.Fixture, error) {
 	}
 	fx.SpecClientReads = true
 	return fx, nil
+}
+
+func (t *Target) openURL(ctx context.Context, spec TargetSpec) error {
+	if spec.RSControl != "" {
+		r, err := dialRemoteRS(ctx, spec.RSControl, spec.RSControlToken, spec.ConnectTimeout)
+		if err != nil {
+			return err
+		}
+		t.remote, t.RS, t.RSURL = r, r, r.origin()
+		if spec.Token == "" {
+			spec.Token = r.ClientToken()
+		}
+		if spec.OwnerToken == "" {
+			spec.OwnerToken = r.OwnerToken()
+		}
+		t.Fork = func(ctx context.Context, fx *fakers.Fixture) (*Target, error) { return forkRemote(ctx, spec, r, fx) }
+	}
+	t.secret = spec.Token
+	t.Description = "url " + spec.URL
+	if spec.RSControl != "" {
+		t.Description += ", controlled fixture RS"
+	}
+	t.MCPURL, t.OwnerToken = spec.URL, spec.OwnerToken
+	if u, err := url.Parse(spec.URL); err == nil {
+		t.Origin = u.Scheme + "://" + u.Host
+	}
+	return t.connectHTTP(ctx, spec.URL, spec.Token, nil, spec.ConnectTimeout)
+}
+
+// forkRemote serves fx on the controlled RS and opens a new session to
+// the same URL; closing the fork restores the RS's own data.
+func forkRemote(ctx context.Context, spec TargetSpec, r *remoteRS, fx *fakers.Fixture) (*Target, error) {
+	restore := func() error {
+		status, body, err := r.do(context.Background(), http.MethodPost, "mutations", fakers.Mutation{Op: "restore"})
+		if err == nil && status != http.StatusOK {
+			err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
+		}
+		return err
+	}
+	if err := restore(); err != nil {
+		return nil, fmt.Errorf("controlled RS: restore: %w", err)
+	}
+	status, body, err := r.do(ctx, http.MethodPost, "mutations", fakers.Mutation{Op: "replace", Fixture: fx})
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
+	}
+	if err != nil {
+		_ = restore()
+		return nil, fmt.Errorf("controlled RS: serve the fork's data: %w", err)
+	}
+	fork := spec
+	fork.RSControl = ""
+	f, err := Open(ctx, fork)
+	if err != nil {
+		_ = restore()
+		return nil, err
+	}
+	f.remote, f.RS, f.RSURL = r, r, r.origin()
+	f.closers = append([]func(){func() { _ = restore() }}, f.closers...)
+	return f, nil
+}
+
+// baseFixture is a fresh copy of the data the target's RS serves by
+// default: the named fixture, or what a controlled RS started with.
+func (t *Target) baseFixture() (*fakers.Fixture, error) {
+	if t.remote != nil {
+		var fx fakers.Fixture
+		status, body, err := t.remote.do(context.Background(), http.MethodGet, "fixture/baseline", nil)
+		if err == nil && status != http.StatusOK {
+			err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
+		}
+		if err == nil {
+			dec := json.NewDecoder(bytes.NewReader(body))
+			dec.UseNumber()
+			err = dec.Decode(&fx)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("controlled RS baseline: %w", err)
+		}
+		return &fx, nil
+	}
+	return LoadFixture(t.fixture)
 }
 
 func startFixture(spec TargetSpec) (*fakers.RS, string, func(), error) {

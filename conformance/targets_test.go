@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
 )
@@ -86,6 +88,13 @@ func serveBinaryWithOwner(t *testing.T) (string, string, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = stop(context.Background()) })
+	return serveBinaryOn(t, rsURL), rs.ClientToken(), rs.OwnerToken()
+}
+
+// serveBinaryOn runs `pdpp-mcp serve` against the RS at rsURL and returns
+// its /mcp URL.
+func serveBinaryOn(t *testing.T, rsURL string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, pdppMCPBinary(t), "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
 	stderr, err := cmd.StderrPipe()
@@ -108,11 +117,11 @@ func serveBinaryWithOwner(t *testing.T) (string, string, string) {
 	}()
 	select {
 	case u := <-found:
-		return u, rs.ClientToken(), rs.OwnerToken()
+		return u
 	case <-time.After(15 * time.Second):
 		t.Fatal("pdpp-mcp serve did not report its address")
 	}
-	return "", "", ""
+	return ""
 }
 
 // The same adapter reached three ways gives the same verdicts. The only
@@ -177,6 +186,142 @@ func TestTargetsAgree(t *testing.T) {
 	}
 	if ref.Footprint.TotalBytes != stdio.Footprint.TotalBytes || ref.Footprint.TotalBytes != url.Footprint.TotalBytes {
 		t.Errorf("footprint differs by transport: reference %d, stdio %d, url %d", ref.Footprint.TotalBytes, stdio.Footprint.TotalBytes, url.Footprint.TotalBytes)
+	}
+}
+
+// A deployed adapter whose RS is a pdpp-fake-rs with its control plane
+// gets every check the reference target gets: --url with --rs-control gives
+// the same verdicts, and skips only for what no URL target has (a local
+// command or CLI).
+func TestControlledURLTargetAgrees(t *testing.T) {
+	ctx := context.Background()
+	ref, err := Run(ctx, Config{})
+	if err != nil || ref.TargetError != nil {
+		t.Fatalf("reference: %v %v", err, ref.TargetError)
+	}
+	fx, err := LoadFixture(fakers.DefaultFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	ctl, err := rs.EnableControl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsURL, stop, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	mcpURL := serveBinaryOn(t, rsURL)
+	// No bearer flags: the client and owner tokens come from the control plane.
+	got, err := Run(ctx, Config{Target: TargetSpec{URL: mcpURL, RSControl: rsURL + fakers.ControlPrefix, RSControlToken: ctl}})
+	if err != nil || got.TargetError != nil {
+		t.Fatalf("url: %v %v", err, got.TargetError)
+	}
+	want := ref.Verdicts()
+	for _, row := range got.Rows {
+		if row.Result == nil {
+			continue
+		}
+		r := row.Result
+		if r.Verdict == Skip && (needs(row.ID, CapLocalCommand) || needs(row.ID, CapCLI)) && want[row.ID] != Skip {
+			continue
+		}
+		if r.Verdict != want[row.ID] {
+			t.Errorf("url+control %s: %s, reference %s (%s)", row.ID, r.Verdict, want[row.ID], r.Message)
+		}
+		for _, c := range []Capability{CapControlledRS, CapFixture} {
+			if r.Verdict == Skip && strings.Contains(r.Message, capabilityReasons[c]) {
+				t.Errorf("url+control %s skipped for %s", row.ID, c)
+			}
+		}
+	}
+	if n := len(rs.Fixture().Streams); n != len(fx.Streams) {
+		t.Errorf("the RS serves %d streams after the run, want its own %d back", n, len(fx.Streams))
+	}
+}
+
+// The controlled checks can fail on a URL target: each mutant is killed
+// by its own id through the remote control plane.
+func TestControlledURLTargetKillsMutants(t *testing.T) {
+	for m, id := range map[adapter.Mutant]string{
+		adapter.SkipExpandGate: "S008", adapter.CacheExpandSchema: "S009", adapter.RetryAfter401: "S014",
+		adapter.TitleFromEmittedAt: "S027", adapter.ProbeChildrenForAmbiguity: "S032", adapter.InventEvidence: "S045",
+	} {
+		t.Run(string(m), func(t *testing.T) {
+			fx, err := LoadFixture(fakers.DefaultFixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := fakers.New(fx)
+			ctl, err := rs.EnableControl()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rsURL, stop, err := rs.Start("127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = stop(context.Background()) })
+			a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(a.Handler())
+			t.Cleanup(srv.Close)
+			rep, err := Run(context.Background(), Config{Only: []string{id},
+				Target: TargetSpec{URL: srv.URL + adapter.MCPPath, RSControl: rsURL + fakers.ControlPrefix, RSControlToken: ctl}})
+			if err != nil || rep.TargetError != nil {
+				t.Fatalf("%v %v", err, rep.TargetError)
+			}
+			if v := rep.Verdicts()[id]; v != Fail {
+				t.Errorf("%s under %s: %s, want fail", id, m, v)
+			}
+		})
+	}
+}
+
+// A control plane that is absent, or refuses the token, stops the run
+// before any check with a typed reason and the right exit code.
+func TestControlPlaneErrorsAreTyped(t *testing.T) {
+	fx, _ := LoadFixture(fakers.DefaultFixture)
+	rs := fakers.New(fx)
+	if _, err := rs.EnableControl(); err != nil {
+		t.Fatal(err)
+	}
+	rsURL, stop, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	cases := []struct {
+		name, control, token string
+		exit                 int
+		reason               string
+	}{
+		{"unreachable", "http://127.0.0.1:1/_fixture/", "fixturectl_secret_value", ExitUnreachable, "cannot reach the fixture RS control plane"},
+		{"wrong token", rsURL + fakers.ControlPrefix, "fixturectl_wrong", ExitAuth, "control token rejected (HTTP 401)"},
+		{"no token", rsURL + fakers.ControlPrefix, "", ExitAuth, "needs a control token"},
+		{"not a control plane", rsURL + "/v1/", "fixturectl_secret_value", ExitUnreachable, "not a fixture RS control plane"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := TargetSpec{URL: "http://127.0.0.1:1/mcp", RSControl: tc.control, RSControlToken: tc.token, ConnectTimeout: 3 * time.Second}
+			rep, err := Run(context.Background(), Config{Target: spec, Only: []string{"S001"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.TargetError == nil {
+				t.Fatalf("no target error; verdicts %v", rep.Verdicts())
+			}
+			if got := rep.ExitCode(); got != tc.exit {
+				t.Errorf("exit %d, want %d (%s)", got, tc.exit, rep.TargetError.Reason)
+			}
+			if !strings.Contains(rep.TargetError.Reason, tc.reason) || (tc.token != "" && strings.Contains(rep.TargetError.Reason, tc.token)) {
+				t.Errorf("reason %q, want it to contain %q and no token", rep.TargetError.Reason, tc.reason)
+			}
+		})
 	}
 }
 

@@ -68,10 +68,15 @@ type RS struct {
 	answerCache  sync.Map // token kind and request -> encoded schema or search answer; cleared by Update
 	answers      atomic.Int64
 
-	mu     sync.Mutex
-	log    []Request
-	logMax int // 0: DefaultLogLimit; <0: log nothing
-	faults []*faultRule
+	mu  sync.Mutex
+	log []Request
+	seq int64 // the last logged request's Seq
+	// controlToken guards the control plane ("" keeps it off); baseline is
+	// the data it restores.
+	controlToken string
+	baseline     []byte
+	logMax       int // 0: DefaultLogLimit; <0: log nothing
+	faults       []*faultRule
 }
 
 // DefaultLogLimit bounds the request log so a long load run does not grow
@@ -91,12 +96,13 @@ func (rs *RS) KeepRequests(n int) {
 
 // A Request is one logged RS call, appended after the response is written.
 type Request struct {
-	Method        string
-	Path          string
-	Query         url.Values
-	RawQuery      string
-	Authorization string
-	Status        int
+	Seq           int64      `json:"seq"` // 1, 2, …: the order the RS served requests in
+	Method        string     `json:"method"`
+	Path          string     `json:"path"`
+	Query         url.Values `json:"query,omitempty"`
+	RawQuery      string     `json:"raw_query,omitempty"`
+	Authorization string     `json:"authorization,omitempty"`
+	Status        int        `json:"status"`
 }
 
 // New returns an RS serving the fixture.
@@ -305,6 +311,9 @@ func (s *statusRecorder) Flush() {
 // ServeHTTP runs faults, the version check, the auth gate and the route, and
 // logs the request.
 func (rs *RS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rs.control(w, r) {
+		return
+	}
 	sr := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		rs.mu.Lock()
@@ -319,7 +328,8 @@ func (rs *RS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if len(rs.log) >= limit { // drop the oldest half at once: amortised O(1)
 			rs.log = append(rs.log[:0], rs.log[len(rs.log)-limit/2:]...)
 		}
-		rs.log = append(rs.log, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery,
+		rs.seq++
+		rs.log = append(rs.log, Request{Seq: rs.seq, Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery,
 			Authorization: r.Header.Get("Authorization"), Status: sr.status})
 	}()
 	if f := rs.takeFault(r.URL.Path); f != nil {

@@ -20,6 +20,7 @@ type targetOptions struct {
 	url, tokenFile, ownerTokenFile, stdio, fixture, mutant string
 	env                                                    []string
 	timeout                                                time.Duration
+	control                                                rsControlOptions
 }
 
 func (o *targetOptions) addFlags(cmd *cobra.Command) {
@@ -33,11 +34,12 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list, and on each tool call")
 	f.StringVar(&o.mutant, "mutant", "", "inject a named fault into the reference adapter (harness self-test)")
 	_ = f.MarkHidden("mutant")
+	o.control.addFlags(f)
 }
 
 // verdictFlags are the flags that can change a check's verdict, in the order
 // a reproduction line repeats them. Output, parallelism and golden flags do not.
-var verdictFlags = []string{"url", "token-file", "owner-token-file", "stdio", "env", "fixture", "mutant", "timeout", "budget", "baseline"}
+var verdictFlags = []string{"url", "token-file", "owner-token-file", "rs-control", "rs-control-token-file", "stdio", "env", "fixture", "mutant", "timeout", "budget", "baseline"}
 
 // invocation repeats the verdict-affecting flags the user set, secrets
 // excluded (token files are named, never read out): the start of a
@@ -112,6 +114,9 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 				return s, errors.New("--owner-token-file is empty")
 			}
 		}
+	}
+	if err := o.control.apply(&s, getenv); err != nil {
+		return s, err
 	}
 	m, err := adapter.ParseMutant(o.mutant)
 	if err != nil {

@@ -23,7 +23,8 @@ func main() {
 	os.Exit(code)
 }
 
-// run prints `url=…`, `token=…` and `owner_token=…` on stdout, then serves
+// run prints `url=…`, `token=…` and `owner_token=…` on stdout, and
+// `control_url=…` and `control_token=…` unless --no-control, then serves
 // until ctx ends.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pdpp-fake-rs", flag.ContinueOnError)
@@ -37,6 +38,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&sp.Streams, "streams", 0, "scale fixture: streams per connector")
 	fs.IntVar(&sp.Fields, "fields", 0, "scale fixture: fields per stream")
 	fs.IntVar(&sp.Records, "records", 0, "scale fixture: records per stream")
+	noControl := fs.Bool("no-control", false, "do not mount the control plane ("+fakers.ControlPrefix+": request log, data, faults, tokens)")
 	spec := fs.Bool("spec-client-reads", false, "client tokens see live capabilities and may filter/expand, as the spec says")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -58,12 +60,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fx.SpecClientReads = *spec
 	rs := fakers.New(fx)
+	var controlToken string
+	if !*noControl {
+		if controlToken, err = rs.EnableControl(); err != nil {
+			fmt.Fprintf(stderr, "pdpp-fake-rs: %v\n", err)
+			return 1
+		}
+	}
 	url, shutdown, err := rs.Start(*addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-fake-rs: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "url=%s\ntoken=%s\nowner_token=%s\n", url, rs.ClientToken(), rs.OwnerToken())
+	if controlToken != "" {
+		fmt.Fprintf(stdout, "control_url=%s%s\ncontrol_token=%s\n", url, fakers.ControlPrefix, controlToken)
+	}
 	if f, ok := stdout.(*os.File); ok {
 		_ = f.Sync()
 	}

@@ -26,7 +26,7 @@ func TestRunPrintsURLAndToken(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
 	done := make(chan int)
-	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, &out, &errb) }()
+	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--no-control"}, &out, &errb) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(out.String(), "owner_token=") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -42,6 +42,44 @@ func TestRunPrintsURLAndToken(t *testing.T) {
 		t.Fatalf("schema: %v %v", err, resp)
 	}
 	resp.Body.Close()
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// By default the control plane is on: its URL and token come last, and the
+// token reads the request log but is refused by /v1.
+func TestRunPrintsControlPlane(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, &out, &errb) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "control_token=") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[3], "control_url=http://127.0.0.1:") || !strings.HasSuffix(lines[3], "/_fixture/") || !strings.HasPrefix(lines[4], "control_token=") {
+		t.Fatalf("stdout %q", out.String())
+	}
+	base, ctl := strings.TrimPrefix(lines[0], "url="), strings.TrimPrefix(lines[4], "control_token=")
+	get := func(path string) int {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+ctl)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get("/_fixture/requests"); got != 200 {
+		t.Errorf("control request log: %d", got)
+	}
+	if got := get("/v1/schema"); got != 401 {
+		t.Errorf("/v1/schema with the control token: %d, want 401", got)
+	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d", code)

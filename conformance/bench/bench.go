@@ -268,7 +268,8 @@ func open(ctx context.Context, spec conformance.TargetSpec, o Options) (*subject
 	if err != nil {
 		return nil, err
 	}
-	sub := &subject{target: t, session: t.Session, rs: t.RS, rsURL: t.RSURL, pid: t.PID, close: t.Close}
+	rs, _ := t.RS.(*fakers.RS) // the load run resizes the log of an in-process RS only
+	sub := &subject{target: t, session: t.Session, rs: rs, rsURL: t.RSURL, pid: t.PID, close: t.Close}
 	if t.MCPURL != "" { // a lean client of its own: no wire tap, a connection pool sized for the load
 		cs, closeCS, err := connect(ctx, t.MCPURL, t.BearerToken())
 		if err != nil {

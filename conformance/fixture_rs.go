@@ -1,0 +1,173 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+// FixtureRS is the fixture RS behind a target, as checks use it: in-process
+// (*fakers.RS, for the reference and stdio targets) or a deployed
+// pdpp-fake-rs reached over its control plane (--url with --rs-control).
+type FixtureRS interface {
+	Requests() []fakers.Request
+	RequestsTo(prefix string) []fakers.Request
+	ResetRequests()
+	// Replay answers a logged request again, unlogged and without faults.
+	Replay(r fakers.Request) (int, []byte)
+	Fixture() *fakers.Fixture
+	Update(fn func(*fakers.Fixture))
+	InjectFault(prefix string, f fakers.Fault)
+	ClientToken() string
+	OwnerToken() string
+	ExpiredToken() string
+}
+
+var _ FixtureRS = (*fakers.RS)(nil)
+
+// remoteRS drives a pdpp-fake-rs over its control plane. A method that
+// cannot reach it ends the check as an error, as a transport fault does.
+type remoteRS struct {
+	base   string // the control URL, ending in /
+	token  string
+	hc     *http.Client
+	tokens fakers.Tokens
+}
+
+// dialRemoteRS checks that the control plane answers and accepts the token.
+func dialRemoteRS(ctx context.Context, controlURL, token string, timeout time.Duration) (*remoteRS, error) {
+	u, err := url.Parse(controlURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control %q: want an http:// or https:// URL", controlURL)}
+	}
+	if !strings.HasSuffix(controlURL, "/") {
+		controlURL += "/"
+	}
+	if token == "" {
+		return nil, &TargetError{Reason: "--rs-control needs a control token: --rs-control-token-file or MCPCHECK_RS_CONTROL_TOKEN"}
+	}
+	r := &remoteRS{base: controlURL, token: token, hc: &http.Client{Timeout: timeout}}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	status, body, err := r.do(ctx, http.MethodGet, "tokens", nil)
+	switch {
+	case err != nil:
+		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: cannot reach the fixture RS control plane: " + firstLine(err.Error())}
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return nil, &TargetError{Reason: fmt.Sprintf("--rs-control: control token rejected (HTTP %d); check --rs-control-token-file or MCPCHECK_RS_CONTROL_TOKEN", status)}
+	case status != http.StatusOK:
+		return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control: not a fixture RS control plane (HTTP %d: %s)", status, firstLine(string(body)))}
+	}
+	if err := json.Unmarshal(body, &r.tokens); err != nil || r.tokens.Client == "" {
+		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: not a fixture RS control plane: tokens answer " + firstLine(string(body))}
+	}
+	return r, nil
+}
+
+// origin is the RS's own origin: the control plane is mounted on it.
+func (r *remoteRS) origin() string {
+	return strings.TrimSuffix(strings.TrimSuffix(r.base, "/"), strings.TrimSuffix(fakers.ControlPrefix, "/"))
+}
+
+func (r *remoteRS) do(ctx context.Context, method, path string, in any) (int, []byte, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return 0, nil, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, r.base+path, body)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+r.token)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return 0, nil, errors.New(strings.ReplaceAll(err.Error(), r.token, "[redacted]"))
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	return resp.StatusCode, b, err
+}
+
+// call is do for check code: any failure ends the check as an error.
+func (r *remoteRS) call(method, path string, in, out any) {
+	status, body, err := r.do(context.Background(), method, path, in)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
+	}
+	if err == nil && out != nil {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		err = dec.Decode(out)
+	}
+	if err != nil {
+		panic(errorSignal{fmt.Sprintf("fixture RS control plane: %s %s: %v", method, path, err)})
+	}
+}
+
+func (r *remoteRS) Requests() []fakers.Request {
+	var out struct{ Requests []fakers.Request }
+	r.call(http.MethodGet, "requests", nil, &out)
+	return out.Requests
+}
+
+func (r *remoteRS) RequestsTo(prefix string) []fakers.Request {
+	var out []fakers.Request
+	for _, q := range r.Requests() {
+		if strings.HasPrefix(q.Path, prefix) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func (r *remoteRS) ResetRequests() { r.call(http.MethodPost, "requests/reset", nil, nil) }
+
+func (r *remoteRS) Replay(q fakers.Request) (int, []byte) {
+	var out struct {
+		Status int
+		Body   string
+	}
+	r.call(http.MethodPost, "replay", q, &out)
+	return out.Status, []byte(out.Body)
+}
+
+func (r *remoteRS) Fixture() *fakers.Fixture {
+	var fx fakers.Fixture
+	r.call(http.MethodGet, "fixture", nil, &fx)
+	return &fx
+}
+
+// Update applies fn to a copy of the served data and serves the result live.
+func (r *remoteRS) Update(fn func(*fakers.Fixture)) {
+	fx := r.Fixture()
+	fn(fx)
+	r.replace(fx)
+}
+
+func (r *remoteRS) replace(fx *fakers.Fixture) {
+	r.call(http.MethodPost, "mutations", fakers.Mutation{Op: "replace", Fixture: fx}, nil)
+}
+
+func (r *remoteRS) InjectFault(prefix string, f fakers.Fault) {
+	r.call(http.MethodPost, "mutations", fakers.Mutation{Op: "inject-fault", Prefix: prefix, Fault: &f}, nil)
+}
+
+func (r *remoteRS) ClientToken() string  { return r.tokens.Client }
+func (r *remoteRS) OwnerToken() string   { return r.tokens.Owner }
+func (r *remoteRS) ExpiredToken() string { return r.tokens.Expired }
