@@ -44,6 +44,7 @@ const (
 	NestSchemaData           Mutant = "nest-schema-data"
 	SummarizeFirstRowOnly    Mutant = "summarize-first-row-only"
 	OmitScopeSupport         Mutant = "omit-scope-support"
+	OmitRowSortAggregations  Mutant = "omit-row-sort-aggregations"
 	DropSchemaConnectionID   Mutant = "drop-schema-connection-id"
 	DropSchemaLegend         Mutant = "drop-schema-legend"
 	FetchGrantWideFullSchema Mutant = "fetch-grant-wide-full-schema"
@@ -136,6 +137,7 @@ var mutants = []MutantInfo{
 	{NestSchemaData, []string{"S017", "S022"}, "the schema document is nested at structuredContent.data.data"},
 	{SummarizeFirstRowOnly, []string{"S018"}, "schema(stream) summarises fields for the first matching row only"},
 	{OmitScopeSupport, []string{"S019"}, "scoped schema text omits sort, projection, count, expand and search support"},
+	{OmitRowSortAggregations, []string{"S019", "S020"}, "scoped schema rows drop sort= and aggregations=, leaving only the legend to mention them"},
 	{DropSchemaConnectionID, []string{"S019"}, "schema ignores connection_id, so a shared stream is not narrowed"},
 	{DropSchemaLegend, []string{"S020"}, "scoped schema text uses the flag grammar without its legend"},
 	{FetchGrantWideFullSchema, []string{"S021"}, "detail=full without stream fetches and returns the grant-wide schema"},

@@ -445,7 +445,7 @@ func writeFieldDetail(b *strings.Builder, row map[string]any, m Mutant) {
 	if len(fields) > 0 {
 		b.WriteString(" fields=" + strings.Join(fields, ";"))
 	}
-	if len(aggs) > 0 {
+	if len(aggs) > 0 && m != OmitRowSortAggregations {
 		kinds := make([]string, 0, len(aggs))
 		for k := range aggs {
 			kinds = append(kinds, k)
@@ -467,9 +467,11 @@ func writeFieldDetail(b *strings.Builder, row map[string]any, m Mutant) {
 	if m == OmitScopeSupport {
 		return
 	}
-	if cf := str(row["cursor_field"]); cf != "" {
+	switch cf := str(row["cursor_field"]); {
+	case m == OmitRowSortAggregations:
+	case cf != "":
 		b.WriteString(" sort=" + inline(cf, 60) + "|-" + inline(cf, 60))
-	} else {
+	default:
 		b.WriteString(" sort=none")
 	}
 	b.WriteString(" projection=fields count=none|estimated|exact")
