@@ -63,6 +63,9 @@ const (
 	RetryAfter401                Mutant = "retry-after-401"
 	EchoBearerInErrors           Mutant = "echo-bearer-in-errors"
 	HideOtherCount               Mutant = "hide-other-count"
+	UnboundedBuckets             Mutant = "unbounded-buckets"
+	SkipGranularityGate          Mutant = "skip-granularity-gate"
+	DescribeWithoutOtherCount    Mutant = "describe-aggregate-without-other-count"
 
 	PerConnectionSearchLimit Mutant = "per-connection-search-limit"
 	DropSourceMix            Mutant = "drop-source-mix"
@@ -155,6 +158,9 @@ var mutants = []MutantInfo{
 	{ForwardBareExpandLimit, []string{"U02"}, "a string expand_limit is forwarded as a bare expand_limit="},
 	{AcceptUnknownArguments, []string{"U03"}, "undeclared arguments are ignored instead of rejected"},
 	{HideOtherCount, []string{"U09"}, "grouped aggregate text drops other_count"},
+	{UnboundedBuckets, []string{"U09"}, "grouped aggregate text previews every group, with no more_groups"},
+	{SkipGranularityGate, []string{"U09"}, "group_by_time without granularity (or the reverse) goes to the RS unchecked"},
+	{DescribeWithoutOtherCount, []string{"U09"}, "the aggregate description no longer names other_count"},
 
 	{PerConnectionSearchLimit, []string{"S024"}, "search asks the RS for 100 hits and returns them all, whatever limit says"},
 	{DropSourceMix, []string{"S025"}, "search text omits the source mix"},
@@ -232,6 +238,12 @@ func mutateSurface(m Mutant, tools []toolSpec, instructions string, stdio bool) 
 	case DuplicateConnectionProse:
 		for i := range tools {
 			tools[i].schema = strings.Replace(tools[i].schema, `"Source connection; see schema."`, `"`+longConnectionProse+`"`, 1)
+		}
+	case DescribeWithoutOtherCount:
+		for i := range tools {
+			if tools[i].name == "aggregate" {
+				tools[i].description = strings.Replace(tools[i].description, " other_count counts records in groups past limit.", "", 1)
+			}
 		}
 	case StripRoutingFromAggregate:
 		for i := range tools {

@@ -744,7 +744,7 @@ func renderAggregate(stream string, a *aggregation, m Mutant) string {
 	fmt.Fprintf(&b, ": %d group(s)", len(a.Groups))
 	var parts []string
 	for i, g := range a.Groups {
-		if i == 5 {
+		if i == 5 && m != UnboundedBuckets {
 			break
 		}
 		parts = append(parts, clip(string(g.Key), 40)+"="+string(g.Count))
@@ -752,7 +752,7 @@ func renderAggregate(stream string, a *aggregation, m Mutant) string {
 	if len(parts) > 0 {
 		b.WriteString(" [" + strings.Join(parts, ", ") + "]")
 	}
-	if len(a.Groups) > 5 {
+	if len(a.Groups) > 5 && m != UnboundedBuckets {
 		fmt.Fprintf(&b, " more_groups=%d;", len(a.Groups)-5)
 	}
 	if a.OtherCount != nil && m != HideOtherCount {
