@@ -99,7 +99,7 @@ func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
 			recoverTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				in := req.Params.Arguments
 				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
-					return errorResult(e, ""), nil
+					return a.errorResult(e, ""), nil
 				}
 				return a.dispatch(ctx, req, t.name, in), nil
 			}))
@@ -178,7 +178,7 @@ func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name s
 		if a.opts.Mutant == EchoBearerInErrors {
 			return errorResult(&toolError{Code: "rs_error", Message: "the RS refused bearer " + c.token + ": " + err.Error()}, "")
 		}
-		return errorResult(err, c.token)
+		return a.errorResult(err, c.token)
 	}
 	return res
 }

@@ -1,9 +1,12 @@
 package adapter
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A Mutant is a named single fault in the reference adapter. Each one exists
@@ -51,9 +54,10 @@ const (
 	SendViewCompactWithFull  Mutant = "send-view-compact-with-full"
 	DuplicateStreamList      Mutant = "duplicate-stream-list"
 
-	AcceptUnknownArguments Mutant = "accept-unknown-arguments"
-	ForwardBareFilter      Mutant = "forward-bare-filter"
-	ForwardBareExpandLimit Mutant = "forward-bare-expand-limit"
+	AcceptUnknownArguments  Mutant = "accept-unknown-arguments"
+	ForwardBareFilter       Mutant = "forward-bare-filter"
+	ForwardBareExpandLimit  Mutant = "forward-bare-expand-limit"
+	UntypedExpandLimitError Mutant = "untyped-expand-limit-error"
 
 	ProbeChildrenForAmbiguity    Mutant = "probe-children-for-ambiguity"
 	ListThirteenAmbiguityEntries Mutant = "list-13-ambiguity-entries"
@@ -115,6 +119,16 @@ func (a *Adapter) mutantAccepts(tool string, e *toolError) bool {
 	return false
 }
 
+// errorResult is the adapter's error rendering, with the mutant that drops
+// the code from expand_limit rejections.
+func (a *Adapter) errorResult(err error, token string) *mcp.CallToolResult {
+	var te *toolError
+	if a.opts.Mutant == UntypedExpandLimitError && errors.As(err, &te) && te.Param == "expand_limit" {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Message}}}
+	}
+	return errorResult(err, token)
+}
+
 var mutants = []MutantInfo{
 	{DropInstructions, []string{"S001", "S004"}, "initialize carries no instructions"},
 	{OwnerAskInInstructions, []string{"S001"}, "instructions ask the client to pass an owner bearer"},
@@ -156,6 +170,7 @@ var mutants = []MutantInfo{
 	{DropGrantIDFromAmbiguity, []string{"S032"}, "ambiguity entries lack grant_id"},
 	{ForwardBareFilter, []string{"U01"}, "a query-string filter is forwarded as a bare filter="},
 	{ForwardBareExpandLimit, []string{"U02"}, "a string expand_limit is forwarded as a bare expand_limit="},
+	{UntypedExpandLimitError, []string{"U02"}, "expand_limit rejections are bare text naming expand_limit, with no error code"},
 	{AcceptUnknownArguments, []string{"U03"}, "undeclared arguments are ignored instead of rejected"},
 	{HideOtherCount, []string{"U09"}, "grouped aggregate text drops other_count"},
 	{UnboundedBuckets, []string{"U09"}, "grouped aggregate text previews every group, with no more_groups"},
