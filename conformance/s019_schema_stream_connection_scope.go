@@ -26,7 +26,7 @@ var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: Mode
 	_, index := t.schemaIndex()
 	name, ok := sharedStream(index)
 	if !ok {
-		t.Skipf("the target's grant has no stream name that resolves to several sources")
+		t.Skipf("%s", noSharedStream)
 	}
 	row := rowsNamed(index, name)[0]
 	t.Expect(row.Connections).NotTo(BeEmpty(), "the index must name the connections of stream %q", name)

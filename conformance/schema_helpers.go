@@ -141,6 +141,10 @@ func (t *T) schemaIndexNow() (*Call, []schemaRow) {
 	return c, schemaRows(doc)
 }
 
+// noSharedStream is the skip reason of checks that need third-party data: a
+// stream name shared by several sources.
+const noSharedStream = "no shared stream: the target's grant has no stream name that resolves to several sources (connectors or connections)"
+
 // sharedStream finds a stream name that resolves to more than one source:
 // several rows, or one row over several connections.
 func sharedStream(rows []schemaRow) (string, bool) {

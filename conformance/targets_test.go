@@ -257,3 +257,25 @@ func needs(id string, c Capability) bool {
 	}
 	return false
 }
+
+// A grant without third-party data makes the checks that need a shared
+// stream skip with that reason, never pass.
+func TestChecksNeedingASharedStreamSkipOnASingleConnection(t *testing.T) {
+	rep, err := Run(context.Background(), Config{Target: TargetSpec{Fixture: "single-connection"}, Only: []string{"S018", "S019", "S032"}})
+	if err != nil || rep.TargetError != nil {
+		t.Fatalf("single-connection: %v %v", err, rep.TargetError)
+	}
+	seen := 0
+	for _, row := range rep.Rows {
+		if row.Result == nil {
+			continue
+		}
+		seen++
+		if r := row.Result; r.Verdict != Skip || !strings.Contains(r.Message, "shared stream") {
+			t.Errorf("%s: %s %q, want a skip naming the missing shared stream", row.ID, r.Verdict, r.Message)
+		}
+	}
+	if seen != 3 {
+		t.Errorf("ran %d of S018, S019, S032", seen)
+	}
+}
