@@ -38,21 +38,22 @@ const (
 	AdvertiseProfileFlag      Mutant = "advertise-profile-flag"
 	DriftStdioSurface         Mutant = "drift-stdio-surface"
 
-	DropExpandParam          Mutant = "drop-expand-param"
-	ExpandGateFailsClosed    Mutant = "expand-gate-fails-closed"
-	SkipExpandGate           Mutant = "skip-expand-gate"
-	CacheExpandSchema        Mutant = "cache-expand-schema"
-	KeepFieldDetailInIndex   Mutant = "keep-field-detail-in-index"
-	DropStreamIndex          Mutant = "drop-stream-index"
-	NestSchemaData           Mutant = "nest-schema-data"
-	SummarizeFirstRowOnly    Mutant = "summarize-first-row-only"
-	OmitScopeSupport         Mutant = "omit-scope-support"
-	OmitRowSortAggregations  Mutant = "omit-row-sort-aggregations"
-	DropSchemaConnectionID   Mutant = "drop-schema-connection-id"
-	DropSchemaLegend         Mutant = "drop-schema-legend"
-	FetchGrantWideFullSchema Mutant = "fetch-grant-wide-full-schema"
-	SendViewCompactWithFull  Mutant = "send-view-compact-with-full"
-	DuplicateStreamList      Mutant = "duplicate-stream-list"
+	DropExpandParam                 Mutant = "drop-expand-param"
+	ExpandGateFailsClosed           Mutant = "expand-gate-fails-closed"
+	SkipExpandGate                  Mutant = "skip-expand-gate"
+	ExpandErrorWithoutSchemaPointer Mutant = "expand-error-without-schema-pointer"
+	CacheExpandSchema               Mutant = "cache-expand-schema"
+	KeepFieldDetailInIndex          Mutant = "keep-field-detail-in-index"
+	DropStreamIndex                 Mutant = "drop-stream-index"
+	NestSchemaData                  Mutant = "nest-schema-data"
+	SummarizeFirstRowOnly           Mutant = "summarize-first-row-only"
+	OmitScopeSupport                Mutant = "omit-scope-support"
+	OmitRowSortAggregations         Mutant = "omit-row-sort-aggregations"
+	DropSchemaConnectionID          Mutant = "drop-schema-connection-id"
+	DropSchemaLegend                Mutant = "drop-schema-legend"
+	FetchGrantWideFullSchema        Mutant = "fetch-grant-wide-full-schema"
+	SendViewCompactWithFull         Mutant = "send-view-compact-with-full"
+	DuplicateStreamList             Mutant = "duplicate-stream-list"
 
 	AcceptUnknownArguments  Mutant = "accept-unknown-arguments"
 	ForwardBareFilter       Mutant = "forward-bare-filter"
@@ -148,6 +149,7 @@ var mutants = []MutantInfo{
 	{DropExpandParam, []string{"S007"}, "query_records passes the expand gate but never sends expand to the RS"},
 	{ExpandGateFailsClosed, []string{"S007"}, "the expand gate rejects when GET /v1/schema fails, instead of deferring to the RS"},
 	{SkipExpandGate, []string{"S008"}, "unadvertised expand goes to the RS unchecked"},
+	{ExpandErrorWithoutSchemaPointer, []string{"S008"}, "the invalid_expand message names expand_capabilities but not GET /v1/schema"},
 	{CacheExpandSchema, []string{"S009"}, "the expand gate remembers the first schema it saw per stream"},
 	{KeepFieldDetailInIndex, []string{"S017"}, "the global schema index keeps every row's field_capabilities"},
 	{DropStreamIndex, []string{"S017"}, "past the detailed-row cap, stream names vanish from the text"},

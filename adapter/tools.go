@@ -354,9 +354,12 @@ func (c *call) expandGateLive(stream, connectionID string, rels []string) error 
 	case !sc.ok || !sc.found || sc.expand: // fail open: the RS decides
 		return nil
 	}
-	return &toolError{Code: "invalid_expand", Param: "expand",
-		Message: "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") +
-			". Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected."}
+	msg := "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") +
+		". Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected."
+	if c.a.opts.Mutant == ExpandErrorWithoutSchemaPointer {
+		msg = "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") + "."
+	}
+	return &toolError{Code: "invalid_expand", Param: "expand", Message: msg}
 }
 
 // ---- aggregate ----
