@@ -368,15 +368,8 @@ func renderSchema(doc map[string]any, stream, connectionID string, m Mutant) str
 		fmt.Fprintf(&b, "schema_scope connection_id=%s\n", q(connectionID))
 	}
 	if stream == "" && len(rows) > maxSchemaRows && m != DropStreamIndex {
-		for _, c := range conns {
-			cm, _ := c.(map[string]any)
-			list, _ := cm["streams"].([]any)
-			names := make([]string, 0, len(list))
-			for _, s := range list {
-				sm, _ := s.(map[string]any)
-				names = append(names, inline(str(sm["name"]), 60))
-			}
-			fmt.Fprintf(&b, "stream_index connector_key=%s stream_count=%d streams=%s\n", q(str(cm["connector_key"])), len(names), strings.Join(names, "|"))
+		for _, g := range indexGroups(conns, rows) {
+			fmt.Fprintf(&b, "stream_index connector_key=%s stream_count=%d streams=%s\n", q(g.key), len(g.names), strings.Join(g.names, "|"))
 		}
 	}
 	for i, row := range rows {
@@ -413,6 +406,41 @@ func renderSchema(doc map[string]any, stream, connectionID string, m Mutant) str
 		b.WriteString("call schema(stream, connection_id?) for per-field capability flags (filter/sort/expand/fields/count/aggregate)")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+type indexGroup struct {
+	key   string
+	names []string
+}
+
+// indexGroups lists stream names per connector: from connectors[] when the
+// document has them, else from the flat rows grouped by connector_key.
+func indexGroups(conns []any, rows []streamRow) []indexGroup {
+	var out []indexGroup
+	if len(conns) > 0 {
+		for _, c := range conns {
+			cm, _ := c.(map[string]any)
+			list, _ := cm["streams"].([]any)
+			g := indexGroup{key: str(cm["connector_key"]), names: make([]string, 0, len(list))}
+			for _, s := range list {
+				sm, _ := s.(map[string]any)
+				g.names = append(g.names, inline(str(sm["name"]), 60))
+			}
+			out = append(out, g)
+		}
+		return out
+	}
+	at := map[string]int{}
+	for _, r := range rows {
+		key := str(r.get("connector_key"))
+		i, ok := at[key]
+		if !ok {
+			i, at[key] = len(out), len(out)
+			out = append(out, indexGroup{key: key})
+		}
+		out[i].names = append(out[i].names, inline(str(r.get("name")), 60))
+	}
+	return out
 }
 
 // writeFieldDetail renders the capabilities a client needs for the next read,
