@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
@@ -54,7 +55,9 @@ type Adapter struct {
 	rs        *rsclient.Client
 	srv       *mcp.Server
 	gateCache sync.Map // the cache-expand-schema mutant's memory
-	args      map[string]*argSchema
+	// fallbackToken is the switch-credential-after-401 mutant's other bearer.
+	fallbackToken atomic.Value
+	args          map[string]*argSchema
 }
 
 // argsOf is a tool's argument validator.

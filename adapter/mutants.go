@@ -66,6 +66,7 @@ const (
 	LeakProjectedFields          Mutant = "leak-projected-fields"
 	HidePagingHandles            Mutant = "hide-paging-handles"
 	RetryAfter401                Mutant = "retry-after-401"
+	SwitchCredentialAfter401     Mutant = "switch-credential-after-401"
 	EchoBearerInErrors           Mutant = "echo-bearer-in-errors"
 	HideOtherCount               Mutant = "hide-other-count"
 	UnboundedBuckets             Mutant = "unbounded-buckets"
@@ -130,6 +131,12 @@ func (a *Adapter) errorResult(err error, token string) *mcp.CallToolResult {
 	return errorResult(err, token)
 }
 
+// ownerLikeToken is the "other configured credential" the
+// switch-credential-after-401 mutant falls back to.
+func ownerLikeToken(tok string) string {
+	return strings.TrimSuffix(tok, "_client") + "_owner"
+}
+
 var mutants = []MutantInfo{
 	{DropInstructions, []string{"S001", "S004"}, "initialize carries no instructions"},
 	{OwnerAskInInstructions, []string{"S001"}, "instructions ask the client to pass an owner bearer"},
@@ -164,6 +171,7 @@ var mutants = []MutantInfo{
 	{DuplicateStreamList, []string{"S041"}, "the schema document repeats its rows in a top-level streams list"},
 
 	{RetryAfter401, []string{"S014"}, "after an RS 401 the adapter tries the same call again"},
+	{SwitchCredentialAfter401, []string{"S014"}, "after an RS 401 the adapter sends later calls with another (owner-style) credential"},
 	{EchoBearerInErrors, []string{"S014"}, "error text quotes the refused bearer"},
 	{HidePagingHandles, []string{"S023"}, "query_records text drops next_cursor, next_changes_since and count"},
 	{LeakProjectedFields, []string{"S031"}, "query_records(fields) neither forwards fields nor narrows records"},

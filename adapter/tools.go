@@ -17,10 +17,19 @@ import (
 func (c *call) ctx() context.Context { return c.context }
 
 func (c *call) get(path string, q url.Values) (json.RawMessage, string, error) {
-	resp, err := c.a.rs.Get(c.ctx(), c.token, path, q)
+	token := c.token
+	if fb, _ := c.a.fallbackToken.Load().(string); fb != "" {
+		token = fb
+	}
+	resp, err := c.a.rs.Get(c.ctx(), token, path, q)
 	var re *rsclient.Error
-	if c.a.opts.Mutant == RetryAfter401 && errors.As(err, &re) && re.HTTPStatus == http.StatusUnauthorized {
-		resp, err = c.a.rs.Get(c.ctx(), c.token, path, q)
+	if errors.As(err, &re) && re.HTTPStatus == http.StatusUnauthorized {
+		switch c.a.opts.Mutant {
+		case RetryAfter401:
+			resp, err = c.a.rs.Get(c.ctx(), c.token, path, q)
+		case SwitchCredentialAfter401:
+			c.a.fallbackToken.Store(ownerLikeToken(c.token))
+		}
 	}
 	if err != nil {
 		return nil, "", err
