@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
@@ -62,7 +63,9 @@ type Adapter struct {
 	rs        *rsclient.Client
 	srv       *mcp.Server
 	gateCache sync.Map // the cache-expand-schema mutant's memory
-	args      map[string]*argSchema
+	// fallbackToken is the switch-credential-after-401 mutant's other bearer.
+	fallbackToken atomic.Value
+	args          map[string]*argSchema
 }
 
 // argsOf is a tool's argument validator.
@@ -107,7 +110,7 @@ func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
 			recoverTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				in := req.Params.Arguments
 				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
-					return errorResult(e, ""), nil
+					return a.errorResult(e, ""), nil
 				}
 				return a.dispatch(ctx, req, t.name, in), nil
 			}))
@@ -186,7 +189,7 @@ func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name s
 		if a.opts.Mutant == EchoBearerInErrors {
 			return errorResult(&toolError{Code: "rs_error", Message: "the RS refused bearer " + c.token + ": " + err.Error()}, "")
 		}
-		return errorResult(err, c.token)
+		return a.errorResult(err, c.token)
 	}
 	return res
 }

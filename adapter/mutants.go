@@ -1,9 +1,12 @@
 package adapter
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A Mutant is a named single fault in the reference adapter. Each one exists
@@ -35,24 +38,27 @@ const (
 	AdvertiseProfileFlag      Mutant = "advertise-profile-flag"
 	DriftStdioSurface         Mutant = "drift-stdio-surface"
 
-	DropExpandParam          Mutant = "drop-expand-param"
-	ExpandGateFailsClosed    Mutant = "expand-gate-fails-closed"
-	SkipExpandGate           Mutant = "skip-expand-gate"
-	CacheExpandSchema        Mutant = "cache-expand-schema"
-	KeepFieldDetailInIndex   Mutant = "keep-field-detail-in-index"
-	DropStreamIndex          Mutant = "drop-stream-index"
-	NestSchemaData           Mutant = "nest-schema-data"
-	SummarizeFirstRowOnly    Mutant = "summarize-first-row-only"
-	OmitScopeSupport         Mutant = "omit-scope-support"
-	DropSchemaConnectionID   Mutant = "drop-schema-connection-id"
-	DropSchemaLegend         Mutant = "drop-schema-legend"
-	FetchGrantWideFullSchema Mutant = "fetch-grant-wide-full-schema"
-	SendViewCompactWithFull  Mutant = "send-view-compact-with-full"
-	DuplicateStreamList      Mutant = "duplicate-stream-list"
+	DropExpandParam                 Mutant = "drop-expand-param"
+	ExpandGateFailsClosed           Mutant = "expand-gate-fails-closed"
+	SkipExpandGate                  Mutant = "skip-expand-gate"
+	ExpandErrorWithoutSchemaPointer Mutant = "expand-error-without-schema-pointer"
+	CacheExpandSchema               Mutant = "cache-expand-schema"
+	KeepFieldDetailInIndex          Mutant = "keep-field-detail-in-index"
+	DropStreamIndex                 Mutant = "drop-stream-index"
+	NestSchemaData                  Mutant = "nest-schema-data"
+	SummarizeFirstRowOnly           Mutant = "summarize-first-row-only"
+	OmitScopeSupport                Mutant = "omit-scope-support"
+	OmitRowSortAggregations         Mutant = "omit-row-sort-aggregations"
+	DropSchemaConnectionID          Mutant = "drop-schema-connection-id"
+	DropSchemaLegend                Mutant = "drop-schema-legend"
+	FetchGrantWideFullSchema        Mutant = "fetch-grant-wide-full-schema"
+	SendViewCompactWithFull         Mutant = "send-view-compact-with-full"
+	DuplicateStreamList             Mutant = "duplicate-stream-list"
 
-	AcceptUnknownArguments Mutant = "accept-unknown-arguments"
-	ForwardBareFilter      Mutant = "forward-bare-filter"
-	ForwardBareExpandLimit Mutant = "forward-bare-expand-limit"
+	AcceptUnknownArguments  Mutant = "accept-unknown-arguments"
+	ForwardBareFilter       Mutant = "forward-bare-filter"
+	ForwardBareExpandLimit  Mutant = "forward-bare-expand-limit"
+	UntypedExpandLimitError Mutant = "untyped-expand-limit-error"
 
 	ProbeChildrenForAmbiguity    Mutant = "probe-children-for-ambiguity"
 	ListThirteenAmbiguityEntries Mutant = "list-13-ambiguity-entries"
@@ -60,8 +66,12 @@ const (
 	LeakProjectedFields          Mutant = "leak-projected-fields"
 	HidePagingHandles            Mutant = "hide-paging-handles"
 	RetryAfter401                Mutant = "retry-after-401"
+	SwitchCredentialAfter401     Mutant = "switch-credential-after-401"
 	EchoBearerInErrors           Mutant = "echo-bearer-in-errors"
 	HideOtherCount               Mutant = "hide-other-count"
+	UnboundedBuckets             Mutant = "unbounded-buckets"
+	SkipGranularityGate          Mutant = "skip-granularity-gate"
+	DescribeWithoutOtherCount    Mutant = "describe-aggregate-without-other-count"
 
 	PerConnectionSearchLimit Mutant = "per-connection-search-limit"
 	DropSourceMix            Mutant = "drop-source-mix"
@@ -111,6 +121,22 @@ func (a *Adapter) mutantAccepts(tool string, e *toolError) bool {
 	return false
 }
 
+// errorResult is the adapter's error rendering, with the mutant that drops
+// the code from expand_limit rejections.
+func (a *Adapter) errorResult(err error, token string) *mcp.CallToolResult {
+	var te *toolError
+	if a.opts.Mutant == UntypedExpandLimitError && errors.As(err, &te) && te.Param == "expand_limit" {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Message}}}
+	}
+	return errorResult(err, token)
+}
+
+// ownerLikeToken is the "other configured credential" the
+// switch-credential-after-401 mutant falls back to.
+func ownerLikeToken(tok string) string {
+	return strings.TrimSuffix(tok, "_client") + "_owner"
+}
+
 var mutants = []MutantInfo{
 	{DropInstructions, []string{"S001", "S004"}, "initialize carries no instructions"},
 	{OwnerAskInInstructions, []string{"S001"}, "instructions ask the client to pass an owner bearer"},
@@ -130,12 +156,14 @@ var mutants = []MutantInfo{
 	{DropExpandParam, []string{"S007"}, "query_records passes the expand gate but never sends expand to the RS"},
 	{ExpandGateFailsClosed, []string{"S007"}, "the expand gate rejects when GET /v1/schema fails, instead of deferring to the RS"},
 	{SkipExpandGate, []string{"S008"}, "unadvertised expand goes to the RS unchecked"},
+	{ExpandErrorWithoutSchemaPointer, []string{"S008"}, "the invalid_expand message names expand_capabilities but not GET /v1/schema"},
 	{CacheExpandSchema, []string{"S009"}, "the expand gate remembers the first schema it saw per stream"},
 	{KeepFieldDetailInIndex, []string{"S017"}, "the global schema index keeps every row's field_capabilities"},
 	{DropStreamIndex, []string{"S017"}, "past the detailed-row cap, stream names vanish from the text"},
 	{NestSchemaData, []string{"S017", "S022"}, "the schema document is nested at structuredContent.data.data"},
 	{SummarizeFirstRowOnly, []string{"S018"}, "schema(stream) summarises fields for the first matching row only"},
 	{OmitScopeSupport, []string{"S019"}, "scoped schema text omits sort, projection, count, expand and search support"},
+	{OmitRowSortAggregations, []string{"S019", "S020"}, "scoped schema rows drop sort= and aggregations=, leaving only the legend to mention them"},
 	{DropSchemaConnectionID, []string{"S019"}, "schema ignores connection_id, so a shared stream is not narrowed"},
 	{DropSchemaLegend, []string{"S020"}, "scoped schema text uses the flag grammar without its legend"},
 	{FetchGrantWideFullSchema, []string{"S021"}, "detail=full without stream fetches and returns the grant-wide schema"},
@@ -143,6 +171,7 @@ var mutants = []MutantInfo{
 	{DuplicateStreamList, []string{"S041"}, "the schema document repeats its rows in a top-level streams list"},
 
 	{RetryAfter401, []string{"S014"}, "after an RS 401 the adapter tries the same call again"},
+	{SwitchCredentialAfter401, []string{"S014"}, "after an RS 401 the adapter sends later calls with another (owner-style) credential"},
 	{EchoBearerInErrors, []string{"S014"}, "error text quotes the refused bearer"},
 	{HidePagingHandles, []string{"S023"}, "query_records text drops next_cursor, next_changes_since and count"},
 	{LeakProjectedFields, []string{"S031"}, "query_records(fields) neither forwards fields nor narrows records"},
@@ -151,8 +180,12 @@ var mutants = []MutantInfo{
 	{DropGrantIDFromAmbiguity, []string{"S032"}, "ambiguity entries lack grant_id"},
 	{ForwardBareFilter, []string{"U01"}, "a query-string filter is forwarded as a bare filter="},
 	{ForwardBareExpandLimit, []string{"U02"}, "a string expand_limit is forwarded as a bare expand_limit="},
+	{UntypedExpandLimitError, []string{"U02"}, "expand_limit rejections are bare text naming expand_limit, with no error code"},
 	{AcceptUnknownArguments, []string{"U03"}, "undeclared arguments are ignored instead of rejected"},
 	{HideOtherCount, []string{"U09"}, "grouped aggregate text drops other_count"},
+	{UnboundedBuckets, []string{"U09"}, "grouped aggregate text previews every group, with no more_groups"},
+	{SkipGranularityGate, []string{"U09"}, "group_by_time without granularity (or the reverse) goes to the RS unchecked"},
+	{DescribeWithoutOtherCount, []string{"U09"}, "the aggregate description no longer names other_count"},
 
 	{PerConnectionSearchLimit, []string{"S024"}, "search asks the RS for 100 hits and returns them all, whatever limit says"},
 	{DropSourceMix, []string{"S025"}, "search text omits the source mix"},
@@ -230,6 +263,12 @@ func mutateSurface(m Mutant, tools []toolSpec, instructions string, stdio bool) 
 	case DuplicateConnectionProse:
 		for i := range tools {
 			tools[i].schema = strings.Replace(tools[i].schema, `"Source connection; see schema."`, `"`+longConnectionProse+`"`, 1)
+		}
+	case DescribeWithoutOtherCount:
+		for i := range tools {
+			if tools[i].name == "aggregate" {
+				tools[i].description = strings.Replace(tools[i].description, " other_count counts records in groups past limit.", "", 1)
+			}
 		}
 	case StripRoutingFromAggregate:
 		for i := range tools {

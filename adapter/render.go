@@ -368,15 +368,8 @@ func renderSchema(doc map[string]any, stream, connectionID string, m Mutant) str
 		fmt.Fprintf(&b, "schema_scope connection_id=%s\n", q(connectionID))
 	}
 	if stream == "" && len(rows) > maxSchemaRows && m != DropStreamIndex {
-		for _, c := range conns {
-			cm, _ := c.(map[string]any)
-			list, _ := cm["streams"].([]any)
-			names := make([]string, 0, len(list))
-			for _, s := range list {
-				sm, _ := s.(map[string]any)
-				names = append(names, inline(str(sm["name"]), 60))
-			}
-			fmt.Fprintf(&b, "stream_index connector_key=%s stream_count=%d streams=%s\n", q(str(cm["connector_key"])), len(names), strings.Join(names, "|"))
+		for _, g := range indexGroups(conns, rows) {
+			fmt.Fprintf(&b, "stream_index connector_key=%s stream_count=%d streams=%s\n", q(g.key), len(g.names), strings.Join(g.names, "|"))
 		}
 	}
 	for i, row := range rows {
@@ -415,6 +408,41 @@ func renderSchema(doc map[string]any, stream, connectionID string, m Mutant) str
 	return strings.TrimRight(b.String(), "\n")
 }
 
+type indexGroup struct {
+	key   string
+	names []string
+}
+
+// indexGroups lists stream names per connector: from connectors[] when the
+// document has them, else from the flat rows grouped by connector_key.
+func indexGroups(conns []any, rows []streamRow) []indexGroup {
+	var out []indexGroup
+	if len(conns) > 0 {
+		for _, c := range conns {
+			cm, _ := c.(map[string]any)
+			list, _ := cm["streams"].([]any)
+			g := indexGroup{key: str(cm["connector_key"]), names: make([]string, 0, len(list))}
+			for _, s := range list {
+				sm, _ := s.(map[string]any)
+				g.names = append(g.names, inline(str(sm["name"]), 60))
+			}
+			out = append(out, g)
+		}
+		return out
+	}
+	at := map[string]int{}
+	for _, r := range rows {
+		key := str(r.get("connector_key"))
+		i, ok := at[key]
+		if !ok {
+			i, at[key] = len(out), len(out)
+			out = append(out, indexGroup{key: key})
+		}
+		out[i].names = append(out[i].names, inline(str(r.get("name")), 60))
+	}
+	return out
+}
+
 // writeFieldDetail renders the capabilities a client needs for the next read,
 // in text, for clients that never see structuredContent (seed 001, C9).
 func writeFieldDetail(b *strings.Builder, row map[string]any, m Mutant) {
@@ -445,7 +473,7 @@ func writeFieldDetail(b *strings.Builder, row map[string]any, m Mutant) {
 	if len(fields) > 0 {
 		b.WriteString(" fields=" + strings.Join(fields, ";"))
 	}
-	if len(aggs) > 0 {
+	if len(aggs) > 0 && m != OmitRowSortAggregations {
 		kinds := make([]string, 0, len(aggs))
 		for k := range aggs {
 			kinds = append(kinds, k)
@@ -467,9 +495,11 @@ func writeFieldDetail(b *strings.Builder, row map[string]any, m Mutant) {
 	if m == OmitScopeSupport {
 		return
 	}
-	if cf := str(row["cursor_field"]); cf != "" {
+	switch cf := str(row["cursor_field"]); {
+	case m == OmitRowSortAggregations:
+	case cf != "":
 		b.WriteString(" sort=" + inline(cf, 60) + "|-" + inline(cf, 60))
-	} else {
+	default:
 		b.WriteString(" sort=none")
 	}
 	b.WriteString(" projection=fields count=none|estimated|exact")
@@ -742,7 +772,7 @@ func renderAggregate(stream string, a *aggregation, m Mutant) string {
 	fmt.Fprintf(&b, ": %d group(s)", len(a.Groups))
 	var parts []string
 	for i, g := range a.Groups {
-		if i == 5 {
+		if i == 5 && m != UnboundedBuckets {
 			break
 		}
 		parts = append(parts, clip(string(g.Key), 40)+"="+string(g.Count))
@@ -750,7 +780,7 @@ func renderAggregate(stream string, a *aggregation, m Mutant) string {
 	if len(parts) > 0 {
 		b.WriteString(" [" + strings.Join(parts, ", ") + "]")
 	}
-	if len(a.Groups) > 5 {
+	if len(a.Groups) > 5 && m != UnboundedBuckets {
 		fmt.Fprintf(&b, " more_groups=%d;", len(a.Groups)-5)
 	}
 	if a.OtherCount != nil && m != HideOtherCount {

@@ -3,8 +3,10 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -174,5 +176,25 @@ func TestRecordTextStaysBounded(t *testing.T) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(raw, &sc); err != nil || len(sc.Data.Data) != 100 {
 		t.Errorf("structuredContent.data holds %d records, want the whole page of 100 (%v)", len(sc.Data.Data), err)
+	}
+}
+
+// A flat RS schema (top-level streams[], no connectors[]) past the row cap
+// still names every stream in the index text (S017).
+func TestSchemaIndexNamesEveryStreamOfAFlatSchema(t *testing.T) {
+	var rows []string
+	var names []string
+	for i := 0; i < 60; i++ {
+		n := fmt.Sprintf("flat_stream_%02d", i)
+		names = append(names, n)
+		rows = append(rows, fmt.Sprintf(`{"name":%q,"connector_key":"conn_%d","connection_id":"cin_%d"}`, n, i%3, i%3))
+	}
+	cs, _ := gateSession(t, `{"object":"schema","streams":[`+strings.Join(rows, ",")+`]}`, 200)
+	res, _ := call(t, cs, "schema", map[string]any{})
+	txt := text(res)
+	for _, n := range names {
+		if !regexp.MustCompile(`(^|[^\w])` + n + `([^\w]|$)`).MatchString(txt) {
+			t.Fatalf("stream %s is missing from the index text:\n%s", n, txt)
+		}
 	}
 }

@@ -17,10 +17,19 @@ import (
 func (c *call) ctx() context.Context { return c.context }
 
 func (c *call) get(path string, q url.Values) (json.RawMessage, string, error) {
-	resp, err := c.a.rs.Get(c.ctx(), c.token, path, q)
+	token := c.token
+	if fb, _ := c.a.fallbackToken.Load().(string); fb != "" {
+		token = fb
+	}
+	resp, err := c.a.rs.Get(c.ctx(), token, path, q)
 	var re *rsclient.Error
-	if c.a.opts.Mutant == RetryAfter401 && errors.As(err, &re) && re.HTTPStatus == http.StatusUnauthorized {
-		resp, err = c.a.rs.Get(c.ctx(), c.token, path, q)
+	if errors.As(err, &re) && re.HTTPStatus == http.StatusUnauthorized {
+		switch c.a.opts.Mutant {
+		case RetryAfter401:
+			resp, err = c.a.rs.Get(c.ctx(), c.token, path, q)
+		case SwitchCredentialAfter401:
+			c.a.fallbackToken.Store(ownerLikeToken(c.token))
+		}
 	}
 	if err != nil {
 		return nil, "", err
@@ -354,9 +363,12 @@ func (c *call) expandGateLive(stream, connectionID string, rels []string) error 
 	case !sc.ok || !sc.found || sc.expand: // fail open: the RS decides
 		return nil
 	}
-	return &toolError{Code: "invalid_expand", Param: "expand",
-		Message: "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") +
-			". Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected."}
+	msg := "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") +
+		". Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected."
+	if c.a.opts.Mutant == ExpandErrorWithoutSchemaPointer {
+		msg = "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") + "."
+	}
+	return &toolError{Code: "invalid_expand", Param: "expand", Message: msg}
 }
 
 // ---- aggregate ----
@@ -382,7 +394,7 @@ func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
 	if in.GroupBy != "" && in.GroupByTime != "" {
 		return nil, &toolError{Code: "invalid_request", Param: "group_by", Message: "pass group_by or group_by_time, not both"}
 	}
-	if (in.GroupByTime != "") != (in.Granularity != "") {
+	if (in.GroupByTime != "") != (in.Granularity != "") && c.a.opts.Mutant != SkipGranularityGate {
 		return nil, &toolError{Code: "invalid_request", Param: "granularity", Message: "group_by_time and granularity go together"}
 	}
 	q := url.Values{"metric": {in.Metric}}

@@ -7,17 +7,25 @@ import (
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs: []Capability{CapFixture}, Run: func(t *T) {
-	fork := t.ForkSame()
-	ft := t.On(fork)
-	bearer := "Bearer " + fork.RS.ClientToken()
+var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Run: func(t *T) {
+	// Without a fixture RS only the black-box half runs: no tool output
+	// carries the session's bearer.
+	ft, fork := t, (*Target)(nil)
+	if t.Target.Has(CapFixture) {
+		fork = t.ForkSame()
+		ft = t.On(fork)
+	}
+	token := ft.Target.BearerToken()
 
-	// Every tool, once, with arguments taken from the target's own answers.
+	// Every tool, once, with arguments taken from the target's own answers,
+	// and one call the RS refuses (an unknown stream).
 	_, index := ft.schemaIndex()
+	t.Expect(index).NotTo(BeEmpty(), "schema {} must list at least one stream")
 	src := sources(index)[0]
 	calls := []*Call{
 		ft.Call("query_records", src.args(map[string]any{"limit": 2})),
 		ft.Call("aggregate", src.args(map[string]any{"metric": "count"})),
+		ft.Call("query_records", map[string]any{"stream": "mcpcheck_no_such_stream", "limit": 1}),
 	}
 	if word := searchableWord(records(calls[0])); word != "" {
 		s := ft.Call("search", map[string]any{"q": word, "limit": 2})
@@ -26,12 +34,18 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 			calls = append(calls, ft.Call("fetch", map[string]any{"id": id}))
 		}
 	}
+	if token != "" {
+		for _, c := range calls {
+			t.Expect(strings.Contains(c.Text(), token) || strings.Contains(string(c.Raw), token)).To(BeFalse(), "%s output must never contain the bearer", c.Tool)
+		}
+	}
+	if fork == nil {
+		t.Record("RS-side half (one bearer, no retry after 401)", "not exercised: "+capabilityReasons[CapFixture])
+		return
+	}
+	bearer := "Bearer " + token
 	for _, r := range fork.RS.Requests() {
 		t.Expect(r.Authorization).To(Equal(bearer), "every RS request must carry exactly the configured client bearer (GET %s)", r.Path)
-	}
-	token := fork.RS.ClientToken()
-	for _, c := range calls {
-		t.Expect(strings.Contains(c.Text(), token) || strings.Contains(string(c.Raw), token)).To(BeFalse(), "%s output must never contain the bearer", c.Tool)
 	}
 
 	// The RS refuses the bearer: one call, surfaced, no retry, no other credential.

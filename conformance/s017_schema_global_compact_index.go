@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"regexp"
 
 	. "github.com/onsi/gomega"
@@ -32,7 +33,56 @@ var s017 = &Check{ID: "S017", Slug: "schema-global-compact-index", Mode: ModeBB,
 	bc, brows := big.schemaIndex()
 	big.Record("global schema result bytes, 1,000 streams", bc.Bytes())
 	expectSchemaIndex(big, bc, brows, granted)
+	recordScaleFootprint(t)
 }}
+
+// Issue 4's footprint targets, reported (not judged) so any fixture-backed
+// adapter can be compared with the reference figures.
+var (
+	verboseGrant = fakers.ScaleSpec{Connectors: 4, Streams: 6, Fields: 30, Records: 1, DescriptionChars: 1200}
+	fieldGrowth  = [2]int{15, 30}
+)
+
+const (
+	maxIndexShareOfVerbatim = 10 // the whole index is at most a tenth of GET /v1/schema
+	maxIndexTextBytes       = 8000
+	maxBytesPerField        = 200
+)
+
+func recordScaleFootprint(t *T) {
+	fork := func(sp fakers.ScaleSpec) *T {
+		fx, err := fakers.Scale(sp)
+		t.Expect(err).NotTo(HaveOccurred())
+		fx.SpecClientReads = true
+		return t.On(t.Fork(fx))
+	}
+	v := fork(verboseGrant)
+	_, body := v.Target.RS.Replay(fakers.Request{Method: "GET", Path: "/v1/schema", Authorization: "Bearer " + v.Target.RS.ClientToken()})
+	c := v.Call("schema", map[string]any{})
+	t.Expect(c.IsError()).To(BeFalse(), "schema {} on the 4×6×30 grant must succeed: %s", c.Describe())
+	verbatim, whole, text := len(body), c.Bytes(), len(c.Text())
+	t.Record("4×6×30 index / verbatim GET /v1/schema", fmt.Sprintf("%d / %d B, %s (target ≤ 1/%d)", whole, verbatim,
+		within(whole*maxIndexShareOfVerbatim <= verbatim), maxIndexShareOfVerbatim))
+	t.Record("4×6×30 index text", fmt.Sprintf("%d B, %s (target ≤ %d B)", text, within(text <= maxIndexTextBytes), maxIndexTextBytes))
+
+	var sizes [2]int
+	for i, n := range fieldGrowth {
+		f := fork(fakers.ScaleSpec{Connectors: 1, Streams: 1, Fields: n, Records: 1, DescriptionChars: 1200})
+		sc := f.Call("schema", map[string]any{"stream": "stream_0_0"})
+		t.Expect(sc.IsError()).To(BeFalse(), "schema(stream) on a %d-field stream must succeed: %s", n, sc.Describe())
+		sizes[i] = sc.Bytes()
+	}
+	per := (sizes[1] - sizes[0]) / (fieldGrowth[1] - fieldGrowth[0])
+	t.Record("schema(stream) growth per field", fmt.Sprintf("%d B (%d fields: %d B, %d: %d B), %s (target ≤ %d B)",
+		per, fieldGrowth[0], sizes[0], fieldGrowth[1], sizes[1], within(per <= maxBytesPerField), maxBytesPerField))
+}
+
+func within(ok bool) string {
+	if ok {
+		return "within"
+	}
+	return "OVER"
+}
 
 // expectSchemaIndex holds a global schema() result to the index shape: the
 // document at structuredContent.data, no per-field detail, every granted

@@ -14,7 +14,7 @@ var s018 = &Check{ID: "S018", Slug: "schema-shared-stream-detail", Mode: ModeBBD
 	_, index := t.schemaIndex()
 	name, ok := sharedStream(index)
 	if !ok {
-		t.Skipf("the target's grant has no stream name that resolves to several sources")
+		t.Skipf("%s", noSharedStream)
 	}
 	c, rows := t.scopedSchema(map[string]any{"stream": name})
 	t.Expect(rows).NotTo(BeEmpty(), "schema(stream: %q) must return its rows", name)

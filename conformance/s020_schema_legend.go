@@ -64,21 +64,26 @@ func sampleValue(typ string) any {
 }
 
 var s020 = &Check{ID: "S020", Slug: "schema-legend", Mode: ModeBBD, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	// A content-only client knows only what the global text names.
+	c, _ := t.schemaIndex()
+	listed := textStreamRows(c.Text())
+	if len(listed) == 0 {
+		t.Skipf("the schema {} text names no stream as stream name=… or stream_index … streams=…, so mcpcheck cannot pick one from text alone")
+	}
 	var (
 		stream, conn, text string
 		fields             []parsedField
 		keys               map[string]bool
 	)
-	for _, name := range streamNames(index) {
-		args, cn := map[string]any{"stream": name}, ""
-		if row := rowsNamed(index, name)[0]; len(row.Connections) > 0 {
-			cn = row.Connections[0]
+	for _, row := range listed {
+		args, cn := map[string]any{"stream": row.name}, ""
+		if len(row.conns) > 0 {
+			cn = row.conns[0]
 			args["connection_id"] = cn
 		}
-		c, _ := t.scopedSchema(args)
-		if fs, ks := parseFieldFlags(c.Text()); len(fs) > 0 {
-			stream, conn, text, fields, keys = name, cn, c.Text(), fs, ks
+		sc, _ := t.scopedSchema(args)
+		if fs, ks := parseFieldFlags(sc.Text()); len(fs) > 0 {
+			stream, conn, text, fields, keys = row.name, cn, sc.Text(), fs, ks
 			break
 		}
 	}

@@ -17,7 +17,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Run: 
 	_, index := t.schemaIndex()
 	name, ok := sharedStream(index)
 	if !ok {
-		t.Skipf("the target's grant has no stream name that resolves to several sources")
+		t.Skipf("%s", noSharedStream)
 	}
 	total := map[string]bool{}
 	for _, r := range rowsNamed(index, name) {

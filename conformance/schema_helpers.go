@@ -3,7 +3,9 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/gomega"
@@ -139,6 +141,10 @@ func (t *T) schemaIndexNow() (*Call, []schemaRow) {
 	return c, schemaRows(doc)
 }
 
+// noSharedStream is the skip reason of checks that need third-party data: a
+// stream name shared by several sources.
+const noSharedStream = "no shared stream: the target's grant has no stream name that resolves to several sources (connectors or connections)"
+
 // sharedStream finds a stream name that resolves to more than one source:
 // several rows, or one row over several connections.
 func sharedStream(rows []schemaRow) (string, bool) {
@@ -181,4 +187,41 @@ func flagTokens(v any) []string {
 		return nil
 	}
 	return strings.Split(s, ",")
+}
+
+var (
+	textStreamRowRe = regexp.MustCompile(`(?m)^\s*stream\s+name=("(?:[^"\\]|\\.)*"|[^\s"]+)(.*)$`)
+	textConnIDRe    = regexp.MustCompile(`connection_id[:=]"?([^"\s,}|]+)`)
+	textIndexLineRe = regexp.MustCompile(`(?m)^\s*stream_index\b.*\bstreams=(\S+)`)
+)
+
+// A textRow is a stream as a content-only client reads it from schema text.
+type textRow struct {
+	name  string
+	conns []string
+}
+
+// textStreamRows reads `stream name=… connections={connection_id:…}` rows and
+// `stream_index … streams=a|b` lines from schema text, in order.
+func textStreamRows(text string) []textRow {
+	var out []textRow
+	for _, m := range textStreamRowRe.FindAllStringSubmatch(text, -1) {
+		name := m[1]
+		if u, err := strconv.Unquote(name); err == nil {
+			name = u
+		}
+		r := textRow{name: name}
+		for _, c := range textConnIDRe.FindAllStringSubmatch(m[2], -1) {
+			r.conns = append(r.conns, c[1])
+		}
+		out = append(out, r)
+	}
+	for _, m := range textIndexLineRe.FindAllStringSubmatch(text, -1) {
+		for _, n := range strings.Split(m[1], "|") {
+			if n != "" {
+				out = append(out, textRow{name: n})
+			}
+		}
+	}
+	return out
 }

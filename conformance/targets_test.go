@@ -78,6 +78,12 @@ func serveBinary(t *testing.T) (string, string) {
 // owner token, for the owner-refusal checks of a URL target.
 func serveBinaryWithOwner(t *testing.T) (string, string, string) {
 	t.Helper()
+	return serveBinaryWithArgs(t)
+}
+
+// serveBinaryWithArgs is serveBinaryWithOwner with extra pdpp-mcp serve flags.
+func serveBinaryWithArgs(t *testing.T, extra ...string) (string, string, string) {
+	t.Helper()
 	fx, err := LoadFixture(fakers.DefaultFixture)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +102,7 @@ func serveBinaryWithOwner(t *testing.T) (string, string, string) {
 func serveBinaryOn(t *testing.T, rsURL string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, pdppMCPBinary(t), "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
+	cmd := exec.CommandContext(ctx, pdppMCPBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL}, extra...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -401,4 +407,48 @@ func needs(id string, c Capability) bool {
 		}
 	}
 	return false
+}
+
+// A grant without third-party data makes the checks that need a shared
+// stream skip with that reason, never pass.
+func TestChecksNeedingASharedStreamSkipOnASingleConnection(t *testing.T) {
+	rep, err := Run(context.Background(), Config{Target: TargetSpec{Fixture: "single-connection"}, Only: []string{"S018", "S019", "S032"}})
+	if err != nil || rep.TargetError != nil {
+		t.Fatalf("single-connection: %v %v", err, rep.TargetError)
+	}
+	seen := 0
+	for _, row := range rep.Rows {
+		if row.Result == nil {
+			continue
+		}
+		seen++
+		if r := row.Result; r.Verdict != Skip || !strings.Contains(r.Message, "shared stream") {
+			t.Errorf("%s: %s %q, want a skip naming the missing shared stream", row.ID, r.Verdict, r.Message)
+		}
+	}
+	if seen != 3 {
+		t.Errorf("ran %d of S018, S019, S032", seen)
+	}
+}
+
+// On a URL target S014 runs its black-box half: no tool output, an RS
+// refusal included, carries the bearer.
+func TestS014BlackBoxHalfOnAURLTarget(t *testing.T) {
+	for _, tc := range []struct {
+		mutant string
+		want   Verdict
+	}{{"", Pass}, {"echo-bearer-in-errors", Fail}} {
+		var extra []string
+		if tc.mutant != "" {
+			extra = []string{"--mutant", tc.mutant}
+		}
+		u, tok, _ := serveBinaryWithArgs(t, extra...)
+		rep, err := Run(context.Background(), Config{Target: TargetSpec{URL: u, Token: tok}, Only: []string{"S014"}})
+		if err != nil || rep.TargetError != nil {
+			t.Fatalf("%q: %v %v", tc.mutant, err, rep.TargetError)
+		}
+		if v := rep.Verdicts()["S014"]; v != tc.want {
+			t.Errorf("S014 on a URL target with mutant %q: %s, want %s", tc.mutant, v, tc.want)
+		}
+	}
 }

@@ -33,6 +33,7 @@ var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Run: f
 		r := on.Call("query_records", et.args(map[string]any{"expand_limit": bad}))
 		t.Expect(r.IsError()).To(BeTrue(), "expand_limit as %s must be rejected: %s", what, r.Describe())
 		t.Expect(r.Text()).To(ContainSubstring("expand_limit"), "the rejection of %s must name expand_limit", what)
+		t.Expect(r.ErrorCode()).NotTo(BeEmpty(), "the rejection of expand_limit as %s must be typed: %s", what, r.Describe())
 	}
 	if on != t {
 		t.Expect(len(on.Target.RS.RequestsTo("/v1/streams/"))).To(BeZero(), "a rejected expand_limit must never reach the RS records endpoint")

@@ -2,12 +2,34 @@ package conformance
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+// maxPreviewGroups is the bucket preview a grouped aggregate's text may show.
+const maxPreviewGroups = 5
+
+var (
+	truncationSignalRe = regexp.MustCompile(`\b(more_groups|other_count)\b`)
+	// manyGroups has one stream whose field_5 takes far more than five values.
+	manyGroups = fakers.ScaleSpec{Connectors: 1, Streams: 1, Fields: 6, Records: 60}
 )
 
 var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *T) {
+	desc, found := "", false
+	for _, tool := range t.Target.Tools {
+		if tool.Name == "aggregate" {
+			desc, found = tool.Description, true
+		}
+	}
+	if !found {
+		t.Skipf("the target has no aggregate tool")
+	}
+	t.Expect(desc).To(ContainSubstring("other_count"), "the aggregate description must name other_count as the signal that groups were cut: %q", desc)
+
 	_, index := t.schemaIndex()
 	var (
 		src             source
@@ -61,6 +83,23 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 		t.Expect(containsToken(text, fmt.Sprint(oc))).To(BeTrue(), "the other_count value %v must be visible: %s", oc, text)
 	}
 
+	many := t.Call("aggregate", src.args(map[string]any{"metric": "count", "group_by": groupBy, "limit": 20}))
+	t.Expect(many.IsError()).To(BeFalse(), "a grouped aggregate must succeed: %s", many.Describe())
+	switch all, _ := many.Data()["groups"].([]any); {
+	case len(all) > maxPreviewGroups:
+		expectBoundedBuckets(t, many)
+	case t.Target.Has(CapFixture):
+		fx, err := fakers.Scale(manyGroups)
+		t.Expect(err).NotTo(HaveOccurred())
+		fx.SpecClientReads = true
+		wide := t.On(t.Fork(fx))
+		c := wide.Call("aggregate", map[string]any{"stream": fx.Streams[0].Name, "metric": "count", "group_by": "field_5", "limit": 20})
+		t.Expect(c.IsError()).To(BeFalse(), "a grouped aggregate over the many-groups fixture must succeed: %s", c.Describe())
+		expectBoundedBuckets(t, c)
+	default:
+		t.Record("bucket preview", fmt.Sprintf("not exercised: stream %q has %d group(s), and %s", src.stream, len(all), capabilityReasons[CapFixture]))
+	}
+
 	if timeBy == "" {
 		timeBy = groupBy
 	}
@@ -68,9 +107,38 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 	if t.Target.Has(CapFixture) {
 		on = t.On(t.ForkSame())
 	}
-	both := on.Call("aggregate", src.args(map[string]any{"metric": "count", "group_by": groupBy, "group_by_time": timeBy, "granularity": "day"}))
-	t.Expect(both.IsError()).To(BeTrue(), "group_by with group_by_time must be rejected: %s", both.Describe())
-	if on != t {
-		t.Expect(len(on.Target.RS.RequestsTo("/v1/streams/"))).To(BeZero(), "group_by with group_by_time must be rejected before the RS")
+	for _, bad := range []struct {
+		what string
+		args map[string]any
+	}{
+		{"group_by with group_by_time", map[string]any{"group_by": groupBy, "group_by_time": timeBy, "granularity": "day"}},
+		{"group_by_time without granularity", map[string]any{"group_by_time": timeBy}},
+		{"granularity without group_by_time", map[string]any{"granularity": "day"}},
+	} {
+		bad.args["metric"] = "count"
+		c := on.Call("aggregate", src.args(bad.args))
+		t.Expect(c.IsError()).To(BeTrue(), "%s must be rejected: %s", bad.what, c.Describe())
+		t.Expect(c.ErrorCode()).NotTo(BeEmpty(), "%s must be rejected with a typed error code: %s", bad.what, c.Describe())
+		if on != t {
+			t.Expect(len(on.Target.RS.RequestsTo("/v1/streams/"))).To(BeZero(), "%s must be rejected before the RS", bad.what)
+		}
 	}
 }}
+
+// expectBoundedBuckets holds a grouped aggregate with more than
+// maxPreviewGroups groups to a bounded preview plus a truncation signal.
+func expectBoundedBuckets(t *T, c *Call) {
+	text := c.Text()
+	all, _ := c.Data()["groups"].([]any)
+	shown := 0
+	for _, g := range all {
+		gm, _ := g.(map[string]any)
+		if k := fmt.Sprint(gm["key"]); k != "" && containsToken(text, k) {
+			shown++
+		}
+	}
+	t.Record("aggregate groups returned / shown in text", fmt.Sprintf("%d / %d", len(all), shown))
+	t.Expect(shown).To(BeNumerically("<=", maxPreviewGroups), "the text must preview at most %d of %d groups:\n%s", maxPreviewGroups, len(all), clipText(text, 800))
+	t.Expect(shown).To(BeNumerically(">", 0), "the text must preview some groups with their counts:\n%s", clipText(text, 800))
+	t.Expect(truncationSignalRe.MatchString(text)).To(BeTrue(), "a cut preview must say so (more_groups or other_count):\n%s", clipText(text, 800))
+}
