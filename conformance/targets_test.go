@@ -94,12 +94,12 @@ func serveBinaryWithArgs(t *testing.T, extra ...string) (string, string, string)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = stop(context.Background()) })
-	return serveBinaryOn(t, rsURL), rs.ClientToken(), rs.OwnerToken()
+	return serveBinaryOn(t, rsURL, extra...), rs.ClientToken(), rs.OwnerToken()
 }
 
 // serveBinaryOn runs `pdpp-mcp serve` against the RS at rsURL and returns
 // its /mcp URL.
-func serveBinaryOn(t *testing.T, rsURL string) string {
+func serveBinaryOn(t *testing.T, rsURL string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, pdppMCPBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL}, extra...)...)
