@@ -80,6 +80,7 @@ run as a child process of this binary.`,
 				// on the same cores as the adapter: keep its GC cost small.
 				debug.SetGCPercent(400)
 			}
+			o.CallTimeout = timeout
 			run := bench.NewRun(o)
 			for _, s := range specs {
 				rep := bench.Measure(cmd.Context(), s, o)
@@ -87,6 +88,9 @@ run as a child process of this binary.`,
 				case rep.AuthRejected:
 					*code = conformance.ExitAuth
 				case rep.Error != "":
+					*code = conformance.ExitUnreachable
+				case !rep.Measured():
+					// Connected, but every tool failed: nothing to compare.
 					*code = conformance.ExitUnreachable
 				}
 				run.Targets = append(run.Targets, rep)
@@ -117,7 +121,7 @@ run as a child process of this binary.`,
 	f.StringVar(&o.Scale, "scale", bench.DefaultScale, `fixture for the scale schema figure ("-" skips it)`)
 	f.StringVar(&jsonOut, "json", "", "write the run as JSON (schema mcpcheck.bench/v1) to FILE")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write mcpcheck's own CPU profile (load generator and fixture RS) to FILE; PDPP_MCP_CPUPROFILE=FILE profiles the reference adapter child")
-	f.DurationVar(&timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list")
+	f.DurationVar(&timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list, and on each tool call")
 	return cmd
 }
 

@@ -83,3 +83,36 @@ func TestCLIAgainstHostileTargets(t *testing.T) {
 		})
 	}
 }
+
+// bench against a target that hangs or crashes mid-call ends within its
+// bounds and exits 4: no tool could be measured.
+func TestBenchAgainstHostileTargets(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config.Handler = &hostile.Server{Mode: hostile.CrashMidCall, Hold: 30 * time.Second, Crash: func() { srv.Listener.Close() }}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	quick := []string{"--timeout", "2s", "--samples", "3", "--duration", "100ms", "--concurrency", "1", "--startup-runs", "-1", "--scale", "-", "--tools", "schema,search"}
+	for name, args := range map[string][]string{
+		"stdio hang on tools/call": {"--stdio", self, "--env", hostile.Env + "=" + hostile.HangOnCall},
+		"http crash mid-call":      {"--url", srv.URL + "/mcp"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			code, out, stderr := run(t, map[string]string{"MCPCHECK_TOKEN": "tok"}, append(append([]string{"bench"}, args...), quick...)...)
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("took %s", took)
+			}
+			if code != conformance.ExitUnreachable {
+				t.Errorf("exit %d, want 4; stdout %s\nstderr %q", code, out, stderr)
+			}
+			if !strings.Contains(out, "schema") || !strings.Contains(out, "search") {
+				t.Errorf("the table must still name the failed tools:\n%s", out)
+			}
+		})
+	}
+}

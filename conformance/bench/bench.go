@@ -42,6 +42,9 @@ type Options struct {
 	// Scale is the fixture for the scale schema measurement (default
 	// scale:50,20,30,2: 1,000 streams of 30 fields); "-" skips it.
 	Scale string
+	// CallTimeout bounds each tool call, so a target that stops answering
+	// ends the run instead of hanging it (default 10s).
+	CallTimeout time.Duration
 	// Reference is the command that runs the reference adapter
 	// (pdpp-mcp's arguments follow), so it is measured as a child process
 	// like any other adapter. Empty: in process, with no RSS or startup.
@@ -51,6 +54,9 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.Samples <= 0 {
 		o.Samples = 300
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 10 * time.Second
 	}
 	if o.Warmup <= 0 {
 		o.Warmup = 20
@@ -109,6 +115,16 @@ type ToolResult struct {
 	Throughput []Level      `json:"throughput,omitempty"`
 }
 
+// Measured reports whether at least one tool got figures.
+func (r Report) Measured() bool {
+	for _, t := range r.Tools {
+		if t.Error == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // A Level is throughput at one concurrency.
 type Level struct {
 	Concurrency int     `json:"concurrency"`
@@ -161,6 +177,7 @@ type subject struct {
 	rsURL   string
 	pid     int // the adapter's process, if a child
 	close   func()
+	timeout time.Duration // bound on each tool call
 
 	// endpoint and token reach an HTTP target, where load goes through
 	// raw sessions, one per worker; stdio workers share the one session.
@@ -177,7 +194,7 @@ func (s *subject) invokers(ctx context.Context, c call, n int) ([]invoker, error
 	out := make([]invoker, n)
 	if s.endpoint == "" {
 		for i := range out {
-			out[i] = func(ctx context.Context) error { return invoke(ctx, s.session, c) }
+			out[i] = func(ctx context.Context) error { return s.invoke(ctx, c) }
 		}
 		return out, nil
 	}
@@ -197,7 +214,11 @@ func (s *subject) invokers(ctx context.Context, c call, n int) ([]invoker, error
 	body := newCallBody(c)
 	for i := range out {
 		rs := s.pool[i]
-		out[i] = func(ctx context.Context) error { return rs.call(ctx, body) }
+		out[i] = func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, s.timeout)
+			defer cancel()
+			return rs.call(ctx, body)
+		}
 	}
 	return out, nil
 }
@@ -216,6 +237,7 @@ func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report
 		return rep
 	}
 	defer sub.close()
+	sub.timeout = o.CallTimeout
 	rep.Target = sub.target.Description
 	if settings, err := conformance.LoadSettings(0); err == nil {
 		if fp, err := conformance.MeasureFootprint(sub.target, settings.BudgetBytes); err == nil {
@@ -345,6 +367,8 @@ func plan(ctx context.Context, sub *subject, only []string) ([]call, []string) {
 		served[t.Name] = true
 	}
 	fallback := sync.OnceValue(func() string {
+		ctx, cancel := context.WithTimeout(ctx, sub.timeout)
+		defer cancel()
 		res, err := sub.session.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": term, "limit": 10}})
 		if err != nil || res.IsError {
 			return ""
@@ -360,7 +384,7 @@ func plan(ctx context.Context, sub *subject, only []string) ([]call, []string) {
 			notes = append(notes, c.name()+": not served by the target")
 			continue
 		}
-		if _, ok := c.args["id"]; ok && invoke(ctx, sub.session, c) != nil {
+		if _, ok := c.args["id"]; ok && sub.invoke(ctx, c) != nil {
 			id := fallback()
 			if id == "" {
 				notes = append(notes, fmt.Sprintf("%s: the target has no record %v, and search %q returned no id to use", c.name(), c.args["id"], term))
@@ -399,9 +423,14 @@ func firstHitID(res *mcp.CallToolResult) string {
 	return ""
 }
 
-func invoke(ctx context.Context, cs *mcp.ClientSession, c call) error {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+// invoke makes one call through the shared session, within the call bound.
+func (s *subject) invoke(ctx context.Context, c call) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("%s: no answer within %s", c.tool, s.timeout)
 	case err != nil:
 		return err
 	case res.IsError:
@@ -425,7 +454,7 @@ func toolText(res *mcp.CallToolResult) string {
 
 func measureTool(ctx context.Context, sub *subject, direct *http.Client, c call, o Options) ToolResult {
 	r := ToolResult{Tool: c.name(), Args: c.args}
-	if err := invoke(ctx, sub.session, c); err != nil { // the SDK client says best what went wrong
+	if err := sub.invoke(ctx, c); err != nil { // the SDK client says best what went wrong
 		r.Error = err.Error()
 		return r
 	}

@@ -187,7 +187,9 @@ func measureScale(ctx context.Context, spec conformance.TargetSpec, o Options) (
 	var ds []time.Duration
 	for i := range warm + runs {
 		start := time.Now()
-		res, err := t.Session.CallTool(ctx, &mcp.CallToolParams{Name: "schema", Arguments: map[string]any{}})
+		cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
+		res, err := t.Session.CallTool(cctx, &mcp.CallToolParams{Name: "schema", Arguments: map[string]any{}})
+		cancel()
 		d := time.Since(start)
 		if err != nil {
 			return nil, []string{"scale schema: " + err.Error()}
