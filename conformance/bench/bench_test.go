@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +165,7 @@ func TestGoalsJudgeTheTargets(t *testing.T) {
 			{Tool: "fetch 60KB", Overhead: &slow}, // informational: not judged
 		},
 		PeakRSS:     65 << 20,
+		Footprint:   &conformance.Footprint{TotalBytes: 8193, TotalTokens: 1500},
 		Startup:     &Percentiles{P50: 40 * time.Millisecond},
 		ScaleSchema: &ScaleSchema{Fixture: DefaultScale, Latency: Percentiles{P50: 49 * time.Millisecond}},
 	}
@@ -171,13 +174,76 @@ func TestGoalsJudgeTheTargets(t *testing.T) {
 		got[g.Name] = g.Met
 	}
 	want := map[string]bool{"schema overhead": true, "search overhead": false, "search throughput at c=64": false,
-		"peak RSS under load": false, "stdio start to initialize": true, "compact schema, 50×20×30": true}
+		"peak RSS under load": false, "stdio start to initialize": true, "compact schema, 50×20×30": true, "tools/list footprint": false}
 	if len(got) != len(want) {
 		t.Fatalf("goals %v, want %v", got, want)
 	}
 	for k, v := range want {
 		if met, ok := got[k]; !ok || met != v {
 			t.Errorf("%s: met=%v (present %v), want %v", k, met, ok, v)
+		}
+	}
+}
+
+// Two live targets in one run: the comparison puts their figures side by
+// side, and each target's footprint table names every tool with bytes and
+// tokens.
+func TestComparisonOfTwoLiveTargets(t *testing.T) {
+	fx, err := conformance.LoadFixture("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	rsURL, stop, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stop(context.Background()) }()
+	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	o := quick()
+	o.StartupRuns, o.Scale, o.Tools = -1, "-", []string{"search", "fetch"}
+	run := NewRun(o)
+	for _, spec := range []conformance.TargetSpec{{}, {URL: srv.URL + adapter.MCPPath, Token: rs.ClientToken()}} {
+		run.Targets = append(run.Targets, Measure(context.Background(), spec, o))
+	}
+	var out bytes.Buffer
+	run.WriteText(&out)
+	text := out.String()
+	_, comparison, ok := strings.Cut(text, "\nComparison\n")
+	if !ok {
+		t.Fatalf("no comparison:\n%s", text)
+	}
+	figures := regexp.MustCompile(`^\s*(search|fetch|fetch 60KB)\s+p50 ms\s+([0-9.]+)\s+([0-9.]+)\s*$`)
+	rows := 0
+	for _, line := range strings.Split(comparison, "\n") {
+		if figures.MatchString(line) {
+			rows++
+		}
+	}
+	if rows != 3 {
+		t.Errorf("want a p50 row with two figures for search, fetch and fetch 60KB; got %d in:\n%s", rows, comparison)
+	}
+	fp := run.Targets[0].Footprint
+	if !regexp.MustCompile(fmt.Sprintf(`tools/list\s+bytes\s+%d\s+%d`, fp.TotalBytes, fp.TotalBytes)).MatchString(comparison) {
+		t.Errorf("the same adapter two ways must show the same tools/list bytes:\n%s", comparison)
+	}
+	for _, rep := range run.Targets {
+		if rep.Footprint == nil || len(rep.Footprint.Tools) != 6 {
+			t.Fatalf("%s: footprint %+v", rep.Target, rep.Footprint)
+		}
+		for _, tf := range rep.Footprint.Tools {
+			if tf.Bytes <= 0 || tf.Tokens <= 0 {
+				t.Errorf("%s: %s has %d B, %d tokens", rep.Target, tf.Name, tf.Bytes, tf.Tokens)
+			}
+			row := regexp.MustCompile(fmt.Sprintf(`(?m)^\s+%s\s+%d\s+%d\b`, tf.Name, tf.Bytes, tf.Tokens))
+			if !row.MatchString(text) {
+				t.Errorf("no footprint row for %s (%d B, %d tokens) in:\n%s", tf.Name, tf.Bytes, tf.Tokens, text)
+			}
 		}
 	}
 }
