@@ -28,9 +28,10 @@ const (
 	IconPath        = "/icon.svg"
 )
 
-// authProbeStream is a stream name no grant holds: asking the RS for its
-// compact schema returns the bearer's kind and no data.
-const authProbeStream = "__pdpp_mcp_auth_probe__"
+// AuthProbeStream is a stream name no grant holds: asking the RS for its
+// compact schema returns the bearer's kind and no data. Checks tell the
+// probe from data reads by it.
+const AuthProbeStream = "__pdpp_mcp_auth_probe__"
 
 // bearerTTL is how long an accepted bearer stays accepted without asking
 // the RS again; rejections are never cached.
@@ -108,7 +109,7 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 	if v, ok := a.bearers.Load(key); ok && time.Now().Before(v.(bearerVerdict).expires) {
 		return v.(bearerVerdict)
 	}
-	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {authProbeStream}})
+	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {AuthProbeStream}})
 	var re *rsclient.Error
 	switch {
 	case errors.As(err, &re) && (re.HTTPStatus == http.StatusUnauthorized || re.HTTPStatus == http.StatusForbidden):

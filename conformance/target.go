@@ -49,8 +49,12 @@ type TargetSpec struct {
 	// OwnerToken, when the user supplies one for a URL target, lets the
 	// checks prove an owner bearer is refused; never printed.
 	OwnerToken string
-	Stdio      string // command line; {rs_url} and {token} are replaced
-	Env        []string
+	// ExpiredToken and ForeignToken, when the user supplies them for a URL
+	// target, are a client token whose grant expired and one issued for
+	// another resource: U13 proves both are challenged. Never printed.
+	ExpiredToken, ForeignToken string
+	Stdio                      string // command line; {rs_url} and {token} are replaced
+	Env                        []string
 	// Fixture names the fixture RS data set for reference and stdio targets.
 	Fixture string
 	// FixtureData, when set, is served instead of the named fixture. Checks
@@ -112,6 +116,10 @@ type Target struct {
 	// OwnerToken is an owner bearer the target's RS knows, when mcpcheck
 	// has one: the fixture's, or the user's for a URL target.
 	OwnerToken string
+	// ExpiredToken, ForeignToken and ControlPlaneToken are bearers the RS
+	// refuses or that /mcp must refuse, when mcpcheck has them: the
+	// fixture's, or the user's for a URL target (no control-plane one).
+	ExpiredToken, ForeignToken, ControlPlaneToken string
 	// Local runs the adapter's command with extra environment and extra
 	// arguments, stdin closed: how a process refuses to start.
 	Local func(ctx context.Context, env map[string]string, args ...string) (stdout, stderr string, code int)
@@ -226,12 +234,18 @@ func (t *Target) redact(s string) string {
 	if t == nil {
 		return s
 	}
-	for _, secret := range []string{t.secret, t.OwnerToken} {
+	for _, secret := range []string{t.secret, t.OwnerToken, t.ExpiredToken, t.ForeignToken, t.ControlPlaneToken} {
 		if secret != "" {
 			s = strings.ReplaceAll(s, secret, "[redacted]")
 		}
 	}
 	return s
+}
+
+// setFixtureTokens takes the refused bearers from the fixture RS.
+func (t *Target) setFixtureTokens(rs *fakers.RS) {
+	t.OwnerToken, t.ExpiredToken = rs.OwnerToken(), rs.ExpiredToken()
+	t.ForeignToken, t.ControlPlaneToken = rs.ForeignResourceToken(), rs.ControlPlaneToken()
 }
 
 // Open connects to the target the spec names, performs initialize and
@@ -256,6 +270,7 @@ func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
 		t.secret = spec.Token
 		t.Description = "url " + spec.URL
 		t.MCPURL, t.OwnerToken = spec.URL, spec.OwnerToken
+		t.ExpiredToken, t.ForeignToken = spec.ExpiredToken, spec.ForeignToken
 		if u, err := url.Parse(spec.URL); err == nil {
 			t.Origin = u.Scheme + "://" + u.Host
 		}
@@ -328,7 +343,8 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	}
 	srv := httptest.NewServer(a.Handler())
 	t.closers = append(t.closers, srv.Close)
-	t.MCPURL, t.Origin, t.OwnerToken = srv.URL+adapter.MCPPath, srv.URL, rs.OwnerToken()
+	t.MCPURL, t.Origin = srv.URL+adapter.MCPPath, srv.URL
+	t.setFixtureTokens(rs)
 	t.Description = "reference adapter (pdpp-mcp over loopback HTTP, fixture RS)"
 	if spec.Mutant != "" {
 		t.Description += ", mutant " + string(spec.Mutant)
@@ -540,7 +556,7 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
 		return runCommand(ctx, argv[0], args, env)
 	}
-	t.OwnerToken = rs.OwnerToken()
+	t.setFixtureTokens(rs)
 	t.Local = func(ctx context.Context, extra map[string]string, args ...string) (string, string, int) {
 		e := append([]string(nil), env...)
 		for k, v := range extra {

@@ -37,12 +37,17 @@ const (
 // REST reads treat it as unauthorized (contract §2.1).
 const KindPackage = "mcp_package"
 
+// KindControlPlane is an operator (control-plane) token: it manages the
+// provider and never reads data, so REST reads refuse it with 403.
+const KindControlPlane = "control_plane"
+
 // Token states beyond "" (valid): how the auth gate answers (contract §2.2).
 const (
 	stateRevoked   = "revoked"   // 403 grant_revoked
 	stateExpired   = "expired"   // 403 grant_expired
 	stateMalformed = "malformed" // 403 grant_invalid
 	stateLegacy    = "legacy"    // 401 authorization_state.unsupported_legacy_shape
+	stateForeign   = "foreign"   // issued for another resource: unknown here, 401 authentication_error
 )
 
 type tokenInfo struct {
@@ -110,6 +115,8 @@ func New(f *Fixture) *RS {
 		base + "_client_malformed": {kind: KindClient, state: stateMalformed},
 		base + "_client_legacy":    {kind: KindClient, state: stateLegacy},
 		base + "_mcp_package":      {kind: KindPackage},
+		base + "_client_foreign":   {kind: KindClient, state: stateForeign},
+		base + "_control_plane":    {kind: KindControlPlane},
 	}}
 	rs.routes = []route{
 		{pattern: `^/\.well-known/oauth-protected-resource$`, public: true, handle: rs.protectedResource},
@@ -203,6 +210,14 @@ func (rs *RS) LegacyConsentToken() string { return rs.tokenOf(KindClient, stateL
 
 // PackageToken is a hosted-MCP package token, which REST reads refuse.
 func (rs *RS) PackageToken() string { return rs.tokenOf(KindPackage, "") }
+
+// ForeignResourceToken is a client token issued for another resource
+// (audience): this RS does not know it and answers 401 authentication_error.
+func (rs *RS) ForeignResourceToken() string { return rs.tokenOf(KindClient, stateForeign) }
+
+// ControlPlaneToken is an operator token, which REST reads refuse with 403
+// permission_error.
+func (rs *RS) ControlPlaneToken() string { return rs.tokenOf(KindControlPlane, "") }
 
 // Requests returns a copy of the request log.
 func (rs *RS) Requests() []Request {
@@ -398,8 +413,10 @@ func (rs *RS) authenticate(r *request, rt *route) *apiError {
 	}
 	info, known := rs.tokens[tok]
 	switch {
-	case !known || info.kind == KindPackage:
+	case !known || info.kind == KindPackage || info.state == stateForeign:
 		return errf("authentication_error", "", "Invalid or expired token")
+	case info.kind == KindControlPlane:
+		return errf("permission_error", "", "Control-plane tokens cannot read data; use a grant-scoped client token")
 	case info.state == stateRevoked:
 		return errf("grant_revoked", "", "Grant has been revoked")
 	case info.state == stateExpired:
