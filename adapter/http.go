@@ -1,9 +1,11 @@
 package adapter
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -112,6 +114,9 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {AuthProbeStream}})
 	var re *rsclient.Error
 	switch {
+	case errors.As(err, &re) && re.HTTPStatus == http.StatusForbidden && re.Code == "permission_error" && a.opts.Mutant != ChallengeControlPlane:
+		// A bearer the RS knows but that may not read (control plane): refused, not challenged.
+		return bearerVerdict{status: http.StatusForbidden, code: "permission_error", message: clientTokenOnly}
 	case errors.As(err, &re) && (re.HTTPStatus == http.StatusUnauthorized || re.HTTPStatus == http.StatusForbidden):
 		return bearerVerdict{status: http.StatusUnauthorized, code: "invalid_token", message: "the resource server refused the bearer: " + re.Message}
 	case err != nil:
@@ -132,11 +137,16 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 	return v
 }
 
+const clientTokenOnly = "MCP requires a grant-scoped client token. Owner and control-plane bearers are REST credentials and are never accepted here."
+
 // requireClientBearer lets a request through to MCP only with a bearer the
 // RS accepts as a grant-scoped client token (seed 001: owner and
 // control-plane bearers are refused, and never processed as MCP).
 func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.opts.Mutant == ForwardRefusedBearer {
+			w = &forwardAnyway{ResponseWriter: w, next: next, r: r}
+		}
 		origin := a.origin(r)
 		tok, ok := bearer(r.Header.Get("Authorization"))
 		if !ok || tok == "" {
@@ -148,12 +158,11 @@ func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 		case v.status == http.StatusUnauthorized:
 			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", v.code, v.message)
 			return
+		case v.status == http.StatusForbidden, v.status == 0 && v.kind != "client" && a.opts.Mutant != AcceptOwnerBearer:
+			writeHTTPError(w, http.StatusForbidden, map[string]any{"type": "permission_error", "code": "permission_error", "message": clientTokenOnly})
+			return
 		case v.status != 0:
 			writeHTTPError(w, v.status, map[string]any{"type": "api_error", "code": v.code, "message": v.message})
-			return
-		case v.kind != "client" && a.opts.Mutant != AcceptOwnerBearer:
-			writeHTTPError(w, http.StatusForbidden, map[string]any{"type": "permission_error", "code": "permission_error",
-				"message": "MCP requires a grant-scoped client token. Owner and control-plane bearers are REST credentials and are never accepted here."})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -176,6 +185,30 @@ func (a *Adapter) challenge(w http.ResponseWriter, origin string, status int, ty
 	}
 	writeHTTPError(w, status, body)
 }
+
+// forwardAnyway is the forward-refused-bearer mutant: when the gate
+// refuses, the request still runs, its answer discarded.
+type forwardAnyway struct {
+	http.ResponseWriter
+	next http.Handler
+	r    *http.Request
+}
+
+func (f *forwardAnyway) WriteHeader(status int) {
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		body, _ := io.ReadAll(f.r.Body)
+		r := f.r.Clone(f.r.Context())
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.next.ServeHTTP(discardWriter{http.Header{}}, r)
+	}
+	f.ResponseWriter.WriteHeader(status)
+}
+
+type discardWriter struct{ h http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.h }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}
 
 func writeHTTPError(w http.ResponseWriter, status int, errObj map[string]any) {
 	w.Header().Set("Content-Type", "application/json")

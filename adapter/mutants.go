@@ -93,6 +93,8 @@ const (
 
 	ChallengeWithoutMetadata  Mutant = "challenge-without-resource-metadata"
 	AcceptOwnerBearer         Mutant = "accept-owner-bearer"
+	ForwardRefusedBearer      Mutant = "forward-refused-bearer"
+	ChallengeControlPlane     Mutant = "challenge-control-plane-bearer"
 	OwnerInstructionOnConnect Mutant = "owner-instruction-on-connect"
 	ProfileInMetadata         Mutant = "profile-in-metadata"
 
@@ -183,6 +185,8 @@ var mutants = []MutantInfo{
 
 	{ChallengeWithoutMetadata, []string{"U13"}, "401 answers carry no WWW-Authenticate resource_metadata challenge"},
 	{AcceptOwnerBearer, []string{"S015"}, "the hosted endpoint serves an owner bearer"},
+	{ChallengeControlPlane, []string{"S015"}, "a control-plane bearer the RS refuses gets a 401 challenge instead of 403"},
+	{ForwardRefusedBearer, []string{"S015", "U13"}, "the hosted endpoint answers 401/403 but still runs the refused request against the RS"},
 	{OwnerInstructionOnConnect, []string{"S010", "S040"}, "the setup page tells the user to paste an owner bearer"},
 	{ProfileInMetadata, []string{"S039"}, "the MCP metadata advertises core/events/full profiles"},
 	{UnboundedRecordText, []string{"S006"}, "query_records text previews whole records, unbudgeted"},
