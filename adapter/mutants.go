@@ -94,6 +94,8 @@ const (
 	ChallengeWithoutMetadata  Mutant = "challenge-without-resource-metadata"
 	AcceptOwnerBearer         Mutant = "accept-owner-bearer"
 	ForwardRefusedBearer      Mutant = "forward-refused-bearer"
+	DropRemoteClientSetup     Mutant = "drop-remote-client-setup"
+	DropLLMsCodexCommand      Mutant = "drop-llms-codex-command"
 	ChallengeControlPlane     Mutant = "challenge-control-plane-bearer"
 	OwnerInstructionOnConnect Mutant = "owner-instruction-on-connect"
 	ProfileInMetadata         Mutant = "profile-in-metadata"
@@ -185,6 +187,8 @@ var mutants = []MutantInfo{
 
 	{ChallengeWithoutMetadata, []string{"U13"}, "401 answers carry no WWW-Authenticate resource_metadata challenge"},
 	{AcceptOwnerBearer, []string{"S015"}, "the hosted endpoint serves an owner bearer"},
+	{DropRemoteClientSetup, []string{"S040"}, "the setup page drops the ChatGPT and other remote clients section"},
+	{DropLLMsCodexCommand, []string{"S040"}, "/llms.txt omits the codex mcp add command"},
 	{ChallengeControlPlane, []string{"S015"}, "a control-plane bearer the RS refuses gets a 401 challenge instead of 403"},
 	{ForwardRefusedBearer, []string{"S015", "U13"}, "the hosted endpoint answers 401/403 but still runs the refused request against the RS"},
 	{OwnerInstructionOnConnect, []string{"S010", "S040"}, "the setup page tells the user to paste an owner bearer"},
