@@ -95,6 +95,8 @@ const (
 	AcceptOwnerBearer         Mutant = "accept-owner-bearer"
 	ForwardRefusedBearer      Mutant = "forward-refused-bearer"
 	DropRemoteClientSetup     Mutant = "drop-remote-client-setup"
+	AdvertiseControlPlaneKind Mutant = "advertise-control-plane-kind"
+	DropMCPEndpointHint       Mutant = "drop-mcp-endpoint-hint"
 	DropLLMsCodexCommand      Mutant = "drop-llms-codex-command"
 	ChallengeControlPlane     Mutant = "challenge-control-plane-bearer"
 	OwnerInstructionOnConnect Mutant = "owner-instruction-on-connect"
@@ -187,6 +189,8 @@ var mutants = []MutantInfo{
 
 	{ChallengeWithoutMetadata, []string{"U13"}, "401 answers carry no WWW-Authenticate resource_metadata challenge"},
 	{AcceptOwnerBearer, []string{"S015"}, "the hosted endpoint serves an owner bearer"},
+	{AdvertiseControlPlaneKind, []string{"S039"}, "the MCP metadata lists control_plane among its token kinds"},
+	{DropMCPEndpointHint, []string{"S039"}, "the MCP metadata names no MCP endpoint"},
 	{DropRemoteClientSetup, []string{"S040"}, "the setup page drops the ChatGPT and other remote clients section"},
 	{DropLLMsCodexCommand, []string{"S040"}, "/llms.txt omits the codex mcp add command"},
 	{ChallengeControlPlane, []string{"S015"}, "a control-plane bearer the RS refuses gets a 401 challenge instead of 403"},

@@ -29,6 +29,12 @@ func (a *Adapter) serveMCPMetadata(w http.ResponseWriter, r *http.Request) {
 	if a.opts.Mutant == ProfileInMetadata {
 		doc["pdpp_mcp_profiles"] = []string{"core", "events", "full"}
 	}
+	switch a.opts.Mutant {
+	case AdvertiseControlPlaneKind:
+		doc["pdpp_token_kinds_supported"] = []string{"client", "control_plane"}
+	case DropMCPEndpointHint:
+		delete(doc["pdpp_agent_discovery"].(map[string]any)["mcp"].(map[string]any), "endpoint")
+	}
 	writeJSONDoc(w, doc)
 }
 
