@@ -7,8 +7,8 @@ import (
 )
 
 // A Mutant is a named single fault in the reference adapter. Each one exists
-// to prove that the checks it names can fail; only tests and the hidden
-// --mutant flag reach them.
+// to prove that the checks it names can fail; only tests and mcpcheck's hidden
+// --mutant flag (MainWithMutants) reach them.
 type Mutant string
 
 // MutantInfo describes a mutant and the scenario ids that must catch it.
@@ -95,6 +95,7 @@ const (
 	AcceptOwnerBearer         Mutant = "accept-owner-bearer"
 	ForwardRefusedBearer      Mutant = "forward-refused-bearer"
 	DropRemoteClientSetup     Mutant = "drop-remote-client-setup"
+	HonourProfileEnv          Mutant = "honour-profile-env"
 	AdvertiseControlPlaneKind Mutant = "advertise-control-plane-kind"
 	DropMCPEndpointHint       Mutant = "drop-mcp-endpoint-hint"
 	DropLLMsCodexCommand      Mutant = "drop-llms-codex-command"
@@ -191,6 +192,7 @@ var mutants = []MutantInfo{
 	{AcceptOwnerBearer, []string{"S015"}, "the hosted endpoint serves an owner bearer"},
 	{AdvertiseControlPlaneKind, []string{"S039"}, "the MCP metadata lists control_plane among its token kinds"},
 	{DropMCPEndpointHint, []string{"S039"}, "the MCP metadata names no MCP endpoint"},
+	{HonourProfileEnv, []string{"S011"}, "stdio started with PDPP_MCP_PROFILE=full serves an extra event-subscription tool"},
 	{DropRemoteClientSetup, []string{"S040"}, "the setup page drops the ChatGPT and other remote clients section"},
 	{DropLLMsCodexCommand, []string{"S040"}, "/llms.txt omits the codex mcp add command"},
 	{ChallengeControlPlane, []string{"S015"}, "a control-plane bearer the RS refuses gets a 401 challenge instead of 403"},

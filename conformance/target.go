@@ -106,9 +106,9 @@ type Target struct {
 	RSURL string
 	// Help runs the adapter command with --help (reference and stdio).
 	Help func(ctx context.Context) (Help, error)
-	// StdioTools lists the tools the adapter serves over stdio, raw, when
-	// that differs from the main session's transport (reference target).
-	StdioTools func(ctx context.Context) ([]json.RawMessage, error)
+	// StdioTools starts the adapter over stdio with extra environment and
+	// lists its tools, raw (reference and stdio targets).
+	StdioTools func(ctx context.Context, env map[string]string) ([]json.RawMessage, error)
 	// MCPURL is the Streamable HTTP endpoint and Origin its origin, for
 	// reference and URL targets: where the hosted checks probe auth,
 	// metadata and the setup page.
@@ -356,11 +356,11 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	}
 	t.Help = func(ctx context.Context) (Help, error) {
 		var out, errb bytes.Buffer
-		code := adapter.Main(ctx, append(append([]string(nil), mutantArgs...), "--help"), func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+		code := adapter.MainWithMutants(ctx, append(append([]string(nil), mutantArgs...), "--help"), func(string) string { return "" }, strings.NewReader(""), &out, &errb)
 		return Help{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}, nil
 	}
-	t.StdioTools = func(ctx context.Context) ([]json.RawMessage, error) {
-		return referenceStdioTools(ctx, append([]string{"--provider-url", rsURL}, mutantArgs...), token)
+	t.StdioTools = func(ctx context.Context, env map[string]string) ([]json.RawMessage, error) {
+		return referenceStdioTools(ctx, append([]string{"--provider-url", rsURL}, mutantArgs...), token, env)
 	}
 	t.Local = func(ctx context.Context, extra map[string]string, args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
@@ -374,7 +374,7 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 			return ""
 		}
 		args = append(append([]string{"--provider-url", rsURL}, args...), mutantArgs...)
-		code := adapter.Main(ctx, args, env, strings.NewReader(""), &out, &errb)
+		code := adapter.MainWithMutants(ctx, args, env, strings.NewReader(""), &out, &errb)
 		return out.String(), errb.String(), code
 	}
 	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
@@ -388,7 +388,7 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 		if len(args) > 0 { // flags stop at the first operand: the mutant goes right after the subcommand
 			args = append(append([]string{args[0]}, mutantArgs...), args[1:]...)
 		}
-		code := adapter.Main(ctx, args, env, strings.NewReader(""), &out, &errb)
+		code := adapter.MainWithMutants(ctx, args, env, strings.NewReader(""), &out, &errb)
 		return out.String(), errb.String(), code
 	}
 	return t.connectHTTP(ctx, srv.URL+adapter.MCPPath, token, nil, spec.ConnectTimeout)
@@ -396,12 +396,15 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 
 // referenceStdioTools runs the reference adapter's stdio entry point over
 // in-memory pipes and returns its tools/list as received.
-func referenceStdioTools(ctx context.Context, args []string, token string) ([]json.RawMessage, error) {
+func referenceStdioTools(ctx context.Context, args []string, token string, extra map[string]string) ([]json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, DefaultConnectTimeout)
 	defer cancel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	env := func(k string) string {
+		if v, ok := extra[k]; ok {
+			return v
+		}
 		if k == "PDPP_CLIENT_TOKEN" {
 			return token
 		}
@@ -409,7 +412,7 @@ func referenceStdioTools(ctx context.Context, args []string, token string) ([]js
 	}
 	done := make(chan int, 1)
 	go func() {
-		done <- adapter.Main(ctx, args, env, inR, outW, io.Discard)
+		done <- adapter.MainWithMutants(ctx, args, env, inR, outW, io.Discard)
 		outW.Close()
 	}()
 	tap := wiretap.New()
@@ -552,6 +555,19 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 		env = append(env, expand(kv))
 	}
 	t.Description = "stdio " + spec.Stdio
+	t.StdioTools = func(ctx context.Context, extra map[string]string) ([]json.RawMessage, error) {
+		again := spec
+		again.Env = append([]string(nil), spec.Env...)
+		for k, v := range extra {
+			again.Env = append(again.Env, k+"="+v)
+		}
+		other, err := Open(ctx, again)
+		if err != nil {
+			return nil, err
+		}
+		defer other.Close()
+		return other.ToolsRaw, nil
+	}
 	t.Help = func(ctx context.Context) (Help, error) { return runHelp(ctx, argv, env) }
 	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
 		return runCommand(ctx, argv[0], args, env)
