@@ -47,6 +47,9 @@ Flags:
                        (env PDPP_MCP_PUBLIC_ORIGIN; default: each request's own)
   --trust-forwarded-headers
                        take the origin from X-Forwarded-Proto/Host (only behind a proxy that sets them)
+  --auth-cache-ttl D   serve: accept a bearer the RS accepted for D (such as 30s) without asking it
+                       again; saves an RS request per call, but a revoked grant is served until D ends
+                       (default 0: every request's bearer is validated)
   --version            print the version
   -h, --help           show this help
 
@@ -96,6 +99,7 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		addr        = fs.String("addr", "127.0.0.1:8080", "")
 		publicOrig  = fs.String("public-origin", getenv("PDPP_MCP_PUBLIC_ORIGIN"), "")
 		trustFwd    = fs.Bool("trust-forwarded-headers", false, "")
+		authTTL     = fs.Duration("auth-cache-ttl", 0, "")
 		version     = fs.Bool("version", false, "")
 		mutantName  = new(string)
 	)
@@ -151,7 +155,12 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		}
 		*publicOrig = po.String()
 	}
-	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig, TrustForwarded: *trustFwd}
+	if *authTTL < 0 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --auth-cache-ttl %s: want a duration of 0 or more\n", *authTTL)
+		return ExitUsage
+	}
+	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig,
+		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL}
 	if serve {
 		return runServe(ctx, opts, *addr, stderr)
 	}

@@ -35,10 +35,6 @@ const (
 // probe from data reads by it.
 const AuthProbeStream = "__pdpp_mcp_auth_probe__"
 
-// bearerTTL is how long an accepted bearer stays accepted without asking
-// the RS again; rejections are never cached.
-const bearerTTL = 30 * time.Second
-
 // Handler serves the hosted surface: stateless Streamable HTTP at /mcp,
 // whose every request carries a bearer the RS has accepted as a
 // grant-scoped client token, plus the protected-resource metadata, the
@@ -104,12 +100,16 @@ type bearerVerdict struct {
 	expires time.Time
 }
 
-// verifyBearer asks the RS, once per bearerTTL, whether a bearer is good and
-// what kind it is. Only acceptances are cached.
+// verifyBearer asks the RS whether a bearer is good and what kind it is: on
+// every request, or once per Options.AuthCacheTTL when the operator opts
+// in. Only acceptances are cached.
 func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict {
+	ttl := a.opts.AuthCacheTTL
 	key := sha256.Sum256([]byte(token))
-	if v, ok := a.bearers.Load(key); ok && time.Now().Before(v.(bearerVerdict).expires) {
-		return v.(bearerVerdict)
+	if ttl > 0 {
+		if v, ok := a.bearers.Load(key); ok && time.Now().Before(v.(bearerVerdict).expires) {
+			return v.(bearerVerdict)
+		}
 	}
 	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {AuthProbeStream}})
 	var re *rsclient.Error
@@ -128,8 +128,8 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 		} `json:"bearer"`
 	}
 	_ = json.Unmarshal(resp.Body, &doc)
-	v := bearerVerdict{kind: doc.Bearer.Kind, expires: time.Now().Add(bearerTTL)}
-	if v.kind == "client" {
+	v := bearerVerdict{kind: doc.Bearer.Kind, expires: time.Now().Add(ttl)}
+	if v.kind == "client" && ttl > 0 {
 		if n := a.bearerCount.Add(1); n <= 4096 {
 			a.bearers.Store(key, v)
 		}

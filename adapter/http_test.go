@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -130,4 +131,27 @@ func TestPublicOrigin(t *testing.T) {
 			t.Errorf("with --public-origin:\n got %+v\nwant %+v", got, want)
 		}
 	})
+}
+
+// By default every request's bearer goes to the RS: a grant revoked after
+// the bearer was accepted is refused on the very next request. The opt-in
+// cache trades that for one RS request saved per call.
+func TestRevokedBearerRefusedOnNextRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		ttl       time.Duration
+		afterward int
+	}{{"default", 0, 401}, {"auth cache 30s", 30 * time.Second, 200}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, rs := hostedAdapter(t, adapter.Options{AuthCacheTTL: tc.ttl})
+			tok := rs.ClientToken()
+			if resp, body := hostedDo(t, "POST", srv.URL+adapter.MCPPath, tok, initialize, nil); resp.StatusCode != 200 {
+				t.Fatalf("before revocation: %d %s", resp.StatusCode, body)
+			}
+			rs.Revoke(tok)
+			if resp, body := hostedDo(t, "POST", srv.URL+adapter.MCPPath, tok, initialize, nil); resp.StatusCode != tc.afterward {
+				t.Errorf("after revocation: %d %s, want %d", resp.StatusCode, body, tc.afterward)
+			}
+		})
+	}
 }

@@ -316,6 +316,9 @@ func startFixture(spec TargetSpec) (*fakers.RS, string, func(), error) {
 		}
 	}
 	rs := fakers.New(fx)
+	// The hosted reference adapter checks each request's bearer with one
+	// RS request; checks count, and fault, the RS requests of tool calls.
+	rs.Exempt(isAuthProbe)
 	url, stop, err := rs.Start("127.0.0.1:0")
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("start fixture RS: %w", err)
