@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
@@ -54,6 +55,11 @@ type Options struct {
 	// TrustForwarded takes the origin from X-Forwarded-Proto and
 	// X-Forwarded-Host: set it only behind a proxy that sets them.
 	TrustForwarded bool
+	// AuthCacheTTL, when positive, lets an accepted bearer through for that
+	// long without asking the RS again: one RS request saved per call, at
+	// the cost of serving a revoked grant until the entry expires. Zero
+	// (the default) validates every request's bearer against the RS.
+	AuthCacheTTL time.Duration
 }
 
 // An Adapter serves the MCP surface for one RS.

@@ -165,13 +165,6 @@ func TestCenterMarkedKeepsContext(t *testing.T) {
 	}
 }
 
-func runMain(t *testing.T, env map[string]string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := Main(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -189,11 +182,20 @@ func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
 		{"owner token env", map[string]string{"PDPP_OWNER_TOKEN": "own", "PDPP_CLIENT_TOKEN": "c"}, []string{"--provider-url", "http://127.0.0.1:1"}, ExitOwnerToken, "Refusing to start"},
 		{"owner cookie env, serve", map[string]string{"PDPP_OWNER_SESSION_COOKIE": "x"}, []string{"serve", "--provider-url", "http://127.0.0.1:1"}, ExitOwnerToken, "Refusing to start"},
 		{"no credential", map[string]string{"PDPP_CACHE_ROOT": t.TempDir()}, []string{"--provider-url", "http://127.0.0.1:1"}, ExitCredentials, "not_connected"},
+		// The production entry point has no mutant flag at all.
+		{"mutant flag", nil, []string{"--mutant", string(AddEventSubscriptionTool), "--provider-url", "http://x"}, ExitUsage, "flag provided but not defined: -mutant"},
+		{"mutant flag, search", nil, []string{"search", "--mutant", string(CLIOmitReadCommand), "x"}, ExitUsage, "flag provided but not defined: -mutant"},
 		{"unknown mutant", nil, []string{"--mutant", "nope", "--provider-url", "http://x"}, ExitUsage, "unknown mutant"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runMain(t, tc.env, tc.args...)
+			main := Main
+			if tc.name == "unknown mutant" {
+				main = MainWithMutants
+			}
+			var out, errb bytes.Buffer
+			code := main(context.Background(), tc.args, func(k string) string { return tc.env[k] }, strings.NewReader(""), &out, &errb)
+			stdout, stderr := out.String(), errb.String()
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("exit %d stderr %q; want %d containing %q", code, stderr, tc.code, tc.stderr)
 			}

@@ -47,6 +47,9 @@ Flags:
                        (env PDPP_MCP_PUBLIC_ORIGIN; default: each request's own)
   --trust-forwarded-headers
                        take the origin from X-Forwarded-Proto/Host (only behind a proxy that sets them)
+  --auth-cache-ttl D   serve: accept a bearer the RS accepted for D (such as 30s) without asking it
+                       again; saves an RS request per call, but a revoked grant is served until D ends
+                       (default 0: every request's bearer is validated)
   --version            print the version
   -h, --help           show this help
 
@@ -62,10 +65,20 @@ const profileHelp = "  --profile NAME       tool profile: core|events|full (env 
 type Env func(string) string
 
 // Main runs pdpp-mcp and returns its exit code. stdout carries MCP frames
-// only; everything else goes to stderr.
+// only; everything else goes to stderr. No mutant can be selected.
 func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
+	return run(ctx, args, getenv, stdin, stdout, stderr, false)
+}
+
+// MainWithMutants is Main plus a hidden --mutant flag: for mcpcheck's own
+// harness (its hidden pdpp-mcp subcommand and in-process targets) only.
+func MainWithMutants(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
+	return run(ctx, args, getenv, stdin, stdout, stderr, true)
+}
+
+func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer, mutants bool) int {
 	if len(args) > 0 && (args[0] == "search" || args[0] == "read-field") {
-		return runCLI(ctx, args[0], args[1:], getenv, stdout, stderr)
+		return runCLI(ctx, args[0], args[1:], getenv, stdout, stderr, mutants)
 	}
 	if path := getenv("PDPP_MCP_CPUPROFILE"); path != "" { // for BENCHMARKS.md: profile the real process under load
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
@@ -86,9 +99,13 @@ func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdou
 		addr        = fs.String("addr", "127.0.0.1:8080", "")
 		publicOrig  = fs.String("public-origin", getenv("PDPP_MCP_PUBLIC_ORIGIN"), "")
 		trustFwd    = fs.Bool("trust-forwarded-headers", false, "")
+		authTTL     = fs.Duration("auth-cache-ttl", 0, "")
 		version     = fs.Bool("version", false, "")
-		mutantName  = fs.String("mutant", "", "") // hidden: tests only
+		mutantName  = new(string)
 	)
+	if mutants {
+		fs.StringVar(mutantName, "mutant", "", "")
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usage(*mutantName))
@@ -109,6 +126,9 @@ func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdou
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return ExitUsage
+	}
+	if mutant == HonourProfileEnv && !serve && getenv("PDPP_MCP_PROFILE") == "full" {
+		mutant = AddEventSubscriptionTool
 	}
 	// Refuse before any credential is loaded: the owner value is never read
 	// as a credential (seed 001).
@@ -135,7 +155,12 @@ func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdou
 		}
 		*publicOrig = po.String()
 	}
-	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig, TrustForwarded: *trustFwd}
+	if *authTTL < 0 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --auth-cache-ttl %s: want a duration of 0 or more\n", *authTTL)
+		return ExitUsage
+	}
+	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig,
+		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL}
 	if serve {
 		return runServe(ctx, opts, *addr, stderr)
 	}

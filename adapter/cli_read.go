@@ -33,7 +33,7 @@ The token comes from PDPP_CLIENT_TOKEN or the credential cache, as for stdio.
 
 var firstMarkRe = regexp.MustCompile(`<mark>([^<]+)</mark>`)
 
-func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, stderr io.Writer) int {
+func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, stderr io.Writer, mutants bool) int {
 	fs := flag.NewFlagSet("pdpp-mcp "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
@@ -45,9 +45,12 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 		field       = fs.String("field", "", "")
 		qText       = fs.String("q", "", "")
 		format      = fs.String("format", "text", "")
-		mutantName  = fs.String("mutant", "", "") // hidden: tests only
+		mutantName  = new(string)
 		ints        = map[string]*int{}
 	)
+	if mutants {
+		fs.StringVar(mutantName, "mutant", "", "")
+	}
 	for _, k := range []string{"offset-chars", "limit-chars", "before-chars", "after-chars"} {
 		ints[k] = fs.Int(k, -1, "")
 	}

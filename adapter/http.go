@@ -1,9 +1,11 @@
 package adapter
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -28,13 +30,10 @@ const (
 	IconPath        = "/icon.svg"
 )
 
-// authProbeStream is a stream name no grant holds: asking the RS for its
-// compact schema returns the bearer's kind and no data.
-const authProbeStream = "__pdpp_mcp_auth_probe__"
-
-// bearerTTL is how long an accepted bearer stays accepted without asking
-// the RS again; rejections are never cached.
-const bearerTTL = 30 * time.Second
+// AuthProbeStream is a stream name no grant holds: asking the RS for its
+// compact schema returns the bearer's kind and no data. Checks tell the
+// probe from data reads by it.
+const AuthProbeStream = "__pdpp_mcp_auth_probe__"
 
 // Handler serves the hosted surface: stateless Streamable HTTP at /mcp,
 // whose every request carries a bearer the RS has accepted as a
@@ -101,16 +100,23 @@ type bearerVerdict struct {
 	expires time.Time
 }
 
-// verifyBearer asks the RS, once per bearerTTL, whether a bearer is good and
-// what kind it is. Only acceptances are cached.
+// verifyBearer asks the RS whether a bearer is good and what kind it is: on
+// every request, or once per Options.AuthCacheTTL when the operator opts
+// in. Only acceptances are cached.
 func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict {
+	ttl := a.opts.AuthCacheTTL
 	key := sha256.Sum256([]byte(token))
-	if v, ok := a.bearers.Load(key); ok && time.Now().Before(v.(bearerVerdict).expires) {
-		return v.(bearerVerdict)
+	if ttl > 0 {
+		if v, ok := a.bearers.Load(key); ok && time.Now().Before(v.(bearerVerdict).expires) {
+			return v.(bearerVerdict)
+		}
 	}
-	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {authProbeStream}})
+	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {AuthProbeStream}})
 	var re *rsclient.Error
 	switch {
+	case errors.As(err, &re) && re.HTTPStatus == http.StatusForbidden && re.Code == "permission_error" && a.opts.Mutant != ChallengeControlPlane:
+		// A bearer the RS knows but that may not read (control plane): refused, not challenged.
+		return bearerVerdict{status: http.StatusForbidden, code: "permission_error", message: clientTokenOnly}
 	case errors.As(err, &re) && (re.HTTPStatus == http.StatusUnauthorized || re.HTTPStatus == http.StatusForbidden):
 		return bearerVerdict{status: http.StatusUnauthorized, code: "invalid_token", message: "the resource server refused the bearer: " + re.Message}
 	case err != nil:
@@ -122,8 +128,8 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 		} `json:"bearer"`
 	}
 	_ = json.Unmarshal(resp.Body, &doc)
-	v := bearerVerdict{kind: doc.Bearer.Kind, expires: time.Now().Add(bearerTTL)}
-	if v.kind == "client" {
+	v := bearerVerdict{kind: doc.Bearer.Kind, expires: time.Now().Add(ttl)}
+	if v.kind == "client" && ttl > 0 {
 		if n := a.bearerCount.Add(1); n <= 4096 {
 			a.bearers.Store(key, v)
 		}
@@ -131,11 +137,16 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 	return v
 }
 
+const clientTokenOnly = "MCP requires a grant-scoped client token. Owner and control-plane bearers are REST credentials and are never accepted here."
+
 // requireClientBearer lets a request through to MCP only with a bearer the
 // RS accepts as a grant-scoped client token (seed 001: owner and
 // control-plane bearers are refused, and never processed as MCP).
 func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.opts.Mutant == ForwardRefusedBearer {
+			w = &forwardAnyway{ResponseWriter: w, next: next, r: r}
+		}
 		origin := a.origin(r)
 		tok, ok := bearer(r.Header.Get("Authorization"))
 		if !ok || tok == "" {
@@ -147,12 +158,11 @@ func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 		case v.status == http.StatusUnauthorized:
 			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", v.code, v.message)
 			return
+		case v.status == http.StatusForbidden, v.status == 0 && v.kind != "client" && a.opts.Mutant != AcceptOwnerBearer:
+			writeHTTPError(w, http.StatusForbidden, map[string]any{"type": "permission_error", "code": "permission_error", "message": clientTokenOnly})
+			return
 		case v.status != 0:
 			writeHTTPError(w, v.status, map[string]any{"type": "api_error", "code": v.code, "message": v.message})
-			return
-		case v.kind != "client" && a.opts.Mutant != AcceptOwnerBearer:
-			writeHTTPError(w, http.StatusForbidden, map[string]any{"type": "permission_error", "code": "permission_error",
-				"message": "MCP requires a grant-scoped client token. Owner and control-plane bearers are REST credentials and are never accepted here."})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -175,6 +185,30 @@ func (a *Adapter) challenge(w http.ResponseWriter, origin string, status int, ty
 	}
 	writeHTTPError(w, status, body)
 }
+
+// forwardAnyway is the forward-refused-bearer mutant: when the gate
+// refuses, the request still runs, its answer discarded.
+type forwardAnyway struct {
+	http.ResponseWriter
+	next http.Handler
+	r    *http.Request
+}
+
+func (f *forwardAnyway) WriteHeader(status int) {
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		body, _ := io.ReadAll(f.r.Body)
+		r := f.r.Clone(f.r.Context())
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.next.ServeHTTP(discardWriter{http.Header{}}, r)
+	}
+	f.ResponseWriter.WriteHeader(status)
+}
+
+type discardWriter struct{ h http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.h }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}
 
 func writeHTTPError(w http.ResponseWriter, status int, errObj map[string]any) {
 	w.Header().Set("Content-Type", "application/json")

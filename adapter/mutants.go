@@ -10,8 +10,8 @@ import (
 )
 
 // A Mutant is a named single fault in the reference adapter. Each one exists
-// to prove that the checks it names can fail; only tests and the hidden
-// --mutant flag reach them.
+// to prove that the checks it names can fail; only tests and mcpcheck's hidden
+// --mutant flag (MainWithMutants) reach them.
 type Mutant string
 
 // MutantInfo describes a mutant and the scenario ids that must catch it.
@@ -103,6 +103,13 @@ const (
 
 	ChallengeWithoutMetadata  Mutant = "challenge-without-resource-metadata"
 	AcceptOwnerBearer         Mutant = "accept-owner-bearer"
+	ForwardRefusedBearer      Mutant = "forward-refused-bearer"
+	DropRemoteClientSetup     Mutant = "drop-remote-client-setup"
+	HonourProfileEnv          Mutant = "honour-profile-env"
+	AdvertiseControlPlaneKind Mutant = "advertise-control-plane-kind"
+	DropMCPEndpointHint       Mutant = "drop-mcp-endpoint-hint"
+	DropLLMsCodexCommand      Mutant = "drop-llms-codex-command"
+	ChallengeControlPlane     Mutant = "challenge-control-plane-bearer"
 	OwnerInstructionOnConnect Mutant = "owner-instruction-on-connect"
 	ProfileInMetadata         Mutant = "profile-in-metadata"
 
@@ -216,6 +223,13 @@ var mutants = []MutantInfo{
 
 	{ChallengeWithoutMetadata, []string{"U13"}, "401 answers carry no WWW-Authenticate resource_metadata challenge"},
 	{AcceptOwnerBearer, []string{"S015"}, "the hosted endpoint serves an owner bearer"},
+	{AdvertiseControlPlaneKind, []string{"S039"}, "the MCP metadata lists control_plane among its token kinds"},
+	{DropMCPEndpointHint, []string{"S039"}, "the MCP metadata names no MCP endpoint"},
+	{HonourProfileEnv, []string{"S011"}, "stdio started with PDPP_MCP_PROFILE=full serves an extra event-subscription tool"},
+	{DropRemoteClientSetup, []string{"S040"}, "the setup page drops the ChatGPT and other remote clients section"},
+	{DropLLMsCodexCommand, []string{"S040"}, "/llms.txt omits the codex mcp add command"},
+	{ChallengeControlPlane, []string{"S015"}, "a control-plane bearer the RS refuses gets a 401 challenge instead of 403"},
+	{ForwardRefusedBearer, []string{"S015", "U13"}, "the hosted endpoint answers 401/403 but still runs the refused request against the RS"},
 	{OwnerInstructionOnConnect, []string{"S010", "S040"}, "the setup page tells the user to paste an owner bearer"},
 	{ProfileInMetadata, []string{"S039"}, "the MCP metadata advertises core/events/full profiles"},
 	{UnboundedRecordText, []string{"S006"}, "query_records text previews whole records, unbudgeted"},

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -69,6 +70,12 @@ func dialRemoteRS(ctx context.Context, controlURL, token string, timeout time.Du
 	}
 	if err := json.Unmarshal(body, &r.tokens); err != nil || r.tokens.Client == "" {
 		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: not a fixture RS control plane: tokens answer " + firstLine(string(body))}
+	}
+	// As for mcpcheck's own RS: a hosted adapter's per-request bearer
+	// check is not one of the RS calls checks count or fault.
+	probe := fakers.Mutation{Op: "exempt", Path: "/v1/schema", Query: url.Values{"view": {"compact"}, "stream": {adapter.AuthProbeStream}}}
+	if status, body, err := r.do(ctx, http.MethodPost, "mutations", probe); err != nil || status != http.StatusOK {
+		return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control: exempt the auth probe: HTTP %d %s %v", status, firstLine(string(body)), err)}
 	}
 	return r, nil
 }

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
 )
 
 // An httpAnswer is a raw HTTP exchange with a hosted target.
@@ -75,14 +78,30 @@ func isJSONRPC(body []byte) bool {
 	return ok
 }
 
-// rsDataRequests counts RS requests made with a bearer that read data:
-// anything but a schema lookup.
+// rejectedCallBodies are tools/call requests a rejected bearer sends: had
+// the endpoint processed them, the RS would have been asked for data.
+var rejectedCallBodies = [][]byte{
+	[]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"q":"a"}}}`),
+	[]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages"}}}`),
+}
+
+// rejectedBodies are every request a rejected bearer sends.
+var rejectedBodies = append([][]byte{initializeBody, toolsListBody}, rejectedCallBodies...)
+
+// rsDataRequests counts RS requests made with a bearer, except the
+// reference adapter's exact auth probe (a compact schema of a stream no
+// grant holds). Any other request, a schema lookup included, means the
+// endpoint acted on the bearer.
 func rsDataRequests(tgt *Target, token string) int {
 	n := 0
 	for _, r := range tgt.RS.Requests() {
-		if r.Authorization == "Bearer "+token && r.Path != "/v1/schema" {
+		if r.Authorization == "Bearer "+token && !isAuthProbe(r.Path, r.Query) {
 			n++
 		}
 	}
 	return n
+}
+
+func isAuthProbe(path string, q url.Values) bool {
+	return path == "/v1/schema" && len(q) == 2 && q.Get("view") == "compact" && q.Get("stream") == adapter.AuthProbeStream && len(q["stream"]) == 1
 }

@@ -43,13 +43,21 @@ func MutantMatrix(ctx context.Context, only []string, parallel int) ([]MutantRes
 		return nil, err
 	}
 	var infos []adapter.MutantInfo
+	known := map[string]bool{}
 	for _, m := range adapter.Mutants() {
+		known[string(m.ID)] = true
 		if len(only) == 0 || contains(only, string(m.ID)) {
 			infos = append(infos, m)
 		}
 	}
-	if len(infos) == 0 {
-		return nil, &UsageError{fmt.Sprintf("no mutant is named %s", strings.Join(only, ", "))}
+	var unknown []string
+	for _, name := range only {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, &UsageError{fmt.Sprintf("no mutant is named %s (mcpcheck mutants lists them all)", strings.Join(unknown, ", "))}
 	}
 	if parallel <= 0 {
 		parallel = 2

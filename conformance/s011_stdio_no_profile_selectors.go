@@ -9,6 +9,11 @@ import (
 
 var profileVocabRe = regexp.MustCompile(`(?i)--?(profile|toolsets?|tool-?set|surface)\b|\bPDPP_MCP_(PROFILE|TOOLSETS?)\b|\bprofiles?\b|\btoolsets?\b|\b(core|events|full)\s*[|/,]\s*(core|events|full)\b`)
 
+// profileSelectorEnv asks for the widest surface by every name a profile
+// or toolset variable might have; a profile-free adapter ignores them all.
+var profileSelectorEnv = map[string]string{"PDPP_MCP_PROFILE": "full", "PDPP_MCP_TOOLSETS": "all", "PDPP_MCP_TOOLSET": "all",
+	"PDPP_MCP_TOOL_PROFILE": "full", "PDPP_MCP_SURFACE": "full", "MCP_PROFILE": "full", "MCP_TOOLSETS": "all"}
+
 var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL, Run: func(t *T) {
 	if t.Target.Has(CapHTTP) {
 		expectNoHTTPProfiles(t)
@@ -26,15 +31,21 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 	t.Expect(help).NotTo(BeEmpty(), "--help must print usage")
 	t.Expect(profileVocabRe.FindAllString(help, -1)).To(BeEmpty(), "--help must not advertise profile-selection flags or variables:\n%s", help)
 
-	if t.Target.StdioTools != nil {
-		stdio, err := t.Target.StdioTools(t.Context())
-		t.Expect(err).NotTo(HaveOccurred(), "list tools over stdio")
-		t.Expect(normalizeTools(stdio)).To(Equal(normalizeTools(t.Target.ToolsRaw)),
-			"stdio must serve the same profile-free surface as hosted HTTP")
+	if t.Target.Kind == KindStdio {
+		t.Expect(toolNames(t.Target)).To(ConsistOf(t.Settings.Surface.Tools), "stdio must start the same normal read surface as hosted MCP")
+	}
+	if t.Target.StdioTools == nil {
 		return
 	}
-	// A stdio target: its own session is stdio; hold it to the hosted surface as data.
-	t.Expect(toolNames(t.Target)).To(ConsistOf(t.Settings.Surface.Tools), "stdio must start the same normal read surface as hosted MCP")
+	plain := t.Target.ToolsRaw
+	if t.Target.Kind != KindStdio {
+		stdio, err := t.Target.StdioTools(t.Context(), nil)
+		t.Expect(err).NotTo(HaveOccurred(), "list tools over stdio")
+		t.Expect(normalizeTools(stdio)).To(Equal(normalizeTools(plain)), "stdio must serve the same profile-free surface as hosted HTTP")
+	}
+	selected, err := t.Target.StdioTools(t.Context(), profileSelectorEnv)
+	t.Expect(err).NotTo(HaveOccurred(), "start the stdio adapter with profile selector variables set")
+	t.Expect(normalizeTools(selected)).To(Equal(normalizeTools(plain)), "profile selector variables (%v) must not change the stdio tool set", profileSelectorEnv)
 }}
 
 // expectNoHTTPProfiles asks the hosted endpoint for a "full" profile by

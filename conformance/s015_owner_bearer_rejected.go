@@ -15,20 +15,24 @@ var ownerTokenEnv = []string{"PDPP_OWNER_TOKEN", "PDPP_OWNER_SESSION_COOKIE"}
 
 var s015 = &Check{ID: "S015", Slug: "owner-bearer-rejected", Mode: ModeHOST, Run: func(t *T) {
 	judged := 0
-	if t.Target.Has(CapHTTP) && t.Target.OwnerToken != "" {
-		judged++
-		owner := t.Target.OwnerToken
-		for _, body := range [][]byte{initializeBody, toolsListBody} {
-			a := hostedDo(t.Context(), "POST", t.Target.MCPURL, "Bearer "+owner, body, nil)
-			t.Expect(a.Err).NotTo(HaveOccurred())
-			t.Expect(a.Status).To(Equal(403), "an owner bearer must be refused with HTTP 403")
-			t.Expect(isJSONRPC(a.Body)).To(BeFalse(), "an owner bearer's request must never be processed as MCP")
-			e, _ := a.JSON()["error"].(map[string]any)
-			t.Expect(e["code"]).NotTo(BeEmpty(), "the refusal must be a typed error")
-			t.Expect(strings.Contains(string(a.Body), owner)).To(BeFalse(), "the refusal must not echo the bearer")
-		}
-		if t.Target.RS != nil {
-			t.Expect(rsDataRequests(t.Target, owner)).To(BeZero(), "the RS must never be asked for data with an owner bearer")
+	if t.Target.Has(CapHTTP) {
+		for _, c := range []struct{ what, token string }{{"an owner bearer", t.Target.OwnerToken}, {"a control-plane bearer", t.Target.ControlPlaneToken}} {
+			if c.token == "" {
+				continue
+			}
+			judged++
+			for _, body := range rejectedBodies {
+				a := hostedDo(t.Context(), "POST", t.Target.MCPURL, "Bearer "+c.token, body, nil)
+				t.Expect(a.Err).NotTo(HaveOccurred())
+				t.Expect(a.Status).To(Equal(403), "%s must be refused with HTTP 403", c.what)
+				t.Expect(isJSONRPC(a.Body)).To(BeFalse(), "a request with %s must never be processed as MCP", c.what)
+				e, _ := a.JSON()["error"].(map[string]any)
+				t.Expect(e["code"]).NotTo(BeEmpty(), "the refusal must be a typed error")
+				t.Expect(strings.Contains(string(a.Body), c.token)).To(BeFalse(), "the refusal must not echo the bearer")
+			}
+			if t.Target.RS != nil {
+				t.Expect(rsDataRequests(t.Target, c.token)).To(BeZero(), "the RS must serve no request but the auth probe for %s", c.what)
+			}
 		}
 	}
 	if t.Target.Local != nil {

@@ -10,6 +10,10 @@ import (
 
 var profileKeyRe = regexp.MustCompile(`(?i)profile|toolset`)
 
+// mcpTokenKinds are the bearer kinds a hosted MCP resource may accept
+// (contract §13.2): grant-scoped client tokens and MCP package tokens.
+var mcpTokenKinds = []any{"client", "mcp_package"}
+
 var s039 = &Check{ID: "S039", Slug: "prm-single-endpoint", Mode: ModeHOST, Needs: []Capability{CapHTTP}, Run: func(t *T) {
 	metaURL := t.Target.Origin + "/.well-known/oauth-protected-resource" + pathOf(t.Target.MCPURL)
 	a := hostedDo(t.Context(), "GET", metaURL, "", nil, nil)
@@ -19,16 +23,12 @@ var s039 = &Check{ID: "S039", Slug: "prm-single-endpoint", Mode: ModeHOST, Needs
 	t.Expect(doc["resource"]).To(Equal(t.Target.MCPURL), "the metadata's resource must be the MCP endpoint itself")
 	t.Expect(doc).NotTo(HaveKey("logo_uri"), "the metadata carries no logo_uri")
 	t.Expect(profileKeys(doc, "")).To(BeEmpty(), "the metadata must name no profile or toolset")
-	if kinds, ok := doc["pdpp_token_kinds_supported"].([]any); ok {
-		for _, k := range kinds {
-			t.Expect(k).NotTo(Equal("owner"), "the MCP resource must not advertise owner tokens")
-		}
-	}
+	kinds, _ := doc["pdpp_token_kinds_supported"].([]any)
+	t.Expect(kinds).NotTo(BeEmpty(), "the metadata must list pdpp_token_kinds_supported")
+	t.Expect(kinds).To(HaveEach(BeElementOf(mcpTokenKinds...)), "the MCP resource accepts client kinds only (%v): no owner or control-plane kind", mcpTokenKinds)
 	endpoints := map[string]bool{}
 	collectEndpoints(doc, endpoints)
-	for e := range endpoints {
-		t.Expect(e).To(Equal(t.Target.MCPURL), "the metadata advertises one MCP endpoint, not %s", e)
-	}
+	t.Expect(endpoints).To(Equal(map[string]bool{t.Target.MCPURL: true}), "the metadata must advertise exactly one MCP endpoint, %s", t.Target.MCPURL)
 
 	root := hostedDo(t.Context(), "GET", t.Target.Origin+"/.well-known/oauth-protected-resource", "", nil, nil)
 	if root.Status == 404 {

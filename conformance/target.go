@@ -49,8 +49,12 @@ type TargetSpec struct {
 	// OwnerToken, when the user supplies one for a URL target, lets the
 	// checks prove an owner bearer is refused; never printed.
 	OwnerToken string
-	Stdio      string // command line; {rs_url} and {token} are replaced
-	Env        []string
+	// ExpiredToken and ForeignToken, when the user supplies them for a URL
+	// target, are a client token whose grant expired and one issued for
+	// another resource: U13 proves both are challenged. Never printed.
+	ExpiredToken, ForeignToken string
+	Stdio                      string // command line; {rs_url} and {token} are replaced
+	Env                        []string
 	// Fixture names the fixture RS data set for reference and stdio targets.
 	Fixture string
 	// FixtureData, when set, is served instead of the named fixture. Checks
@@ -106,9 +110,9 @@ type Target struct {
 	RSURL string
 	// Help runs the adapter command with --help (reference and stdio).
 	Help func(ctx context.Context) (Help, error)
-	// StdioTools lists the tools the adapter serves over stdio, raw, when
-	// that differs from the main session's transport (reference target).
-	StdioTools func(ctx context.Context) ([]json.RawMessage, error)
+	// StdioTools starts the adapter over stdio with extra environment and
+	// lists its tools, raw (reference and stdio targets).
+	StdioTools func(ctx context.Context, env map[string]string) ([]json.RawMessage, error)
 	// MCPURL is the Streamable HTTP endpoint and Origin its origin, for
 	// reference and URL targets: where the hosted checks probe auth,
 	// metadata and the setup page.
@@ -116,6 +120,10 @@ type Target struct {
 	// OwnerToken is an owner bearer the target's RS knows, when mcpcheck
 	// has one: the fixture's, or the user's for a URL target.
 	OwnerToken string
+	// ExpiredToken, ForeignToken and ControlPlaneToken are bearers the RS
+	// refuses or that /mcp must refuse, when mcpcheck has them: the
+	// fixture's, or the user's for a URL target (no control-plane one).
+	ExpiredToken, ForeignToken, ControlPlaneToken string
 	// Local runs the adapter's command with extra environment and extra
 	// arguments, stdin closed: how a process refuses to start.
 	Local func(ctx context.Context, env map[string]string, args ...string) (stdout, stderr string, code int)
@@ -233,7 +241,7 @@ func (t *Target) redact(s string) string {
 	if t == nil {
 		return s
 	}
-	secrets := []string{t.secret, t.OwnerToken}
+	secrets := []string{t.secret, t.OwnerToken, t.ExpiredToken, t.ForeignToken, t.ControlPlaneToken}
 	if t.remote != nil {
 		secrets = append(secrets, t.remote.token)
 	}
@@ -243,6 +251,12 @@ func (t *Target) redact(s string) string {
 		}
 	}
 	return s
+}
+
+// setFixtureTokens takes the refused bearers from the fixture RS.
+func (t *Target) setFixtureTokens(rs *fakers.RS) {
+	t.OwnerToken, t.ExpiredToken = rs.OwnerToken(), rs.ExpiredToken()
+	t.ForeignToken, t.ControlPlaneToken = rs.ForeignResourceToken(), rs.ControlPlaneToken()
 }
 
 // Open connects to the target the spec names, performs initialize and
@@ -318,6 +332,7 @@ func (t *Target) openURL(ctx context.Context, spec TargetSpec) error {
 		t.Description += ", controlled fixture RS"
 	}
 	t.MCPURL, t.OwnerToken = spec.URL, spec.OwnerToken
+	t.ExpiredToken, t.ForeignToken = spec.ExpiredToken, spec.ForeignToken
 	if u, err := url.Parse(spec.URL); err == nil {
 		t.Origin = u.Scheme + "://" + u.Host
 	}
@@ -388,6 +403,9 @@ func startFixture(spec TargetSpec) (*fakers.RS, string, func(), error) {
 		}
 	}
 	rs := fakers.New(fx)
+	// The hosted reference adapter checks each request's bearer with one
+	// RS request; checks count, and fault, the RS requests of tool calls.
+	rs.Exempt(isAuthProbe)
 	url, stop, err := rs.Start("127.0.0.1:0")
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("start fixture RS: %w", err)
@@ -415,7 +433,8 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	}
 	srv := httptest.NewServer(a.Handler())
 	t.closers = append(t.closers, srv.Close)
-	t.MCPURL, t.Origin, t.OwnerToken = srv.URL+adapter.MCPPath, srv.URL, rs.OwnerToken()
+	t.MCPURL, t.Origin = srv.URL+adapter.MCPPath, srv.URL
+	t.setFixtureTokens(rs)
 	t.Description = "reference adapter (pdpp-mcp over loopback HTTP, fixture RS)"
 	if spec.Mutant != "" {
 		t.Description += ", mutant " + string(spec.Mutant)
@@ -427,11 +446,11 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	}
 	t.Help = func(ctx context.Context) (Help, error) {
 		var out, errb bytes.Buffer
-		code := adapter.Main(ctx, append(append([]string(nil), mutantArgs...), "--help"), func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+		code := adapter.MainWithMutants(ctx, append(append([]string(nil), mutantArgs...), "--help"), func(string) string { return "" }, strings.NewReader(""), &out, &errb)
 		return Help{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}, nil
 	}
-	t.StdioTools = func(ctx context.Context) ([]json.RawMessage, error) {
-		return referenceStdioTools(ctx, append([]string{"--provider-url", rsURL}, mutantArgs...), token)
+	t.StdioTools = func(ctx context.Context, env map[string]string) ([]json.RawMessage, error) {
+		return referenceStdioTools(ctx, append([]string{"--provider-url", rsURL}, mutantArgs...), token, env)
 	}
 	t.Local = func(ctx context.Context, extra map[string]string, args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
@@ -445,7 +464,7 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 			return ""
 		}
 		args = append(append([]string{"--provider-url", rsURL}, args...), mutantArgs...)
-		code := adapter.Main(ctx, args, env, strings.NewReader(""), &out, &errb)
+		code := adapter.MainWithMutants(ctx, args, env, strings.NewReader(""), &out, &errb)
 		return out.String(), errb.String(), code
 	}
 	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
@@ -459,7 +478,7 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 		if len(args) > 0 { // flags stop at the first operand: the mutant goes right after the subcommand
 			args = append(append([]string{args[0]}, mutantArgs...), args[1:]...)
 		}
-		code := adapter.Main(ctx, args, env, strings.NewReader(""), &out, &errb)
+		code := adapter.MainWithMutants(ctx, args, env, strings.NewReader(""), &out, &errb)
 		return out.String(), errb.String(), code
 	}
 	return t.connectHTTP(ctx, srv.URL+adapter.MCPPath, token, nil, spec.ConnectTimeout)
@@ -467,12 +486,15 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 
 // referenceStdioTools runs the reference adapter's stdio entry point over
 // in-memory pipes and returns its tools/list as received.
-func referenceStdioTools(ctx context.Context, args []string, token string) ([]json.RawMessage, error) {
+func referenceStdioTools(ctx context.Context, args []string, token string, extra map[string]string) ([]json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, DefaultConnectTimeout)
 	defer cancel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	env := func(k string) string {
+		if v, ok := extra[k]; ok {
+			return v
+		}
 		if k == "PDPP_CLIENT_TOKEN" {
 			return token
 		}
@@ -480,7 +502,7 @@ func referenceStdioTools(ctx context.Context, args []string, token string) ([]js
 	}
 	done := make(chan int, 1)
 	go func() {
-		done <- adapter.Main(ctx, args, env, inR, outW, io.Discard)
+		done <- adapter.MainWithMutants(ctx, args, env, inR, outW, io.Discard)
 		outW.Close()
 	}()
 	tap := wiretap.New()
@@ -623,11 +645,24 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 		env = append(env, expand(kv))
 	}
 	t.Description = "stdio " + spec.Stdio
+	t.StdioTools = func(ctx context.Context, extra map[string]string) ([]json.RawMessage, error) {
+		again := spec
+		again.Env = append([]string(nil), spec.Env...)
+		for k, v := range extra {
+			again.Env = append(again.Env, k+"="+v)
+		}
+		other, err := Open(ctx, again)
+		if err != nil {
+			return nil, err
+		}
+		defer other.Close()
+		return other.ToolsRaw, nil
+	}
 	t.Help = func(ctx context.Context) (Help, error) { return runHelp(ctx, argv, env) }
 	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
 		return runCommand(ctx, argv[0], args, env)
 	}
-	t.OwnerToken = rs.OwnerToken()
+	t.setFixtureTokens(rs)
 	t.Local = func(ctx context.Context, extra map[string]string, args ...string) (string, string, int) {
 		e := append([]string(nil), env...)
 		for k, v := range extra {

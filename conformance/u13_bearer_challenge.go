@@ -3,6 +3,7 @@ package conformance
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 
 	. "github.com/onsi/gomega"
 )
@@ -11,28 +12,42 @@ var u13 = &Check{ID: "U13", Slug: "bearer-challenge", Mode: ModeHOST, Needs: []C
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	unknown := "mcpcheck-unknown-" + hex.EncodeToString(b[:])
-	cases := []struct{ what, authorization, token string }{
+	type authCase struct{ what, authorization, token string }
+	cases := []authCase{
 		{"no bearer", "", ""},
 		{"a Basic credential", "Basic bWNwY2hlY2s6cHJvYmU=", ""},
 		{"an empty bearer", "Bearer ", ""},
 		{"an unknown token", "Bearer " + unknown, unknown},
 	}
-	if t.Target.RS != nil {
-		cases = append(cases, struct{ what, authorization, token string }{"an expired grant", "Bearer " + t.Target.RS.ExpiredToken(), t.Target.RS.ExpiredToken()})
+	var notTried []string
+	for _, c := range []struct{ what, token, flag string }{
+		{"an expired grant", t.Target.ExpiredToken, "--expired-token-file"},
+		{"a token for another resource", t.Target.ForeignToken, "--foreign-token-file"},
+	} {
+		if c.token == "" {
+			notTried = append(notTried, c.what+" (pass "+c.flag+")")
+			continue
+		}
+		cases = append(cases, authCase{c.what, "Bearer " + c.token, c.token})
+	}
+	if len(notTried) > 0 {
+		t.Record("not tried", strings.Join(notTried, "; "))
 	}
 	var metaURL string
 	for _, c := range cases {
-		a := hostedDo(t.Context(), "POST", t.Target.MCPURL, c.authorization, initializeBody, nil)
-		t.Expect(a.Err).NotTo(HaveOccurred(), "POST %s with %s", t.Target.MCPURL, c.what)
-		t.Expect(a.Status).To(Equal(401), "a request with %s must get HTTP 401", c.what)
-		t.Expect(isJSONRPC(a.Body)).To(BeFalse(), "a request with %s must not be processed as MCP", c.what)
-		m := resourceMetadataRe.FindStringSubmatch(a.Header.Get("WWW-Authenticate"))
-		t.Expect(m).NotTo(BeNil(), "401 for %s must carry WWW-Authenticate: Bearer resource_metadata=…; got %q", c.what, a.Header.Get("WWW-Authenticate"))
-		metaURL = m[1]
-		e, _ := a.JSON()["error"].(map[string]any)
-		t.Expect(e["resource_metadata"]).To(Equal(metaURL), "the error body must name the same metadata URL for %s", c.what)
+		for _, body := range rejectedBodies {
+			a := hostedDo(t.Context(), "POST", t.Target.MCPURL, c.authorization, body, nil)
+			t.Expect(a.Err).NotTo(HaveOccurred(), "POST %s with %s", t.Target.MCPURL, c.what)
+			t.Expect(a.Status).To(Equal(401), "a request with %s must get HTTP 401", c.what)
+			t.Expect(isJSONRPC(a.Body)).To(BeFalse(), "a request with %s must not be processed as MCP", c.what)
+			m := resourceMetadataRe.FindStringSubmatch(a.Header.Get("WWW-Authenticate"))
+			t.Expect(m).NotTo(BeNil(), "401 for %s must carry WWW-Authenticate: Bearer resource_metadata=…; got %q", c.what, a.Header.Get("WWW-Authenticate"))
+			metaURL = m[1]
+			e, _ := a.JSON()["error"].(map[string]any)
+			t.Expect(e["resource_metadata"]).To(Equal(metaURL), "the error body must name the same metadata URL for %s", c.what)
+		}
 		if t.Target.RS != nil && c.token != "" {
-			t.Expect(rsDataRequests(t.Target, c.token)).To(BeZero(), "the RS must serve no data for a request with %s", c.what)
+			t.Expect(rsDataRequests(t.Target, c.token)).To(BeZero(), "the RS must serve no request but the auth probe for a request with %s", c.what)
 		}
 	}
 	meta := hostedDo(t.Context(), "GET", metaURL, "", nil, nil)

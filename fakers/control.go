@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -62,7 +63,7 @@ func (rs *RS) AllTokens() Tokens {
 // A Mutation is one named change posted to /_fixture/mutations.
 type Mutation struct {
 	// Op is set-relationships, replace, restore, expire-changes,
-	// inject-fault or clear-faults.
+	// inject-fault, clear-faults or exempt.
 	Op string `json:"op"`
 	// set-relationships: the stream (of Connector) whose advertised
 	// relations become Relationships; an empty list withdraws them all.
@@ -74,6 +75,10 @@ type Mutation struct {
 	// inject-fault: the path prefix and the fault.
 	Prefix string `json:"prefix,omitempty"`
 	Fault  *Fault `json:"fault,omitempty"`
+	// exempt: requests for exactly this path and query are served without
+	// faults and kept out of the log (see RS.Exempt); an empty path clears it.
+	Path  string     `json:"path,omitempty"`
+	Query url.Values `json:"query,omitempty"`
 }
 
 // A ControlError is the control plane's typed error body.
@@ -252,8 +257,15 @@ func (rs *RS) mutate(m Mutation) error {
 		rs.InjectFault(m.Prefix, *m.Fault)
 	case "clear-faults":
 		rs.ClearFaults()
+	case "exempt":
+		if m.Path == "" {
+			rs.Exempt(nil)
+			break
+		}
+		want := m.Query.Encode()
+		rs.Exempt(func(path string, q url.Values) bool { return path == m.Path && q.Encode() == want })
 	default:
-		return fmt.Errorf("unknown op %q (want set-relationships, replace, restore, expire-changes, inject-fault or clear-faults)", m.Op)
+		return fmt.Errorf("unknown op %q (want set-relationships, replace, restore, expire-changes, inject-fault, clear-faults or exempt)", m.Op)
 	}
 	return nil
 }

@@ -128,6 +128,17 @@ func TestControlPlaneEndpoints(t *testing.T) {
 	if code, _ := do("GET", "/v1/schema", rs.ClientToken(), ""); code != 503 {
 		t.Errorf("fault not applied: %d", code)
 	}
+	// An exempt request escapes the fault and the log; others do not.
+	if code, body := do("POST", "/_fixture/mutations", tok, `{"op":"exempt","path":"/v1/schema","query":{"stream":["probe"]}}`); code != 200 {
+		t.Fatalf("exempt: %d %s", code, body)
+	}
+	rs.ResetRequests()
+	if code, _ := do("GET", "/v1/schema?stream=probe", rs.ClientToken(), ""); code == 503 || len(rs.Requests()) != 0 {
+		t.Errorf("exempt request: %d, %d logged", code, len(rs.Requests()))
+	}
+	if code, _ := do("GET", "/v1/schema?stream=probe&x=1", rs.ClientToken(), ""); code != 503 || len(rs.Requests()) != 1 {
+		t.Errorf("a near miss is not exempt: %d, %d logged", code, len(rs.Requests()))
+	}
 	if code, body := do("POST", "/_fixture/mutations", tok, `{"op":"restore"}`); code != 200 {
 		t.Fatalf("restore: %d %s", code, body)
 	}

@@ -33,7 +33,8 @@ func statusOf(code string) int {
 		return http.StatusBadRequest
 	case "authentication_error":
 		return http.StatusUnauthorized
-	case "field_not_granted", "insufficient_scope", "grant_stream_not_allowed", "grant_expired", "grant_revoked", "grant_invalid":
+	case "field_not_granted", "insufficient_scope", "grant_stream_not_allowed", "grant_expired", "grant_revoked", "grant_invalid",
+		"permission_error":
 		return http.StatusForbidden
 	case "not_found", "blob_not_found", "connection_not_found", "field_not_found", "query_not_found", "stream_not_declared":
 		return http.StatusNotFound

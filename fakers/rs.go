@@ -37,12 +37,17 @@ const (
 // REST reads treat it as unauthorized (contract §2.1).
 const KindPackage = "mcp_package"
 
+// KindControlPlane is an operator (control-plane) token: it manages the
+// provider and never reads data, so REST reads refuse it with 403.
+const KindControlPlane = "control_plane"
+
 // Token states beyond "" (valid): how the auth gate answers (contract §2.2).
 const (
 	stateRevoked   = "revoked"   // 403 grant_revoked
 	stateExpired   = "expired"   // 403 grant_expired
 	stateMalformed = "malformed" // 403 grant_invalid
 	stateLegacy    = "legacy"    // 401 authorization_state.unsupported_legacy_shape
+	stateForeign   = "foreign"   // issued for another resource: unknown here, 401 authentication_error
 )
 
 type tokenInfo struct {
@@ -55,7 +60,7 @@ type RS struct {
 	routes []route
 	tokens map[string]tokenInfo
 
-	dataMu  sync.RWMutex // guards fx and the change history: Update mutates live
+	dataMu  sync.RWMutex // guards fx, tokens and the change history: Update and Revoke mutate live
 	fx      *Fixture
 	version int // the data version; every Update bumps it
 	// changeLog records the version at which a record last changed, or its
@@ -75,7 +80,8 @@ type RS struct {
 	// the data it restores.
 	controlToken string
 	baseline     []byte
-	logMax       int // 0: DefaultLogLimit; <0: log nothing
+	logMax       int                                  // 0: DefaultLogLimit; <0: log nothing
+	exempt       func(path string, q url.Values) bool // see Exempt
 	faults       []*faultRule
 }
 
@@ -92,6 +98,15 @@ func (rs *RS) KeepRequests(n int) {
 		n = -1
 	}
 	rs.logMax, rs.log = n, nil
+}
+
+// Exempt serves requests that match without faults and without logging
+// them: how a harness keeps an adapter's per-request bearer check out of
+// the RS calls its checks count and the faults they inject.
+func (rs *RS) Exempt(match func(path string, q url.Values) bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.exempt = match
 }
 
 // A Request is one logged RS call, appended after the response is written.
@@ -116,6 +131,8 @@ func New(f *Fixture) *RS {
 		base + "_client_malformed": {kind: KindClient, state: stateMalformed},
 		base + "_client_legacy":    {kind: KindClient, state: stateLegacy},
 		base + "_mcp_package":      {kind: KindPackage},
+		base + "_client_foreign":   {kind: KindClient, state: stateForeign},
+		base + "_control_plane":    {kind: KindControlPlane},
 	}}
 	rs.routes = []route{
 		{pattern: `^/\.well-known/oauth-protected-resource$`, public: true, handle: rs.protectedResource},
@@ -181,12 +198,25 @@ func (rs *RS) ExpireChanges() {
 }
 
 func (rs *RS) tokenOf(kind, state string) string {
+	rs.dataMu.RLock()
+	defer rs.dataMu.RUnlock()
 	for t, info := range rs.tokens {
 		if info.kind == kind && info.state == state {
 			return t
 		}
 	}
 	return ""
+}
+
+// Revoke revokes the grant behind a token: from now on the RS answers it
+// 403 grant_revoked, as it does RevokedToken.
+func (rs *RS) Revoke(token string) {
+	rs.dataMu.Lock()
+	defer rs.dataMu.Unlock()
+	if info, ok := rs.tokens[token]; ok {
+		info.state = stateRevoked
+		rs.tokens[token] = info
+	}
 }
 
 // ClientToken is the grant-scoped client token.
@@ -209,6 +239,14 @@ func (rs *RS) LegacyConsentToken() string { return rs.tokenOf(KindClient, stateL
 
 // PackageToken is a hosted-MCP package token, which REST reads refuse.
 func (rs *RS) PackageToken() string { return rs.tokenOf(KindPackage, "") }
+
+// ForeignResourceToken is a client token issued for another resource
+// (audience): this RS does not know it and answers 401 authentication_error.
+func (rs *RS) ForeignResourceToken() string { return rs.tokenOf(KindClient, stateForeign) }
+
+// ControlPlaneToken is an operator token, which REST reads refuse with 403
+// permission_error.
+func (rs *RS) ControlPlaneToken() string { return rs.tokenOf(KindControlPlane, "") }
 
 // Requests returns a copy of the request log.
 func (rs *RS) Requests() []Request {
@@ -314,6 +352,13 @@ func (rs *RS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rs.control(w, r) {
 		return
 	}
+	rs.mu.Lock()
+	exempt := rs.exempt != nil && rs.exempt(r.URL.Path, r.URL.Query())
+	rs.mu.Unlock()
+	if exempt {
+		rs.serve(w, r)
+		return
+	}
 	sr := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		rs.mu.Lock()
@@ -408,8 +453,10 @@ func (rs *RS) authenticate(r *request, rt *route) *apiError {
 	}
 	info, known := rs.tokens[tok]
 	switch {
-	case !known || info.kind == KindPackage:
+	case !known || info.kind == KindPackage || info.state == stateForeign:
 		return errf("authentication_error", "", "Invalid or expired token")
+	case info.kind == KindControlPlane:
+		return errf("permission_error", "", "Control-plane tokens cannot read data; use a grant-scoped client token")
 	case info.state == stateRevoked:
 		return errf("grant_revoked", "", "Grant has been revoked")
 	case info.state == stateExpired:

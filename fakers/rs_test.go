@@ -201,6 +201,10 @@ func TestAuthGateAndEnvelope(t *testing.T) {
 		}
 		other.expectError("/v1/schema", nil, want, name)
 	}
+	foreign, _ := newClient(t, DefaultFixture, (*RS).ForeignResourceToken)
+	foreign.expectError("/v1/schema", nil, 401, "authentication_error")
+	control, _ := newClient(t, DefaultFixture, (*RS).ControlPlaneToken)
+	control.expectError("/v1/schema", nil, 403, "permission_error")
 }
 
 func TestSchemaCompactFullAndScoping(t *testing.T) {

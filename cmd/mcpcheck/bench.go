@@ -187,7 +187,7 @@ func newReferenceAdapterCommand(getenv func(string) string, code *int) *cobra.Co
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			*code = adapter.Main(cmd.Context(), args, getenv, os.Stdin, os.Stdout, os.Stderr)
+			*code = adapter.MainWithMutants(cmd.Context(), args, getenv, os.Stdin, os.Stdout, os.Stderr)
 			return nil
 		},
 	}

@@ -65,6 +65,8 @@ func pad2(i int) string {
 func TestUsageErrorsExit2(t *testing.T) {
 	tok := filepath.Join(t.TempDir(), "tok")
 	_ = os.WriteFile(tok, []byte("a\nb\n"), 0o600)
+	empty := filepath.Join(t.TempDir(), "empty")
+	_ = os.WriteFile(empty, []byte("\n"), 0o600)
 	for name, args := range map[string][]string{
 		"unknown flag":        {"--nope"},
 		"url and stdio":       {"--url", "http://x/mcp", "--stdio", "x"},
@@ -77,6 +79,10 @@ func TestUsageErrorsExit2(t *testing.T) {
 		"missing token file":  {"--url", "http://x/mcp", "--token-file", "/nonexistent"},
 		"two-line token file": {"--url", "http://x/mcp", "--token-file", tok},
 		"unknown mutant":      {"--mutant", "nope"},
+		"mutants, one bogus":  {"mutants", "drop-tool-fetch", "bogus-name"},
+		"expired without url": {"--expired-token-file", "t"},
+		"foreign without url": {"--foreign-token-file", "t"},
+		"empty owner file":    {"--url", "http://x/mcp", "--owner-token-file", empty},
 		"bad subcommand arg":  {"version", "extra"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 // targetOptions are the flags that select and reach a target.
 type targetOptions struct {
 	url, tokenFile, ownerTokenFile, stdio, fixture, mutant string
+	expiredTokenFile, foreignTokenFile                     string
 	env                                                    []string
 	timeout                                                time.Duration
 	control                                                rsControlOptions
@@ -28,6 +29,8 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.url, "url", "", "Streamable HTTP MCP endpoint to check (token from --token-file or $MCPCHECK_TOKEN)")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token for --url (never printed)")
 	f.StringVar(&o.ownerTokenFile, "owner-token-file", "", "file holding an owner bearer for --url, to prove the endpoint refuses it (never printed)")
+	f.StringVar(&o.expiredTokenFile, "expired-token-file", "", "file holding a client token whose grant expired, for --url, to prove the endpoint challenges it (never printed)")
+	f.StringVar(&o.foreignTokenFile, "foreign-token-file", "", "file holding a token issued for another resource, for --url, to prove the endpoint challenges it (never printed)")
 	f.StringVar(&o.stdio, "stdio", "", `stdio adapter command; {rs_url} and {token} become mcpcheck's fixture RS URL and client token`)
 	f.StringArrayVar(&o.env, "env", nil, "KEY=VALUE for the --stdio command's environment (templated like --stdio); repeatable")
 	f.StringVar(&o.fixture, "fixture", "", "fixture RS data set for the reference adapter and --stdio: default, single-connection, or scale:C,S,F,R")
@@ -39,7 +42,7 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 
 // verdictFlags are the flags that can change a check's verdict, in the order
 // a reproduction line repeats them. Output, parallelism and golden flags do not.
-var verdictFlags = []string{"url", "token-file", "owner-token-file", "rs-control", "rs-control-token-file", "stdio", "env", "fixture", "mutant", "timeout", "budget", "baseline"}
+var verdictFlags = []string{"url", "token-file", "owner-token-file", "expired-token-file", "foreign-token-file", "rs-control", "rs-control-token-file", "stdio", "env", "fixture", "mutant", "timeout", "budget", "baseline"}
 
 // invocation repeats the verdict-affecting flags the user set, secrets
 // excluded (token files are named, never read out): the start of a
@@ -82,6 +85,8 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 		return s, errors.New("--token-file needs --url")
 	case o.url == "" && o.ownerTokenFile != "":
 		return s, errors.New("--owner-token-file needs --url")
+	case o.url == "" && (o.expiredTokenFile != "" || o.foreignTokenFile != ""):
+		return s, errors.New("--expired-token-file and --foreign-token-file need --url")
 	case o.url != "" && (o.fixture != "" || len(o.env) > 0):
 		return s, errors.New("--fixture and --env apply to the reference adapter and --stdio, not --url")
 	case o.stdio == "" && len(o.env) > 0:
@@ -105,13 +110,20 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 			return s, err
 		}
 		s.Token = tok
-		if o.ownerTokenFile != "" {
-			data, err := os.ReadFile(o.ownerTokenFile)
-			if err != nil {
-				return s, fmt.Errorf("--owner-token-file: %w", err)
+		for _, f := range []struct {
+			flag, path string
+			dst        *string
+		}{{"--owner-token-file", o.ownerTokenFile, &s.OwnerToken}, {"--expired-token-file", o.expiredTokenFile, &s.ExpiredToken},
+			{"--foreign-token-file", o.foreignTokenFile, &s.ForeignToken}} {
+			if f.path == "" {
+				continue
 			}
-			if s.OwnerToken = strings.TrimSpace(string(data)); s.OwnerToken == "" {
-				return s, errors.New("--owner-token-file is empty")
+			data, err := os.ReadFile(f.path)
+			if err != nil {
+				return s, fmt.Errorf("%s: %w", f.flag, err)
+			}
+			if *f.dst = strings.TrimSpace(string(data)); *f.dst == "" {
+				return s, fmt.Errorf("%s is empty", f.flag)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -114,12 +115,13 @@ func TestWorkflowExampleCheckStepRuns(t *testing.T) {
 	defer hosted.Close()
 
 	check := stepNamed(t, exampleSteps(t), func(s workflowStep) bool { return strings.Contains(s.Run, "mcpcheck --url") }, "runs mcpcheck --url")
-	runStep := func(token string) (int, string, string) {
+	runStep := func(token string, extraEnv ...string) (int, string, string) {
 		dir := t.TempDir()
 		cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", check.Run)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 			"MCPCHECK_TOKEN="+token, "PDPP_MCP_URL="+hosted.URL+adapter.MCPPath)
+		cmd.Env = append(cmd.Env, extraEnv...)
 		out, err := cmd.CombinedOutput()
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -130,9 +132,19 @@ func TestWorkflowExampleCheckStepRuns(t *testing.T) {
 		return code, dir, string(out)
 	}
 
-	code, dir, out := runStep(rs.ClientToken())
+	code, dir, out := runStep(rs.ClientToken(), "MCPCHECK_OWNER_TOKEN="+rs.OwnerToken(),
+		"MCPCHECK_EXPIRED_TOKEN="+rs.ExpiredToken(), "MCPCHECK_FOREIGN_TOKEN="+rs.ForeignResourceToken())
 	if code != 0 {
 		t.Fatalf("check step with the token: exit %d, want 0\n%s", code, out)
+	}
+	// The lent bearers reach the auth checks: S015 runs, U13 tries every case.
+	if !regexp.MustCompile(`PASS +S015`).MatchString(out) || !regexp.MustCompile(`PASS +U13-bearer-challenge\n`).MatchString(out) {
+		t.Errorf("with the refused bearers lent, S015 and U13 must pass with nothing left untried:\n%s", out)
+	}
+	for _, secret := range []string{rs.ClientToken(), rs.OwnerToken(), rs.ExpiredToken(), rs.ForeignResourceToken()} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the check step printed a token")
+		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "mcpcheck-report.json"))
 	if err != nil {
