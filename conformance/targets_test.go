@@ -78,12 +78,6 @@ func serveBinary(t *testing.T) (string, string) {
 // owner token, for the owner-refusal checks of a URL target.
 func serveBinaryWithOwner(t *testing.T) (string, string, string) {
 	t.Helper()
-	return serveBinaryWithArgs(t)
-}
-
-// serveBinaryWithArgs is serveBinaryWithOwner with extra pdpp-mcp serve flags.
-func serveBinaryWithArgs(t *testing.T, extra ...string) (string, string, string) {
-	t.Helper()
 	fx, err := LoadFixture(fakers.DefaultFixture)
 	if err != nil {
 		t.Fatal(err)
@@ -94,15 +88,15 @@ func serveBinaryWithArgs(t *testing.T, extra ...string) (string, string, string)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = stop(context.Background()) })
-	return serveBinaryOn(t, rsURL, extra...), rs.ClientToken(), rs.OwnerToken()
+	return serveBinaryOn(t, rsURL), rs.ClientToken(), rs.OwnerToken()
 }
 
 // serveBinaryOn runs `pdpp-mcp serve` against the RS at rsURL and returns
 // its /mcp URL.
-func serveBinaryOn(t *testing.T, rsURL string, extra ...string) string {
+func serveBinaryOn(t *testing.T, rsURL string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, pdppMCPBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL}, extra...)...)
+	cmd := exec.CommandContext(ctx, pdppMCPBinary(t), "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -438,12 +432,28 @@ func TestS014BlackBoxHalfOnAURLTarget(t *testing.T) {
 		mutant string
 		want   Verdict
 	}{{"", Pass}, {"echo-bearer-in-errors", Fail}} {
-		var extra []string
-		if tc.mutant != "" {
-			extra = []string{"--mutant", tc.mutant}
+		// The production pdpp-mcp has no --mutant: serve the mutant in process.
+		fx, err := LoadFixture(fakers.DefaultFixture)
+		if err != nil {
+			t.Fatal(err)
 		}
-		u, tok, _ := serveBinaryWithArgs(t, extra...)
-		rep, err := Run(context.Background(), Config{Target: TargetSpec{URL: u, Token: tok}, Only: []string{"S014"}})
+		rs := fakers.New(fx)
+		rsURL, stop, err := rs.Start("127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = stop(context.Background()) })
+		m, err := adapter.ParseMutant(tc.mutant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(a.Handler())
+		t.Cleanup(srv.Close)
+		rep, err := Run(context.Background(), Config{Target: TargetSpec{URL: srv.URL + adapter.MCPPath, Token: rs.ClientToken()}, Only: []string{"S014"}})
 		if err != nil || rep.TargetError != nil {
 			t.Fatalf("%q: %v %v", tc.mutant, err, rep.TargetError)
 		}
