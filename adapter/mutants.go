@@ -85,10 +85,11 @@ const (
 	HideFetchIDs             Mutant = "hide-fetch-ids"
 	ForwardTraversalID       Mutant = "forward-traversal-id"
 
-	GuessTitleByName       Mutant = "guess-title-by-name"
-	InlineBase64Body       Mutant = "inline-base64-body"
-	SilentCutRecordPreview Mutant = "silent-cut-record-preview"
-	DropPreviewIDs         Mutant = "drop-preview-ids"
+	GuessTitleByName          Mutant = "guess-title-by-name"
+	InlineBase64Body          Mutant = "inline-base64-body"
+	SilentCutRecordPreview    Mutant = "silent-cut-record-preview"
+	DropPreviewIDs            Mutant = "drop-preview-ids"
+	StructuredOnlyMoreResults Mutant = "structured-only-omission-markers"
 
 	SmallTextAsResourceLink Mutant = "small-text-as-resource-link"
 	EmitFieldWindowURI      Mutant = "emit-field-window-uri"
@@ -207,6 +208,7 @@ var mutants = []MutantInfo{
 	{ForwardTraversalID, []string{"U05"}, "fetch ids are split without rejecting traversal"},
 
 	{DropPreviewIDs, []string{"S033"}, "cut record previews carry no id and no continuation"},
+	{StructuredOnlyMoreResults, []string{"S033"}, "more_results, more_records and more_fields point only at structuredContent"},
 	{ResourceOnlyEvidence, []string{"S035"}, "search evidence is reachable only through a pdpp://field-window/ resource"},
 	{SmallTextAsResourceLink, []string{"S036", "S049"}, "a small field comes back as a resource_link only"},
 	{GuessTitleByName, []string{"S037"}, "fetch promotes fields named like a title or text, whatever their declared role"},

@@ -605,7 +605,9 @@ func contains(list []string, s string) bool {
 
 // ---- records ----
 
-func renderRecords(stream string, env *recordList, m Mutant, baseURL string) (string, []ladderRecord) {
+// renderRecords previews the first records of a page; resume(n) is the call
+// that continues after the first n records of this page.
+func renderRecords(stream string, env *recordList, m Mutant, baseURL string, resume func(shown int) string) (string, []ladderRecord) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "records from stream %s: %d record(s).", q(stream), len(env.Data))
 	if env.HasMore {
@@ -626,15 +628,10 @@ func renderRecords(stream string, env *recordList, m Mutant, baseURL string) (st
 	if len(env.Data) == 0 {
 		return b.String(), nil
 	}
-	const preview = 5
-	n := min(preview, len(env.Data))
-	fmt.Fprintf(&b, ". Showing up to %d:", n)
-	footer := "machine envelope in structuredContent.data"
-	if len(env.Data) > n {
-		footer = fmt.Sprintf("more_records=%d; followup=rerun_cursor_or_limit; ", len(env.Data)-n) + footer
-	}
-	// Each previewed record: its fetch id, its data with large, binary and
-	// JSON fields reduced to markers, and for each marker a continuation.
+	// Up to five records, and only as many as keep their field
+	// continuations visible: a record whose continuations do not fit is left
+	// to the resume call rather than shown with a hidden continuation.
+	const preview, maxConts = 5, 5
 	type item struct {
 		id   string
 		line string
@@ -644,17 +641,27 @@ func renderRecords(stream string, env *recordList, m Mutant, baseURL string) (st
 		ladder []ladderRecord
 		conts  []string
 	)
-	for i := 0; i < n; i++ {
+	moreFields := ""
+	for i := 0; i < min(preview, len(env.Data)); i++ {
 		rec := rawObject(env.Data[i])
 		ref := recordRef{ConnectionID: str(rec["connection_id"]), Stream: firstOf(str(rec["stream"]), stream), RecordID: str(rec["id"])}
 		id := ref.String()
 		delete(rec, "connector_instance_id")
 		if data, ok := rec["data"].(map[string]any); ok && m != InlineBase64Body {
 			shown, ev := previewData(id, data, baseURL, m)
+			if i > 0 && len(conts)+len(ev) > maxConts && m != StructuredOnlyMoreResults {
+				break
+			}
 			rec["data"] = shown
 			if len(ev) > 0 && m != SilentCutRecordPreview {
 				ladder = append(ladder, ladderRecord{ID: id, ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID, Fields: ev})
-				for _, e := range ev {
+				for j, e := range ev {
+					if len(conts) == maxConts-1 && len(ev)-j > 1 && m != StructuredOnlyMoreResults {
+						// One record with more fields than fit: its fetch
+						// document lists every field descriptor.
+						moreFields = fmt.Sprintf("\nmore_fields=%d; next: fetch %s", len(ev)-j, compactJSON(map[string]string{"id": id}))
+						break
+					}
 					conts = append(conts, fmt.Sprintf("record[%d].%s %s", i, e.FieldPath, continuation(e)))
 				}
 			}
@@ -664,10 +671,20 @@ func renderRecords(stream string, env *recordList, m Mutant, baseURL string) (st
 		}
 		items = append(items, item{id: id, line: compactJSON(rec)})
 	}
+	n := len(items)
+	fmt.Fprintf(&b, ". Showing up to %d:", n)
+	footer := "machine envelope in structuredContent.data"
+	if len(env.Data) > n {
+		if m == StructuredOnlyMoreResults {
+			footer = fmt.Sprintf("more_records=%d; followup=rerun_cursor_or_limit; ", len(env.Data)-n) + footer
+		} else {
+			footer = fmt.Sprintf("more_records=%d; next: %s\n", len(env.Data)-n, resume(n)) + footer
+		}
+	}
 	section := ""
 	if len(conts) > 0 && m != DropPreviewIDs {
-		shown := conts[:min(5, len(conts))]
-		section = "\nFields not shown inline:\n" + strings.Join(shown, "\n")
+		shown := conts[:min(maxConts, len(conts))]
+		section = "\nFields not shown inline:\n" + strings.Join(shown, "\n") + moreFields
 		if len(conts) > len(shown) {
 			section += fmt.Sprintf("\nmore_fields=%d (structuredContent.content_ladder)", len(conts)-len(shown))
 		}
@@ -880,7 +897,9 @@ func firstOf(ss ...string) string {
 	return ""
 }
 
-func renderSearch(results []searchResult, hasMore bool, next string, m Mutant) string {
+// renderSearch shows the evidence and top hits that fit; resume(n) is the
+// call that continues after the first n hits of this page.
+func renderSearch(results []searchResult, hasMore bool, next string, m Mutant, resume func(shown int) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "search: %d hit(s).", len(results))
 	if hasMore {
@@ -926,10 +945,17 @@ func renderSearch(results []searchResult, hasMore bool, next string, m Mutant) s
 			top = append(top, line)
 		}
 	}
-	if len(results) > 3 {
-		top = append(top, fmt.Sprintf("more_results=%d (structuredContent.results)", len(results)-3))
+	// Hits not shown are reached by a call that resumes after the shown ones.
+	more := func(shown int) string {
+		switch {
+		case shown >= len(results):
+			return ""
+		case m == StructuredOnlyMoreResults:
+			return fmt.Sprintf("\nmore_results=%d (structuredContent.results)", len(results)-shown)
+		}
+		return fmt.Sprintf("\nmore_results=%d; next: %s", len(results)-shown, resume(shown))
 	}
-	room := textBudget - b.Len() - len(tail) - len("\nTop results:") - len("\nEvidence excerpts:")
+	room := textBudget - b.Len() - len(tail) - len("\nTop results:") - len("\nEvidence excerpts:") - len(more(len(top))) - 2
 	for _, l := range top {
 		room -= len(l) + 1
 	}
@@ -943,7 +969,7 @@ func renderSearch(results []searchResult, hasMore bool, next string, m Mutant) s
 	if len(ev) > 0 {
 		b.WriteString("\nEvidence excerpts:\n" + strings.Join(ev, "\n"))
 	}
-	b.WriteString("\nTop results:\n" + strings.Join(top, "\n") + tail)
+	b.WriteString("\nTop results:\n" + strings.Join(top, "\n") + more(len(top)) + tail)
 	return clipBytes(b.String(), textBudget)
 }
 

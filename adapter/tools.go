@@ -114,17 +114,17 @@ func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
 
 type queryArgs struct {
 	Stream       string          `json:"stream"`
-	ConnectionID string          `json:"connection_id"`
-	Fields       []string        `json:"fields"`
-	Filter       json.RawMessage `json:"filter"`
-	Limit        int             `json:"limit"`
-	Cursor       string          `json:"cursor"`
-	Order        string          `json:"order"`
-	Sort         string          `json:"sort"`
-	Count        string          `json:"count"`
-	ChangesSince string          `json:"changes_since"`
-	Expand       []string        `json:"expand"`
-	ExpandLimit  json.RawMessage `json:"expand_limit"`
+	ConnectionID string          `json:"connection_id,omitempty"`
+	Fields       []string        `json:"fields,omitempty"`
+	Filter       json.RawMessage `json:"filter,omitempty"`
+	Limit        int             `json:"limit,omitempty"`
+	Cursor       string          `json:"cursor,omitempty"`
+	Order        string          `json:"order,omitempty"`
+	Sort         string          `json:"sort,omitempty"`
+	Count        string          `json:"count,omitempty"`
+	ChangesSince string          `json:"changes_since,omitempty"`
+	Expand       []string        `json:"expand,omitempty"`
+	ExpandLimit  json.RawMessage `json:"expand_limit,omitempty"`
 }
 
 func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
@@ -160,7 +160,11 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if in.Limit > 0 {
 		q.Set("limit", strconv.Itoa(in.Limit))
 	}
-	setIf(q, "cursor", in.Cursor)
+	skip, rsCursor, err := parseSkipCursor(in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	setIf(q, "cursor", rsCursor)
 	setIf(q, "order", in.Order)
 	setIf(q, "sort", in.Sort)
 	setIf(q, "count", in.Count)
@@ -172,9 +176,17 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if len(in.Fields) > 0 && !leak {
 		body = projectEnvelope(body, in.Fields)
 	}
+	if skip > 0 {
+		body = skipEnvelope(body, skip)
+	}
 	var env recordList
 	_ = json.Unmarshal(body, &env)
-	text, ladder := renderRecords(in.Stream, &env, c.a.opts.Mutant, c.a.rs.BaseURL())
+	resume := func(shown int) string {
+		next := in
+		next.Cursor = skipCursor(skip+shown, rsCursor)
+		return "query_records " + compactJSON(next)
+	}
+	text, ladder := renderRecords(in.Stream, &env, c.a.opts.Mutant, c.a.rs.BaseURL(), resume)
 	structured := map[string]any{"data": body, "request_id": reqID}
 	if len(ladder) > 0 {
 		structured["content_ladder"] = map[string]any{"kind": "record_set", "records": ladder}
@@ -222,6 +234,44 @@ func projectEnvelope(body json.RawMessage, fields []string) json.RawMessage {
 		return body
 	}
 	return b
+}
+
+// skipEnvelope drops the first n records of a list envelope: the ones an
+// earlier answer already showed from the same RS page.
+func skipEnvelope(body json.RawMessage, n int) json.RawMessage {
+	var env map[string]json.RawMessage
+	var recs []json.RawMessage
+	if json.Unmarshal(body, &env) != nil || json.Unmarshal(env["data"], &recs) != nil {
+		return body
+	}
+	env["data"], _ = json.Marshal(recs[min(n, len(recs)):])
+	b, err := json.Marshal(env)
+	if err != nil {
+		return body
+	}
+	return b
+}
+
+// A skip cursor resumes inside an RS page whose visible text showed only
+// its first items: the page's own RS cursor plus how many were shown, so
+// content[] alone reaches every item of the page.
+const skipCursorPrefix = "skip~"
+
+func skipCursor(n int, rsCursor string) string {
+	return skipCursorPrefix + strconv.Itoa(n) + "~" + rsCursor
+}
+
+func parseSkipCursor(c string) (int, string, error) {
+	rest, ok := strings.CutPrefix(c, skipCursorPrefix)
+	if !ok {
+		return 0, c, nil
+	}
+	num, rs, ok := strings.Cut(rest, "~")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 1 || n > 100 {
+		return 0, "", &toolError{Code: "invalid_arguments", Param: "cursor", Message: "cursor is malformed; pass a cursor exactly as shown"}
+	}
+	return n, rs, nil
 }
 
 func setIf(q url.Values, k, v string) {
@@ -423,10 +473,10 @@ func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
 
 type searchArgs struct {
 	Q            string   `json:"q"`
-	Streams      []string `json:"streams"`
-	ConnectionID string   `json:"connection_id"`
-	Limit        int      `json:"limit"`
-	Cursor       string   `json:"cursor"`
+	Streams      []string `json:"streams,omitempty"`
+	ConnectionID string   `json:"connection_id,omitempty"`
+	Limit        int      `json:"limit,omitempty"`
+	Cursor       string   `json:"cursor,omitempty"`
 }
 
 const defaultSearchLimit = 25
@@ -447,7 +497,11 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	if m != DropSearchConnectionID {
 		setIf(q, "connection_id", in.ConnectionID)
 	}
-	setIf(q, "cursor", in.Cursor)
+	skip, rsCursor, err := parseSkipCursor(in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	setIf(q, "cursor", rsCursor)
 	body, reqID, err := c.get("/v1/search", q)
 	if err != nil {
 		return nil, err
@@ -462,6 +516,7 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	if len(hits) > limit && m != PerConnectionSearchLimit { // a global limit over merged hits, not per connection
 		hits, truncated = hits[:limit], true
 	}
+	hits = hits[min(skip, len(hits)):]
 	results := make([]searchResult, len(hits))
 	for i := range hits {
 		results[i] = c.resultFor(&hits[i])
@@ -481,7 +536,12 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	}
 	_ = json.Unmarshal(env["has_more"], &meta.HasMore) // small members: no second pass over the body
 	_ = json.Unmarshal(env["next_cursor"], &meta.NextCursor)
-	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor, m)
+	resume := func(shown int) string {
+		next := in
+		next.Limit, next.Cursor = limit, skipCursor(skip+shown, rsCursor)
+		return "search " + compactJSON(next)
+	}
+	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor, m, resume)
 	return textResult(text, map[string]any{"results": results, "data": env}), nil
 }
 

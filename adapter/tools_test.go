@@ -152,3 +152,31 @@ func TestHostileArgumentsAreRejectedBeforeTheRS(t *testing.T) {
 		})
 	}
 }
+
+// An omission marker in text carries a call that resumes at the first hidden
+// item of the same page; a malformed resume cursor is a typed error.
+func TestOmissionMarkersResumeInsideThePage(t *testing.T) {
+	cs, _ := session(t)
+	res, _ := call(t, cs, "search", map[string]any{"q": "the"})
+	out := text(res)
+	_, next, ok := strings.Cut(out, "more_results=22; next: search ")
+	if !ok {
+		t.Fatalf("search text has no resumable more_results marker:\n%s", out)
+	}
+	var args map[string]any
+	if err := json.NewDecoder(strings.NewReader(next)).Decode(&args); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := call(t, cs, "search", args)
+	results := func(r *mcp.CallToolResult) []any {
+		return r.StructuredContent.(map[string]any)["results"].([]any)
+	}
+	all, rest := results(res), results(page)
+	if len(rest) != 22 || rest[0].(map[string]any)["id"] != all[3].(map[string]any)["id"] {
+		t.Errorf("resume gave %d hits starting at %v, want 22 starting at hit 4 %v", len(rest), rest[0], all[3])
+	}
+	bad, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": "the", "cursor": "skip~x~"}})
+	if err != nil || !bad.IsError || !strings.Contains(text(bad), "cursor") {
+		t.Errorf("a malformed skip cursor must be a typed cursor error, got %v %s", err, text(bad))
+	}
+}

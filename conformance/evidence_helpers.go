@@ -14,7 +14,7 @@ type continuation struct {
 }
 
 // continuationRe finds "<tool> args={…}" and "<tool> {…}" in visible text.
-var continuationRe = regexp.MustCompile(`\b(read_record_field|fetch|query_records)(?: args=| )\{`)
+var continuationRe = regexp.MustCompile(`\b(read_record_field|fetch|query_records|search)(?: args=| )\{`)
 
 // continuationsIn parses every tool call with JSON arguments written into
 // visible text.
