@@ -75,6 +75,8 @@ const (
 
 	PerConnectionSearchLimit Mutant = "per-connection-search-limit"
 	DropSourceMix            Mutant = "drop-source-mix"
+	TruncateSourceMix        Mutant = "truncate-source-mix"
+	MiscountSourceMix        Mutant = "miscount-source-mix"
 	StripClosingMarks        Mutant = "strip-closing-marks"
 	SnippetAsTitle           Mutant = "snippet-as-title"
 	TitleFromEmittedAt       Mutant = "title-from-emitted-at"
@@ -197,6 +199,8 @@ var mutants = []MutantInfo{
 
 	{PerConnectionSearchLimit, []string{"S024"}, "search asks the RS for 100 hits and returns them all, whatever limit says"},
 	{DropSourceMix, []string{"S025"}, "search text omits the source mix"},
+	{TruncateSourceMix, []string{"S025"}, "the source mix names eight connections, then more:N"},
+	{MiscountSourceMix, []string{"S025"}, "the source mix counts hits of every connection after the first twice"},
 	{StripClosingMarks, []string{"S026"}, "search snippets lose their </mark> tags"},
 	{SnippetAsTitle, []string{"S027"}, "a hit without a source title is titled by its snippet"},
 	{TitleFromEmittedAt, []string{"S027"}, "fallback titles use emitted_at even when an authored time exists"},

@@ -915,7 +915,7 @@ func renderSearch(results []searchResult, hasMore bool, next string, m Mutant, r
 		return b.String()
 	}
 	fmt.Fprintf(&b, " first_fetch_id=%s", results[0].ID)
-	if mix := sourceMix(results); mix != "" && m != DropSourceMix {
+	if mix := sourceMix(results, m); mix != "" && m != DropSourceMix {
 		b.WriteString(" source_mix=" + mix + ".")
 	}
 	// Evidence first, then the top hits; the closing guidance always fits,
@@ -1024,7 +1024,7 @@ func outsideTag(r []rune, pos int, left bool) int {
 
 // sourceMix counts hits per connection, computed from the hits themselves
 // whenever more than one connection contributed (seed 001, C8).
-func sourceMix(results []searchResult) string {
+func sourceMix(results []searchResult, m Mutant) string {
 	type src struct {
 		conn, key string
 		n         int
@@ -1039,17 +1039,26 @@ func sourceMix(results []searchResult) string {
 			order = append(order, s)
 		}
 		s.n++
+		if m == MiscountSourceMix && len(order) > 1 {
+			s.n++
+		}
 	}
 	if len(order) < 2 {
 		return ""
 	}
+	// Every contributing connection is named with its count; past eight,
+	// in the short form {connection_id:count} to keep the line bounded.
 	parts := make([]string, 0, len(order))
 	for i, s := range order {
-		if i == 8 {
+		switch {
+		case i == 8 && m == TruncateSourceMix:
 			parts = append(parts, fmt.Sprintf("more:%d", len(order)-8))
-			break
+		case i >= 8 && m == TruncateSourceMix:
+		case len(order) > 8:
+			parts = append(parts, fmt.Sprintf("{%s:%d}", inline(s.conn, 80), s.n))
+		default:
+			parts = append(parts, fmt.Sprintf("{connection_id:%s,connector_key:%s,count:%d}", inline(s.conn, 80), inline(s.key, 60), s.n))
 		}
-		parts = append(parts, fmt.Sprintf("{connection_id:%s,connector_key:%s,count:%d}", inline(s.conn, 80), inline(s.key, 60), s.n))
 	}
 	return strings.Join(parts, "|")
 }
