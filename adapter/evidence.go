@@ -97,13 +97,19 @@ func inspectField(id string, path string, v any, baseURL string) *fieldEvidence 
 		}
 	case map[string]any, []any:
 		raw := compactJSON(x)
-		if utf8.RuneCountInString(raw) > jsonPreviewChars/4 {
+		if n := utf8.RuneCountInString(raw); n > jsonPreviewChars/4 {
 			status := "complete"
-			if utf8.RuneCountInString(raw) > jsonPreviewChars {
+			if n > jsonPreviewChars {
 				status = "truncated"
 			}
-			return &fieldEvidence{FieldPath: path, PreviewStatus: status, JSON: true, PreviewText: clip(raw, jsonPreviewChars),
-				Read: map[string]any{"tool": "fetch", "args": map[string]any{"id": id, "fields": []string{path}}}}
+			// fetch(fields) returns a JSON field whole up to fetchTextLimit;
+			// a larger one is read as windows of its compact JSON text.
+			read := map[string]any{"tool": "fetch", "args": map[string]any{"id": id, "fields": []string{path}}}
+			if n > fetchTextLimit {
+				read = map[string]any{"tool": "read_record_field", "args": map[string]any{"id": id, "field_path": path, "offset_chars": 0, "limit_chars": previewWindow}}
+			}
+			return &fieldEvidence{FieldPath: path, PreviewStatus: status, JSON: true, MimeType: "application/json", TotalChars: n,
+				PreviewText: clip(raw, jsonPreviewChars), Read: read}
 		}
 	}
 	return nil

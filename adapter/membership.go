@@ -20,6 +20,7 @@ type streamScope struct {
 	found   bool              // the document has a row of the stream
 	expand  bool              // some row advertises expand_capabilities
 	roles   map[string]string // field -> declared display role (x_pdpp_role)
+	keys    []string          // the stream's declared primary key fields
 	grantID string
 	conns   []member
 }
@@ -91,6 +92,14 @@ func parseScope(body json.RawMessage, stream string) streamScope {
 		var caps []json.RawMessage
 		if json.Unmarshal(row["expand_capabilities"], &caps) == nil && len(caps) > 0 {
 			sc.expand = true
+		}
+		var pk []string
+		if json.Unmarshal(row["primary_key"], &pk) == nil {
+			for _, k := range pk {
+				if !contains(sc.keys, k) {
+					sc.keys = append(sc.keys, k)
+				}
+			}
 		}
 		var fields map[string]json.RawMessage
 		_ = json.Unmarshal(row["field_capabilities"], &fields)

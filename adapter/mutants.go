@@ -73,23 +73,25 @@ const (
 	SkipGranularityGate          Mutant = "skip-granularity-gate"
 	DescribeWithoutOtherCount    Mutant = "describe-aggregate-without-other-count"
 
-	PerConnectionSearchLimit Mutant = "per-connection-search-limit"
-	DropSourceMix            Mutant = "drop-source-mix"
-	TruncateSourceMix        Mutant = "truncate-source-mix"
-	MiscountSourceMix        Mutant = "miscount-source-mix"
-	StripClosingMarks        Mutant = "strip-closing-marks"
-	SnippetAsTitle           Mutant = "snippet-as-title"
-	TitleFromEmittedAt       Mutant = "title-from-emitted-at"
-	DropSearchConnectionID   Mutant = "drop-search-connection-id"
-	AddFetchDataKey          Mutant = "add-fetch-data-key"
-	SilentCutFetchText       Mutant = "silent-cut-fetch-text"
-	IgnoreFetchFields        Mutant = "ignore-fetch-fields"
-	HideFetchIDs             Mutant = "hide-fetch-ids"
-	ForwardTraversalID       Mutant = "forward-traversal-id"
+	PerConnectionSearchLimit  Mutant = "per-connection-search-limit"
+	DropSourceMix             Mutant = "drop-source-mix"
+	TruncateSourceMix         Mutant = "truncate-source-mix"
+	MiscountSourceMix         Mutant = "miscount-source-mix"
+	StripClosingMarks         Mutant = "strip-closing-marks"
+	SnippetAsTitle            Mutant = "snippet-as-title"
+	TitleFromEmittedAt        Mutant = "title-from-emitted-at"
+	DropSearchConnectionID    Mutant = "drop-search-connection-id"
+	AddFetchDataKey           Mutant = "add-fetch-data-key"
+	SilentCutFetchText        Mutant = "silent-cut-fetch-text"
+	IgnoreFetchFields         Mutant = "ignore-fetch-fields"
+	LeakUnrequestedToMetadata Mutant = "leak-unrequested-fields-to-metadata"
+	HideFetchIDs              Mutant = "hide-fetch-ids"
+	ForwardTraversalID        Mutant = "forward-traversal-id"
 
 	GuessTitleByName          Mutant = "guess-title-by-name"
 	InlineBase64Body          Mutant = "inline-base64-body"
 	SilentCutRecordPreview    Mutant = "silent-cut-record-preview"
+	NoJSONFieldWindows        Mutant = "no-json-field-windows"
 	DropPreviewIDs            Mutant = "drop-preview-ids"
 	StructuredOnlyMoreResults Mutant = "structured-only-omission-markers"
 
@@ -208,6 +210,7 @@ var mutants = []MutantInfo{
 	{AddFetchDataKey, []string{"S029"}, "fetch adds the canonical record under structuredContent.data"},
 	{SilentCutFetchText, []string{"S029"}, "fetch cuts a 60,000-character text to 16,384 without saying so"},
 	{IgnoreFetchFields, []string{"S030"}, "fetch(fields) neither forwards nor applies the projection"},
+	{LeakUnrequestedToMetadata, []string{"S030"}, "fetch(fields) copies fields the RS added beyond the projection into metadata"},
 	{HideFetchIDs, []string{"S034"}, "search text shows no fetchable ids"},
 	{ForwardTraversalID, []string{"U05"}, "fetch ids are split without rejecting traversal"},
 
@@ -225,6 +228,7 @@ var mutants = []MutantInfo{
 	{DropWindowArgs, []string{"S048"}, "incomplete windows show no next arguments"},
 	{OmitWindowStructure, []string{"S049"}, "the window in structuredContent lacks total_chars and complete"},
 	{SilentCutRecordPreview, []string{"S050"}, "a large text in a record preview is cut with no flag and no continuation"},
+	{NoJSONFieldWindows, []string{"S050"}, "read_record_field refuses a JSON field as not text, so a large one is never readable in full"},
 	{CLIOmitReadCommand, []string{"S052"}, "pdpp-mcp search prints evidence without the read-field command"},
 
 	{ChallengeWithoutMetadata, []string{"U13"}, "401 answers carry no WWW-Authenticate resource_metadata challenge"},

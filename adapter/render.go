@@ -730,7 +730,7 @@ func previewData(id string, data map[string]any, baseURL string, m Mutant) (map[
 		case e.Binary:
 			shown[e.FieldPath] = fmt.Sprintf("[binary-only: %s, %d bytes]", firstOf(e.MimeType, e.Encoding), e.SizeBytes)
 		case e.JSON:
-			shown[e.FieldPath] = fmt.Sprintf("[json_field: %s, %d chars]", e.PreviewStatus, len([]rune(compactJSON(data[e.FieldPath]))))
+			shown[e.FieldPath] = fmt.Sprintf("[json_field: %s, %s, %d chars]", e.PreviewStatus, e.MimeType, e.TotalChars)
 		case m == SilentCutRecordPreview:
 			shown[e.FieldPath] = clip(str(data[e.FieldPath]), 60)
 		default:
@@ -1076,8 +1076,15 @@ type document struct {
 
 const fetchFallbackText = 1024
 
-func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope) document {
+// documentFor builds the fetch document. With fields it shows only those
+// (and the stream's declared key fields), whatever else the RS sent.
+func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope, fields []string) document {
 	data := rawObject(rec.Data)
+	var dropped map[string]any
+	projected := len(fields) > 0 && c.a.opts.Mutant != IgnoreFetchFields
+	if projected {
+		data, dropped = projectData(data, append(append([]string(nil), fields...), sc.keys...))
+	}
 	if ref.ConnectionID == "" {
 		ref.ConnectionID = rec.ConnectionID
 	}
@@ -1118,7 +1125,13 @@ func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope
 			rest[k] = v
 		}
 	}
+	if c.a.opts.Mutant == LeakUnrequestedToMetadata && len(dropped) > 0 {
+		doc.Metadata["other_fields"] = dropped
+	}
 	safe, ev := safeRecord(ref.String(), rest, c.a.rs.BaseURL())
+	if projected {
+		ev = inlineRequestedJSON(safe, ev, rest, fields)
+	}
 	if len(ev) > 0 {
 		doc.Metadata["fields"] = ev
 	}
@@ -1127,9 +1140,47 @@ func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope
 		c.boundDocumentText(&doc, ref, textField)
 		return doc
 	}
+	if projected {
+		// The requested fields are the answer: the text is their JSON.
+		doc.Text = compactJSON(safe)
+		return doc
+	}
 	suffix := " [no field declares the primary-text role; use query_records or fetch(fields) for structured records]"
 	doc.Text = clipBytes(compactJSON(safe), fetchFallbackText-len(suffix)) + suffix
 	return doc
+}
+
+// projectData keeps the keep fields of data and returns the rest apart.
+func projectData(data map[string]any, keep []string) (map[string]any, map[string]any) {
+	out, rest := map[string]any{}, map[string]any{}
+	for k, v := range data {
+		if contains(keep, k) {
+			out[k] = v
+		} else {
+			rest[k] = v
+		}
+	}
+	return out, rest
+}
+
+// inlineRequestedJSON puts requested JSON fields back whole in place of
+// their descriptors, as long as together they stay within fetchTextLimit
+// characters; larger ones keep a descriptor with a windowed read.
+func inlineRequestedJSON(safe map[string]any, ev []*fieldEvidence, data map[string]any, fields []string) []*fieldEvidence {
+	room := fetchTextLimit
+	var kept []*fieldEvidence
+	for _, e := range ev {
+		if e.JSON && contains(fields, e.FieldPath) && e.TotalChars <= room {
+			room -= e.TotalChars
+			safe[e.FieldPath] = data[e.FieldPath]
+			continue
+		}
+		if e.JSON && e.Read["tool"] == "fetch" {
+			e.Read = map[string]any{"tool": "read_record_field", "args": map[string]any{"id": e.Read["args"].(map[string]any)["id"], "field_path": e.FieldPath, "offset_chars": 0, "limit_chars": previewWindow}}
+		}
+		kept = append(kept, e)
+	}
+	return kept
 }
 
 // firstKey is the first of keys that data holds as a non-empty string.
@@ -1174,6 +1225,9 @@ func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow, m Mutant) *
 	var b strings.Builder
 	fmt.Fprintf(&b, "record=%s field=%s chars=%q..%q total_chars=%q complete=%t", id, in.FieldPath,
 		strconv.Itoa(w.StartChars), strconv.Itoa(w.EndChars), strconv.Itoa(w.TotalChars), w.Complete)
+	if fw.Field.Type == "json" {
+		b.WriteString(" media_type=application/json")
+	}
 	if m == DropWindowArgs {
 		w.NextOffsetChars, w.PreviousOffsetChars = nil, nil
 	}
@@ -1209,9 +1263,13 @@ func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow, m Mutant) *
 		delete(window, "total_chars")
 		delete(window, "complete")
 	}
+	field := map[string]any{"path": in.FieldPath, "type": fw.Field.Type, "text_like": true}
+	if fw.Field.Type == "json" {
+		field["text_like"], field["media_type"] = false, "application/json"
+	}
 	structured := map[string]any{
 		"record": map[string]any{"id": id, "connection_id": ref.ConnectionID, "stream": ref.Stream, "record_id": ref.RecordID},
-		"field":  map[string]any{"path": in.FieldPath, "type": fw.Field.Type, "text_like": true},
+		"field":  field,
 		"window": window,
 	}
 	handle := "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(args(w.StartChars)))

@@ -597,7 +597,7 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 	if rec.ConnectionID == "" {
 		rec.ConnectionID = ref.ConnectionID
 	}
-	doc := c.documentFor(in.ID, ref, &rec, sc)
+	doc := c.documentFor(in.ID, ref, &rec, sc, in.Fields)
 	text := compactJSON(doc)
 	if c.a.opts.Mutant == AddFetchDataKey {
 		return textResult(text, map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata, "data": rec}), nil
@@ -661,6 +661,12 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 		q.Set("after_chars", strconv.Itoa(*in.AfterChars))
 	}
 	body, _, err := c.get(path, q)
+	var re *rsclient.Error
+	if errors.As(err, &re) && re.Code == "field_not_text" && in.Q == "" && c.a.opts.Mutant != NoJSONFieldWindows {
+		if res, ok := c.jsonFieldWindow(ref, in); ok {
+			return res, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -669,4 +675,56 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 		return nil, &toolError{Code: "rs_malformed_body", Message: "field-window body is not a JSON object"}
 	}
 	return renderFieldWindow(ref, in, &fw, c.a.opts.Mutant), nil
+}
+
+// jsonFieldWindow reads a JSON object or array field, which the RS's field
+// window refuses as not text, as windows of its compact JSON text: the
+// continuation that makes a large JSON field reachable in full (seed 004).
+func (c *call) jsonFieldWindow(ref recordRef, in fieldArgs) (*mcp.CallToolResult, bool) {
+	path, err := streamPath(ref.Stream, "records", url.PathEscape(ref.RecordID))
+	if err != nil {
+		return nil, false
+	}
+	q := url.Values{"fields": {in.FieldPath}}
+	setIf(q, "connection_id", ref.ConnectionID)
+	body, _, err := c.get(path, q)
+	if err != nil {
+		return nil, false
+	}
+	var rec record
+	if json.Unmarshal(body, &rec) != nil {
+		return nil, false
+	}
+	v := rawObject(rec.Data)[in.FieldPath]
+	switch v.(type) {
+	case map[string]any, []any:
+	default:
+		return nil, false
+	}
+	text := []rune(compactJSON(v))
+	offset, limit := 0, previewWindow
+	if in.OffsetChars != nil {
+		offset = *in.OffsetChars
+	} else if in.Cursor != "" {
+		offset, _ = strconv.Atoi(in.Cursor)
+	}
+	if in.LimitChars > 0 {
+		limit = min(in.LimitChars, 16384)
+	}
+	offset = min(max(offset, 0), len(text))
+	end := min(offset+limit, len(text))
+	var fw fieldWindow
+	fw.Field.Path, fw.Field.Type = in.FieldPath, "json"
+	w := &fw.Window
+	w.Text, w.TotalChars, w.StartChars, w.EndChars, w.LimitChars = string(text[offset:end]), len(text), offset, end, limit
+	w.Complete = offset == 0 && end == len(text)
+	w.HasMore = end < len(text)
+	if w.HasMore {
+		w.NextOffsetChars = &end
+	}
+	if offset > 0 {
+		prev := max(0, offset-limit)
+		w.PreviousOffsetChars = &prev
+	}
+	return renderFieldWindow(ref, in, &fw, c.a.opts.Mutant), true
 }

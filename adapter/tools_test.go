@@ -180,3 +180,19 @@ func TestOmissionMarkersResumeInsideThePage(t *testing.T) {
 		t.Errorf("a malformed skip cursor must be a typed cursor error, got %v %s", err, text(bad))
 	}
 }
+
+// A JSON object field, which the RS's field window refuses as not text, is
+// read as windows of its compact JSON; fetch(fields) returns it whole.
+func TestJSONFieldIsReadableInFull(t *testing.T) {
+	cs, _ := session(t)
+	res, _ := call(t, cs, "read_record_field", map[string]any{"id": "cin_work/messages:m007", "field_path": "headers", "limit_chars": 20})
+	out := text(res)
+	if !strings.Contains(out, "media_type=application/json") || !strings.Contains(out, `"offset_chars":20`) {
+		t.Errorf("a JSON field window must name its media type and the next window:\n%s", out)
+	}
+	doc, _ := call(t, cs, "fetch", map[string]any{"id": "cin_work/messages:m007", "fields": []string{"headers"}})
+	var d struct{ Text string }
+	if err := json.Unmarshal([]byte(text(doc)), &d); err != nil || !strings.HasPrefix(d.Text, `{"headers":{"message-id":`) {
+		t.Errorf("fetch(fields:[headers]) must return the field whole, got %q (%v)", d.Text, err)
+	}
+}

@@ -55,6 +55,10 @@ type Fixture struct {
 	// capabilities in the schema, and filter/expand accepted on reads. The
 	// zero value follows the implementation (contract §4.3, §2.4).
 	SpecClientReads bool
+	// ProjectionAddsFields are fields a record read returns even when a
+	// fields projection leaves them out, as a spec-conformant RS may add
+	// schema-required fields; adapters must not pass them on.
+	ProjectionAddsFields []string
 }
 
 // A Connector is a source kind with its connections (accounts).

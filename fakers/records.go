@@ -796,7 +796,7 @@ func (rs *RS) dataJSON(s *Stream, rec Record, fields []string) json.RawMessage {
 	}
 	data := map[string]any{}
 	for k, v := range rec.Data {
-		if fields == nil || contains(fields, k) {
+		if fields == nil || contains(fields, k) || contains(rs.fx.ProjectionAddsFields, k) {
 			data[k] = v
 		}
 	}
