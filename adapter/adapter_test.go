@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseRecordID(t *testing.T) {
@@ -143,6 +145,59 @@ func TestClipMarkedPropertyHolds(t *testing.T) {
 		}
 		if got := centerMarked(s, n); !wellFormedMarks(got) {
 			t.Fatalf("centerMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
+		}
+	}
+}
+
+// Search text stays within its budget for any mix of connections, cursor
+// and query lengths, and whatever it drops, it drops whole lines: every line
+// keeps balanced highlight tags, the text is valid UTF-8 and the closing
+// guidance is whole.
+func TestRenderSearchFitsWithoutCuttingTags(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	word := func(n int) string {
+		pieces := []string{"ab", "xy", "数据", "_", "-", "9"}
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	snippet := func() string {
+		pieces := []string{"alpha ", "γάμμα ", "数据 ", "<mark>", "</mark>", "<mark>budget</mark> ", "words ", "<ma", "rk>"}
+		var b strings.Builder
+		for j := rng.IntN(60); j >= 0; j-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	const tail = "\nFetch a hit with `fetch` using its id as-is (ids are self-contained); read an evidence field with `read_record_field` {id, field_path}."
+	for i := 0; i < 3000; i++ {
+		conns := make([]string, 1+rng.IntN(40))
+		for j := range conns {
+			conns[j] = word(1 + rng.IntN(90))
+		}
+		results := make([]searchResult, 1+rng.IntN(100))
+		for j := range results {
+			c := conns[rng.IntN(len(conns))]
+			results[j] = searchResult{ID: c + "/messages:" + word(1+rng.IntN(30)), ConnectionID: c, ConnectorKey: word(1 + rng.IntN(20)),
+				Title: word(rng.IntN(120)), Snippet: balanceMarks(snippet())}
+			if rng.IntN(2) == 0 {
+				results[j].Evidence = []evidenceExcerpt{{FieldPath: "body", PreviewText: balanceMarks(snippet()), PreviewStatus: "truncated"}}
+			}
+		}
+		cursor, q := word(rng.IntN(3000)), word(1+rng.IntN(1500))
+		resume := func(n int) string {
+			return "search " + compactJSON(map[string]any{"q": q, "cursor": fmt.Sprintf("skip~%d~", n)})
+		}
+		got := renderSearch(results, true, cursor, "", resume)
+		if len(got) > textBudget || !utf8.ValidString(got) || !strings.HasSuffix(got, tail) {
+			t.Fatalf("search text is %d B (budget %d), valid UTF-8 %t, guidance whole %t:\n%s", len(got), textBudget, utf8.ValidString(got), strings.HasSuffix(got, tail), got)
+		}
+		for _, line := range strings.Split(got, "\n") {
+			if !wellFormedMarks(line) {
+				t.Fatalf("a search text line has broken highlight tags: %q", line)
+			}
 		}
 	}
 }

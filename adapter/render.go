@@ -766,6 +766,30 @@ func clipBytes(s string, n int) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
+// fitLines keeps body+tail within n bytes: it drops whole lines from the end
+// of body, and only a lone first line is cut, never inside a highlight tag.
+func fitLines(body, tail string, n int) string {
+	if len(body)+len(tail) <= n {
+		return body + tail
+	}
+	lines := strings.Split(body, "\n")
+	size := len(body)
+	for len(lines) > 1 && size+len(tail) > n {
+		size -= len(lines[len(lines)-1]) + 1
+		lines = lines[:len(lines)-1]
+	}
+	out := strings.Join(lines, "\n")
+	if len(out)+len(tail) > n {
+		// Room for the ellipsis and a closing tag balanceMarks may add.
+		cut := max(0, n-len(tail)-len("…")-len("</mark>"))
+		for cut > 0 && !utf8Start(out[cut]) {
+			cut--
+		}
+		out = balanceMarks(trimPartialTag(out[:cut]) + "…")
+	}
+	return out + tail
+}
+
 // ---- aggregate ----
 
 func renderAggregate(stream string, a *aggregation, m Mutant) string {
@@ -969,8 +993,14 @@ func renderSearch(results []searchResult, hasMore bool, next string, m Mutant, r
 	if len(ev) > 0 {
 		b.WriteString("\nEvidence excerpts:\n" + strings.Join(ev, "\n"))
 	}
-	b.WriteString("\nTop results:\n" + strings.Join(top, "\n") + more(len(top)) + tail)
-	return clipBytes(b.String(), textBudget)
+	b.WriteString("\nTop results:\n" + strings.Join(top, "\n"))
+	// Past the budget, hits go before the call that resumes after them.
+	keep := more(len(top)) + tail
+	if len(keep) > textBudget/2 {
+		b.WriteString(more(len(top)))
+		keep = tail
+	}
+	return fitLines(b.String(), keep, textBudget)
 }
 
 // centerMarked cuts s to about n characters around its first highlight, so
