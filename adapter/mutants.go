@@ -98,6 +98,7 @@ const (
 	SmallTextAsResourceLink Mutant = "small-text-as-resource-link"
 	EmitFieldWindowURI      Mutant = "emit-field-window-uri"
 	DropWindowArgs          Mutant = "drop-window-continuation-args"
+	DropPreviousWindowArgs  Mutant = "drop-previous-window-args"
 	OmitWindowStructure     Mutant = "omit-window-structure"
 	HideEvidenceLines       Mutant = "hide-evidence-lines"
 	EvidenceTermOnly        Mutant = "evidence-term-only"
@@ -226,6 +227,7 @@ var mutants = []MutantInfo{
 	{EmitDeadRecordURI, []string{"S046"}, "search shows pdpp://record/ URIs that fetch rejects"},
 	{EmitFieldWindowURI, []string{"S047", "S048"}, "read_record_field shows a pdpp://field-window/ URI nothing can read"},
 	{DropWindowArgs, []string{"S048"}, "incomplete windows show no next arguments"},
+	{DropPreviousWindowArgs, []string{"S048"}, "a later window shows no previous arguments"},
 	{OmitWindowStructure, []string{"S049"}, "the window in structuredContent lacks total_chars and complete"},
 	{SilentCutRecordPreview, []string{"S050"}, "a large text in a record preview is cut with no flag and no continuation"},
 	{NoJSONFieldWindows, []string{"S050"}, "read_record_field refuses a JSON field as not text, so a large one is never readable in full"},

@@ -1261,6 +1261,9 @@ func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow, m Mutant) *
 	if m == DropWindowArgs {
 		w.NextOffsetChars, w.PreviousOffsetChars = nil, nil
 	}
+	if m == DropPreviousWindowArgs {
+		w.PreviousOffsetChars = nil
+	}
 	next, prev := any(nil), any(nil)
 	if w.NextOffsetChars != nil {
 		next = strconv.Itoa(*w.NextOffsetChars)

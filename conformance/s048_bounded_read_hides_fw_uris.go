@@ -33,6 +33,18 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 	t.Expect(next).NotTo(BeEmpty(), "the text must show ready-made next read_record_field arguments:\n%s", clipText(text, 400))
 	n := t.Call(next[0].Tool, next[0].Args)
 	t.Expect(n.IsError()).To(BeFalse(), "the next arguments must work: %s", n.Describe())
+	// The second window leads back as well as on: its previous arguments
+	// read the first window again.
+	var prev []continuation
+	for _, c := range continuationsIn(n.Text()) {
+		if strings.Contains(c.At, "previous") {
+			prev = append(prev, c)
+		}
+	}
+	t.Expect(prev).NotTo(BeEmpty(), "a second window must show ready-made previous read_record_field arguments:\n%s", clipText(n.Text(), 400))
+	p := t.Call(prev[0].Tool, prev[0].Args)
+	t.Expect(p.IsError()).To(BeFalse(), "the previous arguments must work: %s", p.Describe())
+	t.Expect(windowBody(p.Text())).To(And(Not(BeEmpty()), Equal(windowBody(text))), "the previous arguments of the second window must read the first window again")
 
 	full := str(rec.Data[field])
 	words := strings.Fields(string([]rune(full)[len([]rune(full))/2:]))
@@ -46,3 +58,16 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 		t.Expect(handleURIs(c, "field-window")).To(BeEmpty(), "ordinary bounded reads must not expose pdpp://field-window/ URIs")
 	}
 }}
+
+// windowBody is a window's visible text without its header and continuation
+// lines: the lines after the last line that names a continuation or offset.
+func windowBody(text string) string {
+	lines := strings.Split(text, "\n")
+	last := 0
+	for i, l := range lines {
+		if offsetsRe.MatchString(l) || continuationRe.MatchString(l) || strings.Contains(l, "offset_chars=") {
+			last = i + 1
+		}
+	}
+	return strings.Join(lines[last:], "\n")
+}
