@@ -103,6 +103,7 @@ const (
 	HideEvidenceLines       Mutant = "hide-evidence-lines"
 	EvidenceTermOnly        Mutant = "evidence-term-only"
 	InventEvidence          Mutant = "invent-evidence"
+	RotateEvidencePreviews  Mutant = "rotate-evidence-previews"
 	EmitDeadRecordURI       Mutant = "emit-dead-record-uri"
 	ResourceOnlyEvidence    Mutant = "resource-only-evidence"
 	CLIOmitReadCommand      Mutant = "cli-omit-read-command"
@@ -224,6 +225,7 @@ var mutants = []MutantInfo{
 	{HideEvidenceLines, []string{"S043"}, "search text drops the evidence excerpts"},
 	{EvidenceTermOnly, []string{"S044"}, "evidence previews collapse to the highlighted term"},
 	{InventEvidence, []string{"S045"}, "metadata-only hits get an invented body evidence window"},
+	{RotateEvidencePreviews, []string{"S045"}, "each evidence preview shows another hit's text"},
 	{EmitDeadRecordURI, []string{"S046"}, "search shows pdpp://record/ URIs that fetch rejects"},
 	{EmitFieldWindowURI, []string{"S047", "S048"}, "read_record_field shows a pdpp://field-window/ URI nothing can read"},
 	{DropWindowArgs, []string{"S048"}, "incomplete windows show no next arguments"},

@@ -521,6 +521,17 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	for i := range hits {
 		results[i] = c.resultFor(&hits[i])
 	}
+	if m == RotateEvidencePreviews {
+		var with []*evidenceExcerpt
+		for i := range results {
+			if len(results[i].Evidence) > 0 {
+				with = append(with, &results[i].Evidence[0])
+			}
+		}
+		for i := 0; i+1 < len(with); i++ {
+			with[i].PreviewText, with[i+1].PreviewText = with[i+1].PreviewText, with[i].PreviewText
+		}
+	}
 	delete(env, "data")
 	env["result_count"] = json.RawMessage(strconv.Itoa(len(results)))
 	env["results_ref"] = json.RawMessage(`"structuredContent.results"`)

@@ -3,13 +3,22 @@ package conformance
 import (
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeCTRL, Needs: []Capability{CapControlledRS}, Run: func(t *T) {
+var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Run: func(t *T) {
+	judged := evidenceIsInField(t)
+	if !t.Target.Has(CapControlledRS) {
+		if judged == 0 {
+			t.Skipf("no search of the target's own words showed evidence to check against its field")
+		}
+		t.Record("metadata-only hits", "not exercised: "+capabilityReasons[CapControlledRS])
+		return
+	}
 	term, ok := metadataOnlyTerm(t.Target.RS.Fixture())
 	if !ok {
 		t.Skipf("the fixture has no term that matches only a metadata field")
@@ -80,4 +89,59 @@ func metadataOnlyTerm(fx *fakers.Fixture) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+var (
+	entityRe = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`)
+	spacesRe = regexp.MustCompile(`\s+`)
+)
+
+// evidenceIsInField reads, through read_record_field, the field each shown
+// evidence preview claims: the highlighted term must occur in it, and so
+// must the preview's own text when the whole field fits one read. A window
+// over a hit that matched metadata only would claim a field without the
+// term. It returns how many previews it judged.
+func evidenceIsInField(t *T) int {
+	_, c, _ := fanInTerm(t)
+	if c == nil {
+		return 0
+	}
+	type claim struct{ id, field, preview string }
+	var claims []claim
+	for _, e := range evidenceLines(c.Text()) {
+		claims = append(claims, claim{e.ID, e.FieldPath, e.Preview})
+	}
+	for _, h := range hitsWithEvidence(c) {
+		ex, _ := h.Raw["evidence_excerpts"].([]any)
+		for _, x := range ex {
+			xm, _ := x.(map[string]any)
+			claims = append(claims, claim{h.ID, str(xm["field_path"]), str(xm["preview_text"])})
+		}
+	}
+	judged := 0
+	seen := map[claim]bool{}
+	for _, cl := range claims {
+		if cl.id == "" || cl.field == "" || seen[cl] || judged == 8 {
+			continue
+		}
+		seen[cl] = true
+		judged++
+		term := entityRe.Replace(highlighted(cl.preview))
+		if term != "" {
+			r := t.Call("read_record_field", map[string]any{"id": cl.id, "field_path": cl.field, "q": term, "before_chars": 20, "after_chars": 20})
+			t.Expect(r.IsError()).To(BeFalse(), "the evidence of %s claims %q in field %s, so a q read for it must find it: %s", cl.id, term, cl.field, r.Describe())
+		}
+		r := t.Call("read_record_field", map[string]any{"id": cl.id, "field_path": cl.field, "limit_chars": 16384})
+		t.Expect(r.IsError()).To(BeFalse(), "the field %s that evidence of %s names must be readable: %s", cl.field, cl.id, r.Describe())
+		w, _ := r.Structured()["window"].(map[string]any)
+		if w["complete"] != true {
+			continue
+		}
+		field := strings.ToLower(spacesRe.ReplaceAllString(str(w["text"]), " "))
+		for _, part := range strings.Split(markTagRe.ReplaceAllString(cl.preview, ""), "…") {
+			part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(entityRe.Replace(part), " ")))
+			t.Expect(strings.Contains(field, part)).To(BeTrue(), "the evidence preview %q of %s must be text of its field %s", clipText(cl.preview, 200), cl.id, cl.field)
+		}
+	}
+	return judged
 }
