@@ -201,7 +201,7 @@ var mutants = []MutantInfo{
 	{SkipGranularityGate, []string{"U09"}, "group_by_time without granularity (or the reverse) goes to the RS unchecked"},
 	{DescribeWithoutOtherCount, []string{"U09"}, "the aggregate description no longer names other_count"},
 
-	{PerConnectionSearchLimit, []string{"S024"}, "search asks the RS for 100 hits and returns them all, whatever limit says"},
+	{PerConnectionSearchLimit, []string{"S024"}, "search asks the RS for 100 hits and applies limit per connection, not to the merged hits"},
 	{DropSourceMix, []string{"S025"}, "search text omits the source mix"},
 	{TruncateSourceMix, []string{"S025"}, "the source mix names eight connections, then more:N"},
 	{MiscountSourceMix, []string{"S025"}, "the source mix counts hits of every connection after the first twice"},

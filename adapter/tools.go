@@ -513,7 +513,10 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	var hits []searchHit
 	_ = json.Unmarshal(env["data"], &hits)
 	truncated := false
-	if len(hits) > limit && m != PerConnectionSearchLimit { // a global limit over merged hits, not per connection
+	switch {
+	case m == PerConnectionSearchLimit:
+		hits = perConnection(hits, limit)
+	case len(hits) > limit: // a global limit over merged hits, not per connection
 		hits, truncated = hits[:limit], true
 	}
 	hits = hits[min(skip, len(hits)):]
@@ -554,6 +557,19 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	}
 	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor, m, resume)
 	return textResult(text, map[string]any{"results": results, "data": env}), nil
+}
+
+// perConnection keeps up to limit hits of each connection: the fault the
+// per-connection-search-limit mutant plants.
+func perConnection(hits []searchHit, limit int) []searchHit {
+	n := map[string]int{}
+	var out []searchHit
+	for _, h := range hits {
+		if n[h.ConnectionID]++; n[h.ConnectionID] <= limit {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // ---- fetch ----

@@ -14,6 +14,9 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Run: f
 	}
 	h := hits(c)[0]
 	outputs := []*Call{c, t.Call("fetch", map[string]any{"id": h.ID})}
+	if q := firstRecordsCall(t); q != nil {
+		outputs = append(outputs, q)
+	}
 	var seen []string
 	for _, o := range outputs {
 		seen = append(seen, handleURIs(o, "record")...)
@@ -49,4 +52,19 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Run: f
 // every description in its input schema.
 func toolDocs(tgt *Target, name string) string {
 	return strings.Join(toolDescriptions(tgt)[name], "\n")
+}
+
+// firstRecordsCall is a query_records answer with records from the first
+// streams of the index, so handle checks also scan record previews.
+func firstRecordsCall(t *T) *Call {
+	_, index := t.schemaIndex()
+	for i, s := range sources(index) {
+		if i == maxStreamProbes {
+			break
+		}
+		if c := t.Call("query_records", s.args(map[string]any{"limit": 5})); !c.IsError() && len(records(c)) > 0 {
+			return c
+		}
+	}
+	return nil
 }

@@ -16,6 +16,9 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 			}
 		}
 	}
+	if q := firstRecordsCall(t); q != nil {
+		outputs = append(outputs, q)
+	}
 	if rec, field, _, ok := smallField(t); ok {
 		outputs = append(outputs, t.Call("read_record_field", map[string]any{"id": rec.ID, "field_path": field}))
 	}
