@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // Every mutant of the reference adapter must fail each scenario id it names:
@@ -50,6 +51,28 @@ func TestReferenceAdapterPasses(t *testing.T) {
 		if row.Result != nil && row.Result.Verdict != Pass {
 			t.Errorf("%s: %s %s", row.Name, row.Result.Verdict, row.Result.Message)
 		}
+	}
+}
+
+// On every other named fixture and a small scale grant, the reference
+// adapter fails nothing: a check may skip for want of data, never misjudge
+// a correct adapter because the data is shaped differently.
+func TestReferenceAdapterFailsNothingOnAnyFixture(t *testing.T) {
+	for _, name := range append(fakers.Fixtures(), "scale:4,2,6,30") {
+		if name == fakers.DefaultFixture {
+			continue // TestReferenceAdapterPasses
+		}
+		t.Run(name, func(t *testing.T) {
+			rep, err := Run(context.Background(), Config{Target: TargetSpec{Fixture: name}})
+			if err != nil || rep.TargetError != nil {
+				t.Fatalf("%v %v", err, rep.TargetError)
+			}
+			for _, row := range rep.Rows {
+				if r := row.Result; r != nil && (r.Verdict == Fail || r.Verdict == Error) {
+					t.Errorf("%s: %s %s", row.Name, r.Verdict, r.Message)
+				}
+			}
+		})
 	}
 }
 
