@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -157,19 +157,9 @@ func TestGoldensForURLTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = shutdown(ctx) }()
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hosted := httptest.NewServer(a.Handler())
-	defer hosted.Close()
-	tgt, err := Open(ctx, TargetSpec{URL: hosted.URL + adapter.MCPPath, Token: rs.ClientToken()})
+	hosted := adaptertest.Start(t, fx, adapter.Options{})
+	rs := hosted.RS
+	tgt, err := Open(ctx, TargetSpec{URL: hosted.MCPURL, Token: rs.ClientToken()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,20 +257,10 @@ func TestS006SkipsWithoutAMeasuredPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
+	hosted := adaptertest.Start(t, fx, adapter.Options{})
+	rs := hosted.RS
 	rs.InjectFault("/v1/streams/", fakers.Fault{Status: 500})
-	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = shutdown(ctx) }()
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hosted := httptest.NewServer(a.Handler())
-	defer hosted.Close()
-	tgt, err := Open(ctx, TargetSpec{URL: hosted.URL + adapter.MCPPath, Token: rs.ClientToken()})
+	tgt, err := Open(ctx, TargetSpec{URL: hosted.MCPURL, Token: rs.ClientToken()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
 )
@@ -254,24 +254,13 @@ func TestControlledURLTargetKillsMutants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs := fakers.New(fx)
-			ctl, err := rs.EnableControl()
+			srv := adaptertest.Start(t, fx, adapter.Options{Mutant: m})
+			ctl, err := srv.RS.EnableControl()
 			if err != nil {
 				t.Fatal(err)
 			}
-			rsURL, stop, err := rs.Start("127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = stop(context.Background()) })
-			a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: m})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(a.Handler())
-			t.Cleanup(srv.Close)
 			rep, err := Run(context.Background(), Config{Only: []string{id},
-				Target: TargetSpec{URL: srv.URL + adapter.MCPPath, RSControl: rsURL + fakers.ControlPrefix, RSControlToken: ctl}})
+				Target: TargetSpec{URL: srv.MCPURL, RSControl: srv.RSURL + fakers.ControlPrefix, RSControlToken: ctl}})
 			if err != nil || rep.TargetError != nil {
 				t.Fatalf("%v %v", err, rep.TargetError)
 			}
@@ -437,23 +426,12 @@ func TestS014BlackBoxHalfOnAURLTarget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs := fakers.New(fx)
-		rsURL, stop, err := rs.Start("127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = stop(context.Background()) })
 		m, err := adapter.ParseMutant(tc.mutant)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: m})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(a.Handler())
-		t.Cleanup(srv.Close)
-		rep, err := Run(context.Background(), Config{Target: TargetSpec{URL: srv.URL + adapter.MCPPath, Token: rs.ClientToken()}, Only: []string{"S014"}})
+		srv := adaptertest.Start(t, fx, adapter.Options{Mutant: m})
+		rep, err := Run(context.Background(), Config{Target: TargetSpec{URL: srv.MCPURL, Token: srv.RS.ClientToken()}, Only: []string{"S014"}})
 		if err != nil || rep.TargetError != nil {
 			t.Fatalf("%q: %v %v", tc.mutant, err, rep.TargetError)
 		}

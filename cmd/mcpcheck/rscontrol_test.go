@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -22,23 +21,12 @@ func controlledRS(t *testing.T) (mcpURL, controlURL, controlToken string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	tok, err := rs.EnableControl()
+	hosted := adaptertest.Start(t, fx, adapter.Options{})
+	tok, err := hosted.RS.EnableControl()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = shutdown(context.Background()) })
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hosted := httptest.NewServer(a.Handler())
-	t.Cleanup(hosted.Close)
-	return hosted.URL + adapter.MCPPath, rsURL + fakers.ControlPrefix, tok
+	return hosted.MCPURL, hosted.RSURL + fakers.ControlPrefix, tok
 }
 
 func TestRSControlRunsControlledChecksOnURL(t *testing.T) {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/fakers"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -101,18 +99,8 @@ func TestWorkflowExampleCheckStepRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = shutdown(context.Background()) }()
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hosted := httptest.NewServer(a.Handler())
-	defer hosted.Close()
+	hosted := adaptertest.Start(t, fx, adapter.Options{})
+	rs := hosted.RS
 
 	check := stepNamed(t, exampleSteps(t), func(s workflowStep) bool { return strings.Contains(s.Run, "mcpcheck --url") }, "runs mcpcheck --url")
 	runStep := func(token string, extraEnv ...string) (int, string, string) {
@@ -120,7 +108,7 @@ func TestWorkflowExampleCheckStepRuns(t *testing.T) {
 		cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", check.Run)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-			"MCPCHECK_TOKEN="+token, "PDPP_MCP_URL="+hosted.URL+adapter.MCPPath)
+			"MCPCHECK_TOKEN="+token, "PDPP_MCP_URL="+hosted.MCPURL)
 		cmd.Env = append(cmd.Env, extraEnv...)
 		out, err := cmd.CombinedOutput()
 		code := 0

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
@@ -13,8 +12,8 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // TestMain doubles as the reference adapter when asked, so the stdio and
@@ -101,19 +100,9 @@ func TestURLTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	rsURL, stop, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = stop(context.Background()) }()
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(a.Handler())
-	defer srv.Close()
-	rep := Measure(context.Background(), conformance.TargetSpec{URL: srv.URL + adapter.MCPPath, Token: rs.ClientToken()}, quick())
+	srv := adaptertest.Start(t, fx, adapter.Options{})
+	rs := srv.RS
+	rep := Measure(context.Background(), conformance.TargetSpec{URL: srv.MCPURL, Token: rs.ClientToken()}, quick())
 	requireFigures(t, rep, false)
 	notes := strings.Join(rep.Notes, "\n")
 	for _, want := range []string{"overhead:", "peak RSS:", "stdio startup:", "scale schema:"} {
@@ -193,22 +182,12 @@ func TestComparisonOfTwoLiveTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	rsURL, stop, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = stop(context.Background()) }()
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(a.Handler())
-	defer srv.Close()
+	srv := adaptertest.Start(t, fx, adapter.Options{})
+	rs := srv.RS
 	o := quick()
 	o.StartupRuns, o.Scale, o.Tools = -1, "-", []string{"search", "fetch"}
 	run := NewRun(o)
-	for _, spec := range []conformance.TargetSpec{{}, {URL: srv.URL + adapter.MCPPath, Token: rs.ClientToken()}} {
+	for _, spec := range []conformance.TargetSpec{{}, {URL: srv.MCPURL, Token: rs.ClientToken()}} {
 		run.Targets = append(run.Targets, Measure(context.Background(), spec, o))
 	}
 	var out bytes.Buffer
