@@ -88,15 +88,8 @@ func TestGoldensForAnyTarget(t *testing.T) {
 	}
 	defer tgt.Close()
 	dir := t.TempDir()
-	status := func(g *GoldenReport) map[string]string {
-		out := map[string]string{}
-		for _, f := range g.Files {
-			out[f.Name] = f.Status
-		}
-		return out
-	}
 	g, err := CompareGoldens(ctx, tgt, dir, false)
-	if err != nil || status(g)["tools-list.golden.json"] != GoldenMissing || !g.failed() {
+	if err != nil || goldenStatuses(g)["tools-list.golden.json"] != GoldenMissing || !g.failed() {
 		t.Fatalf("a missing golden fails and is not created: %v %+v", err, g)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "tools-list.golden.json")); !os.IsNotExist(err) {
@@ -110,7 +103,7 @@ func TestGoldensForAnyTarget(t *testing.T) {
 		t.Fatal("a refused update wrote a golden")
 	}
 	t.Setenv("CI", "")
-	if g, err = CompareGoldens(ctx, tgt, dir, true); err != nil || status(g)["tools-list.golden.json"] != GoldenWritten {
+	if g, err = CompareGoldens(ctx, tgt, dir, true); err != nil || goldenStatuses(g)["tools-list.golden.json"] != GoldenWritten {
 		t.Fatalf("--update-golden writes: %v %+v", err, g)
 	}
 	if g, err = CompareGoldens(ctx, tgt, dir, false); err != nil || g.failed() {
@@ -132,7 +125,7 @@ func TestGoldensForAnyTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := status(g); s["tools-list.golden.json"] != GoldenChanged || s["orphan.golden.json"] != GoldenStale {
+	if s := goldenStatuses(g); s["tools-list.golden.json"] != GoldenChanged || s["orphan.golden.json"] != GoldenStale {
 		t.Errorf("statuses %v", s)
 	}
 	var breaking, nonBreaking []string
@@ -165,17 +158,10 @@ func TestGoldensForURLTarget(t *testing.T) {
 	}
 	defer tgt.Close()
 	dir := t.TempDir()
-	files := func(g *GoldenReport) map[string]string {
-		out := map[string]string{}
-		for _, f := range g.Files {
-			out[f.Name] = f.Status
-		}
-		return out
-	}
 	g, err := CompareGoldens(ctx, tgt, dir, true)
 	want := map[string]string{"initialize.golden.json": GoldenWritten, "tools-list.golden.json": GoldenWritten}
-	if err != nil || !reflect.DeepEqual(files(g), want) {
-		t.Fatalf("update wrote %v (%v), want %v", files(g), err, want)
+	if err != nil || !reflect.DeepEqual(goldenStatuses(g), want) {
+		t.Fatalf("update wrote %v (%v), want %v", goldenStatuses(g), err, want)
 	}
 	if written, _ := filepath.Glob(filepath.Join(dir, "*")); len(written) != 2 {
 		t.Errorf("files on disk %v, want the two goldens", written)
@@ -185,8 +171,8 @@ func TestGoldensForURLTarget(t *testing.T) {
 	}
 	g, err = CompareGoldens(ctx, tgt, dir, false)
 	want = map[string]string{"initialize.golden.json": GoldenMatch, "tools-list.golden.json": GoldenMatch, "schema-global.golden.json": GoldenStale}
-	if err != nil || !reflect.DeepEqual(files(g), want) {
-		t.Errorf("compare gave %v (%v), want %v", files(g), err, want)
+	if err != nil || !reflect.DeepEqual(goldenStatuses(g), want) {
+		t.Errorf("compare gave %v (%v), want %v", goldenStatuses(g), err, want)
 	}
 }
 
@@ -272,4 +258,13 @@ func TestS006SkipsWithoutAMeasuredPage(t *testing.T) {
 	if r := Evaluate(ctx, s006, tgt, settings); r.Verdict != Skip || !strings.Contains(r.Message, "no query_records page") {
 		t.Errorf("S006 with every records read failing: %s %s", r.Verdict, r.Message)
 	}
+}
+
+// goldenStatuses maps each golden file of a report to its status.
+func goldenStatuses(g *GoldenReport) map[string]string {
+	out := map[string]string{}
+	for _, f := range g.Files {
+		out[f.Name] = f.Status
+	}
+	return out
 }

@@ -11,19 +11,7 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, Ru
 	if c == nil || len(hitsWithEvidence(c)) == 0 {
 		t.Skipf("no search of the target's own words returned a proven evidence window")
 	}
-	type preview struct{ id, field, text string }
-	var previews []preview
-	for _, e := range evidenceLines(c.Text()) {
-		previews = append(previews, preview{e.ID, e.FieldPath, e.Preview})
-	}
-	for _, h := range hitsWithEvidence(c) {
-		ex, _ := h.Raw["evidence_excerpts"].([]any)
-		for _, x := range ex {
-			xm, _ := x.(map[string]any)
-			previews = append(previews, preview{h.ID, str(xm["field_path"]), str(xm["preview_text"])})
-		}
-	}
-	for _, p := range previews {
+	for _, p := range shownPreviews(c) {
 		at := markedRe.FindStringIndex(p.text)
 		if at == nil {
 			continue

@@ -106,27 +106,15 @@ func evidenceIsInField(t *T) int {
 	if c == nil {
 		return 0
 	}
-	type claim struct{ id, field, preview string }
-	var claims []claim
-	for _, e := range evidenceLines(c.Text()) {
-		claims = append(claims, claim{e.ID, e.FieldPath, e.Preview})
-	}
-	for _, h := range hitsWithEvidence(c) {
-		ex, _ := h.Raw["evidence_excerpts"].([]any)
-		for _, x := range ex {
-			xm, _ := x.(map[string]any)
-			claims = append(claims, claim{h.ID, str(xm["field_path"]), str(xm["preview_text"])})
-		}
-	}
 	judged := 0
-	seen := map[claim]bool{}
-	for _, cl := range claims {
+	seen := map[shownPreview]bool{}
+	for _, cl := range shownPreviews(c) {
 		if cl.id == "" || cl.field == "" || seen[cl] || judged == 8 {
 			continue
 		}
 		seen[cl] = true
 		judged++
-		term := entityRe.Replace(highlighted(cl.preview))
+		term := entityRe.Replace(highlighted(cl.text))
 		if term != "" {
 			r := t.Call("read_record_field", map[string]any{"id": cl.id, "field_path": cl.field, "q": term, "before_chars": 20, "after_chars": 20})
 			t.Expect(r.IsError()).To(BeFalse(), "the evidence of %s claims %q in field %s, so a q read for it must find it: %s", cl.id, term, cl.field, r.Describe())
@@ -138,9 +126,9 @@ func evidenceIsInField(t *T) int {
 			continue
 		}
 		field := strings.ToLower(spacesRe.ReplaceAllString(str(w["text"]), " "))
-		for _, part := range strings.Split(markTagRe.ReplaceAllString(cl.preview, ""), "…") {
+		for _, part := range strings.Split(markTagRe.ReplaceAllString(cl.text, ""), "…") {
 			part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(entityRe.Replace(part), " ")))
-			t.Expect(strings.Contains(field, part)).To(BeTrue(), "the evidence preview %q of %s must be text of its field %s", clipText(cl.preview, 200), cl.id, cl.field)
+			t.Expect(strings.Contains(field, part)).To(BeTrue(), "the evidence preview %q of %s must be text of its field %s", clipText(cl.text, 200), cl.id, cl.field)
 		}
 	}
 	return judged

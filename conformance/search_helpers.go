@@ -163,3 +163,23 @@ func fetchedDocument(c *Call) (doc map[string]any, mirror map[string]any, mirror
 	mirrorErr = json.Unmarshal([]byte(strings.TrimSpace(c.Text())), &mirror)
 	return doc, mirror, mirrorErr
 }
+
+// A shownPreview is one evidence preview a search answer shows: a line of
+// its text, or an excerpt in its structuredContent.
+type shownPreview struct{ id, field, text string }
+
+// shownPreviews lists a search answer's evidence previews, text first.
+func shownPreviews(c *Call) []shownPreview {
+	var out []shownPreview
+	for _, e := range evidenceLines(c.Text()) {
+		out = append(out, shownPreview{e.ID, e.FieldPath, e.Preview})
+	}
+	for _, h := range hitsWithEvidence(c) {
+		ex, _ := h.Raw["evidence_excerpts"].([]any)
+		for _, x := range ex {
+			xm, _ := x.(map[string]any)
+			out = append(out, shownPreview{h.ID, str(xm["field_path"]), str(xm["preview_text"])})
+		}
+	}
+	return out
+}
