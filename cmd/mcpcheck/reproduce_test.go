@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,7 +42,7 @@ func TestInvocationRepeatsVerdictFlags(t *testing.T) {
 	for _, w := range words {
 		quoted = append(quoted, quoteArg(w))
 	}
-	if got, err := splitShell(strings.Join(quoted, " ")); err != nil || !reflect.DeepEqual(got, words) {
+	if got, err := conformance.SplitCommand(strings.Join(quoted, " ")); err != nil || !reflect.DeepEqual(got, words) {
 		t.Errorf("quoteArg does not round-trip: %q, %v", got, err)
 	}
 }
@@ -79,7 +78,7 @@ func TestFailureRowsReproduce(t *testing.T) {
 			t.Errorf("%s: reproduce %q, want mcpcheck … --focus %s", row.ID, row.Reproduce, row.ID)
 			continue
 		}
-		args, err := splitShell(strings.TrimPrefix(row.Reproduce, "mcpcheck "))
+		args, err := conformance.SplitCommand(strings.TrimPrefix(row.Reproduce, "mcpcheck "))
 		if err != nil {
 			t.Fatalf("%s: %v", row.ID, err)
 		}
@@ -107,46 +106,4 @@ func readReport(t *testing.T, path string) conformance.Report {
 		t.Fatalf("report %s: %v", path, err)
 	}
 	return rep
-}
-
-// splitShell splits a line as quoteArg quotes it: words, and single-quoted
-// strings; a backslash outside quotes escapes the next character.
-func splitShell(s string) ([]string, error) {
-	var (
-		out   []string
-		cur   strings.Builder
-		word  bool
-		quote bool
-		esc   bool
-	)
-	for _, r := range s {
-		switch {
-		case esc:
-			cur.WriteRune(r)
-			esc = false
-		case quote && r == '\'':
-			quote = false
-		case quote:
-			cur.WriteRune(r)
-		case r == '\'':
-			quote, word = true, true
-		case r == '\\':
-			esc, word = true, true
-		case r == ' ':
-			if word {
-				out, word = append(out, cur.String()), false
-				cur.Reset()
-			}
-		default:
-			cur.WriteRune(r)
-			word = true
-		}
-	}
-	if quote || esc {
-		return nil, errors.New("unterminated quote")
-	}
-	if word {
-		out = append(out, cur.String())
-	}
-	return out, nil
 }
