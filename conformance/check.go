@@ -132,6 +132,15 @@ func (t *T) ForkSame() *Target {
 	return t.Fork(fx)
 }
 
+// Private is t on a fresh fork of the same fixture when the target can fork,
+// so RS calls can be counted without other checks' traffic; else t itself.
+func (t *T) Private() *T {
+	if t.Target.Has(CapFixture) {
+		return t.On(t.ForkSame())
+	}
+	return t
+}
+
 // On returns a view of t whose calls go to another target, typically a fork.
 func (t *T) On(tgt *Target) *T {
 	u := *t

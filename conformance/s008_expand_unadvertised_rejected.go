@@ -14,10 +14,7 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 	if !ok {
 		t.Skipf("every probed stream advertises expand relations; none to test the gate on")
 	}
-	on := t
-	if t.Target.Has(CapFixture) {
-		on = t.On(t.ForkSame())
-	}
+	on := t.Private()
 	c := on.Call("query_records", et.args(nil))
 	expectInvalidExpand(t, c, et.stream)
 	if rec := firstRecordRef(on, et); rec != "" {

@@ -34,10 +34,7 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, Ru
 	if src.stream == "" {
 		t.Skipf("no stream in the target's grant shows three or more fields to project")
 	}
-	on := t
-	if t.Target.Has(CapFixture) {
-		on = t.On(t.ForkSame())
-	}
+	on := t.Private()
 	c := on.Call("query_records", src.args(map[string]any{"fields": fields, "limit": 5}))
 	t.Expect(c.IsError()).To(BeFalse(), "a projected read must succeed: %s", c.Describe())
 	recs := records(c)

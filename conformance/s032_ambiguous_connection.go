@@ -25,10 +25,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Run: 
 			total[c] = true
 		}
 	}
-	on := t
-	if t.Target.Has(CapFixture) {
-		on = t.On(t.ForkSame())
-	}
+	on := t.Private()
 	c := on.Call("query_records", map[string]any{"stream": name, "limit": 1})
 	avail := expectAmbiguity(t, c, name, len(total))
 	if on != t {

@@ -55,10 +55,7 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Run: func(t *T)
 	if !ok {
 		t.Skipf("no stream in the target's grant shows both an exact (eq) and a range (r=) filter field")
 	}
-	on := t
-	if t.Target.Has(CapFixture) {
-		on = t.On(t.ForkSame())
-	}
+	on := t.Private()
 	exact, rng := map[string]any{f.eq: sampleValue(f.eqType)}, map[string]any{f.op: sampleValue(f.rngType)}
 	filters := []map[string]any{{f.eq: exact[f.eq], f.rng: rng}}
 	if f.eq == f.rng { // one field with both: one filter key each call

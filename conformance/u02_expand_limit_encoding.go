@@ -11,10 +11,7 @@ var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Run: f
 	if !ok {
 		t.Skipf("no stream in the target's grant advertises expand_capabilities")
 	}
-	on := t
-	if t.Target.Has(CapFixture) {
-		on = t.On(t.ForkSame())
-	}
+	on := t.Private()
 	c := on.Call("query_records", et.args(map[string]any{"expand_limit": map[string]any{et.rel: 3}}))
 	t.Expect(c.IsError()).To(BeFalse(), "expand_limit as {relation: N} must be accepted: %s", c.Describe())
 	if on != t {

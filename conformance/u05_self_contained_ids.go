@@ -19,10 +19,7 @@ var u05 = &Check{ID: "U05", Slug: "self-contained-ids", Mode: ModeBBD, Run: func
 	}
 	h := hits(c)[0]
 	t.Expect(h.ID).To(HavePrefix(h.Conn+"/"), "a hit's id must be self-contained: {connection_id}/{stream}:{record_id}, got %q", h.ID)
-	on := t
-	if t.Target.Has(CapFixture) {
-		on = t.On(t.ForkSame())
-	}
+	on := t.Private()
 	f := on.Call("fetch", map[string]any{"id": h.ID})
 	t.Expect(f.IsError()).To(BeFalse(), "fetch(id) needs no other argument: %s", f.Describe())
 	legacy := h.Stream + ":" + h.ID[strings.LastIndex(h.ID, ":")+1:]

@@ -103,10 +103,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 	if timeBy == "" {
 		timeBy = groupBy
 	}
-	on := t
-	if t.Target.Has(CapFixture) {
-		on = t.On(t.ForkSame())
-	}
+	on := t.Private()
 	for _, bad := range []struct {
 		what string
 		args map[string]any
