@@ -352,8 +352,9 @@ func (rs *RS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rs.control(w, r) {
 		return
 	}
+	q, _ := parseQuery(r) // an unparseable query is refused in serve, and logged without values
 	rs.mu.Lock()
-	exempt := rs.exempt != nil && rs.exempt(r.URL.Path, r.URL.Query())
+	exempt := rs.exempt != nil && rs.exempt(r.URL.Path, q)
 	rs.mu.Unlock()
 	if exempt {
 		rs.serve(w, r)
@@ -374,7 +375,7 @@ func (rs *RS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rs.log = append(rs.log[:0], rs.log[len(rs.log)-limit/2:]...)
 		}
 		rs.seq++
-		rs.log = append(rs.log, Request{Seq: rs.seq, Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), RawQuery: r.URL.RawQuery,
+		rs.log = append(rs.log, Request{Seq: rs.seq, Method: r.Method, Path: r.URL.Path, Query: q, RawQuery: r.URL.RawQuery,
 			Authorization: r.Header.Get("Authorization"), Status: sr.status})
 	}()
 	if f := rs.takeFault(r.URL.Path); f != nil {
@@ -407,7 +408,12 @@ func (rs *RS) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Route " + r.Method + ":" + r.URL.Path + " not found", "error": "Not Found", "statusCode": 404})
 		return
 	}
-	req := &request{Request: r, rs: rs, w: w, fx: rs.fx, q: r.URL.Query(), params: params, reqID: reqID}
+	q, qerr := parseQuery(r)
+	if qerr != nil {
+		writeError(w, r, reqID, qerr)
+		return
+	}
+	req := &request{Request: r, rs: rs, w: w, fx: rs.fx, q: q, params: params, reqID: reqID}
 	if !rt.public {
 		if e := rs.authenticate(req, rt); e != nil {
 			writeError(w, r, reqID, e)
