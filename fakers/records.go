@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
-	"strings"
 )
 
 func (rs *RS) streams(r *request) (int, any) {
@@ -112,42 +110,6 @@ func scope(r *request) ([]slice, *apiError) {
 var recordParams = map[string]bool{"changes_since": true, "connection_id": true, "connector_id": true, "connector_instance_id": true, "count": true,
 	"cursor": true, "expand": true, "expand_limit": true, "fields": true, "filter": true, "limit": true, "order": true, "sort": true,
 	"subject_id": true, "view": true, "window": true}
-
-// topKey is a query key's top-level name after qs-style bracket parsing.
-func topKey(k string) string {
-	if i := strings.IndexByte(k, '['); i > 0 {
-		return k[:i]
-	}
-	return k
-}
-
-// unsupportedParams lists the query keys whose top-level name is not allowed.
-func unsupportedParams(r *request, allowed map[string]bool) *apiError {
-	var unknown []string
-	for k := range r.q {
-		if !allowed[topKey(k)] {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	sort.Strings(unknown)
-	return errf("invalid_request", "", "Unsupported query parameter: "+strings.Join(unknown, ", "))
-}
-
-// rejectClientQueries enforces contract §2.4 unless the fixture reads as the spec.
-func rejectClientQueries(r *request) *apiError {
-	if !r.client() || r.fx.SpecClientReads {
-		return nil
-	}
-	for k := range r.q {
-		if t := topKey(k); t == "filter" || t == "expand" || t == "expand_limit" {
-			return errf("invalid_request", t, t+"[...] is not supported for client-token reads in PDPP v0.1")
-		}
-	}
-	return nil
-}
 
 // records serves GET /v1/streams/{s}/records. When a request has several
 // faults, the first in the implementation's order wins (contract §6.1).

@@ -486,14 +486,6 @@ func (rs *RS) authenticate(r *request, rt *route) *apiError {
 	return nil
 }
 
-// connectionParam is connection_id, or its deprecated alias.
-func connectionParam(r *request) string {
-	if c := r.q.Get("connection_id"); c != "" {
-		return c
-	}
-	return r.q.Get("connector_instance_id")
-}
-
 func (f *Fixture) grantStream(name string) *GrantStream {
 	for i := range f.Grant.Streams {
 		if f.Grant.Streams[i].Name == name {
