@@ -49,15 +49,6 @@ func (rs *RS) streams(r *request) (int, any) {
 	return http.StatusOK, map[string]any{"object": "list", "has_more": false, "data": nonNil(data)}
 }
 
-func grantedConnection(r *request, id string) bool {
-	for _, gs := range r.fx.Grant.Streams {
-		if contains(gs.InstanceIDs, id) {
-			return true
-		}
-	}
-	return false
-}
-
 func (rs *RS) streamDetail(r *request) (int, any) {
 	sl := r.slices(r.params[0], connectionParam(r))
 	if len(sl) == 0 {
