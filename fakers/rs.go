@@ -1,9 +1,7 @@
 package fakers
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -16,7 +14,6 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
-	segjson "github.com/segmentio/encoding/json"
 )
 
 // PDPPVersion is the protocol version the RS speaks.
@@ -159,35 +156,6 @@ func (rs *RS) Start(addr string) (string, func(context.Context) error, error) {
 	srv := &http.Server{Handler: rs, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), srv.Shutdown, nil
-}
-
-// rawJSON is a body encoded already (a cached answer).
-type rawJSON []byte
-
-// encodeJSON writes what encoding/json's Encoder writes (sorted keys, no
-// HTML escaping, a final newline), but trusts the cached record encodings
-// instead of re-validating them: compacting a 60 KB body on every page was
-// most of the fixture's CPU.
-func encodeJSON(body any) rawJSON {
-	b, err := segjson.Append(nil, body, segjson.SortMapKeys|segjson.TrustRawMessage)
-	if err != nil {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(body)
-		return buf.Bytes()
-	}
-	return append(b, '\n')
-}
-
-func writeJSON(w http.ResponseWriter, status int, body any) {
-	raw, ok := body.(rawJSON)
-	if !ok {
-		raw = encodeJSON(body)
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(raw)
 }
 
 func contains(list []string, s string) bool {
