@@ -257,20 +257,6 @@ func timeWindow(s *Stream, recs []Record) map[string]any {
 	return w
 }
 
-func nonNil(v []any) []any {
-	if v == nil {
-		return []any{}
-	}
-	return v
-}
-
-func nilIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
 // recordJSON is the record object of contract §3: data projected to fields,
 // with fetch_url injected into a blob_ref.
 func (r *request) recordJSON(rec Record, x slice, fields []string) map[string]any {

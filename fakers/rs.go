@@ -157,12 +157,3 @@ func (rs *RS) Start(addr string) (string, func(context.Context) error, error) {
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), srv.Shutdown, nil
 }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
