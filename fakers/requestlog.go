@@ -1,6 +1,7 @@
 package fakers
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -39,6 +40,25 @@ type Request struct {
 	RawQuery      string     `json:"raw_query,omitempty"`
 	Authorization string     `json:"authorization,omitempty"`
 	Status        int        `json:"status"`
+}
+
+// logRequest appends a served request to the log, within its bound.
+func (rs *RS) logRequest(r *http.Request, q url.Values, status int) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	limit := rs.logMax
+	if limit == 0 {
+		limit = DefaultLogLimit
+	}
+	if limit < 0 {
+		return
+	}
+	if len(rs.log) >= limit { // drop the oldest half at once: amortised O(1)
+		rs.log = append(rs.log[:0], rs.log[len(rs.log)-limit/2:]...)
+	}
+	rs.seq++
+	rs.log = append(rs.log, Request{Seq: rs.seq, Method: r.Method, Path: r.URL.Path, Query: q, RawQuery: r.URL.RawQuery,
+		Authorization: r.Header.Get("Authorization"), Status: status})
 }
 
 // Requests returns a copy of the request log.

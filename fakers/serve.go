@@ -60,23 +60,7 @@ func (rs *RS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sr := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	defer func() {
-		rs.mu.Lock()
-		defer rs.mu.Unlock()
-		limit := rs.logMax
-		if limit == 0 {
-			limit = DefaultLogLimit
-		}
-		if limit < 0 {
-			return
-		}
-		if len(rs.log) >= limit { // drop the oldest half at once: amortised O(1)
-			rs.log = append(rs.log[:0], rs.log[len(rs.log)-limit/2:]...)
-		}
-		rs.seq++
-		rs.log = append(rs.log, Request{Seq: rs.seq, Method: r.Method, Path: r.URL.Path, Query: q, RawQuery: r.URL.RawQuery,
-			Authorization: r.Header.Get("Authorization"), Status: sr.status})
-	}()
+	defer func() { rs.logRequest(r, q, sr.status) }() // a closure: sr.status is read when the request ends
 	if f := rs.takeFault(r.URL.Path); f != nil {
 		if f.apply(sr, r, func(w http.ResponseWriter) { rs.serve(w, r) }) {
 			return
