@@ -31,12 +31,7 @@ func filterFieldNames(r *request) []string {
 // parseFilters reads filter[f]=v and filter[f][op]=v (contract §6.1).
 func parseFilters(r *request, stream string) ([]filter, *apiError) {
 	var out []filter
-	keys := make([]string, 0, len(r.q))
-	for k := range r.q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(r.q) {
 		if topKey(k) != "filter" {
 			continue
 		}

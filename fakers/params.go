@@ -1,6 +1,7 @@
 package fakers
 
 import (
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -47,4 +48,14 @@ func connectionParam(r *request) string {
 		return c
 	}
 	return r.q.Get("connector_instance_id")
+}
+
+// sortedKeys are the query's keys in sorted order.
+func sortedKeys(q url.Values) []string {
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -52,12 +52,7 @@ func parseSearch(r *request, allowed map[string]bool) (*searchQuery, *apiError) 
 	if e := rejectClientQueries(r); e != nil {
 		return nil, e
 	}
-	keys := make([]string, 0, len(r.q))
-	for k := range r.q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(r.q) {
 		if !allowed[k] && !(allowed["filter"] && topKey(k) == "filter") {
 			return nil, errf("invalid_request", k, "Unsupported query parameter: "+k)
 		}
