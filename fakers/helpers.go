@@ -9,9 +9,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func nonNil(v []any) []any {
+// nonNil is v, or an empty slice for nil: a JSON [] rather than null.
+func nonNil[T any](v []T) []T {
 	if v == nil {
-		return []any{}
+		return []T{}
 	}
 	return v
 }

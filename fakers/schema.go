@@ -280,7 +280,7 @@ func manifestQuery(s *Stream) map[string]any {
 			aggs[op] = append(aggs[op].([]string), f.Name)
 		}
 	}
-	q := map[string]any{"range_filters": rangeFilters, "search": map[string]any{"lexical_fields": nonNilS(lex), "semantic_fields": nonNilS(sem)}}
+	q := map[string]any{"range_filters": rangeFilters, "search": map[string]any{"lexical_fields": nonNil(lex), "semantic_fields": nonNil(sem)}}
 	if !s.NoAggregations {
 		q["aggregations"] = aggs
 	}
@@ -292,13 +292,6 @@ func manifestQuery(s *Stream) map[string]any {
 		q["expand"] = expand
 	}
 	return q
-}
-
-func nonNilS(v []string) []string {
-	if v == nil {
-		return []string{}
-	}
-	return v
 }
 
 // flagString renders the compact capability grammar (contract §4.4).
