@@ -220,7 +220,10 @@ func (t *Target) markDown(reason string) {
 // failure (a 100 MB result, say) concerns that call only.
 func (t *Target) callFailed(ctx context.Context, step string, err error) string {
 	msg := fmt.Sprintf("%s: %s", step, firstLine(t.redact(err.Error())))
-	switch {
+	switch refused := t.Tap.RefusedRedirect(); {
+	case refused != nil: // every later request would be redirected too
+		msg = step + ": " + refused.Error()
+		t.markDown(msg)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		msg = fmt.Sprintf("%s: no answer within %s", step, t.callTimeout)
 		t.markDown(msg)
@@ -527,7 +530,7 @@ func (t *Target) connectHTTP(ctx context.Context, endpoint, token string, base h
 		// backstops requests made without one.
 		base = &http.Transport{DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext, ResponseHeaderTimeout: timeout + 5*time.Second}
 	}
-	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: wiretap.HTTPClient(t.Tap, base, header),
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: wiretap.HTTPClient(t.Tap, base, endpoint, header),
 		DisableStandaloneSSE: true, MaxRetries: -1}
 	return t.handshake(ctx, tr, timeout, nil)
 }
@@ -566,6 +569,9 @@ func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.D
 }
 
 func (t *Target) explain(step string, err error, ctx context.Context, timeout time.Duration, diagnose func(timedOut bool, err error) error) error {
+	if refused := t.Tap.RefusedRedirect(); refused != nil {
+		return &TargetError{Unreachable: true, Reason: step + ": " + refused.Error()}
+	}
 	for _, code := range t.Tap.HTTPStatuses() {
 		if code == http.StatusUnauthorized || code == http.StatusForbidden {
 			return &TargetError{Reason: fmt.Sprintf("%s: authentication rejected (HTTP %d); check --token-file or MCPCHECK_TOKEN", step, code)}

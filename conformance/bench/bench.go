@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -200,7 +201,7 @@ func (s *subject) invokers(ctx context.Context, c call, n int) ([]invoker, error
 	}
 	if s.hc == nil {
 		tr := &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024}
-		s.hc = &http.Client{Transport: tr}
+		s.hc = &http.Client{Transport: tr, CheckRedirect: sameorigin.CheckRedirect}
 		prev := s.close
 		s.close = func() { tr.CloseIdleConnections(); prev() }
 	}
@@ -308,7 +309,14 @@ func open(ctx context.Context, spec conformance.TargetSpec, o Options) (*subject
 // enough that concurrency 64 reuses connections instead of dialling.
 func connect(ctx context.Context, endpoint, token string) (*mcp.ClientSession, func(), error) {
 	tr := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256}
-	hc := &http.Client{Transport: bearer{tr, token}}
+	header := http.Header{}
+	if token != "" {
+		header.Set("Authorization", "Bearer "+token)
+	}
+	hc, err := sameorigin.Client(tr, endpoint, header)
+	if err != nil {
+		return nil, nil, err
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck-bench", Version: adapter.Version}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1},
 		&mcp.ClientSessionOptions{ProtocolVersion: conformance.ProtocolVersion})
@@ -316,19 +324,6 @@ func connect(ctx context.Context, endpoint, token string) (*mcp.ClientSession, f
 		return nil, nil, fmt.Errorf("bench session: %w", err)
 	}
 	return cs, func() { _ = cs.Close(); tr.CloseIdleConnections() }, nil
-}
-
-type bearer struct {
-	base  http.RoundTripper
-	token string
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if b.token != "" {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return b.base.RoundTrip(r)
 }
 
 // A call is one fixed tool call of the plan.

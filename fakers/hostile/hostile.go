@@ -161,11 +161,17 @@ type Server struct {
 	// Hold bounds how long a hung request is held before the handler
 	// gives up, so test servers can shut down.
 	Hold time.Duration
+	// RedirectTo is where the redirecting modes send every request.
+	RedirectTo string
 
 	once sync.Once
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if code := redirectStatus[s.Mode]; code != 0 {
+		http.Redirect(w, r, s.RedirectTo, code)
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
