@@ -517,7 +517,7 @@ func referenceStdioTools(ctx context.Context, args []string, token string, extra
 		return nil, fmt.Errorf("stdio initialize: %w", err)
 	}
 	defer func() { cs.Close(); inW.Close(); <-done }()
-	return listToolsRaw(ctx, cs, tap)
+	return listToolsRaw(ctx, cs, tap, HandshakeLimit)
 }
 
 func (t *Target) connectHTTP(ctx context.Context, endpoint, token string, base http.RoundTripper, timeout time.Duration) error {
@@ -553,8 +553,12 @@ func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.D
 	t.Session = cs
 	t.closers = append(t.closers, func() { _ = cs.Close() })
 	t.Init = cs.InitializeResult()
-	raw, err := listToolsRaw(hctx, cs, t.Tap)
-	if err != nil {
+	raw, err := listToolsRaw(hctx, cs, t.Tap, HandshakeLimit)
+	var te *TargetError
+	switch {
+	case errors.As(err, &te):
+		return te
+	case err != nil:
 		return t.explain("tools/list", err, hctx, timeout, diagnose)
 	}
 	t.ToolsRaw = raw
@@ -595,36 +599,6 @@ func (t *Target) explain(step string, err error, ctx context.Context, timeout ti
 		msg = "cannot connect: " + opErr.Error()
 	}
 	return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: %s", step, firstLine(msg))}
-}
-
-// listToolsRaw pages through tools/list and returns each tool's raw bytes.
-func listToolsRaw(ctx context.Context, cs *mcp.ClientSession, tap *wiretap.Tap) ([]json.RawMessage, error) {
-	var (
-		out    []json.RawMessage
-		cursor string
-	)
-	for page := 0; page < 100; page++ {
-		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
-		if err != nil {
-			return nil, err
-		}
-		ex, ok := tap.Last("tools/list")
-		if !ok {
-			return nil, errors.New("tools/list: the wire tap saw no result")
-		}
-		var body struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if err := json.Unmarshal(ex.Result, &body); err != nil {
-			return nil, fmt.Errorf("tools/list result: %w", err)
-		}
-		out = append(out, body.Tools...)
-		if res.NextCursor == "" {
-			return out, nil
-		}
-		cursor = res.NextCursor
-	}
-	return nil, errors.New("tools/list: more than 100 pages")
 }
 
 // ---- stdio ----

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,13 +32,19 @@ const (
 	InvalidResult  = "invalid-result"  // initialize's result is a string
 	InvalidID      = "invalid-id"      // answers carry an id nobody asked for
 	InvalidMessage = "invalid-message" // well-formed JSON that is not JSON-RPC
+	// EndlessPagination answers every tools/list with a page of PageBytes
+	// and a nextCursor to yet another page.
+	EndlessPagination = "endless-pagination"
 )
 
 // Modes lists every mode.
-var Modes = []string{HangAfterInit, HangOnCall, Garbage, HugeToolsList, CrashMidCall, InvalidVersion, InvalidResult, InvalidID, InvalidMessage}
+var Modes = []string{HangAfterInit, HangOnCall, Garbage, HugeToolsList, CrashMidCall, InvalidVersion, InvalidResult, InvalidID, InvalidMessage, EndlessPagination}
 
 // HugeBytes is the size of the HugeToolsList result.
 const HugeBytes = 100 << 20
+
+// PageBytes is the size of each EndlessPagination page.
+const PageBytes = 2 << 20
 
 // tools is a plausible six-tool surface, so checks go on to call tools.
 var tools = []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"}
@@ -45,6 +52,20 @@ var tools = []string{"schema", "query_records", "aggregate", "search", "fetch", 
 type request struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params struct {
+		Cursor string `json:"cursor"`
+	} `json:"params"`
+}
+
+// Cursor is the tools/list cursor asked for, "" for the first page.
+func (r request) Cursor() string { return r.Params.Cursor }
+
+// endlessPage is one tools/list page of about PageBytes whose nextCursor
+// always leads to another.
+func endlessPage(cursor string) string {
+	n, _ := strconv.Atoi(strings.TrimPrefix(cursor, "page-"))
+	return fmt.Sprintf(`{"tools":[{"name":"tool_%d","inputSchema":{"type":"object"},"description":"%s"}],"nextCursor":"page-%d"}`,
+		n, strings.Repeat("x", PageBytes), n+1)
 }
 
 // answer returns the raw answer to one request, or nil for none. A nil
@@ -77,6 +98,9 @@ func answer(mode string, req request) (msg []byte, hang bool) {
 	case "tools/list":
 		if mode == HangAfterInit {
 			return nil, true
+		}
+		if mode == EndlessPagination {
+			return ok(endlessPage(req.Cursor())), false
 		}
 		var b strings.Builder
 		for i, name := range tools {

@@ -49,8 +49,8 @@ type Tap struct {
 }
 
 // MaxExchanges bounds how many completed exchanges a tap keeps. Older
-// tool calls are dropped first; initialize and tools/list are kept, since
-// footprints and goldens read them after many calls.
+// tool calls are dropped first; the newest initialize and tools/list are
+// kept, since footprints and goldens read them after many calls.
 const MaxExchanges = 4096
 
 // New returns an empty tap with the default size limit.
@@ -61,6 +61,14 @@ func pinned(method string) bool { return method == "initialize" || method == "to
 // keep appends ex, dropping the oldest unpinned exchange past MaxExchanges.
 // The caller holds t.mu.
 func (t *Tap) keep(ex Exchange) {
+	if pinned(ex.Method) { // earlier tools/list pages are copied out by their reader
+		for i := range t.done {
+			if t.done[i].Method == ex.Method {
+				t.done = append(t.done[:i], t.done[i+1:]...)
+				break
+			}
+		}
+	}
 	t.done = append(t.done, ex)
 	if len(t.done) <= MaxExchanges {
 		return

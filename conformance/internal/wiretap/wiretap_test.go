@@ -203,3 +203,18 @@ func TestHTTPHeaderStaysOnTheEndpointOrigin(t *testing.T) {
 		t.Errorf("requests %q, want %q (nothing at the other origin)", got, want)
 	}
 }
+
+// Only the newest initialize and tools/list are kept: a target that pages
+// without end cannot make the tap hold every page.
+func TestOnlyTheNewestPinnedExchangeIsKept(t *testing.T) {
+	tap := New()
+	for i := range 3 {
+		id := strings.Repeat("1", i+1)
+		tap.Outgoing([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`))
+		tap.Incoming([]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[],"page":` + id + `}}`))
+	}
+	all := tap.Exchanges()
+	if len(all) != 1 || all[0].ID != "111" {
+		t.Errorf("kept %d exchanges (%+v), want the newest page only", len(all), all)
+	}
+}
