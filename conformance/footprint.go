@@ -10,6 +10,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -95,7 +96,7 @@ func (fp *Footprint) WriteTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "tool\tbytes\to200k tokens\t")
 	for _, t := range fp.Tools {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", t.Name, t.Bytes, t.Tokens)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", termsafe.Line(t.Name), t.Bytes, t.Tokens)
 	}
 	fmt.Fprintf(tw, "tools/list total\t%d\t%d\t\n", fp.TotalBytes, fp.TotalTokens)
 	fmt.Fprintf(tw, "instructions (%d chars)\t\t%d\t\n", fp.InstructionsChars, fp.InstructionsTokens)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -157,6 +158,11 @@ func readToken(file string, getenv func(string) string) (string, error) {
 type usageError struct{ error }
 
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	// Whatever a subcommand prints may quote the target: the terminal gets
+	// control characters as visible escapes, never to obey.
+	safeOut, safeErr := termsafe.NewWriter(stdout), termsafe.NewWriter(stderr)
+	defer func() { _ = safeOut.Flush(); _ = safeErr.Flush() }()
+	stdout, stderr = safeOut, safeErr
 	code := conformance.ExitPass
 	root := newRootCommand(ctx, stdout, stderr, getenv, &code)
 	root.SetArgs(args)

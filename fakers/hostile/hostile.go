@@ -74,6 +74,9 @@ func answer(mode string, req request) (msg []byte, hang bool) {
 	if len(req.ID) == 0 {
 		return nil, false // a notification
 	}
+	if mode == TerminalInjection {
+		return leakAnswer(mode, req), false
+	}
 	ok := func(result string) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`)
 	}
@@ -139,7 +142,7 @@ func writeHuge(w io.Writer, id json.RawMessage) error {
 // whether mode is one it knows. CrashMidCall exits the process.
 func RunStdio(mode string, stdin io.Reader, stdout io.Writer) bool {
 	known := false
-	for _, m := range Modes {
+	for _, m := range append(append([]string(nil), Modes...), LeakModes...) {
 		known = known || m == mode
 	}
 	if !known {
