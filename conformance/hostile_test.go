@@ -48,6 +48,9 @@ func TestHostileTargetsEndBounded(t *testing.T) {
 					t.Parallel() // the huge ones run first, alone, so their memory is theirs
 				}
 				spec := TargetSpec{ConnectTimeout: 3 * time.Second}
+				if mode == hostile.EndlessPagination { // 32 MB to read first, maybe on a busy machine
+					spec.ConnectTimeout = 20 * time.Second
+				}
 				if kind == "stdio" {
 					spec.Stdio, spec.Env = self, []string{hostile.Env + "=" + mode}
 				} else {
