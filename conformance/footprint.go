@@ -79,7 +79,7 @@ func MeasureFootprint(t *Target, budget int) (*Footprint, error) {
 		if err != nil {
 			return nil, err
 		}
-		fp.Tools = append(fp.Tools, ToolFootprint{Name: head.Name, Bytes: len(r), Tokens: n})
+		fp.Tools = append(fp.Tools, ToolFootprint{Name: t.redact(head.Name), Bytes: len(r), Tokens: n})
 	}
 	sort.Slice(fp.Tools, func(i, j int) bool { return fp.Tools[i].Name < fp.Tools[j].Name })
 	if t.Init != nil {

@@ -68,6 +68,10 @@ type TargetSpec struct {
 	Mutant adapter.Mutant
 	// ConnectTimeout bounds the handshake. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// Redactor collects every token the target is lent (these, the fixture
+	// RS's, the control plane's) and redacts them from what mcpcheck
+	// reports. Nil means a new one; share one to redact other output too.
+	Redactor *Redactor
 }
 
 // Kind reports which target the spec selects.
@@ -155,6 +159,7 @@ type Target struct {
 
 	calls, failedCalls atomic.Int64 // tool calls made, and those that returned isError
 
+	redactor    *Redactor                       // every token lent, shared with forks
 	callTimeout time.Duration                   // bounds one tools/call, as the handshake is bounded
 	exitState   func(wait time.Duration) string // stdio: how the command ended, "" while it runs
 	downMu      sync.Mutex
@@ -240,26 +245,21 @@ func (t *Target) callFailed(ctx context.Context, step string, err error) string 
 	return msg
 }
 
+// redact removes every token the target was lent, in any form, from s.
 func (t *Target) redact(s string) string {
 	if t == nil {
 		return s
 	}
-	secrets := []string{t.secret, t.OwnerToken, t.ExpiredToken, t.ForeignToken, t.ControlPlaneToken}
-	if t.remote != nil {
-		secrets = append(secrets, t.remote.token)
-	}
-	for _, secret := range secrets {
-		if secret != "" {
-			s = strings.ReplaceAll(s, secret, "[redacted]")
-		}
-	}
-	return s
+	return t.redactor.String(s)
 }
 
-// setFixtureTokens takes the refused bearers from the fixture RS.
+// setFixtureTokens takes the refused bearers from the fixture RS, and has
+// every token it knows redacted.
 func (t *Target) setFixtureTokens(rs *fakers.RS) {
 	t.OwnerToken, t.ExpiredToken = rs.OwnerToken(), rs.ExpiredToken()
 	t.ForeignToken, t.ControlPlaneToken = rs.ForeignResourceToken(), rs.ControlPlaneToken()
+	k := rs.AllTokens()
+	t.lendTokens(k.Client, k.Owner, k.Expired, k.Revoked, k.Malformed, k.Legacy, k.Package, t.ForeignToken, t.ControlPlaneToken)
 }
 
 // Open connects to the target the spec names, performs initialize and
@@ -268,7 +268,11 @@ func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
 	if spec.ConnectTimeout == 0 {
 		spec.ConnectTimeout = DefaultConnectTimeout
 	}
-	t := &Target{Kind: spec.Kind(), Tap: wiretap.New(), fixture: spec.Fixture}
+	if spec.Redactor == nil {
+		spec.Redactor = NewRedactor()
+	}
+	spec.Redactor.Add(spec.Token, spec.OwnerToken, spec.ExpiredToken, spec.ForeignToken, spec.RSControlToken)
+	t := &Target{Kind: spec.Kind(), Tap: wiretap.New(), fixture: spec.Fixture, redactor: spec.Redactor}
 	if t.Kind != KindURL {
 		t.Fork = func(ctx context.Context, fx *fakers.Fixture) (*Target, error) {
 			fork := spec
@@ -321,6 +325,7 @@ func (t *Target) openURL(ctx context.Context, spec TargetSpec) error {
 			return err
 		}
 		t.remote, t.RS, t.RSURL = r, r, r.origin()
+		t.lendTokens(r.secrets()...)
 		if spec.Token == "" {
 			spec.Token = r.ClientToken()
 		}

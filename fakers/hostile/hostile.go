@@ -69,13 +69,14 @@ func endlessPage(cursor string) string {
 }
 
 // answer returns the raw answer to one request, or nil for none. A nil
-// answer with hang set means: never answer this one.
-func answer(mode string, req request) (msg []byte, hang bool) {
+// answer with hang set means: never answer this one. secrets are what
+// TokenEcho repeats.
+func answer(mode string, req request, secrets []string) (msg []byte, hang bool) {
 	if len(req.ID) == 0 {
 		return nil, false // a notification
 	}
-	if mode == TerminalInjection {
-		return leakAnswer(mode, req), false
+	if mode == TerminalInjection || mode == TokenEcho {
+		return leakAnswer(mode, req, secrets), false
 	}
 	ok := func(result string) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`)
@@ -173,7 +174,7 @@ func RunStdio(mode string, stdin io.Reader, stdout io.Writer) bool {
 			fmt.Fprintln(os.Stderr, "panic: runtime error: invalid memory address or nil pointer dereference")
 			os.Exit(2)
 		}
-		msg, _ := answer(mode, req)
+		msg, _ := answer(mode, req, []string{os.Getenv("PDPP_CLIENT_TOKEN"), os.Getenv("MCPCHECK_RS_TOKEN")})
 		if msg != nil {
 			_, _ = stdout.Write(append(msg, '\n'))
 		}
@@ -190,6 +191,8 @@ type Server struct {
 	Hold time.Duration
 	// RedirectTo is where the redirecting modes send every request.
 	RedirectTo string
+	// Secrets are what TokenEcho repeats, besides each request's bearer.
+	Secrets []string
 
 	once sync.Once
 }
@@ -231,7 +234,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		panic(http.ErrAbortHandler) // drop the connection mid-answer
 	}
-	msg, hang := answer(s.Mode, req)
+	secrets := append(append([]string(nil), s.Secrets...), strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	msg, hang := answer(s.Mode, req, secrets)
 	if hang {
 		hold := s.Hold
 		if hold == 0 {

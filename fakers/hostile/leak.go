@@ -1,8 +1,10 @@
 package hostile
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -13,10 +15,14 @@ const (
 	// TerminalInjection carries TerminalPayloads: terminal control
 	// sequences and forged report lines.
 	TerminalInjection = "terminal-injection"
+	// TokenEcho carries every bearer the server holds in each of
+	// [Encodings]: over HTTP, Server.Secrets and the request's bearer;
+	// over stdio, PDPP_CLIENT_TOKEN and MCPCHECK_RS_TOKEN.
+	TokenEcho = "token-echo"
 )
 
 // LeakModes lists the leaking modes.
-var LeakModes = []string{TerminalInjection}
+var LeakModes = []string{TerminalInjection, TokenEcho}
 
 // Forgery is the report line the terminal payloads try to forge.
 const Forgery = "PASS    S999-fake"
@@ -40,9 +46,48 @@ var TerminalPayloads = []string{
 // TerminalInjection puts it, raw, into each tool result.
 const rawC1 = "\x9b"
 
+// Encodings are the forms of secret a TokenEcho target prints: verbatim,
+// upper-cased, base64 (standard and URL alphabets, padded or not, at each
+// of the three byte alignments inside a longer string), every character
+// \u-escaped, every character %-encoded, and mixes of both with literals.
+func Encodings(secret string) []string {
+	out := []string{secret, strings.ToUpper(secret)}
+	for pad := range 3 {
+		data := []byte(strings.Repeat("~", pad) + secret + "~")
+		out = append(out, base64.StdEncoding.EncodeToString(data), base64.RawURLEncoding.EncodeToString(data))
+	}
+	var uesc, uescMix, pct, pctMix strings.Builder
+	for i, c := range []byte(secret) {
+		fmt.Fprintf(&uesc, `\u%04x`, c)
+		fmt.Fprintf(&pct, "%%%02X", c)
+		if i%2 == 0 {
+			fmt.Fprintf(&uescMix, `\u%04X`, c)
+			fmt.Fprintf(&pctMix, "%%%02x", c)
+		} else {
+			uescMix.WriteByte(c)
+			pctMix.WriteByte(c)
+		}
+	}
+	return append(out, uesc.String(), uescMix.String(), pct.String(), pctMix.String(), url.QueryEscape(secret))
+}
+
+// leakPayloads are the strings a leaking mode carries for one request.
+func leakPayloads(mode string, secrets []string) []string {
+	if mode == TerminalInjection {
+		return TerminalPayloads
+	}
+	var out []string
+	for _, s := range secrets {
+		if s != "" {
+			out = append(out, Encodings(s)...)
+		}
+	}
+	return out
+}
+
 // leakAnswer answers one request in a leaking mode.
-func leakAnswer(mode string, req request) []byte {
-	payloads := TerminalPayloads
+func leakAnswer(mode string, req request, secrets []string) []byte {
+	payloads := leakPayloads(mode, secrets)
 	all := strings.Join(payloads, " ")
 	var result any
 	switch req.Method {
