@@ -29,6 +29,8 @@ type Call struct {
 	// RPCError is set when the target answered with a JSON-RPC error
 	// instead of a result (Result is then an empty isError result).
 	RPCError *jsonrpc.Error
+
+	redact func(string) string // before clipping: a cut token is not matched
 }
 
 // Call calls a tool and keeps its wire bytes. A transport failure ends the
@@ -71,7 +73,7 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 		// failures as *jsonrpc.Error too; the tap says which it was.
 		tgt.calls.Add(1)
 		tgt.failedCalls.Add(1)
-		return &Call{Tool: name, Args: args, Result: &mcp.CallToolResult{IsError: true}, RPCError: rpcErr}
+		return &Call{Tool: name, Args: args, Result: &mcp.CallToolResult{IsError: true}, RPCError: rpcErr, redact: tgt.redact}
 	case err != nil:
 		panic(errorSignal{tgt.callFailed(ctx, "call "+name, err)})
 	}
@@ -79,7 +81,7 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 	if res.IsError {
 		tgt.failedCalls.Add(1)
 	}
-	c := &Call{Tool: name, Args: args, Result: res}
+	c := &Call{Tool: name, Args: args, Result: res, redact: tgt.redact}
 	if seen {
 		c.Raw = ex.Result
 	}
@@ -172,9 +174,12 @@ func (c *Call) ErrorCode() string {
 
 // Describe is a bounded one-line account of the call for failure messages.
 func (c *Call) Describe() string {
-	args, _ := json.Marshal(c.Args)
-	text := strings.Join(strings.Fields(c.Text()), " ")
-	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, clipText(string(args), 200), c.IsError(), clipText(text, 400))
+	argBytes, _ := json.Marshal(c.Args)
+	args, text := string(argBytes), strings.Join(strings.Fields(c.Text()), " ")
+	if c.redact != nil {
+		args, text = c.redact(args), c.redact(text)
+	}
+	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, clipText(args, 200), c.IsError(), clipText(text, 400))
 }
 
 func clipText(s string, n int) string {

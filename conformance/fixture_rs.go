@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -56,11 +57,14 @@ func dialRemoteRS(ctx context.Context, controlURL, token string, timeout time.Du
 	if token == "" {
 		return nil, &TargetError{Reason: "--rs-control needs a control token: --rs-control-token-file or MCPCHECK_RS_CONTROL_TOKEN"}
 	}
-	r := &remoteRS{base: controlURL, token: token, hc: &http.Client{Timeout: timeout}}
+	r := &remoteRS{base: controlURL, token: token, hc: &http.Client{Timeout: timeout, CheckRedirect: sameorigin.CheckRedirect}}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	status, body, err := r.do(ctx, http.MethodGet, "tokens", nil)
+	var refused *sameorigin.RedirectError
 	switch {
+	case errors.As(err, &refused):
+		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: " + refused.Error()}
 	case err != nil:
 		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: cannot reach the fixture RS control plane: " + firstLine(err.Error())}
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
@@ -103,7 +107,11 @@ func (r *remoteRS) do(ctx context.Context, method, path string, in any) (int, []
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := r.hc.Do(req)
-	if err != nil {
+	var refused *sameorigin.RedirectError
+	switch {
+	case errors.As(err, &refused):
+		return 0, nil, refused
+	case err != nil:
 		return 0, nil, errors.New(strings.ReplaceAll(err.Error(), r.token, "[redacted]"))
 	}
 	defer resp.Body.Close()

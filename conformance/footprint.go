@@ -10,6 +10,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -78,7 +79,7 @@ func MeasureFootprint(t *Target, budget int) (*Footprint, error) {
 		if err != nil {
 			return nil, err
 		}
-		fp.Tools = append(fp.Tools, ToolFootprint{Name: head.Name, Bytes: len(r), Tokens: n})
+		fp.Tools = append(fp.Tools, ToolFootprint{Name: t.redact(head.Name), Bytes: len(r), Tokens: n})
 	}
 	sort.Slice(fp.Tools, func(i, j int) bool { return fp.Tools[i].Name < fp.Tools[j].Name })
 	if t.Init != nil {
@@ -95,7 +96,7 @@ func (fp *Footprint) WriteTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "tool\tbytes\to200k tokens\t")
 	for _, t := range fp.Tools {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", t.Name, t.Bytes, t.Tokens)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", termsafe.Line(t.Name), t.Bytes, t.Tokens)
 	}
 	fmt.Fprintf(tw, "tools/list total\t%d\t%d\t\n", fp.TotalBytes, fp.TotalTokens)
 	fmt.Fprintf(tw, "instructions (%d chars)\t\t%d\t\n", fp.InstructionsChars, fp.InstructionsTokens)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 )
 
 // An httpAnswer is a raw HTTP exchange with a hosted target.
@@ -28,6 +29,10 @@ func (a httpAnswer) JSON() map[string]any {
 	_ = json.Unmarshal(a.Body, &m)
 	return m
 }
+
+// hostedClient follows an anonymous probe's redirects anywhere, but never
+// carries a bearer to another origin.
+var hostedClient = &http.Client{CheckRedirect: sameorigin.CheckCredentialedRedirect}
 
 // hostedDo sends one request to the hosted target, below the MCP SDK, with
 // the given Authorization header ("" for none). It reads at most 1 MiB.
@@ -49,7 +54,7 @@ func hostedDo(ctx context.Context, method, url, authorization string, body []byt
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hostedClient.Do(req)
 	if err != nil {
 		return httpAnswer{Err: err}
 	}

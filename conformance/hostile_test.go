@@ -19,21 +19,22 @@ const hostileBound = 30 * time.Second
 
 // hostileReasons is what each mode's one-line reason must say, by transport.
 var hostileReasons = map[string][2]string{ // mode -> {stdio, http}
-	hostile.HangAfterInit:  {"tools/list: no answer within 3s", "tools/list: no answer within 3s"},
-	hostile.HangOnCall:     {"stopped serving during the run: call", "stopped serving during the run: call"},
-	hostile.Garbage:        {"non-JSON-RPC to stdout", `unsupported content type "text/html"`},
-	hostile.HugeToolsList:  {"exceeds the wire tap's size limit", "exceeds the wire tap's size limit"},
-	hostile.CrashMidCall:   {"the command exited (exit status 2); stderr ends: panic: runtime error", "a ping then failed too"},
-	hostile.InvalidVersion: {`invalid message version tag "1.0"`, `invalid message version tag "1.0"`},
-	hostile.InvalidResult:  {"cannot unmarshal", "cannot unmarshal"},
-	hostile.InvalidID:      {"answered with an id no request carried", "answered with an id no request carried"},
-	hostile.InvalidMessage: {"invalid message version tag", "invalid message version tag"},
+	hostile.HangAfterInit:     {"tools/list: no answer within 3s", "tools/list: no answer within 3s"},
+	hostile.HangOnCall:        {"stopped serving during the run: call", "stopped serving during the run: call"},
+	hostile.Garbage:           {"non-JSON-RPC to stdout", `unsupported content type "text/html"`},
+	hostile.HugeToolsList:     {"exceeds the wire tap's size limit", "exceeds the wire tap's size limit"},
+	hostile.CrashMidCall:      {"the command exited (exit status 2); stderr ends: panic: runtime error", "a ping then failed too"},
+	hostile.InvalidVersion:    {`invalid message version tag "1.0"`, `invalid message version tag "1.0"`},
+	hostile.InvalidResult:     {"cannot unmarshal", "cannot unmarshal"},
+	hostile.InvalidID:         {"answered with an id no request carried", "answered with an id no request carried"},
+	hostile.InvalidMessage:    {"invalid message version tag", "invalid message version tag"},
+	hostile.EndlessPagination: {"tools/list: more than 32 MB across pages", "tools/list: more than 32 MB across pages"},
 }
 
 // Every hostile target, over stdio (this test binary, see TestMain) and
 // over HTTP, ends a full run within hostileBound with exit 4 and a
-// one-line reason; the report keeps every row. A 100 MB tools/list does not
-// balloon memory.
+// one-line reason; the report keeps every row. A 100 MB tools/list, or
+// tools/list pages without end, do not balloon memory.
 func TestHostileTargetsEndBounded(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
@@ -42,11 +43,14 @@ func TestHostileTargetsEndBounded(t *testing.T) {
 	for _, mode := range hostile.Modes {
 		for i, kind := range []string{"stdio", "http"} {
 			t.Run(mode+"/"+kind, func(t *testing.T) {
-				huge := mode == hostile.HugeToolsList
+				huge := mode == hostile.HugeToolsList || mode == hostile.EndlessPagination
 				if !huge {
 					t.Parallel() // the huge ones run first, alone, so their memory is theirs
 				}
 				spec := TargetSpec{ConnectTimeout: 3 * time.Second}
+				if mode == hostile.EndlessPagination { // 32 MB to read first, maybe on a busy machine
+					spec.ConnectTimeout = 20 * time.Second
+				}
 				if kind == "stdio" {
 					spec.Stdio, spec.Env = self, []string{hostile.Env + "=" + mode}
 				} else {
@@ -89,11 +93,12 @@ func TestHostileTargetsEndBounded(t *testing.T) {
 				if huge {
 					p := peak.stop()
 					t.Logf("peak heap growth %d MB", p>>20)
-					// Loose: the tap stops at 32 MiB (wiretap tests prove the
-					// bytes read); allocation growth and unswept garbage can
-					// reach a few times that, never an unbounded read.
+					// Loose: the tap stops at 32 MiB, and so does the handshake
+					// across pages (wiretap tests prove the bytes read);
+					// allocation growth and unswept garbage can reach a few
+					// times that, never an unbounded read.
 					if p >= 2*hostile.HugeBytes {
-						t.Errorf("peak heap growth %d MB for a 100 MB answer", p>>20)
+						t.Errorf("peak heap growth %d MB for %s", p>>20, mode)
 					}
 				}
 			})

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
 )
 
 // Mutant verdicts: how the registry fared against one mutant.
@@ -133,7 +134,7 @@ func WriteMutantTable(w io.Writer, results []MutantResult) {
 	tw.Flush()
 	for _, r := range results {
 		for _, e := range r.Errors {
-			fmt.Fprintf(w, "harness error under %s: %s\n", r.Mutant, e)
+			fmt.Fprintf(w, "harness error under %s: %s\n", r.Mutant, termsafe.Line(e))
 		}
 	}
 	fmt.Fprintf(w, "%d mutants: %d killed by their own ids (%.0f%%)\n", len(results), killed, 100*float64(killed)/float64(max(1, len(results))))

@@ -7,6 +7,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
 )
 
 // version is set with -ldflags "-X github.com/pdpp-connect/mcpcheck/conformance.version=…".
@@ -25,14 +27,17 @@ func Version() string {
 
 // WriteText writes the human report: one line per scenario grouped by seed,
 // failure details indented under their line, then the footprint and totals.
+// Text from the target is escaped (termsafe): a one-line field as one line,
+// a message line by line, indented, so none can pass for a verdict line.
 func (r *Report) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "%s\ntarget: %s\n", r.Tool, r.Target)
+	line := termsafe.Line
+	fmt.Fprintf(w, "%s\ntarget: %s\n", r.Tool, line(r.Target))
 	if r.TargetError != nil {
 		kind := "unreachable"
 		if !r.TargetError.Unreachable {
 			kind = "authentication rejected"
 		}
-		fmt.Fprintf(w, "\nTARGET ERROR (%s): %s\n", kind, r.TargetError.Reason)
+		fmt.Fprintf(w, "\nTARGET ERROR (%s): %s\n", kind, line(r.TargetError.Reason))
 	}
 	group := ""
 	for _, row := range r.Rows {
@@ -45,12 +50,12 @@ func (r *Report) WriteText(w io.Writer) {
 			res := row.Result
 			fmt.Fprintf(w, "  %-7s %s", strings.ToUpper(string(res.Verdict)), row.Name)
 			for _, e := range res.Entries {
-				fmt.Fprintf(w, "  [%s=%s]", e.Name, e.Value)
+				fmt.Fprintf(w, "  [%s=%s]", line(e.Name), line(e.Value))
 			}
 			fmt.Fprintln(w)
 			indent := func(prefix, s string) {
-				for _, line := range strings.Split(s, "\n") {
-					fmt.Fprintf(w, "            %s%s\n", prefix, line)
+				for _, l := range strings.Split(s, "\n") {
+					fmt.Fprintf(w, "            %s%s\n", prefix, termsafe.String(l))
 				}
 			}
 			if row.Baseline != "" {
@@ -71,7 +76,7 @@ func (r *Report) WriteText(w io.Writer) {
 		case row.Status == Checked:
 			fmt.Fprintf(w, "  %-7s %s  not run: the target could not be reached\n", "ERROR", row.Name)
 		default:
-			fmt.Fprintf(w, "  %-7s %s  %s\n", strings.ToUpper(string(row.Status)), row.Name, row.Reason)
+			fmt.Fprintf(w, "  %-7s %s  %s\n", strings.ToUpper(string(row.Status)), row.Name, line(row.Reason))
 		}
 	}
 	if r.Footprint != nil {
@@ -79,23 +84,23 @@ func (r *Report) WriteText(w io.Writer) {
 		r.Footprint.WriteTable(w)
 	}
 	if g := r.Golden; g != nil {
-		fmt.Fprintf(w, "\nGoldens in %s:\n", g.Dir)
+		fmt.Fprintf(w, "\nGoldens in %s:\n", line(g.Dir))
 		for _, f := range g.Files {
-			fmt.Fprintf(w, "  %-8s %s\n", f.Status, f.Name)
+			fmt.Fprintf(w, "  %-8s %s\n", f.Status, line(f.Name))
 		}
 		for _, c := range g.Changes {
 			kind := "non-breaking"
 			if c.Breaking {
 				kind = "BREAKING"
 			}
-			fmt.Fprintf(w, "  %-12s %s: %s\n", kind, c.Tool, c.What)
+			fmt.Fprintf(w, "  %-12s %s: %s\n", kind, line(c.Tool), line(c.What))
 		}
 		if g.failed() {
 			fmt.Fprintf(w, "  review the drift, then rewrite with --update-golden\n")
 		}
 	}
 	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "\nWARNING: %s\n", warn)
+		fmt.Fprintf(w, "\nWARNING: %s\n", line(warn))
 	}
 	t := r.Totals
 	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d skipped, %d errors, %d pending, %d manual",

@@ -181,6 +181,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Rows[i] = Row{ID: e.Scenario.ID, Name: e.Scenario.Name(), Title: e.Scenario.Title, Seed: e.Scenario.Seed, Group: e.Scenario.Group, Status: e.Status, Reason: e.Reason}
 		thens[e.Scenario.ID] = e.Scenario.Then
 	}
+	if cfg.Target.Redactor == nil {
+		cfg.Target.Redactor = NewRedactor()
+	}
+	// Every string of the report may quote the target; redacting them as
+	// values keeps the JSON and JUnit encodings intact.
+	defer cfg.Target.Redactor.Value(rep)
 	tgt, err := Open(ctx, cfg.Target)
 	if err != nil {
 		te, ok := err.(*TargetError)

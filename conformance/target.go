@@ -68,6 +68,10 @@ type TargetSpec struct {
 	Mutant adapter.Mutant
 	// ConnectTimeout bounds the handshake. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// Redactor collects every token the target is lent (these, the fixture
+	// RS's, the control plane's) and redacts them from what mcpcheck
+	// reports. Nil means a new one; share one to redact other output too.
+	Redactor *Redactor
 }
 
 // Kind reports which target the spec selects.
@@ -155,6 +159,7 @@ type Target struct {
 
 	calls, failedCalls atomic.Int64 // tool calls made, and those that returned isError
 
+	redactor    *Redactor                       // every token lent, shared with forks
 	callTimeout time.Duration                   // bounds one tools/call, as the handshake is bounded
 	exitState   func(wait time.Duration) string // stdio: how the command ended, "" while it runs
 	downMu      sync.Mutex
@@ -220,7 +225,10 @@ func (t *Target) markDown(reason string) {
 // failure (a 100 MB result, say) concerns that call only.
 func (t *Target) callFailed(ctx context.Context, step string, err error) string {
 	msg := fmt.Sprintf("%s: %s", step, firstLine(t.redact(err.Error())))
-	switch {
+	switch refused := t.Tap.RefusedRedirect(); {
+	case refused != nil: // every later request would be redirected too
+		msg = step + ": " + refused.Error()
+		t.markDown(msg)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		msg = fmt.Sprintf("%s: no answer within %s", step, t.callTimeout)
 		t.markDown(msg)
@@ -237,26 +245,21 @@ func (t *Target) callFailed(ctx context.Context, step string, err error) string 
 	return msg
 }
 
+// redact removes every token the target was lent, in any form, from s.
 func (t *Target) redact(s string) string {
 	if t == nil {
 		return s
 	}
-	secrets := []string{t.secret, t.OwnerToken, t.ExpiredToken, t.ForeignToken, t.ControlPlaneToken}
-	if t.remote != nil {
-		secrets = append(secrets, t.remote.token)
-	}
-	for _, secret := range secrets {
-		if secret != "" {
-			s = strings.ReplaceAll(s, secret, "[redacted]")
-		}
-	}
-	return s
+	return t.redactor.String(s)
 }
 
-// setFixtureTokens takes the refused bearers from the fixture RS.
+// setFixtureTokens takes the refused bearers from the fixture RS, and has
+// every token it knows redacted.
 func (t *Target) setFixtureTokens(rs *fakers.RS) {
 	t.OwnerToken, t.ExpiredToken = rs.OwnerToken(), rs.ExpiredToken()
 	t.ForeignToken, t.ControlPlaneToken = rs.ForeignResourceToken(), rs.ControlPlaneToken()
+	k := rs.AllTokens()
+	t.lendTokens(k.Client, k.Owner, k.Expired, k.Revoked, k.Malformed, k.Legacy, k.Package, t.ForeignToken, t.ControlPlaneToken)
 }
 
 // Open connects to the target the spec names, performs initialize and
@@ -265,7 +268,11 @@ func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
 	if spec.ConnectTimeout == 0 {
 		spec.ConnectTimeout = DefaultConnectTimeout
 	}
-	t := &Target{Kind: spec.Kind(), Tap: wiretap.New(), fixture: spec.Fixture}
+	if spec.Redactor == nil {
+		spec.Redactor = NewRedactor()
+	}
+	spec.Redactor.Add(spec.Token, spec.OwnerToken, spec.ExpiredToken, spec.ForeignToken, spec.RSControlToken)
+	t := &Target{Kind: spec.Kind(), Tap: wiretap.New(), fixture: spec.Fixture, redactor: spec.Redactor}
 	if t.Kind != KindURL {
 		t.Fork = func(ctx context.Context, fx *fakers.Fixture) (*Target, error) {
 			fork := spec
@@ -318,6 +325,7 @@ func (t *Target) openURL(ctx context.Context, spec TargetSpec) error {
 			return err
 		}
 		t.remote, t.RS, t.RSURL = r, r, r.origin()
+		t.lendTokens(r.secrets()...)
 		if spec.Token == "" {
 			spec.Token = r.ClientToken()
 		}
@@ -514,7 +522,7 @@ func referenceStdioTools(ctx context.Context, args []string, token string, extra
 		return nil, fmt.Errorf("stdio initialize: %w", err)
 	}
 	defer func() { cs.Close(); inW.Close(); <-done }()
-	return listToolsRaw(ctx, cs, tap)
+	return listToolsRaw(ctx, cs, tap, HandshakeLimit)
 }
 
 func (t *Target) connectHTTP(ctx context.Context, endpoint, token string, base http.RoundTripper, timeout time.Duration) error {
@@ -527,7 +535,7 @@ func (t *Target) connectHTTP(ctx context.Context, endpoint, token string, base h
 		// backstops requests made without one.
 		base = &http.Transport{DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext, ResponseHeaderTimeout: timeout + 5*time.Second}
 	}
-	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: wiretap.HTTPClient(t.Tap, base, header),
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: wiretap.HTTPClient(t.Tap, base, endpoint, header),
 		DisableStandaloneSSE: true, MaxRetries: -1}
 	return t.handshake(ctx, tr, timeout, nil)
 }
@@ -550,8 +558,12 @@ func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.D
 	t.Session = cs
 	t.closers = append(t.closers, func() { _ = cs.Close() })
 	t.Init = cs.InitializeResult()
-	raw, err := listToolsRaw(hctx, cs, t.Tap)
-	if err != nil {
+	raw, err := listToolsRaw(hctx, cs, t.Tap, HandshakeLimit)
+	var te *TargetError
+	switch {
+	case errors.As(err, &te):
+		return te
+	case err != nil:
 		return t.explain("tools/list", err, hctx, timeout, diagnose)
 	}
 	t.ToolsRaw = raw
@@ -566,6 +578,9 @@ func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.D
 }
 
 func (t *Target) explain(step string, err error, ctx context.Context, timeout time.Duration, diagnose func(timedOut bool, err error) error) error {
+	if refused := t.Tap.RefusedRedirect(); refused != nil {
+		return &TargetError{Unreachable: true, Reason: step + ": " + refused.Error()}
+	}
 	for _, code := range t.Tap.HTTPStatuses() {
 		if code == http.StatusUnauthorized || code == http.StatusForbidden {
 			return &TargetError{Reason: fmt.Sprintf("%s: authentication rejected (HTTP %d); check --token-file or MCPCHECK_TOKEN", step, code)}
@@ -589,36 +604,6 @@ func (t *Target) explain(step string, err error, ctx context.Context, timeout ti
 		msg = "cannot connect: " + opErr.Error()
 	}
 	return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: %s", step, firstLine(msg))}
-}
-
-// listToolsRaw pages through tools/list and returns each tool's raw bytes.
-func listToolsRaw(ctx context.Context, cs *mcp.ClientSession, tap *wiretap.Tap) ([]json.RawMessage, error) {
-	var (
-		out    []json.RawMessage
-		cursor string
-	)
-	for page := 0; page < 100; page++ {
-		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
-		if err != nil {
-			return nil, err
-		}
-		ex, ok := tap.Last("tools/list")
-		if !ok {
-			return nil, errors.New("tools/list: the wire tap saw no result")
-		}
-		var body struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if err := json.Unmarshal(ex.Result, &body); err != nil {
-			return nil, fmt.Errorf("tools/list result: %w", err)
-		}
-		out = append(out, body.Tools...)
-		if res.NextCursor == "" {
-			return out, nil
-		}
-		cursor = res.NextCursor
-	}
-	return nil, errors.New("tools/list: more than 100 pages")
 }
 
 // ---- stdio ----
@@ -730,136 +715,4 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 		return nil
 	}
 	return t.handshake(ctx, tr, spec.ConnectTimeout, diagnose)
-}
-
-func runHelp(ctx context.Context, argv, env []string) (Help, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], append(append([]string(nil), argv[1:]...), "--help")...)
-	cmd.Env = env
-	out, errb := &tailBuffer{max: 64 << 10}, &tailBuffer{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr = out, errb
-	cmd.Stdin = strings.NewReader("")
-	err := cmd.Run()
-	h := Help{Stdout: out.String(), Stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return h, fmt.Errorf("--help did not exit within 10s")
-	case errors.As(err, &ee):
-		h.ExitCode = ee.ExitCode()
-	case err != nil:
-		return h, err
-	}
-	return h, nil
-}
-
-// runCommand runs one command to completion, bounded in time and output.
-func runCommand(ctx context.Context, name string, args, env []string) (string, string, int) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = env
-	out, errb := &tailBuffer{max: 1 << 20}, &tailBuffer{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = out, errb, strings.NewReader("")
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		code = -1
-	}
-	return out.String(), errb.String(), code
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (w *tailBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.b = append(w.b, p...)
-	if len(w.b) > w.max {
-		w.b = w.b[len(w.b)-w.max:]
-	}
-	return len(p), nil
-}
-
-func (w *tailBuffer) String() string { w.mu.Lock(); defer w.mu.Unlock(); return string(w.b) }
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	if s == "" {
-		return "(empty)"
-	}
-	return s
-}
-
-// lastLine is the last non-empty line of s, bounded like firstLine.
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return firstLine(s)
-}
-
-// SplitCommand splits a command line on spaces, honouring single and double
-// quotes and backslash escapes. It does not run a shell.
-func SplitCommand(s string) ([]string, error) {
-	var (
-		args    []string
-		cur     strings.Builder
-		inArg   bool
-		quote   rune
-		escaped bool
-	)
-	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped, inArg = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inArg = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inArg {
-				args = append(args, cur.String())
-				cur.Reset()
-				inArg = false
-			}
-		default:
-			cur.WriteRune(r)
-			inArg = true
-		}
-	}
-	if quote != 0 || escaped {
-		return nil, errors.New("unterminated quote or escape in command")
-	}
-	if inArg {
-		args = append(args, cur.String())
-	}
-	if len(args) == 0 {
-		return nil, errors.New("empty command")
-	}
-	return args, nil
 }

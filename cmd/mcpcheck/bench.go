@@ -19,7 +19,7 @@ import (
 
 // newBenchCommand measures one or more adapters with the same fixed calls
 // against the same fixture RS, so their figures can be compared.
-func newBenchCommand(stdout io.Writer, getenv func(string) string, code *int) *cobra.Command {
+func newBenchCommand(stdout io.Writer, getenv func(string) string, code *int, red *conformance.Redactor) *cobra.Command {
 	var (
 		urls, stdios, env        []string
 		tokenFile, fixture       string
@@ -46,6 +46,9 @@ run as a child process of this binary.`,
 			specs, err := benchSpecs(urls, stdios, env, tokenFile, fixture, withReference, timeout, getenv)
 			if err != nil {
 				return usageError{err}
+			}
+			for i := range specs {
+				specs[i].Redactor = red
 			}
 			for _, n := range o.Concurrency {
 				if n < 1 || n > 1024 {
@@ -95,6 +98,7 @@ run as a child process of this binary.`,
 				}
 				run.Targets = append(run.Targets, rep)
 			}
+			red.Value(run) // errors may quote the target
 			run.WriteText(stdout)
 			if jsonOut != "" {
 				data, _ := json.MarshalIndent(run, "", "  ")

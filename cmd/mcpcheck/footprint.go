@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newFootprintCommand(stdout io.Writer, getenv func(string) string) *cobra.Command {
+func newFootprintCommand(stdout io.Writer, getenv func(string) string, red *conformance.Redactor) *cobra.Command {
 	var (
-		to     targetOptions
+		to     = targetOptions{redactor: red}
 		budget int
 	)
 	cmd := &cobra.Command{

@@ -50,6 +50,9 @@ func TestCLIAgainstHostileTargets(t *testing.T) {
 		{"http 100 MB tools/list", []string{"--url", server(hostile.HugeToolsList), "--timeout", "3s"}, "exceeds the wire tap's size limit"},
 		{"http crash mid-call", []string{"--url", server(hostile.CrashMidCall), "--timeout", "3s"}, "stopped serving during the run"},
 		{"http garbage", []string{"--url", server(hostile.Garbage), "--timeout", "3s"}, `unsupported content type "text/html"`},
+		// 32 MB to read first: time enough for it on a busy machine.
+		{"stdio endless pagination", append(append([]string(nil), stdio...), hostile.Env+"="+hostile.EndlessPagination, "--timeout", "20s"), "tools/list: more than 32 MB across pages"},
+		{"http endless pagination", []string{"--url", server(hostile.EndlessPagination), "--timeout", "20s"}, "tools/list: more than 32 MB across pages"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ type targetOptions struct {
 	env                                                    []string
 	timeout                                                time.Duration
 	control                                                rsControlOptions
+	redactor                                               *conformance.Redactor // every token read is added to it
 }
 
 func (o *targetOptions) addFlags(cmd *cobra.Command) {
@@ -77,7 +78,7 @@ func quoteArg(s string) string {
 
 // spec validates the flags and builds the target spec.
 func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec, error) {
-	s := conformance.TargetSpec{URL: o.url, Stdio: o.stdio, Env: o.env, Fixture: o.fixture, ConnectTimeout: o.timeout}
+	s := conformance.TargetSpec{URL: o.url, Stdio: o.stdio, Env: o.env, Fixture: o.fixture, ConnectTimeout: o.timeout, Redactor: o.redactor}
 	switch {
 	case o.url != "" && o.stdio != "":
 		return s, errors.New("--url and --stdio are mutually exclusive")
@@ -157,8 +158,14 @@ func readToken(file string, getenv func(string) string) (string, error) {
 type usageError struct{ error }
 
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	// Whatever a subcommand prints may quote the target: it reaches the
+	// terminal with no lent token and no control character to obey.
+	red := conformance.NewRedactor()
+	safeOut, safeErr := &safeOutput{dst: stdout, red: red}, &safeOutput{dst: stderr, red: red}
+	defer func() { _ = safeOut.flush(); _ = safeErr.flush() }()
+	stdout, stderr = safeOut, safeErr
 	code := conformance.ExitPass
-	root := newRootCommand(ctx, stdout, stderr, getenv, &code)
+	root := newRootCommand(ctx, stdout, stderr, getenv, &code, red)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -195,9 +202,11 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-func newRootCommand(ctx context.Context, stdout, stderr io.Writer, getenv func(string) string, code *int) *cobra.Command {
+// newRootCommand builds the CLI; red learns every token its targets are
+// lent, to redact what they print.
+func newRootCommand(ctx context.Context, stdout, stderr io.Writer, getenv func(string) string, code *int, red *conformance.Redactor) *cobra.Command {
 	var (
-		to                          targetOptions
+		to                          = targetOptions{redactor: red}
 		junit, jsonOut              string
 		baselineFile, goldenDir     string
 		focus                       []string
@@ -271,8 +280,8 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 	f.BoolVar(&update, "update-golden", false, "rewrite the goldens in --golden-dir instead of comparing (never under CI)")
 	root.Flags().SetInterspersed(true)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv), newVersionCommand(stdout), newReportSchemaCommand(stdout),
-		newMutantsCommand(stdout, code), newBenchCommand(stdout, getenv, code), newReferenceAdapterCommand(getenv, code))
+	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv, red), newVersionCommand(stdout), newReportSchemaCommand(stdout),
+		newMutantsCommand(stdout, code), newBenchCommand(stdout, getenv, code, red), newReferenceAdapterCommand(getenv, code))
 	addCompletions(root)
 	return root
 }

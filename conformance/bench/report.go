@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
 )
 
 // WriteText prints each target's table, then a side-by-side comparison
@@ -14,7 +16,7 @@ func (r *Run) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%s bench, %s, %d CPUs; %d paired samples per tool, %s per concurrency level\n",
 		r.Tool, r.GoVersion, r.CPUs, r.Options.Samples, durationOf(r.Options.DurationNS))
 	for i, rep := range r.Targets {
-		fmt.Fprintf(w, "\n[%d] %s\n", i+1, rep.Target)
+		fmt.Fprintf(w, "\n[%d] %s\n", i+1, termsafe.Line(rep.Target))
 		rep.writeText(w, r.Options.Concurrency)
 	}
 	if len(r.Targets) > 1 {
@@ -24,7 +26,7 @@ func (r *Run) WriteText(w io.Writer) {
 
 func (rep *Report) writeText(w io.Writer, levels []int) {
 	if rep.Error != "" {
-		fmt.Fprintf(w, "  not measured: %s\n", rep.Error)
+		fmt.Fprintf(w, "  not measured: %s\n", termsafe.Line(rep.Error))
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -36,7 +38,7 @@ func (rep *Report) writeText(w io.Writer, levels []int) {
 	var failed []string
 	for _, t := range rep.Tools {
 		if t.Error != "" {
-			failed = append(failed, t.Tool+": "+firstLine(t.Error))
+			failed = append(failed, termsafe.Line(t.Tool+": "+firstLine(t.Error)))
 			continue
 		}
 		row := fmt.Sprintf("%s\t%s\t%s\t%s", t.Tool, ms(t.Latency.P50), ms(t.Latency.P95), ms(t.Latency.P99))
@@ -77,7 +79,7 @@ func (rep *Report) writeText(w io.Writer, levels []int) {
 	}
 	rep.writeGoals(w)
 	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "  not measured: %s\n", n)
+		fmt.Fprintf(w, "  not measured: %s\n", termsafe.Line(n))
 	}
 }
 

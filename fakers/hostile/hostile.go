@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,13 +32,19 @@ const (
 	InvalidResult  = "invalid-result"  // initialize's result is a string
 	InvalidID      = "invalid-id"      // answers carry an id nobody asked for
 	InvalidMessage = "invalid-message" // well-formed JSON that is not JSON-RPC
+	// EndlessPagination answers every tools/list with a page of PageBytes
+	// and a nextCursor to yet another page.
+	EndlessPagination = "endless-pagination"
 )
 
 // Modes lists every mode.
-var Modes = []string{HangAfterInit, HangOnCall, Garbage, HugeToolsList, CrashMidCall, InvalidVersion, InvalidResult, InvalidID, InvalidMessage}
+var Modes = []string{HangAfterInit, HangOnCall, Garbage, HugeToolsList, CrashMidCall, InvalidVersion, InvalidResult, InvalidID, InvalidMessage, EndlessPagination}
 
 // HugeBytes is the size of the HugeToolsList result.
 const HugeBytes = 100 << 20
+
+// PageBytes is the size of each EndlessPagination page.
+const PageBytes = 2 << 20
 
 // tools is a plausible six-tool surface, so checks go on to call tools.
 var tools = []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"}
@@ -45,13 +52,31 @@ var tools = []string{"schema", "query_records", "aggregate", "search", "fetch", 
 type request struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params struct {
+		Cursor string `json:"cursor"`
+	} `json:"params"`
+}
+
+// Cursor is the tools/list cursor asked for, "" for the first page.
+func (r request) Cursor() string { return r.Params.Cursor }
+
+// endlessPage is one tools/list page of about PageBytes whose nextCursor
+// always leads to another.
+func endlessPage(cursor string) string {
+	n, _ := strconv.Atoi(strings.TrimPrefix(cursor, "page-"))
+	return fmt.Sprintf(`{"tools":[{"name":"tool_%d","inputSchema":{"type":"object"},"description":"%s"}],"nextCursor":"page-%d"}`,
+		n, strings.Repeat("x", PageBytes), n+1)
 }
 
 // answer returns the raw answer to one request, or nil for none. A nil
-// answer with hang set means: never answer this one.
-func answer(mode string, req request) (msg []byte, hang bool) {
+// answer with hang set means: never answer this one. secrets are what
+// TokenEcho repeats.
+func answer(mode string, req request, secrets []string) (msg []byte, hang bool) {
 	if len(req.ID) == 0 {
 		return nil, false // a notification
+	}
+	if mode == TerminalInjection || mode == TokenEcho {
+		return leakAnswer(mode, req, secrets), false
 	}
 	ok := func(result string) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`)
@@ -77,6 +102,9 @@ func answer(mode string, req request) (msg []byte, hang bool) {
 	case "tools/list":
 		if mode == HangAfterInit {
 			return nil, true
+		}
+		if mode == EndlessPagination {
+			return ok(endlessPage(req.Cursor())), false
 		}
 		var b strings.Builder
 		for i, name := range tools {
@@ -115,7 +143,7 @@ func writeHuge(w io.Writer, id json.RawMessage) error {
 // whether mode is one it knows. CrashMidCall exits the process.
 func RunStdio(mode string, stdin io.Reader, stdout io.Writer) bool {
 	known := false
-	for _, m := range Modes {
+	for _, m := range append(append([]string(nil), Modes...), LeakModes...) {
 		known = known || m == mode
 	}
 	if !known {
@@ -146,7 +174,7 @@ func RunStdio(mode string, stdin io.Reader, stdout io.Writer) bool {
 			fmt.Fprintln(os.Stderr, "panic: runtime error: invalid memory address or nil pointer dereference")
 			os.Exit(2)
 		}
-		msg, _ := answer(mode, req)
+		msg, _ := answer(mode, req, []string{os.Getenv("PDPP_CLIENT_TOKEN"), os.Getenv("MCPCHECK_RS_TOKEN")})
 		if msg != nil {
 			_, _ = stdout.Write(append(msg, '\n'))
 		}
@@ -161,11 +189,19 @@ type Server struct {
 	// Hold bounds how long a hung request is held before the handler
 	// gives up, so test servers can shut down.
 	Hold time.Duration
+	// RedirectTo is where the redirecting modes send every request.
+	RedirectTo string
+	// Secrets are what TokenEcho repeats, besides each request's bearer.
+	Secrets []string
 
 	once sync.Once
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if code := redirectStatus[s.Mode]; code != 0 {
+		http.Redirect(w, r, s.RedirectTo, code)
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
@@ -198,7 +234,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		panic(http.ErrAbortHandler) // drop the connection mid-answer
 	}
-	msg, hang := answer(s.Mode, req)
+	secrets := append(append([]string(nil), s.Secrets...), strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	msg, hang := answer(s.Mode, req, secrets)
 	if hang {
 		hold := s.Hold
 		if hold == 0 {

@@ -11,8 +11,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 )
 
 // DefaultMaxMessage bounds one recorded message or HTTP body. A target that
@@ -42,11 +45,12 @@ type Tap struct {
 	stray     []string // responses whose id no request carried
 	lastHTTP  int      // last HTTP status seen
 	httpCodes []int
+	refused   error // the first redirect refused for leaving the origin
 }
 
 // MaxExchanges bounds how many completed exchanges a tap keeps. Older
-// tool calls are dropped first; initialize and tools/list are kept, since
-// footprints and goldens read them after many calls.
+// tool calls are dropped first; the newest initialize and tools/list are
+// kept, since footprints and goldens read them after many calls.
 const MaxExchanges = 4096
 
 // New returns an empty tap with the default size limit.
@@ -57,6 +61,14 @@ func pinned(method string) bool { return method == "initialize" || method == "to
 // keep appends ex, dropping the oldest unpinned exchange past MaxExchanges.
 // The caller holds t.mu.
 func (t *Tap) keep(ex Exchange) {
+	if pinned(ex.Method) { // earlier tools/list pages are copied out by their reader
+		for i := range t.done {
+			if t.done[i].Method == ex.Method {
+				t.done = append(t.done[:i], t.done[i+1:]...)
+				break
+			}
+		}
+	}
 	t.done = append(t.done, ex)
 	if len(t.done) <= MaxExchanges {
 		return
@@ -200,26 +212,54 @@ func clone(b []byte) json.RawMessage {
 }
 
 // HTTPClient returns a client whose transport records every JSON-RPC message
-// and adds header (for example Authorization) to each request. The response
-// body is read in full (up to the tap's limit) before the SDK sees it, so each
+// and adds header (for example Authorization) to each request for
+// endpoint's origin. It refuses a redirect to another origin, so the header
+// never leaves it; [Tap.RefusedRedirect] says which. The response body is
+// read in full (up to the tap's limit) before the SDK sees it, so each
 // message is recorded exactly as received.
-func HTTPClient(t *Tap, base http.RoundTripper, header http.Header) *http.Client {
+func HTTPClient(t *Tap, base http.RoundTripper, endpoint string, header http.Header) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &http.Client{Transport: &roundTripper{tap: t, base: base, header: header}}
+	origin := ""
+	if u, err := url.Parse(endpoint); err == nil {
+		origin = sameorigin.Of(u)
+	}
+	check := func(req *http.Request, via []*http.Request) error {
+		err := sameorigin.CheckRedirect(req, via)
+		if err != nil {
+			t.mu.Lock()
+			if t.refused == nil {
+				t.refused = err
+			}
+			t.mu.Unlock()
+		}
+		return err
+	}
+	return &http.Client{Transport: &roundTripper{tap: t, base: base, origin: origin, header: header}, CheckRedirect: check}
+}
+
+// RefusedRedirect is the first redirect refused for leaving the
+// endpoint's origin (a *sameorigin.RedirectError), or nil.
+func (t *Tap) RefusedRedirect() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.refused
 }
 
 type roundTripper struct {
 	tap    *Tap
 	base   http.RoundTripper
+	origin string
 	header http.Header
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	for k, vs := range rt.header {
-		req.Header[k] = vs
+	if sameorigin.Of(req.URL) == rt.origin { // never a bearer for another origin
+		for k, vs := range rt.header {
+			req.Header[k] = vs
+		}
 	}
 	if req.Body != nil && req.Method == http.MethodPost {
 		body, err := io.ReadAll(req.Body)

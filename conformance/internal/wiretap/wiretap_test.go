@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -27,7 +28,7 @@ func TestHTTPRecordsJSONAndSSEBodies(t *testing.T) {
 			}))
 			defer srv.Close()
 			tap := New()
-			c := HTTPClient(tap, nil, http.Header{"Authorization": {"Bearer tok"}})
+			c := HTTPClient(tap, nil, srv.URL, http.Header{"Authorization": {"Bearer tok"}})
 			resp, err := c.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 			if err != nil {
 				t.Fatal(err)
@@ -52,7 +53,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 	defer srv.Close()
 	tap := New()
 	tap.SetMaxMessage(1024)
-	_, err := HTTPClient(tap, nil, nil).Post(srv.URL, "application/json", strings.NewReader(`{}`))
+	_, err := HTTPClient(tap, nil, srv.URL, nil).Post(srv.URL, "application/json", strings.NewReader(`{}`))
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("err %v, want ErrTooLarge", err)
 	}
@@ -137,7 +138,7 @@ func TestHugeMessagesAreNotReadWhole(t *testing.T) {
 	base := roundTripFunc(func(*http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}, nil
 	})
-	_, err := HTTPClient(tap, base, nil).Post("http://target.test/mcp", "application/json", strings.NewReader(`{}`))
+	_, err := HTTPClient(tap, base, "http://target.test/mcp", nil).Post("http://target.test/mcp", "application/json", strings.NewReader(`{}`))
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("http: err %v, want ErrTooLarge", err)
 	}
@@ -149,3 +150,71 @@ func TestHugeMessagesAreNotReadWhole(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// The tap's client adds its header only for the endpoint's origin: a
+// redirect there is followed with it, one to another origin is refused
+// before anything is sent and remembered as the reason.
+func TestHTTPHeaderStaysOnTheEndpointOrigin(t *testing.T) {
+	var (
+		mu  sync.Mutex
+		got []string // path and Authorization of each request, at either server
+	)
+	record := func(r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+	}
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { record(r) }))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		switch r.URL.Path {
+		case "/moved":
+			http.Redirect(w, r, "/mcp", http.StatusPermanentRedirect)
+		case "/away":
+			http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+		}
+	}))
+	defer srv.Close()
+	tap := New()
+	c := HTTPClient(tap, nil, srv.URL+"/moved", http.Header{"Authorization": {"Bearer tok"}})
+	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	resp, err := c.Post(srv.URL+"/moved", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("same-origin redirect: %v", err)
+	}
+	resp.Body.Close()
+	if tap.RefusedRedirect() != nil {
+		t.Errorf("a same-origin redirect was refused: %v", tap.RefusedRedirect())
+	}
+	if _, err := c.Post(srv.URL+"/away", "application/json", strings.NewReader(body)); err == nil {
+		t.Fatal("a redirect to another origin was followed")
+	}
+	if r := tap.RefusedRedirect(); r == nil || !strings.Contains(r.Error(), "redirected to another origin") {
+		t.Errorf("RefusedRedirect() = %v", r)
+	}
+	want := []string{"/moved Bearer tok", "/mcp Bearer tok", "/away Bearer tok"}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("requests %q, want %q (nothing at the other origin)", got, want)
+	}
+}
+
+// Only the newest initialize and tools/list are kept: a target that pages
+// without end cannot make the tap hold every page.
+func TestOnlyTheNewestPinnedExchangeIsKept(t *testing.T) {
+	tap := New()
+	for i := range 3 {
+		id := strings.Repeat("1", i+1)
+		tap.Outgoing([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`))
+		tap.Incoming([]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[],"page":` + id + `}}`))
+	}
+	all := tap.Exchanges()
+	if len(all) != 1 || all[0].ID != "111" {
+		t.Errorf("kept %d exchanges (%+v), want the newest page only", len(all), all)
+	}
+}

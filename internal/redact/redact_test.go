@@ -1,0 +1,155 @@
+package redact
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+const secret = "Sk-Live_4f9A/b+c=Z"
+
+// forms a hostile target could print secret in, each inside other text.
+func forms() map[string]string {
+	out := map[string]string{
+		"verbatim":   secret,
+		"upper":      strings.ToUpper(secret),
+		"lower":      strings.ToLower(secret),
+		"query":      url.QueryEscape(secret),
+		"path":       url.PathEscape(secret),
+		"json short": strings.ReplaceAll(secret, "/", `\/`),
+	}
+	var u, uu, mix, pct, pmix strings.Builder
+	for i, c := range []byte(secret) {
+		fmt.Fprintf(&u, `\u%04x`, c)
+		fmt.Fprintf(&uu, `\u%04X`, c)
+		fmt.Fprintf(&pct, "%%%02X", c)
+		if i%3 == 0 {
+			fmt.Fprintf(&mix, `\u%04x`, c)
+			fmt.Fprintf(&pmix, "%%%02x", c)
+		} else {
+			mix.WriteByte(c)
+			pmix.WriteByte(c)
+		}
+	}
+	out["\\u all"], out["\\U hex upper"], out["\\u mix"], out["% all"], out["% mix"] = u.String(), uu.String(), mix.String(), pct.String(), pmix.String()
+	out["\\u and % mix"] = `\u0053k%2dLive_4f9A/b+c=Z`
+	out["\\u quoted again"] = strings.ReplaceAll(u.String(), `\`, `\\`)
+	for pad := range 3 {
+		data := []byte(strings.Repeat("x", pad) + secret + "yz")
+		out[fmt.Sprintf("base64 std, %d before", pad)] = base64.StdEncoding.EncodeToString(data)
+		out[fmt.Sprintf("base64 raw url, %d before", pad)] = base64.RawURLEncoding.EncodeToString(data)
+		out[fmt.Sprintf("base64 in a longer one, %d before", pad)] = base64.StdEncoding.EncodeToString([]byte("Bearer " + strings.Repeat("x", pad) + secret))
+	}
+	return out
+}
+
+func TestEveryFormIsRedacted(t *testing.T) {
+	r := New(secret)
+	for name, f := range forms() {
+		in := "before " + f + " after"
+		got := r.String(in)
+		if !strings.Contains(got, Replacement) || !strings.HasPrefix(got, "before ") || !strings.HasSuffix(got, " after") {
+			t.Errorf("%s: %q became %q", name, in, got)
+		}
+		if strings.Contains(strings.ToLower(got), "live_4f9a") {
+			t.Errorf("%s: %q still holds the secret", name, got)
+		}
+	}
+}
+
+// A secret is redacted whole, even when another secret is its prefix;
+// a short one only verbatim, so ordinary words survive.
+func TestLongestFirstAndShortSecrets(t *testing.T) {
+	r := New("pdpp_default_client", "pdpp_default_client_expired", "tok")
+	for in, want := range map[string]string{
+		"a pdpp_default_client_expired b": "a [redacted] b",
+		"a PDPP_DEFAULT_CLIENT, b":        "a [redacted], b",
+		"o200k tokens for tok and TOK":    "o200k tokens for [redacted] and TOK",
+		"Bearer tok, tok-en, tok":         "Bearer [redacted], tok-en, [redacted]",
+		"nothing here":                    "nothing here",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("%q became %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Any 12 characters of a secret are redacted: a message clipped in the
+// middle of a token, or a token split across two fields, gives none away.
+func TestPartsOfASecret(t *testing.T) {
+	r := New("Mcpcheck-Client-7f3a9c21e4d5")
+	for in, want := range map[string]string{
+		"clipped: Mcpcheck-Client-7f…":              "clipped: [redacted]…",
+		"head 9c21e4d5, tail":                       "head 9c21e4d5, tail",
+		"split: Mcpcheck-Clie | nt-7f3a9c21e4d5":    "split: [redacted] | [redacted]",
+		`quoted: \\u004dcpcheck-client-7f3a and on`: "quoted: [redacted] and on",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("%q became %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNilAndEmpty(t *testing.T) {
+	var r *Redactor
+	if r.String("x") != "x" || string(r.Bytes([]byte("x"))) != "x" {
+		t.Error("a nil Redactor changed its input")
+	}
+	r.Value(&struct{ S string }{"x"})
+	if New("").String("anything") != "anything" {
+		t.Error("an empty secret redacted something")
+	}
+}
+
+type inner struct{ Name string }
+
+type report struct {
+	Title   string
+	Rows    []inner
+	Ptr     *inner
+	Tree    any
+	ByName  map[string]inner
+	private string
+}
+
+func TestValueRedactsEveryReachableString(t *testing.T) {
+	r := New(secret)
+	v := &report{
+		Title:   "t " + secret,
+		Rows:    []inner{{secret}, {"ok"}},
+		Ptr:     &inner{strings.ToUpper(secret)},
+		Tree:    map[string]any{"k" + secret: []any{"v" + secret, 1.5, map[string]any{"deep": secret}}},
+		ByName:  map[string]inner{secret: {secret}},
+		private: secret,
+	}
+	r.Value(v)
+	if v.private != secret {
+		t.Error("an unexported field changed")
+	}
+	v.private = ""
+	got := fmt.Sprintf("%+v %+v", *v, *v.Ptr)
+	if strings.Contains(strings.ToLower(got), strings.ToLower(secret)) {
+		t.Errorf("a string kept the secret: %s", got)
+	}
+	if v.Title != "t "+Replacement || v.Rows[1].Name != "ok" {
+		t.Errorf("redacted wrongly: %+v", v)
+	}
+}
+
+// A long run of backslashes or percent signs costs linear time.
+func TestLongRunsStayLinear(t *testing.T) {
+	r := New(secret)
+	for _, c := range []string{`\`, `%`, `\u00`} {
+		in := strings.Repeat(c, 1<<20) + secret
+		start := time.Now()
+		if got := r.String(in); !strings.HasSuffix(got, Replacement) {
+			t.Errorf("%q run: the secret after it survived", c)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("%q run of 1 MiB took %s", c, took)
+		}
+	}
+}
