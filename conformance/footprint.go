@@ -10,7 +10,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
-	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
+	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 	"github.com/tiktoken-go/tokenizer"
 )
 

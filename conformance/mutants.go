@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
-	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
+	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 )
 
 // Mutant verdicts: how the registry fared against one mutant.

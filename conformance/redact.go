@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/pdpp-connect/mcpcheck/internal/redact"
+	"github.com/pdpp-connect/mcpcheck/conformance/redact"
 )
 
 // A Redactor removes every token mcpcheck was lent from what it prints, in

@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
+	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 )
 
 // version is set with -ldflags "-X github.com/pdpp-connect/mcpcheck/conformance.version=…".

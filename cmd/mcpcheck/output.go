@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
+	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 )
 
 // A safeOutput is what a subcommand prints to. It may quote the target, so

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pdpp-connect/mcpcheck/internal/termsafe"
+	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 )
 
 // WriteText prints each target's table, then a side-by-side comparison
