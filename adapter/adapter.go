@@ -60,6 +60,18 @@ type Options struct {
 	// the cost of serving a revoked grant until the entry expires. Zero
 	// (the default) validates every request's bearer against the RS.
 	AuthCacheTTL time.Duration
+	// ReadTimeout bounds reading one request's headers and body. Zero means
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing one answer, counted from the end of the
+	// request's headers (HTTPServer only). Zero means DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection idle that long
+	// (HTTPServer only). Zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxConns caps open client connections; at the cap a new one evicts
+	// the longest-quiet one (HTTPServer only). Zero means DefaultMaxConns.
+	MaxConns int
 }
 
 // An Adapter serves the MCP surface for one RS.

@@ -241,6 +241,10 @@ func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
 		{"mutant flag", nil, []string{"--mutant", string(AddEventSubscriptionTool), "--provider-url", "http://x"}, ExitUsage, "flag provided but not defined: -mutant"},
 		{"mutant flag, search", nil, []string{"search", "--mutant", string(CLIOmitReadCommand), "x"}, ExitUsage, "flag provided but not defined: -mutant"},
 		{"unknown mutant", nil, []string{"--mutant", "nope", "--provider-url", "http://x"}, ExitUsage, "unknown mutant"},
+		{"zero read timeout", nil, []string{"serve", "--read-timeout", "0s", "--provider-url", "http://x"}, ExitUsage, "--read-timeout 0s: want a positive duration"},
+		{"negative idle timeout", nil, []string{"serve", "--idle-timeout", "-1s", "--provider-url", "http://x"}, ExitUsage, "--idle-timeout -1s: want a positive duration"},
+		{"no connections", nil, []string{"serve", "--max-conns", "0", "--provider-url", "http://x"}, ExitUsage, "--max-conns 0: want 1 or more"},
+		{"help lists the limits", nil, []string{"serve", "--help"}, ExitOK, "--max-conns N"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

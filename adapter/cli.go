@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,6 +49,11 @@ Flags:
   --auth-cache-ttl D   serve: accept a bearer the RS accepted for D (such as 30s) without asking it
                        again; saves an RS request per call, but a revoked grant is served until D ends
                        (default 0: every request's bearer is validated)
+  --read-timeout D     serve: a request's headers and body must arrive within D (default 10s)
+  --write-timeout D    serve: an answer must be written within D of its request's headers (default 1m30s)
+  --idle-timeout D     serve: close a keep-alive connection idle for D (default 30s)
+  --max-conns N        serve: open connections at most; at N a new one evicts the one quiet longest
+                       (default 1024; keep it under the open-file limit)
   --version            print the version
   -h, --help           show this help
 
@@ -100,6 +104,10 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		publicOrig  = fs.String("public-origin", getenv("PDPP_MCP_PUBLIC_ORIGIN"), "")
 		trustFwd    = fs.Bool("trust-forwarded-headers", false, "")
 		authTTL     = fs.Duration("auth-cache-ttl", 0, "")
+		readTO      = fs.Duration("read-timeout", DefaultReadTimeout, "")
+		writeTO     = fs.Duration("write-timeout", DefaultWriteTimeout, "")
+		idleTO      = fs.Duration("idle-timeout", DefaultIdleTimeout, "")
+		maxConns    = fs.Int("max-conns", DefaultMaxConns, "")
 		version     = fs.Bool("version", false, "")
 		mutantName  = new(string)
 	)
@@ -159,8 +167,22 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp: --auth-cache-ttl %s: want a duration of 0 or more\n", *authTTL)
 		return ExitUsage
 	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"read-timeout", *readTO}, {"write-timeout", *writeTO}, {"idle-timeout", *idleTO}} {
+		if d.v <= 0 {
+			fmt.Fprintf(stderr, "pdpp-mcp: --%s %s: want a positive duration\n", d.name, d.v)
+			return ExitUsage
+		}
+	}
+	if *maxConns < 1 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --max-conns %d: want 1 or more\n", *maxConns)
+		return ExitUsage
+	}
 	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig,
-		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL}
+		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL, ReadTimeout: *readTO, WriteTimeout: *writeTO, IdleTimeout: *idleTO,
+		MaxConns: *maxConns}
 	if serve {
 		return runServe(ctx, opts, *addr, stderr)
 	}
@@ -214,7 +236,7 @@ func runServe(ctx context.Context, opts Options, addr string, stderr io.Writer) 
 		fmt.Fprintf(stderr, "pdpp-mcp: listen %s: %v\n", addr, err)
 		return ExitFailure
 	}
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := a.HTTPServer()
 	fmt.Fprintf(stderr, "pdpp-mcp: serving http://%s%s for %s (setup page %s)\n", ln.Addr(), MCPPath, opts.ProviderURL, SetupPath)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

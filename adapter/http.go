@@ -43,7 +43,7 @@ func (a *Adapter) Handler() http.Handler {
 	streamable := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server { return a.serverFor(a.origin(r)) },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	mux := http.NewServeMux()
-	mux.Handle(MCPPath, a.requireClientBearer(streamable))
+	mux.Handle(MCPPath, a.requireClientBearer(a.guardMCP(streamable)))
 	mux.HandleFunc("GET "+MCPMetadataPath, a.serveMCPMetadata)
 	mux.HandleFunc("GET "+MetadataPath, a.serveRootMetadata)
 	mux.HandleFunc("GET "+SetupPath, a.serveSetup)
@@ -144,28 +144,34 @@ const clientTokenOnly = "MCP requires a grant-scoped client token. Owner and con
 // control-plane bearers are refused, and never processed as MCP).
 func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn := w
 		if a.opts.Mutant == ForwardRefusedBearer {
 			w = &forwardAnyway{ResponseWriter: w, next: next, r: r}
 		}
 		origin := a.origin(r)
+		// Refusals are decided from the headers alone, and end the
+		// connection without reading (or waiting for) the body.
+		w.Header().Set("Connection", "close")
 		tok, ok := bearer(r.Header.Get("Authorization"))
 		if !ok || tok == "" {
 			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", "authentication_error", "Missing Bearer token")
+			hangUp(conn)
 			return
 		}
 		v := a.verifyBearer(r.Context(), tok)
 		switch {
 		case v.status == http.StatusUnauthorized:
 			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", v.code, v.message)
-			return
 		case v.status == http.StatusForbidden, v.status == 0 && v.kind != "client" && a.opts.Mutant != AcceptOwnerBearer:
 			writeHTTPError(w, http.StatusForbidden, map[string]any{"type": "permission_error", "code": "permission_error", "message": clientTokenOnly})
-			return
 		case v.status != 0:
 			writeHTTPError(w, v.status, map[string]any{"type": "api_error", "code": v.code, "message": v.message})
+		default:
+			w.Header().Del("Connection")
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		hangUp(conn)
 	})
 }
 

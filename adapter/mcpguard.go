@@ -1,0 +1,75 @@
+package adapter
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	json "github.com/segmentio/encoding/json"
+)
+
+// guardMCP reads an authenticated /mcp request's body before the SDK does,
+// so that the read is bounded in time.
+func (a *Adapter) guardMCP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, ok := a.readBody(w, r)
+		if !ok {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// readBody reads the body within the read timeout counted from now (the
+// bearer check before it may have taken a while), then lifts the read
+// deadline: net/http goes on reading the connection in the background to
+// notice a client that goes away, and a deadline left in place would cut
+// off a tool call that outlives it.
+func (a *Adapter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(orDefault(a.opts.ReadTimeout, DefaultReadTimeout)))
+	body, err := io.ReadAll(r.Body)
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		writeRPCError(w, http.StatusRequestTimeout, "request_timeout", "the request body did not arrive within the read timeout", nil)
+		hangUp(w)
+		return nil, false
+	case err != nil:
+		w.Header().Set("Connection", "close")
+		writeRPCError(w, http.StatusBadRequest, "unreadable_body", "the request body could not be read", nil)
+		hangUp(w)
+		return nil, false
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	return body, true
+}
+
+// hangUp ends a refused exchange: the answer says Connection: close, and a
+// read deadline already past stops net/http from draining the rest of the
+// body first, which a stalled client would make it wait for.
+func hangUp(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+// writeRPCError answers a POST the adapter refuses before any message in it
+// runs: a JSON-RPC Invalid Request error (id null, since no message was
+// read as one) whose data names the adapter's typed code.
+func writeRPCError(w http.ResponseWriter, status int, code, msg string, extra map[string]any) {
+	data := map[string]any{"type": "invalid_request_error", "code": code}
+	for k, v := range extra {
+		data[k] = v
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": -32600, "message": msg, "data": data}})
+}
