@@ -72,6 +72,9 @@ type Options struct {
 	// MaxConns caps open client connections; at the cap a new one evicts
 	// the longest-quiet one (HTTPServer only). Zero means DefaultMaxConns.
 	MaxConns int
+	// MaxBodyBytes caps an /mcp request body; a larger one gets 413 before
+	// anything in it runs. Zero means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
 }
 
 // An Adapter serves the MCP surface for one RS.

@@ -54,6 +54,7 @@ Flags:
   --idle-timeout D     serve: close a keep-alive connection idle for D (default 30s)
   --max-conns N        serve: open connections at most; at N a new one evicts the one quiet longest
                        (default 1024; keep it under the open-file limit)
+  --max-body N         serve: largest /mcp request body in bytes; a larger one gets 413 (default 65536)
   --version            print the version
   -h, --help           show this help
 
@@ -108,6 +109,7 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		writeTO     = fs.Duration("write-timeout", DefaultWriteTimeout, "")
 		idleTO      = fs.Duration("idle-timeout", DefaultIdleTimeout, "")
 		maxConns    = fs.Int("max-conns", DefaultMaxConns, "")
+		maxBody     = fs.Int64("max-body", DefaultMaxBodyBytes, "")
 		version     = fs.Bool("version", false, "")
 		mutantName  = new(string)
 	)
@@ -180,9 +182,13 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp: --max-conns %d: want 1 or more\n", *maxConns)
 		return ExitUsage
 	}
+	if *maxBody < 1024 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --max-body %d: want 1024 bytes or more\n", *maxBody)
+		return ExitUsage
+	}
 	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig,
 		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL, ReadTimeout: *readTO, WriteTimeout: *writeTO, IdleTimeout: *idleTO,
-		MaxConns: *maxConns}
+		MaxConns: *maxConns, MaxBodyBytes: *maxBody}
 	if serve {
 		return runServe(ctx, opts, *addr, stderr)
 	}

@@ -41,7 +41,7 @@ const AuthProbeStream = "__pdpp_mcp_auth_probe__"
 // setup page, /llms.txt and the icon.
 func (a *Adapter) Handler() http.Handler {
 	streamable := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server { return a.serverFor(a.origin(r)) },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: a.maxBody()})
 	mux := http.NewServeMux()
 	mux.Handle(MCPPath, a.requireClientBearer(a.guardMCP(streamable)))
 	mux.HandleFunc("GET "+MCPMetadataPath, a.serveMCPMetadata)

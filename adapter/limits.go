@@ -14,6 +14,11 @@ const (
 	DefaultWriteTimeout = 90 * time.Second
 	DefaultIdleTimeout  = 30 * time.Second
 	DefaultMaxConns     = 1024
+	// The largest tools/call in the conformance suite is 334 bytes, and
+	// every call becomes an RS GET whose URL carries its arguments (RS URL
+	// limits are 8-16 KiB), so 64 KiB is generous yet keeps a stalled or
+	// oversized body from holding more than that.
+	DefaultMaxBodyBytes = 64 << 10
 )
 
 func orDefault[T int | int64 | time.Duration](v, def T) T {

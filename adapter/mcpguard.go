@@ -6,13 +6,17 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	json "github.com/segmentio/encoding/json"
 )
 
-// guardMCP reads an authenticated /mcp request's body before the SDK does,
-// so that the read is bounded in time.
+// guardMCP reads an authenticated /mcp request's body before the SDK does:
+// bounded in time and size, and refused whole when it is a JSON-RPC batch,
+// which protocol 2025-11-25 does not have (the SDK still runs batches sent
+// without an MCP-Protocol-Version header, each call answered in one
+// buffered array).
 func (a *Adapter) guardMCP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -23,21 +27,35 @@ func (a *Adapter) guardMCP(next http.Handler) http.Handler {
 		if !ok {
 			return
 		}
+		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+			writeRPCError(w, http.StatusBadRequest, "batch_not_supported",
+				"JSON-RPC batch arrays are not supported: MCP 2025-11-25 has no batching; send one message per POST", nil)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
 }
 
-// readBody reads the body within the read timeout counted from now (the
-// bearer check before it may have taken a while), then lifts the read
-// deadline: net/http goes on reading the connection in the background to
-// notice a client that goes away, and a deadline left in place would cut
-// off a tool call that outlives it.
+// readBody reads the body, up to the body cap, within the read timeout
+// counted from now (the bearer check before it may have taken a while),
+// then lifts the read deadline: net/http goes on reading the connection in
+// the background to notice a client that goes away, and a deadline left
+// in place would cut off a tool call that outlives it.
 func (a *Adapter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	limit := a.maxBody()
+	if r.ContentLength > limit { // refused before reading a byte of it
+		a.tooLarge(w)
+		return nil, false
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(orDefault(a.opts.ReadTimeout, DefaultReadTimeout)))
-	body, err := io.ReadAll(r.Body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooBig *http.MaxBytesError
 	switch {
+	case errors.As(err, &tooBig):
+		a.tooLarge(w)
+		return nil, false
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
 		writeRPCError(w, http.StatusRequestTimeout, "request_timeout", "the request body did not arrive within the read timeout", nil)
@@ -51,6 +69,16 @@ func (a *Adapter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	}
 	_ = rc.SetReadDeadline(time.Time{})
 	return body, true
+}
+
+func (a *Adapter) maxBody() int64 { return orDefault(a.opts.MaxBodyBytes, DefaultMaxBodyBytes) }
+
+func (a *Adapter) tooLarge(w http.ResponseWriter) {
+	limit := a.maxBody()
+	w.Header().Set("Connection", "close")
+	writeRPCError(w, http.StatusRequestEntityTooLarge, "body_too_large",
+		"the request body exceeds "+strconv.FormatInt(limit, 10)+" bytes; send one JSON-RPC message per POST", map[string]any{"limit_bytes": limit})
+	hangUp(w)
 }
 
 // hangUp ends a refused exchange: the answer says Connection: close, and a
