@@ -75,6 +75,9 @@ type Options struct {
 	// MaxBodyBytes caps an /mcp request body; a larger one gets 413 before
 	// anything in it runs. Zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxHeaderBytes caps a request's headers; larger ones get 431
+	// (HTTPServer only). Zero means DefaultMaxHeaderBytes.
+	MaxHeaderBytes int
 }
 
 // An Adapter serves the MCP surface for one RS.

@@ -55,6 +55,7 @@ Flags:
   --max-conns N        serve: open connections at most; at N a new one evicts the one quiet longest
                        (default 1024; keep it under the open-file limit)
   --max-body N         serve: largest /mcp request body in bytes; a larger one gets 413 (default 65536)
+  --max-header N       serve: largest request header block in bytes; a larger one gets 431 (default 32768)
   --version            print the version
   -h, --help           show this help
 
@@ -110,6 +111,7 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		idleTO      = fs.Duration("idle-timeout", DefaultIdleTimeout, "")
 		maxConns    = fs.Int("max-conns", DefaultMaxConns, "")
 		maxBody     = fs.Int64("max-body", DefaultMaxBodyBytes, "")
+		maxHeader   = fs.Int("max-header", DefaultMaxHeaderBytes, "")
 		version     = fs.Bool("version", false, "")
 		mutantName  = new(string)
 	)
@@ -186,9 +188,13 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp: --max-body %d: want 1024 bytes or more\n", *maxBody)
 		return ExitUsage
 	}
+	if *maxHeader < 4096 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --max-header %d: want 4096 bytes or more\n", *maxHeader)
+		return ExitUsage
+	}
 	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig,
 		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL, ReadTimeout: *readTO, WriteTimeout: *writeTO, IdleTimeout: *idleTO,
-		MaxConns: *maxConns, MaxBodyBytes: *maxBody}
+		MaxConns: *maxConns, MaxBodyBytes: *maxBody, MaxHeaderBytes: *maxHeader}
 	if serve {
 		return runServe(ctx, opts, *addr, stderr)
 	}

@@ -19,6 +19,10 @@ const (
 	// limits are 8-16 KiB), so 64 KiB is generous yet keeps a stalled or
 	// oversized body from holding more than that.
 	DefaultMaxBodyBytes = 64 << 10
+	// Headers arrive before any credential is checked: net/http's 1 MiB
+	// let 1,000 connections push RSS to 564 MB. A bearer and the usual
+	// headers take a few KiB.
+	DefaultMaxHeaderBytes = 32 << 10
 )
 
 func orDefault[T int | int64 | time.Duration](v, def T) T {
@@ -29,9 +33,10 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 }
 
 // HTTPServer is an http.Server for Handler with the hosted limits: every
-// request's headers and body must arrive within ReadTimeout, its answer be
-// written within WriteTimeout, an idle keep-alive connection lasts
-// IdleTimeout, and at most MaxConns connections are open.
+// request's headers and body must arrive within ReadTimeout, its headers
+// fit in MaxHeaderBytes, its answer be written within WriteTimeout, an
+// idle keep-alive connection lasts IdleTimeout, and at most MaxConns
+// connections are open.
 func (a *Adapter) HTTPServer() *http.Server {
 	read := orDefault(a.opts.ReadTimeout, DefaultReadTimeout)
 	limit := newConnCap(orDefault(a.opts.MaxConns, DefaultMaxConns))
@@ -41,6 +46,7 @@ func (a *Adapter) HTTPServer() *http.Server {
 		ReadTimeout:       read,
 		WriteTimeout:      orDefault(a.opts.WriteTimeout, DefaultWriteTimeout),
 		IdleTimeout:       orDefault(a.opts.IdleTimeout, DefaultIdleTimeout),
+		MaxHeaderBytes:    orDefault(a.opts.MaxHeaderBytes, DefaultMaxHeaderBytes),
 		ConnState:         limit.track,
 	}
 }

@@ -218,8 +218,9 @@ const rssBoundMB = 200
 
 // TestServeUnderAttack runs the red team's attacks against one serve
 // process at its default limits: oversized and batched POSTs, 200 stalled
-// multi-megabyte bodies, and 20,000 idle or silent connections (which once
-// exhausted the process's descriptors). An authenticated client must still
+// multi-megabyte bodies, 1,000 connections sending big headers, and 20,000
+// idle or silent connections (which once exhausted the process's
+// descriptors). An authenticated client must still
 // be served, and the process's peak RSS stay under rssBoundMB.
 func TestServeUnderAttack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -298,6 +299,58 @@ func TestServeUnderAttack(t *testing.T) {
 		wg.Wait()
 		time.Sleep(500 * time.Millisecond)
 		peak("the stalled bodies")
+		for _, c := range held {
+			_ = c.Close()
+		}
+	})
+	t.Run("1,000 connections sending headers", func(t *testing.T) {
+		// Headers come before any credential: half send 1 MB of them
+		// (net/http's own cap), half stop just under --max-header.
+		line := "X-Pad: " + strings.Repeat("a", 8000) + "\r\n"
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var held []net.Conn
+		var refused atomic.Int64
+		for i := range 1000 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				held = append(held, c)
+				mu.Unlock()
+				lines := 125
+				if i%2 == 1 {
+					lines = (adapter.DefaultMaxHeaderBytes - 1024) / len(line)
+				} else {
+					wg.Add(1)
+					go func() { // the refusal comes while the headers are still being sent
+						defer wg.Done()
+						_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+						if status, _ := bufio.NewReader(c).ReadString('\n'); strings.HasPrefix(status, "HTTP/1.1 431 ") {
+							refused.Add(1)
+						}
+					}()
+				}
+				_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+				_, _ = c.Write([]byte("GET " + adapter.IconPath + " HTTP/1.1\r\nHost: " + addr + "\r\n"))
+				for range lines {
+					if _, err := c.Write([]byte(line)); err != nil {
+						return // refused with 431
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if refused.Load() != 500 {
+			t.Errorf("%d of 500 connections sending 1 MB of headers were refused with 431", refused.Load())
+		}
+		time.Sleep(500 * time.Millisecond)
+		peak("the header floods")
 		for _, c := range held {
 			_ = c.Close()
 		}
