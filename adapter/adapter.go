@@ -131,13 +131,13 @@ func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
 		// Registered raw: the adapter validates arguments itself, so every
 		// rejection is a typed error naming the argument (see args.go).
 		srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
-			recoverTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			recoverTool(withCaller(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				in := req.Params.Arguments
 				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
 					return a.errorResult(e, ""), nil
 				}
 				return a.dispatch(ctx, req, t.name, in), nil
-			}))
+			})))
 	}
 	return srv
 }

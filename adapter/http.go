@@ -228,4 +228,5 @@ type hostedState struct {
 	hostedCount atomic.Int64
 	bearers     sync.Map // sha256(token) -> bearerVerdict
 	bearerCount atomic.Int64
+	calls       callRegistry // in-flight /mcp calls, for notifications/cancelled
 }

@@ -33,6 +33,8 @@ func (a *Adapter) guardMCP(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		r, release := a.withCallerContext(r, body)
+		defer release()
 		next.ServeHTTP(w, r)
 	})
 }
