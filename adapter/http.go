@@ -49,7 +49,7 @@ func (a *Adapter) Handler() http.Handler {
 	mux.HandleFunc("GET "+SetupPath, a.serveSetup)
 	mux.HandleFunc("GET "+LLMsPath, a.serveLLMs)
 	mux.HandleFunc("GET "+IconPath, serveIcon)
-	return mux
+	return guardHost(mux)
 }
 
 // origin is the public origin a request reached: the configured one, the
@@ -63,19 +63,14 @@ func (a *Adapter) origin(r *http.Request) string {
 		scheme = "https"
 	}
 	if a.opts.TrustForwarded {
-		if p := firstForwarded(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
+		if p := lastForwarded(r.Header.Values("X-Forwarded-Proto")); p == "http" || p == "https" {
 			scheme = p
 		}
-		if h := firstForwarded(r.Header.Get("X-Forwarded-Host")); h != "" && !strings.ContainsAny(h, "/ ") {
+		if h := lastForwarded(r.Header.Values("X-Forwarded-Host")); validHostPort(h) {
 			host = h
 		}
 	}
 	return scheme + "://" + host
-}
-
-func firstForwarded(v string) string {
-	v, _, _ = strings.Cut(v, ",")
-	return strings.TrimSpace(v)
 }
 
 // serverFor is the MCP server whose serverInfo names this origin's icon.
