@@ -78,6 +78,10 @@ type Options struct {
 	// MaxHeaderBytes caps a request's headers; larger ones get 431
 	// (HTTPServer only). Zero means DefaultMaxHeaderBytes.
 	MaxHeaderBytes int
+	// RefusalCacheTTL is how long a bearer the RS refused is refused again
+	// without asking the RS. Zero means DefaultRefusalCacheTTL; negative
+	// turns the cache off.
+	RefusalCacheTTL time.Duration
 }
 
 // An Adapter serves the MCP surface for one RS.

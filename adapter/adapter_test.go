@@ -246,6 +246,7 @@ func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
 		{"no connections", nil, []string{"serve", "--max-conns", "0", "--provider-url", "http://x"}, ExitUsage, "--max-conns 0: want 1 or more"},
 		{"tiny body cap", nil, []string{"serve", "--max-body", "10", "--provider-url", "http://x"}, ExitUsage, "--max-body 10: want 1024 bytes or more"},
 		{"tiny header cap", nil, []string{"serve", "--max-header", "100", "--provider-url", "http://x"}, ExitUsage, "--max-header 100: want 4096 bytes or more"},
+		{"negative refusal ttl", nil, []string{"serve", "--refused-bearer-ttl", "-1s", "--provider-url", "http://x"}, ExitUsage, "--refused-bearer-ttl -1s: want a duration of 0 or more"},
 		{"help lists the limits", nil, []string{"serve", "--help"}, ExitOK, "--max-conns N"},
 	}
 	for _, tc := range cases {

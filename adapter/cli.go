@@ -56,6 +56,9 @@ Flags:
                        (default 1024; keep it under the open-file limit)
   --max-body N         serve: largest /mcp request body in bytes; a larger one gets 413 (default 65536)
   --max-header N       serve: largest request header block in bytes; a larger one gets 431 (default 32768)
+  --refused-bearer-ttl D
+                       serve: refuse a bearer the RS refused again for D without asking the RS
+                       (default 5s; 0 asks every time)
   --version            print the version
   -h, --help           show this help
 
@@ -112,6 +115,7 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		maxConns    = fs.Int("max-conns", DefaultMaxConns, "")
 		maxBody     = fs.Int64("max-body", DefaultMaxBodyBytes, "")
 		maxHeader   = fs.Int("max-header", DefaultMaxHeaderBytes, "")
+		refusedTTL  = fs.Duration("refused-bearer-ttl", DefaultRefusalCacheTTL, "")
 		version     = fs.Bool("version", false, "")
 		mutantName  = new(string)
 	)
@@ -192,9 +196,17 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp: --max-header %d: want 4096 bytes or more\n", *maxHeader)
 		return ExitUsage
 	}
+	if *refusedTTL < 0 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --refused-bearer-ttl %s: want a duration of 0 or more\n", *refusedTTL)
+		return ExitUsage
+	}
+	if *refusedTTL == 0 {
+		*refusedTTL = -1 // Options: zero is the default, negative is off
+	}
 	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig,
 		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL, ReadTimeout: *readTO, WriteTimeout: *writeTO, IdleTimeout: *idleTO,
-		MaxConns: *maxConns, MaxBodyBytes: *maxBody, MaxHeaderBytes: *maxHeader}
+		MaxConns: *maxConns, MaxBodyBytes: *maxBody, MaxHeaderBytes: *maxHeader,
+		RefusalCacheTTL: *refusedTTL}
 	if serve {
 		return runServe(ctx, opts, *addr, stderr)
 	}

@@ -97,15 +97,35 @@ type bearerVerdict struct {
 
 // verifyBearer asks the RS whether a bearer is good and what kind it is: on
 // every request, or once per Options.AuthCacheTTL when the operator opts
-// in. Only acceptances are cached.
+// in. A refusal is remembered for Options.RefusalCacheTTL, so a repeated
+// invented bearer costs one RS check per TTL rather than one per request;
+// acceptance is unchanged by it.
 func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict {
 	ttl := a.opts.AuthCacheTTL
 	key := sha256.Sum256([]byte(token))
+	if v, ok := a.refused.get(key); ok {
+		return v
+	}
 	if ttl > 0 {
 		if v, ok := a.bearers.Load(key); ok && time.Now().Before(v.(bearerVerdict).expires) {
 			return v.(bearerVerdict)
 		}
 	}
+	v := a.probeBearer(ctx, token)
+	switch {
+	case v.status == http.StatusUnauthorized || v.status == http.StatusForbidden || v.status == 0 && v.kind != "client":
+		a.refused.put(key, v, a.refusalTTL())
+	case v.status == 0 && ttl > 0:
+		v.expires = time.Now().Add(ttl)
+		if n := a.bearerCount.Add(1); n <= 4096 {
+			a.bearers.Store(key, v)
+		}
+	}
+	return v
+}
+
+// probeBearer is one RS check of a bearer.
+func (a *Adapter) probeBearer(ctx context.Context, token string) bearerVerdict {
 	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {AuthProbeStream}})
 	var re *rsclient.Error
 	switch {
@@ -123,13 +143,7 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 		} `json:"bearer"`
 	}
 	_ = json.Unmarshal(resp.Body, &doc)
-	v := bearerVerdict{kind: doc.Bearer.Kind, expires: time.Now().Add(ttl)}
-	if v.kind == "client" && ttl > 0 {
-		if n := a.bearerCount.Add(1); n <= 4096 {
-			a.bearers.Store(key, v)
-		}
-	}
-	return v
+	return bearerVerdict{kind: doc.Bearer.Kind}
 }
 
 const clientTokenOnly = "MCP requires a grant-scoped client token. Owner and control-plane bearers are REST credentials and are never accepted here."
@@ -224,4 +238,5 @@ type hostedState struct {
 	bearers     sync.Map // sha256(token) -> bearerVerdict
 	bearerCount atomic.Int64
 	calls       callRegistry // in-flight /mcp calls, for notifications/cancelled
+	refused     refusalCache // bearers the RS refused, for a few seconds
 }
