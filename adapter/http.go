@@ -133,7 +133,7 @@ func (a *Adapter) probeBearer(ctx context.Context, token string) bearerVerdict {
 		// A bearer the RS knows but that may not read (control plane): refused, not challenged.
 		return bearerVerdict{status: http.StatusForbidden, code: "permission_error", message: clientTokenOnly}
 	case errors.As(err, &re) && (re.HTTPStatus == http.StatusUnauthorized || re.HTTPStatus == http.StatusForbidden):
-		return bearerVerdict{status: http.StatusUnauthorized, code: "invalid_token", message: "the resource server refused the bearer: " + re.Message}
+		return bearerVerdict{status: http.StatusUnauthorized, code: "invalid_token", message: "the resource server refused the bearer: " + scrubBearer(re.Message, token)}
 	case err != nil:
 		return bearerVerdict{status: http.StatusServiceUnavailable, code: "rs_unavailable", message: "the resource server could not verify the bearer; try again"}
 	}

@@ -1,9 +1,15 @@
 package adapter_test
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,4 +95,85 @@ func TestRefusedBearersAreRememberedBriefly(t *testing.T) {
 			t.Errorf("%d RS checks, want 5", n)
 		}
 	})
+}
+
+// The 401 body repeats the RS's refusal message, but never the caller's
+// bearer in any spelling the RS might echo it in, and never at length.
+func TestRefusalMessagesNeverEchoTheBearer(t *testing.T) {
+	const token = "sEcReT-t0k3n/with+odd=chars~42"
+	pct := func(s string, upper bool) string {
+		var b strings.Builder
+		for _, c := range []byte(s) {
+			if upper {
+				fmt.Fprintf(&b, "%%%02X", c)
+			} else {
+				fmt.Fprintf(&b, "%%%02x", c)
+			}
+		}
+		return b.String()
+	}
+	uesc := func(s string) string {
+		var b strings.Builder
+		for _, c := range s {
+			fmt.Fprintf(&b, `\u%04X`, c)
+		}
+		return b.String()
+	}
+	forms := map[string]string{
+		"as is":                token,
+		"upper case":           strings.ToUpper(token),
+		"lower case":           strings.ToLower(token),
+		"base64":               base64.StdEncoding.EncodeToString([]byte(token)),
+		"base64url":            base64.RawURLEncoding.EncodeToString([]byte(token)),
+		"query-escaped":        url.QueryEscape(token),
+		"path-escaped":         url.PathEscape(token),
+		"percent, every byte":  pct(token, true),
+		"json \\u, every char": uesc(token),
+		"json \\u, some chars": strings.ReplaceAll(strings.ReplaceAll(token, "/", `\u002f`), "e", `\u0065`),
+		"percent, some bytes":  strings.ReplaceAll(token, "t", "%74"),
+	}
+	var message atomic.Value
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"type": "authentication_error", "code": "invalid_token",
+			"message": message.Load().(string)}})
+	}))
+	defer hostile.Close()
+	a, err := adapter.New(adapter.Options{ProviderURL: hostile.URL, RefusalCacheTTL: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	for name, form := range forms {
+		message.Store("token " + form + " is not valid")
+		resp, body := hostedDo(t, "POST", srv.URL+adapter.MCPPath, token, initialize, nil)
+		var got struct {
+			Error struct{ Message string } `json:"error"`
+		}
+		_ = json.Unmarshal(body, &got)
+		seen := strings.ToLower(string(body) + resp.Header.Get("WWW-Authenticate") + got.Error.Message)
+		for _, f := range forms {
+			if strings.Contains(seen, strings.ToLower(f)) {
+				t.Errorf("%s: the 401 echoes the bearer (%q): %s", name, f, body)
+				break
+			}
+		}
+		// A bearer escaped only in part has no span to cut out: the message is withheld.
+		kept := strings.Contains(got.Error.Message, "token [redacted] is not valid") ||
+			strings.Contains(name, "some") && strings.Contains(got.Error.Message, "withheld")
+		if resp.StatusCode != http.StatusUnauthorized || !kept {
+			t.Errorf("%s: HTTP %d %s, want 401 with the RS's message, bearer redacted", name, resp.StatusCode, body)
+		}
+	}
+	message.Store(strings.Repeat("very long RS message ", 500) + token)
+	_, body := hostedDo(t, "POST", srv.URL+adapter.MCPPath, token, initialize, nil)
+	var got struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	_ = json.Unmarshal(body, &got)
+	if n := len([]rune(got.Error.Message)); n > 300 {
+		t.Errorf("a 10,000-character RS message became a %d-character 401 message", n)
+	}
 }
