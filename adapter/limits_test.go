@@ -220,8 +220,8 @@ const rssBoundMB = 200
 // process at its default limits: oversized and batched POSTs, 200 stalled
 // multi-megabyte bodies, 1,000 connections sending big headers, and 20,000
 // idle or silent connections (which once exhausted the process's
-// descriptors). An authenticated client must still
-// be served, and the process's peak RSS stay under rssBoundMB.
+// descriptors). An authenticated client must still be served, and the
+// process's peak RSS stay under rssBoundMB.
 func TestServeUnderAttack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -362,6 +362,9 @@ func TestServeUnderAttack(t *testing.T) {
 		during := settle(t, pid)
 		t.Logf("%d connections opened in %s; serve holds %d descriptors, RSS %d MB",
 			opened, time.Since(began).Round(time.Millisecond), during.fds, during.rssKB>>10)
+		if opened < 19_000 {
+			t.Fatalf("only %d of 20,000 connections opened: no flood to survive", opened)
+		}
 		for i := range 5 {
 			t0 := time.Now()
 			status, body, err := mcpPost(endpoint, token, ping, 5*time.Second)
