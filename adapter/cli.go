@@ -45,7 +45,8 @@ Flags:
   --public-origin URL  origin clients use for serve, in metadata, challenges and icons
                        (env PDPP_MCP_PUBLIC_ORIGIN; default: each request's own)
   --trust-forwarded-headers
-                       take the origin from X-Forwarded-Proto/Host (only behind a proxy that sets them)
+                       take the origin from the last X-Forwarded-Proto/Host values, the proxy's own
+                       (only behind a proxy that sets them)
   --auth-cache-ttl D   serve: accept a bearer the RS accepted for D (such as 30s) without asking it
                        again; saves an RS request per call, but a revoked grant is served until D ends
                        (default 0: every request's bearer is validated)
