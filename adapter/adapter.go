@@ -60,6 +60,28 @@ type Options struct {
 	// the cost of serving a revoked grant until the entry expires. Zero
 	// (the default) validates every request's bearer against the RS.
 	AuthCacheTTL time.Duration
+	// ReadTimeout bounds reading one request's headers and body. Zero means
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing one answer, counted from the end of the
+	// request's headers (HTTPServer only). Zero means DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection idle that long
+	// (HTTPServer only). Zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxConns caps open client connections; at the cap a new one evicts
+	// the longest-quiet one (HTTPServer only). Zero means DefaultMaxConns.
+	MaxConns int
+	// MaxBodyBytes caps an /mcp request body; a larger one gets 413 before
+	// anything in it runs. Zero means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// MaxHeaderBytes caps a request's headers; larger ones get 431
+	// (HTTPServer only). Zero means DefaultMaxHeaderBytes.
+	MaxHeaderBytes int
+	// RefusalCacheTTL is how long a bearer the RS refused is refused again
+	// without asking the RS. Zero means DefaultRefusalCacheTTL; negative
+	// turns the cache off.
+	RefusalCacheTTL time.Duration
 }
 
 // An Adapter serves the MCP surface for one RS.
@@ -113,13 +135,13 @@ func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
 		// Registered raw: the adapter validates arguments itself, so every
 		// rejection is a typed error naming the argument (see args.go).
 		srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
-			recoverTool(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			recoverTool(withCaller(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				in := req.Params.Arguments
 				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
 					return a.errorResult(e, ""), nil
 				}
 				return a.dispatch(ctx, req, t.name, in), nil
-			}))
+			})))
 	}
 	return srv
 }

@@ -241,6 +241,13 @@ func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
 		{"mutant flag", nil, []string{"--mutant", string(AddEventSubscriptionTool), "--provider-url", "http://x"}, ExitUsage, "flag provided but not defined: -mutant"},
 		{"mutant flag, search", nil, []string{"search", "--mutant", string(CLIOmitReadCommand), "x"}, ExitUsage, "flag provided but not defined: -mutant"},
 		{"unknown mutant", nil, []string{"--mutant", "nope", "--provider-url", "http://x"}, ExitUsage, "unknown mutant"},
+		{"zero read timeout", nil, []string{"serve", "--read-timeout", "0s", "--provider-url", "http://x"}, ExitUsage, "--read-timeout 0s: want a positive duration"},
+		{"negative idle timeout", nil, []string{"serve", "--idle-timeout", "-1s", "--provider-url", "http://x"}, ExitUsage, "--idle-timeout -1s: want a positive duration"},
+		{"no connections", nil, []string{"serve", "--max-conns", "0", "--provider-url", "http://x"}, ExitUsage, "--max-conns 0: want 1 or more"},
+		{"tiny body cap", nil, []string{"serve", "--max-body", "10", "--provider-url", "http://x"}, ExitUsage, "--max-body 10: want 1024 bytes or more"},
+		{"tiny header cap", nil, []string{"serve", "--max-header", "100", "--provider-url", "http://x"}, ExitUsage, "--max-header 100: want 4096 bytes or more"},
+		{"negative refusal ttl", nil, []string{"serve", "--refused-bearer-ttl", "-1s", "--provider-url", "http://x"}, ExitUsage, "--refused-bearer-ttl -1s: want a duration of 0 or more"},
+		{"help lists the limits", nil, []string{"serve", "--help"}, ExitOK, "--max-conns N"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -46,10 +45,21 @@ Flags:
   --public-origin URL  origin clients use for serve, in metadata, challenges and icons
                        (env PDPP_MCP_PUBLIC_ORIGIN; default: each request's own)
   --trust-forwarded-headers
-                       take the origin from X-Forwarded-Proto/Host (only behind a proxy that sets them)
+                       take the origin from the last X-Forwarded-Proto/Host values, the proxy's own
+                       (only behind a proxy that sets them)
   --auth-cache-ttl D   serve: accept a bearer the RS accepted for D (such as 30s) without asking it
                        again; saves an RS request per call, but a revoked grant is served until D ends
                        (default 0: every request's bearer is validated)
+  --read-timeout D     serve: a request's headers and body must arrive within D (default 10s)
+  --write-timeout D    serve: an answer must be written within D of its request's headers (default 1m30s)
+  --idle-timeout D     serve: close a keep-alive connection idle for D (default 30s)
+  --max-conns N        serve: open connections at most; at N a new one evicts the one quiet longest
+                       (default 1024; keep it under the open-file limit)
+  --max-body N         serve: largest /mcp request body in bytes; a larger one gets 413 (default 65536)
+  --max-header N       serve: largest request header block in bytes; a larger one gets 431 (default 32768)
+  --refused-bearer-ttl D
+                       serve: refuse a bearer the RS refused again for D without asking the RS
+                       (default 5s; 0 asks every time)
   --version            print the version
   -h, --help           show this help
 
@@ -100,6 +110,13 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		publicOrig  = fs.String("public-origin", getenv("PDPP_MCP_PUBLIC_ORIGIN"), "")
 		trustFwd    = fs.Bool("trust-forwarded-headers", false, "")
 		authTTL     = fs.Duration("auth-cache-ttl", 0, "")
+		readTO      = fs.Duration("read-timeout", DefaultReadTimeout, "")
+		writeTO     = fs.Duration("write-timeout", DefaultWriteTimeout, "")
+		idleTO      = fs.Duration("idle-timeout", DefaultIdleTimeout, "")
+		maxConns    = fs.Int("max-conns", DefaultMaxConns, "")
+		maxBody     = fs.Int64("max-body", DefaultMaxBodyBytes, "")
+		maxHeader   = fs.Int("max-header", DefaultMaxHeaderBytes, "")
+		refusedTTL  = fs.Duration("refused-bearer-ttl", DefaultRefusalCacheTTL, "")
 		version     = fs.Bool("version", false, "")
 		mutantName  = new(string)
 	)
@@ -159,8 +176,38 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		fmt.Fprintf(stderr, "pdpp-mcp: --auth-cache-ttl %s: want a duration of 0 or more\n", *authTTL)
 		return ExitUsage
 	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"read-timeout", *readTO}, {"write-timeout", *writeTO}, {"idle-timeout", *idleTO}} {
+		if d.v <= 0 {
+			fmt.Fprintf(stderr, "pdpp-mcp: --%s %s: want a positive duration\n", d.name, d.v)
+			return ExitUsage
+		}
+	}
+	if *maxConns < 1 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --max-conns %d: want 1 or more\n", *maxConns)
+		return ExitUsage
+	}
+	if *maxBody < 1024 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --max-body %d: want 1024 bytes or more\n", *maxBody)
+		return ExitUsage
+	}
+	if *maxHeader < 4096 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --max-header %d: want 4096 bytes or more\n", *maxHeader)
+		return ExitUsage
+	}
+	if *refusedTTL < 0 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --refused-bearer-ttl %s: want a duration of 0 or more\n", *refusedTTL)
+		return ExitUsage
+	}
+	if *refusedTTL == 0 {
+		*refusedTTL = -1 // Options: zero is the default, negative is off
+	}
 	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig,
-		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL}
+		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL, ReadTimeout: *readTO, WriteTimeout: *writeTO, IdleTimeout: *idleTO,
+		MaxConns: *maxConns, MaxBodyBytes: *maxBody, MaxHeaderBytes: *maxHeader,
+		RefusalCacheTTL: *refusedTTL}
 	if serve {
 		return runServe(ctx, opts, *addr, stderr)
 	}
@@ -214,7 +261,7 @@ func runServe(ctx context.Context, opts Options, addr string, stderr io.Writer) 
 		fmt.Fprintf(stderr, "pdpp-mcp: listen %s: %v\n", addr, err)
 		return ExitFailure
 	}
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := a.HTTPServer()
 	fmt.Fprintf(stderr, "pdpp-mcp: serving http://%s%s for %s (setup page %s)\n", ln.Addr(), MCPPath, opts.ProviderURL, SetupPath)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -41,15 +41,15 @@ const AuthProbeStream = "__pdpp_mcp_auth_probe__"
 // setup page, /llms.txt and the icon.
 func (a *Adapter) Handler() http.Handler {
 	streamable := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server { return a.serverFor(a.origin(r)) },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: a.maxBody()})
 	mux := http.NewServeMux()
-	mux.Handle(MCPPath, a.requireClientBearer(streamable))
+	mux.Handle(MCPPath, a.requireClientBearer(a.guardMCP(streamable)))
 	mux.HandleFunc("GET "+MCPMetadataPath, a.serveMCPMetadata)
 	mux.HandleFunc("GET "+MetadataPath, a.serveRootMetadata)
 	mux.HandleFunc("GET "+SetupPath, a.serveSetup)
 	mux.HandleFunc("GET "+LLMsPath, a.serveLLMs)
 	mux.HandleFunc("GET "+IconPath, serveIcon)
-	return mux
+	return guardHost(mux)
 }
 
 // origin is the public origin a request reached: the configured one, the
@@ -63,19 +63,14 @@ func (a *Adapter) origin(r *http.Request) string {
 		scheme = "https"
 	}
 	if a.opts.TrustForwarded {
-		if p := firstForwarded(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
+		if p := lastForwarded(r.Header.Values("X-Forwarded-Proto")); p == "http" || p == "https" {
 			scheme = p
 		}
-		if h := firstForwarded(r.Header.Get("X-Forwarded-Host")); h != "" && !strings.ContainsAny(h, "/ ") {
+		if h := lastForwarded(r.Header.Values("X-Forwarded-Host")); validHostPort(h) {
 			host = h
 		}
 	}
 	return scheme + "://" + host
-}
-
-func firstForwarded(v string) string {
-	v, _, _ = strings.Cut(v, ",")
-	return strings.TrimSpace(v)
 }
 
 // serverFor is the MCP server whose serverInfo names this origin's icon.
@@ -102,15 +97,35 @@ type bearerVerdict struct {
 
 // verifyBearer asks the RS whether a bearer is good and what kind it is: on
 // every request, or once per Options.AuthCacheTTL when the operator opts
-// in. Only acceptances are cached.
+// in. A refusal is remembered for Options.RefusalCacheTTL, so a repeated
+// invented bearer costs one RS check per TTL rather than one per request;
+// acceptance is unchanged by it.
 func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict {
 	ttl := a.opts.AuthCacheTTL
 	key := sha256.Sum256([]byte(token))
+	if v, ok := a.refused.get(key); ok {
+		return v
+	}
 	if ttl > 0 {
 		if v, ok := a.bearers.Load(key); ok && time.Now().Before(v.(bearerVerdict).expires) {
 			return v.(bearerVerdict)
 		}
 	}
+	v := a.probeBearer(ctx, token)
+	switch {
+	case v.status == http.StatusUnauthorized || v.status == http.StatusForbidden || v.status == 0 && v.kind != "client":
+		a.refused.put(key, v, a.refusalTTL())
+	case v.status == 0 && ttl > 0:
+		v.expires = time.Now().Add(ttl)
+		if n := a.bearerCount.Add(1); n <= 4096 {
+			a.bearers.Store(key, v)
+		}
+	}
+	return v
+}
+
+// probeBearer is one RS check of a bearer.
+func (a *Adapter) probeBearer(ctx context.Context, token string) bearerVerdict {
 	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {AuthProbeStream}})
 	var re *rsclient.Error
 	switch {
@@ -118,7 +133,7 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 		// A bearer the RS knows but that may not read (control plane): refused, not challenged.
 		return bearerVerdict{status: http.StatusForbidden, code: "permission_error", message: clientTokenOnly}
 	case errors.As(err, &re) && (re.HTTPStatus == http.StatusUnauthorized || re.HTTPStatus == http.StatusForbidden):
-		return bearerVerdict{status: http.StatusUnauthorized, code: "invalid_token", message: "the resource server refused the bearer: " + re.Message}
+		return bearerVerdict{status: http.StatusUnauthorized, code: "invalid_token", message: "the resource server refused the bearer: " + scrubBearer(re.Message, token)}
 	case err != nil:
 		return bearerVerdict{status: http.StatusServiceUnavailable, code: "rs_unavailable", message: "the resource server could not verify the bearer; try again"}
 	}
@@ -128,13 +143,7 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 		} `json:"bearer"`
 	}
 	_ = json.Unmarshal(resp.Body, &doc)
-	v := bearerVerdict{kind: doc.Bearer.Kind, expires: time.Now().Add(ttl)}
-	if v.kind == "client" && ttl > 0 {
-		if n := a.bearerCount.Add(1); n <= 4096 {
-			a.bearers.Store(key, v)
-		}
-	}
-	return v
+	return bearerVerdict{kind: doc.Bearer.Kind}
 }
 
 const clientTokenOnly = "MCP requires a grant-scoped client token. Owner and control-plane bearers are REST credentials and are never accepted here."
@@ -144,28 +153,34 @@ const clientTokenOnly = "MCP requires a grant-scoped client token. Owner and con
 // control-plane bearers are refused, and never processed as MCP).
 func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn := w
 		if a.opts.Mutant == ForwardRefusedBearer {
 			w = &forwardAnyway{ResponseWriter: w, next: next, r: r}
 		}
 		origin := a.origin(r)
+		// Refusals are decided from the headers alone, and end the
+		// connection without reading (or waiting for) the body.
+		w.Header().Set("Connection", "close")
 		tok, ok := bearer(r.Header.Get("Authorization"))
 		if !ok || tok == "" {
 			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", "authentication_error", "Missing Bearer token")
+			hangUp(conn)
 			return
 		}
 		v := a.verifyBearer(r.Context(), tok)
 		switch {
 		case v.status == http.StatusUnauthorized:
 			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", v.code, v.message)
-			return
 		case v.status == http.StatusForbidden, v.status == 0 && v.kind != "client" && a.opts.Mutant != AcceptOwnerBearer:
 			writeHTTPError(w, http.StatusForbidden, map[string]any{"type": "permission_error", "code": "permission_error", "message": clientTokenOnly})
-			return
 		case v.status != 0:
 			writeHTTPError(w, v.status, map[string]any{"type": "api_error", "code": v.code, "message": v.message})
+		default:
+			w.Header().Del("Connection")
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		hangUp(conn)
 	})
 }
 
@@ -222,4 +237,6 @@ type hostedState struct {
 	hostedCount atomic.Int64
 	bearers     sync.Map // sha256(token) -> bearerVerdict
 	bearerCount atomic.Int64
+	calls       callRegistry // in-flight /mcp calls, for notifications/cancelled
+	refused     refusalCache // bearers the RS refused, for a few seconds
 }

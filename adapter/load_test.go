@@ -225,12 +225,25 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // returns the process id and the /mcp endpoint.
 func startServe(t *testing.T, ctx context.Context, rsURL string) (int, string) {
 	t.Helper()
+	return spawnServe(t, ctx, buildServe(t), rsURL)
+}
+
+// buildServe builds cmd/pdpp-mcp into the test's temporary directory.
+func buildServe(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "pdpp-mcp")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/pdpp-mcp").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// spawnServe runs `bin serve` on loopback with extra flags; it returns the
+// process id and the /mcp endpoint. The process ends with the test.
+func spawnServe(t *testing.T, ctx context.Context, bin, rsURL string, flags ...string) (int, string) {
+	t.Helper()
 	sctx, stop := context.WithCancel(ctx)
-	cmd := exec.CommandContext(sctx, bin, "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
+	cmd := exec.CommandContext(sctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL}, flags...)...)
 	cmd.Env = append(os.Environ(), "PDPP_CLIENT_TOKEN=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -240,19 +253,24 @@ func startServe(t *testing.T, ctx context.Context, rsURL string) (int, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stop(); _ = cmd.Wait() })
-	found := make(chan string, 1)
+	found, exited := make(chan string, 1), make(chan string, 1)
 	go func() {
 		re := regexp.MustCompile(`serving (http://\S+/mcp)`)
 		sc := bufio.NewScanner(stderr)
+		var said strings.Builder
 		for sc.Scan() {
+			said.WriteString(sc.Text() + "\n")
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
 			}
 		}
+		exited <- said.String()
 	}()
 	select {
 	case u := <-found:
 		return cmd.Process.Pid, u
+	case said := <-exited:
+		t.Fatalf("pdpp-mcp serve exited:\n%s", said)
 	case <-time.After(30 * time.Second):
 		t.Fatal("pdpp-mcp serve did not report its address")
 	}
