@@ -1,8 +1,9 @@
 # mcpcheck — two commands do everything:
 #   make report   the full conformance report against the reference adapter
 #   make ci       every test: the Go tests (with the setup page in a real
-#                 Chromium), the official MCP conformance suite and the MCP
-#                 Inspector smoke test. CI (.ci/run) runs exactly this.
+#                 Chromium), OpenSpec's strict validation of scenarios/, the
+#                 official MCP conformance suite and the MCP Inspector smoke
+#                 test. CI (.ci/run) runs exactly this.
 # make test is the Go tests alone, for quick iterations.
 
 GO        ?= go
@@ -10,7 +11,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X github.com/pdpp-connect/mcpcheck/conformance.version=$(VERSION) -X github.com/pdpp-connect/mcpcheck/adapter.Version=$(VERSION)
 BIN       := bin
 
-.PHONY: report test ci official-conformance inspector-smoke build golden lint mutants fuzz load bench clean
+.PHONY: report test ci openspec-validate official-conformance inspector-smoke build golden lint mutants fuzz load bench clean
 
 report:
 	$(GO) run ./cmd/mcpcheck
@@ -26,8 +27,13 @@ test:
 ci:
 	bash .ci/install-chromium.sh
 	MCPCHECK_REQUIRE_CHROMIUM=1 MCPCHECK_INSTALL_TEST=1 $(MAKE) --no-print-directory test
+	bash .ci/openspec-validate.sh
 	bash .ci/official-conformance.sh
 	bash .ci/inspector-smoke.sh
+
+# The scenario catalog, scenarios/openspec, under the official OpenSpec CLI's --strict.
+openspec-validate:
+	bash .ci/openspec-validate.sh
 
 official-conformance:
 	bash .ci/official-conformance.sh

@@ -42,7 +42,7 @@ func TestRegistryCoversEveryScenario(t *testing.T) {
 // is checked or classified.
 func TestUnclassifiedScenarioFailsRegistry(t *testing.T) {
 	fsys := fstest.MapFS{}
-	names, _ := fs.Glob(scenarios.Files(), "*.md")
+	names, _ := fs.Glob(scenarios.Files(), scenarios.SpecGlob)
 	for _, name := range names {
 		data, err := fs.ReadFile(scenarios.Files(), name)
 		if err != nil {
@@ -50,7 +50,7 @@ func TestUnclassifiedScenarioFailsRegistry(t *testing.T) {
 		}
 		fsys[name] = &fstest.MapFile{Data: data}
 	}
-	fsys["005-new-seed.md"] = &fstest.MapFile{Data: []byte("# Seed 005: a new seed\n\n### Requirement: New behaviour\n\n#### Scenario: S053 new-behaviour — Client does something new\n- **WHEN** a client does X\n- **THEN** the adapter does Y\n")}
+	fsys["openspec/specs/005-new-seed/spec.md"] = &fstest.MapFile{Data: []byte("# Seed 005: a new seed\n\n## Purpose\n\nA new seed.\n\n## Requirements\n\n### Requirement: New behaviour\n\nThe adapter SHALL do Y\n\n#### Scenario: S053 new-behaviour — Client does something new\n- **WHEN** a client does X\n- **THEN** the adapter does Y\n")}
 	cat, err := scenarios.LoadFS(fsys)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -49,8 +50,12 @@ func TestEmbeddedCatalog(t *testing.T) {
 func twoDigits(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
 
 func TestParserReportsEveryProblem(t *testing.T) {
-	fsys := fstest.MapFS{"x.md": {Data: []byte(strings.Join([]string{
+	const spec = "openspec/specs/x/spec.md"
+	fsys := fstest.MapFS{spec: {Data: []byte(strings.Join([]string{
 		"# Seed 009: test",
+		"## Purpose",
+		"A test.",
+		"## Requirements",
 		"### Requirement: R",
 		"#### Scenario: S001 ok — fine",
 		"- **WHEN** a",
@@ -64,14 +69,79 @@ func TestParserReportsEveryProblem(t *testing.T) {
 		"- **MAYBE** c",
 		"## Acceptance checks",
 		"- [S777] unknown id",
+		"## Design",
 	}, "\n"))}}
 	_, err := LoadFS(fsys)
 	if err == nil {
 		t.Fatal("want errors")
 	}
-	for _, want := range []string{"duplicate scenario id S001", "S002 needs at least one WHEN and one THEN", "x.md:11: scenario heading", "x.md:12: clause", "unknown scenario S777"} {
+	for _, want := range []string{"duplicate scenario id S001", "S002 needs at least one WHEN and one THEN", spec + ":14: scenario heading",
+		spec + ":15: clause", "unknown scenario S777", spec + `:18: unknown section "Design"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// Clause keys are the scenario id and the bullet's position among THEN and
+// the ANDs after it; ANDs before THEN belong to the condition.
+func TestClauseKeys(t *testing.T) {
+	fsys := fstest.MapFS{"openspec/specs/x/spec.md": {Data: []byte(strings.Join([]string{
+		"# Seed 009: test", "## Requirements", "### Requirement: R",
+		"#### Scenario: S001 ok — fine",
+		"- **WHEN** a client calls `x`",
+		"- **AND** the grant has two connections",
+		"- **THEN** the adapter answers",
+		"  on two lines",
+		"- **AND** it names `y`",
+		"> Note: why",
+	}, "\n"))}}
+	cat, err := LoadFS(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cat.Scenarios[0]
+	if len(s.When) != 2 || len(s.Clauses) != 2 {
+		t.Fatalf("when %q, clauses %+v", s.When, s.Clauses)
+	}
+	want := []Clause{{Key: "S001.1", Kind: "THEN", Text: "the adapter answers on two lines", Level: Required, Line: 7},
+		{Key: "S001.2", Kind: "AND", Text: "it names `y`", Level: Required, Line: 9}}
+	for i, c := range s.Clauses {
+		if c != want[i] {
+			t.Errorf("clause %d = %+v, want %+v", i, c, want[i])
+		}
+	}
+	if got, ok := cat.Clause("S001.2"); !ok || got.Text != "it names `y`" {
+		t.Errorf("Catalog.Clause(S001.2) = %+v, %t", got, ok)
+	}
+	if len(s.Notes) != 1 || s.Notes[0] != "why" {
+		t.Errorf("notes %q", s.Notes)
+	}
+}
+
+// The embedded catalog's clause keys are stable: reports, baselines and
+// mutants name them. A changed count is a reviewed change.
+func TestEmbeddedClauses(t *testing.T) {
+	cat, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, required := 0, 0
+	for _, s := range cat.Scenarios {
+		for i, c := range s.Clauses {
+			n++
+			if c.Level == Required {
+				required++
+			}
+			if want := s.ID + "." + strconv.Itoa(i+1); c.Key != want {
+				t.Errorf("%s: key %s, want %s", s.ID, c.Key, want)
+			}
+			if (s.Seed == "contract") != (c.Level == Recommended) {
+				t.Errorf("%s: level %s for seed %s", c.Key, c.Level, s.Seed)
+			}
+		}
+	}
+	if n != 135 || required != 120 {
+		t.Errorf("%d clauses, %d required; want 135 and 120 (update the counts when a spec changes)", n, required)
 	}
 }
