@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,7 +137,7 @@ func TestGoldensForAnyTarget(t *testing.T) {
 			nonBreaking = append(nonBreaking, c.Tool+": "+c.What)
 		}
 	}
-	if !contains(breaking, "list_streams: tool removed") || !contains(nonBreaking, "search: description changed") {
+	if !slices.Contains(breaking, "list_streams: tool removed") || !slices.Contains(nonBreaking, "search: description changed") {
 		t.Errorf("breaking %v, non-breaking %v", breaking, nonBreaking)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -37,11 +38,6 @@ type Call struct {
 // check as a harness error, not as a conformance failure.
 func (t *T) Call(name string, args map[string]any) *Call {
 	return t.callOn(t.Target, name, args)
-}
-
-// CallTool calls a tool and returns the decoded result.
-func (t *T) CallTool(name string, args map[string]any) *mcp.CallToolResult {
-	return t.Call(name, args).Result
 }
 
 func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
@@ -191,10 +187,5 @@ func clipText(s string, n int) string {
 }
 
 func (t *Target) hasTool(name string) bool {
-	for _, tool := range t.Tools {
-		if tool.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Tools, func(tool *mcp.Tool) bool { return tool.Name == name })
 }

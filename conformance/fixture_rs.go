@@ -66,20 +66,20 @@ func dialRemoteRS(ctx context.Context, controlURL, token string, timeout time.Du
 	case errors.As(err, &refused):
 		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: " + refused.Error()}
 	case err != nil:
-		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: cannot reach the fixture RS control plane: " + firstLine(err.Error())}
+		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: cannot reach the fixture RS control plane: " + FirstLine(err.Error())}
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return nil, &TargetError{Reason: fmt.Sprintf("--rs-control: control token rejected (HTTP %d); check --rs-control-token-file or MCPCHECK_RS_CONTROL_TOKEN", status)}
 	case status != http.StatusOK:
-		return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control: not a fixture RS control plane (HTTP %d: %s)", status, firstLine(string(body)))}
+		return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control: not a fixture RS control plane (HTTP %d: %s)", status, FirstLine(string(body)))}
 	}
 	if err := json.Unmarshal(body, &r.tokens); err != nil || r.tokens.Client == "" {
-		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: not a fixture RS control plane: tokens answer " + firstLine(string(body))}
+		return nil, &TargetError{Unreachable: true, Reason: "--rs-control: not a fixture RS control plane: tokens answer " + FirstLine(string(body))}
 	}
 	// As for mcpcheck's own RS: a hosted adapter's per-request bearer
 	// check is not one of the RS calls checks count or fault.
 	probe := fakers.Mutation{Op: "exempt", Path: "/v1/schema", Query: url.Values{"view": {"compact"}, "stream": {adapter.AuthProbeStream}}}
 	if status, body, err := r.do(ctx, http.MethodPost, "mutations", probe); err != nil || status != http.StatusOK {
-		return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control: exempt the auth probe: HTTP %d %s %v", status, firstLine(string(body)), err)}
+		return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control: exempt the auth probe: HTTP %d %s %v", status, FirstLine(string(body)), err)}
 	}
 	return r, nil
 }
@@ -123,7 +123,7 @@ func (r *remoteRS) do(ctx context.Context, method, path string, in any) (int, []
 func (r *remoteRS) call(method, path string, in, out any) {
 	status, body, err := r.do(context.Background(), method, path, in)
 	if err == nil && status != http.StatusOK {
-		err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
+		err = fmt.Errorf("HTTP %d: %s", status, FirstLine(string(body)))
 	}
 	if err == nil && out != nil {
 		dec := json.NewDecoder(bytes.NewReader(body))

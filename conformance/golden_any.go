@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -144,7 +145,7 @@ func StaleGoldens(dir string, produced []string, remove bool) ([]string, error) 
 	var out []string
 	for _, p := range existing {
 		name := filepath.Base(p)
-		if contains(produced, strings.TrimSuffix(name, goldenSuffix)) {
+		if slices.Contains(produced, strings.TrimSuffix(name, goldenSuffix)) {
 			continue
 		}
 		if remove {

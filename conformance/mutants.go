@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -47,7 +48,7 @@ func MutantMatrix(ctx context.Context, only []string, parallel int) ([]MutantRes
 	known := map[string]bool{}
 	for _, m := range adapter.Mutants() {
 		known[string(m.ID)] = true
-		if len(only) == 0 || contains(only, string(m.ID)) {
+		if len(only) == 0 || slices.Contains(only, string(m.ID)) {
 			infos = append(infos, m)
 		}
 	}
@@ -91,14 +92,14 @@ func runMutant(ctx context.Context, m adapter.MutantInfo, entries []Entry, s Set
 		case Fail:
 			r.Failed = append(r.Failed, id)
 		case Error:
-			r.Errors = append(r.Errors, id+": "+firstLine(res.Message))
+			r.Errors = append(r.Errors, id+": "+FirstLine(res.Message))
 		}
 	}
 	sort.Strings(r.Failed)
 	sort.Strings(r.Errors)
 	own := 0
 	for _, id := range m.Kills {
-		if contains(r.Failed, id) {
+		if slices.Contains(r.Failed, id) {
 			own++
 		}
 	}
@@ -138,13 +139,4 @@ func WriteMutantTable(w io.Writer, results []MutantResult) {
 		}
 	}
 	fmt.Fprintf(w, "%d mutants: %d killed by their own ids (%.0f%%)\n", len(results), killed, 100*float64(killed)/float64(max(1, len(results))))
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -193,7 +193,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if !ok {
 			te = &TargetError{Unreachable: true, Reason: err.Error()}
 		}
-		rep.TargetError, rep.Target = te, describe(cfg.Target)
+		rep.TargetError, rep.Target = te, cfg.Target.Describe()
 		rep.tally()
 		return rep, nil
 	}
@@ -261,16 +261,6 @@ func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, 
 	}
 	wg.Wait()
 	return out
-}
-
-func describe(s TargetSpec) string {
-	switch s.Kind() {
-	case KindURL:
-		return "url " + s.URL
-	case KindStdio:
-		return "stdio " + s.Stdio
-	}
-	return "reference adapter"
 }
 
 func (r *Report) tally() {

@@ -85,6 +85,18 @@ func (s TargetSpec) Kind() TargetKind {
 	return KindReference
 }
 
+// Describe names the target for a report when it could not be opened (an
+// open target describes itself in more detail: [Target.Description]).
+func (s TargetSpec) Describe() string {
+	switch s.Kind() {
+	case KindURL:
+		return "url " + s.URL
+	case KindStdio:
+		return "stdio " + s.Stdio
+	}
+	return "reference adapter"
+}
+
 // A TargetError is a failure to reach or use a target at all.
 type TargetError struct {
 	Unreachable bool   `json:"unreachable"` // else: authentication rejected
@@ -224,7 +236,7 @@ func (t *Target) markDown(reason string) {
 // or a target that then fails a ping too, marks the target down; any other
 // failure (a 100 MB result, say) concerns that call only.
 func (t *Target) callFailed(ctx context.Context, step string, err error) string {
-	msg := fmt.Sprintf("%s: %s", step, firstLine(t.redact(err.Error())))
+	msg := fmt.Sprintf("%s: %s", step, FirstLine(t.redact(err.Error())))
 	switch refused := t.Tap.RefusedRedirect(); {
 	case refused != nil: // every later request would be redirected too
 		msg = step + ": " + refused.Error()
@@ -353,7 +365,7 @@ func forkRemote(ctx context.Context, spec TargetSpec, r *remoteRS, fx *fakers.Fi
 	restore := func() error {
 		status, body, err := r.do(context.Background(), http.MethodPost, "mutations", fakers.Mutation{Op: "restore"})
 		if err == nil && status != http.StatusOK {
-			err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
+			err = fmt.Errorf("HTTP %d: %s", status, FirstLine(string(body)))
 		}
 		return err
 	}
@@ -362,7 +374,7 @@ func forkRemote(ctx context.Context, spec TargetSpec, r *remoteRS, fx *fakers.Fi
 	}
 	status, body, err := r.do(ctx, http.MethodPost, "mutations", fakers.Mutation{Op: "replace", Fixture: fx})
 	if err == nil && status != http.StatusOK {
-		err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
+		err = fmt.Errorf("HTTP %d: %s", status, FirstLine(string(body)))
 	}
 	if err != nil {
 		_ = restore()
@@ -387,7 +399,7 @@ func (t *Target) baseFixture() (*fakers.Fixture, error) {
 		var fx fakers.Fixture
 		status, body, err := t.remote.do(context.Background(), http.MethodGet, "fixture/baseline", nil)
 		if err == nil && status != http.StatusOK {
-			err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
+			err = fmt.Errorf("HTTP %d: %s", status, FirstLine(string(body)))
 		}
 		if err == nil {
 			dec := json.NewDecoder(bytes.NewReader(body))
@@ -515,7 +527,7 @@ func referenceStdioTools(ctx context.Context, args []string, token string, extra
 	}()
 	tap := wiretap.New()
 	tr := &mcp.IOTransport{Reader: wiretap.StdoutReader(tap, outR), Writer: wiretap.StdinWriter(tap, inW)}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: adapter.Version}, nil).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version()}, nil).
 		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		inW.Close()
@@ -547,7 +559,7 @@ func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.D
 	t.callTimeout = timeout
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: adapter.Version}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version()}, nil)
 	cs, err := client.Connect(hctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return t.explain("initialize", err, hctx, timeout, diagnose)
@@ -603,7 +615,7 @@ func (t *Target) explain(step string, err error, ctx context.Context, timeout ti
 	if errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) {
 		msg = "cannot connect: " + opErr.Error()
 	}
-	return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: %s", step, firstLine(msg))}
+	return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: %s", step, FirstLine(msg))}
 }
 
 // ---- stdio ----
@@ -710,7 +722,7 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 			return nil
 		}
 		if state := t.exitState(time.Second); state != "" {
-			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr: %s", state, firstLine(stderr.String()))}
+			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr: %s", state, FirstLine(stderr.String()))}
 		}
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,7 +57,7 @@ run as a child process of this binary.`,
 				}
 			}
 			for _, t := range o.Tools {
-				if !isBenchTool(t) {
+				if !slices.Contains(benchTools, t) {
 					return usageError{fmt.Errorf("--tools %q: want some of %s", t, strings.Join(benchTools, ", "))}
 				}
 			}
@@ -130,15 +131,6 @@ run as a child process of this binary.`,
 }
 
 var benchTools = []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"}
-
-func isBenchTool(name string) bool {
-	for _, t := range benchTools {
-		if t == name {
-			return true
-		}
-	}
-	return false
-}
 
 func benchSpecs(urls, stdios, env []string, tokenFile, fixture string, withReference bool, timeout time.Duration, getenv func(string) string) ([]conformance.TargetSpec, error) {
 	if timeout <= 0 {
