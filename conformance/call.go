@@ -175,10 +175,12 @@ func (c *Call) Describe() string {
 	if c.redact != nil {
 		args, text = c.redact(args), c.redact(text)
 	}
-	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, clipText(args, 200), c.IsError(), clipText(text, 400))
+	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, ClipText(args, 200), c.IsError(), ClipText(text, 400))
 }
 
-func clipText(s string, n int) string {
+// ClipText is s cut to n characters (runes), with an ellipsis when cut: how
+// a failure message quotes a long answer.
+func ClipText(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

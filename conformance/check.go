@@ -50,13 +50,16 @@ const (
 	CapHTTP Capability = "http"
 )
 
-var capabilityReasons = map[Capability]string{
+var skipReasons = map[Capability]string{
 	CapLocalCommand: "needs a local adapter command (the reference adapter or --stdio); a --url target has none",
 	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter, --stdio, or --url with --rs-control)",
 	CapFixture:      "needs to serve the adapter a fixture RS of mcpcheck's choosing (the reference adapter, --stdio, or --url with --rs-control)",
 	CapCLI:          "needs the implementation's CLI (pdpp-mcp search / read-field); the target offers none mcpcheck can run",
 	CapHTTP:         "needs the hosted HTTP endpoint (the reference adapter or --url); a stdio target has none",
 }
+
+// SkipReason says why a check that needs c skips on a target without it.
+func (c Capability) SkipReason() string { return skipReasons[c] }
 
 // A Check is one executable scenario.
 type Check struct {
@@ -112,24 +115,33 @@ func (t *T) Skipf(format string, args ...any) { panic(skipSignal{fmt.Sprintf(for
 // after declaring [CapFixture] in Needs, or after testing t.Target.Has.
 func (t *T) Fork(fx *fakers.Fixture) *Target {
 	if t.Target.Fork == nil {
-		t.Skipf("%s", capabilityReasons[CapFixture])
+		t.Skipf("%s", CapFixture.SkipReason())
 	}
 	f, err := t.Target.Fork(t.ctx, fx)
 	if err != nil {
 		panic(errorSignal{"open a fork of the target: " + err.Error()})
 	}
-	*t.cleanups = append(*t.cleanups, f.Close)
+	t.Cleanup(f.Close)
 	return f
 }
 
 // ForkSame forks the target against a fresh copy of the fixture it serves,
 // for checks that count RS calls or inject faults.
-func (t *T) ForkSame() *Target {
+func (t *T) ForkSame() *Target { return t.Fork(t.BaseFixture()) }
+
+// BaseFixture is a fresh copy of the data the target's RS serves by
+// default, for a check to change and serve on a fork. A target without a
+// fixture RS skips the check; one whose data cannot be read ends it as an
+// error.
+func (t *T) BaseFixture() *fakers.Fixture {
+	if !t.Target.Has(CapFixture) {
+		t.Skipf("%s", CapFixture.SkipReason())
+	}
 	fx, err := t.Target.baseFixture()
 	if err != nil {
 		panic(errorSignal{"load fixture: " + err.Error()})
 	}
-	return t.Fork(fx)
+	return fx
 }
 
 // Private is t on a fresh fork of the same fixture when the target can fork,
@@ -147,6 +159,9 @@ func (t *T) On(tgt *Target) *T {
 	u.Target = tgt
 	return &u
 }
+
+// Cleanup registers f to run when the check ends, last registered first.
+func (t *T) Cleanup(f func()) { *t.cleanups = append(*t.cleanups, f) }
 
 // Record attaches a measured value to the check's result (bytes, tokens, …).
 func (t *T) Record(name string, value any) {
@@ -199,7 +214,7 @@ func Evaluate(ctx context.Context, c *Check, tgt *Target, s Settings) (res Resul
 	start := time.Now()
 	for _, need := range c.Needs {
 		if !tgt.Has(need) {
-			res.Verdict, res.Message = Skip, capabilityReasons[need]
+			res.Verdict, res.Message = Skip, need.SkipReason()
 			return res
 		}
 	}

@@ -158,8 +158,8 @@ func scanRecords(t *T, keep func(aRecord) bool) (aRecord, bool) {
 
 // sampleRecords is the target's record sample, read once per target.
 func sampleRecords(t *T) []aRecord {
-	return discover(t, "record-sample", func() []aRecord {
-		_, index := t.schemaIndex()
+	return Discover(t, "record-sample", func() []aRecord {
+		_, index := schemaIndex(t)
 		var out []aRecord
 		for i, s := range sources(index) {
 			if i == maxStreamProbes {

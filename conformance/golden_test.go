@@ -22,8 +22,8 @@ func TestGoldenToolsIgnoresOrder(t *testing.T) {
 	if string(first) != string(again) {
 		t.Errorf("reordering tools changed the golden:\n%s\nvs\n%s", first, again)
 	}
-	if normalizeTools([]json.RawMessage{b, c, a}) != normalizeTools([]json.RawMessage{a, b, c}) {
-		t.Error("reordering tools changed normalizeTools")
+	if x, y := normalizedTools([]json.RawMessage{b, c, a}), normalizedTools([]json.RawMessage{a, b, c}); x != y {
+		t.Error("reordering tools changed the normalised tools")
 	}
 	var names []struct{ Name string }
 	if err := json.Unmarshal(again, &names); err != nil || len(names) != 3 || names[0].Name != "alpha" || names[2].Name != "gamma" {

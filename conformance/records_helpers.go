@@ -41,7 +41,7 @@ func sources(rows []schemaRow) []source {
 
 // findPaged finds a source whose first page of two records has more after it.
 func findPaged(t *T) (source, *Call, bool) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	for i, s := range sources(index) {
 		if i == maxStreamProbes {
 			break

@@ -31,7 +31,7 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 		fx.SpecClientReads = true
 		on = t.On(t.Fork(fx))
 	}
-	_, index := on.schemaIndex()
+	_, index := schemaIndex(on)
 	measured := false
 	for i, s := range sources(index) {
 		if i == maxStreamProbes {

@@ -28,17 +28,17 @@ func findExpand(t *T, want bool) (expandTarget, bool) {
 		et expandTarget
 		ok bool
 	}
-	f := discover(t, fmt.Sprint("expand-", want), func() found { et, ok := findExpandNow(t, want); return found{et, ok} })
+	f := Discover(t, fmt.Sprint("expand-", want), func() found { et, ok := findExpandNow(t, want); return found{et, ok} })
 	return f.et, f.ok
 }
 
 func findExpandNow(t *T, want bool) (expandTarget, bool) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	for i, name := range streamNames(index) {
 		if i == maxExpandProbes {
 			break
 		}
-		_, rows := t.scopedSchema(map[string]any{"stream": name})
+		_, rows := scopedSchema(t, map[string]any{"stream": name})
 		any := false
 		for _, r := range rows {
 			if len(r.Expand) > 0 {

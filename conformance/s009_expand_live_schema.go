@@ -6,8 +6,7 @@ import (
 )
 
 var s009 = &Check{ID: "S009", Slug: "expand-live-schema", Mode: ModeCTRL, Needs: []Capability{CapFixture}, Run: func(t *T) {
-	fx, err := t.Target.baseFixture()
-	t.Expect(err).NotTo(HaveOccurred())
+	fx := t.BaseFixture()
 	var stream *fakers.Stream
 	for _, s := range fx.Streams {
 		if len(s.Relationships) > 0 && len(s.Connections) > 0 {

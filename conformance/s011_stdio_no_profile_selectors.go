@@ -20,7 +20,7 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 	}
 	if !t.Target.Has(CapLocalCommand) {
 		if !t.Target.Has(CapHTTP) {
-			t.Skipf("%s", capabilityReasons[CapLocalCommand])
+			t.Skipf("%s", CapLocalCommand.SkipReason())
 		}
 		return
 	}
@@ -41,11 +41,11 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 	if t.Target.Kind != KindStdio {
 		stdio, err := t.Target.StdioTools(t.Context(), nil)
 		t.Expect(err).NotTo(HaveOccurred(), "list tools over stdio")
-		t.Expect(normalizeTools(stdio)).To(Equal(normalizeTools(plain)), "stdio must serve the same profile-free surface as hosted HTTP")
+		t.Expect(normalizedTools(stdio)).To(Equal(normalizedTools(plain)), "stdio must serve the same profile-free surface as hosted HTTP")
 	}
 	selected, err := t.Target.StdioTools(t.Context(), profileSelectorEnv)
 	t.Expect(err).NotTo(HaveOccurred(), "start the stdio adapter with profile selector variables set")
-	t.Expect(normalizeTools(selected)).To(Equal(normalizeTools(plain)), "profile selector variables (%v) must not change the stdio tool set", profileSelectorEnv)
+	t.Expect(normalizedTools(selected)).To(Equal(normalizedTools(plain)), "profile selector variables (%v) must not change the stdio tool set", profileSelectorEnv)
 }}
 
 // expectNoHTTPProfiles asks the hosted endpoint for a "full" profile by

@@ -19,7 +19,7 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Run: 
 
 	// Every tool, once, with arguments taken from the target's own answers,
 	// and one call the RS refuses (an unknown stream).
-	_, index := ft.schemaIndex()
+	_, index := schemaIndex(ft)
 	t.Expect(index).NotTo(BeEmpty(), "schema {} must list at least one stream")
 	src := sources(index)[0]
 	calls := []*Call{
@@ -40,7 +40,7 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Run: 
 		}
 	}
 	if fork == nil {
-		t.Record("RS-side half (one bearer, no retry after 401)", "not exercised: "+capabilityReasons[CapFixture])
+		t.Record("RS-side half (one bearer, no retry after 401)", "not exercised: "+CapFixture.SkipReason())
 		return
 	}
 	bearer := "Bearer " + token

@@ -39,14 +39,14 @@ var s015 = &Check{ID: "S015", Slug: "owner-bearer-rejected", Mode: ModeHOST, Run
 		for _, k := range ownerTokenEnv {
 			judged++
 			out, errOut, code := t.Target.Local(t.Context(), map[string]string{k: "mcpcheck-owner-credential"})
-			t.Expect(code).NotTo(BeZero(), "the adapter must refuse to start with %s set; stderr: %s", k, clipText(errOut, 200))
+			t.Expect(code).NotTo(BeZero(), "the adapter must refuse to start with %s set; stderr: %s", k, ClipText(errOut, 200))
 			t.Expect(strings.TrimSpace(out)).To(BeEmpty(), "a refused start writes nothing to stdout")
 		}
 		if t.Target.Has(CapCLI) && t.Target.RSURL != "" {
 			judged++
 			dir := cachedOwnerCredential(t)
 			_, errOut, code := t.Target.Local(t.Context(), map[string]string{"PDPP_CLIENT_TOKEN": ""}, "--cache-root", dir)
-			t.Expect(code).NotTo(BeZero(), "the adapter must refuse an owner-kind cached credential; stderr: %s", clipText(errOut, 200))
+			t.Expect(code).NotTo(BeZero(), "the adapter must refuse an owner-kind cached credential; stderr: %s", ClipText(errOut, 200))
 			t.Expect(strings.ToLower(errOut)).To(ContainSubstring("owner"), "the refusal must say why")
 		}
 	}
@@ -62,7 +62,7 @@ var cacheHostRe = regexp.MustCompile(`[^a-zA-Z0-9.-]`)
 func cachedOwnerCredential(t *T) string {
 	dir, err := os.MkdirTemp("", "mcpcheck-cache")
 	t.Expect(err).NotTo(HaveOccurred())
-	*t.cleanups = append(*t.cleanups, func() { _ = os.RemoveAll(dir) })
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	u, err := url.Parse(t.Target.RSURL)
 	t.Expect(err).NotTo(HaveOccurred())
 	path := filepath.Join(dir, "clients", cacheHostRe.ReplaceAllString(u.Host, "_")+".json")

@@ -15,11 +15,11 @@ var schemaCallHintRe = regexp.MustCompile(`schema\s*\(\s*\{?\s*"?stream`)
 var bigGrant = fakers.ScaleSpec{Connectors: 50, Streams: 20, Fields: 30, Records: 1}
 
 var s017 = &Check{ID: "S017", Slug: "schema-global-compact-index", Mode: ModeBB, Run: func(t *T) {
-	c, rows := t.schemaIndex()
+	c, rows := schemaIndex(t)
 	t.Record("global schema result bytes", c.Bytes())
 	expectSchemaIndex(t, c, rows, streamNames(rows))
 	if !t.Target.Has(CapFixture) {
-		t.Record("capped index", "not exercised: "+capabilityReasons[CapFixture])
+		t.Record("capped index", "not exercised: "+CapFixture.SkipReason())
 		return
 	}
 	fx, err := fakers.Scale(bigGrant)
@@ -30,7 +30,7 @@ var s017 = &Check{ID: "S017", Slug: "schema-global-compact-index", Mode: ModeBB,
 		granted = append(granted, s.Name)
 	}
 	big := t.On(t.Fork(fx))
-	bc, brows := big.schemaIndex()
+	bc, brows := schemaIndex(big)
 	big.Record("global schema result bytes, 1,000 streams", bc.Bytes())
 	expectSchemaIndex(big, bc, brows, granted)
 	recordScaleFootprint(t)
@@ -103,7 +103,7 @@ func expectSchemaIndex(t *T, c *Call, rows []schemaRow, granted []string) {
 		}
 	}
 	t.Expect(missing).To(BeEmpty(), "every granted stream name must appear in content[] text, even past the detailed-row cap")
-	t.Expect(schemaCallHintRe.MatchString(text)).To(BeTrue(), "the text must say how to get per-stream detail (schema(stream, …)):\n%s", clipText(text, 600))
+	t.Expect(schemaCallHintRe.MatchString(text)).To(BeTrue(), "the text must say how to get per-stream detail (schema(stream, …)):\n%s", ClipText(text, 600))
 	t.Expect(c.Bytes()).To(BeNumerically("<=", t.Settings.Surface.SchemaIndexBudgetBytes),
 		"the whole global schema() result, structuredContent included, must stay within %d bytes", t.Settings.Surface.SchemaIndexBudgetBytes)
 }

@@ -11,12 +11,12 @@ import (
 var aggregationRe = regexp.MustCompile(`(?i)aggregat`)
 
 var s018 = &Check{ID: "S018", Slug: "schema-shared-stream-detail", Mode: ModeBBD, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	name, ok := sharedStream(index)
 	if !ok {
 		t.Skipf("%s", noSharedStream)
 	}
-	c, rows := t.scopedSchema(map[string]any{"stream": name})
+	c, rows := scopedSchema(t, map[string]any{"stream": name})
 	t.Expect(rows).NotTo(BeEmpty(), "schema(stream: %q) must return its rows", name)
 	for _, seg := range rowSegments(t, c.Text(), rows) {
 		fields := fieldNames(seg.row)
@@ -25,7 +25,7 @@ var s018 = &Check{ID: "S018", Slug: "schema-shared-stream-detail", Mode: ModeBBD
 		}
 		expectFieldSummaries(t, seg.text, fields, "stream %q of %s", name, seg.ident)
 		if rowAggregates(seg.row) {
-			t.Expect(aggregationRe.MatchString(seg.text)).To(BeTrue(), "the text for stream %q of %s must summarise its aggregations:\n%s", name, seg.ident, clipText(seg.text, 600))
+			t.Expect(aggregationRe.MatchString(seg.text)).To(BeTrue(), "the text for stream %q of %s must summarise its aggregations:\n%s", name, seg.ident, ClipText(seg.text, 600))
 		}
 	}
 }}
@@ -56,7 +56,7 @@ func rowSegments(t *T, text string, rows []schemaRow) []rowSegment {
 			ident = r.Connections[0]
 		}
 		pos := tokenIndex(text, ident)
-		t.Expect(pos).To(BeNumerically(">=", 0), "the text must identify the %q row of %s:\n%s", r.Name, ident, clipText(text, 600))
+		t.Expect(pos).To(BeNumerically(">=", 0), "the text must identify the %q row of %s:\n%s", r.Name, ident, ClipText(text, 600))
 		found = append(found, at{pos, rowSegment{row: r, ident: ident}})
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].pos < found[j].pos })

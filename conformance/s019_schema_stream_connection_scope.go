@@ -23,7 +23,7 @@ var scopeSupport = []struct {
 }
 
 var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: ModeBBD, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	name, ok := sharedStream(index)
 	if !ok {
 		t.Skipf("%s", noSharedStream)
@@ -31,13 +31,13 @@ var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: Mode
 	row := rowsNamed(index, name)[0]
 	t.Expect(row.Connections).NotTo(BeEmpty(), "the index must name the connections of stream %q", name)
 	conn := row.Connections[0]
-	c, rows := t.scopedSchema(map[string]any{"stream": name, "connection_id": conn})
+	c, rows := scopedSchema(t, map[string]any{"stream": name, "connection_id": conn})
 	t.Expect(rows).To(HaveLen(1), "schema(stream, connection_id) must return the matching stream row only")
 	t.Expect(rows[0].Connections).To(Equal([]string{conn}), "the row must hold capabilities for connection %s only", conn)
 
 	text := c.Text()
 	for _, want := range []string{conn, row.ConnectorKey, name} {
-		t.Expect(containsToken(text, want)).To(BeTrue(), "the text must carry %q:\n%s", want, clipText(text, 800))
+		t.Expect(containsToken(text, want)).To(BeTrue(), "the text must carry %q:\n%s", want, ClipText(text, 800))
 	}
 	if label := firstNonEmptyString(row.ConnNames[conn], rows[0].DisplayName); label != "" {
 		t.Expect(strings.Contains(text, label) || strings.Contains(text, strings.ReplaceAll(label, " ", "_"))).To(BeTrue(),
@@ -49,7 +49,7 @@ var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: Mode
 	// The legend names sort and aggregation for every stream; the row must too.
 	own := legendLineRe.ReplaceAllString(text, "")
 	for _, s := range scopeSupport {
-		t.Expect(s.re.MatchString(own)).To(BeTrue(), "the stream row, legend aside, must state %s support for the next read:\n%s", s.what, clipText(own, 800))
+		t.Expect(s.re.MatchString(own)).To(BeTrue(), "the stream row, legend aside, must state %s support for the next read:\n%s", s.what, ClipText(own, 800))
 	}
 	if t.Target.Has(CapControlledRS) {
 		t.Expect(rsSawSchemaScope(t.Target, name, conn)).To(BeTrue(), "the adapter must forward stream and connection_id to GET /v1/schema and let the RS narrow")

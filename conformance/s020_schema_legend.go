@@ -65,7 +65,7 @@ func sampleValue(typ string) any {
 
 var s020 = &Check{ID: "S020", Slug: "schema-legend", Mode: ModeBBD, Run: func(t *T) {
 	// A content-only client knows only what the global text names.
-	c, _ := t.schemaIndex()
+	c, _ := schemaIndex(t)
 	listed := textStreamRows(c.Text())
 	if len(listed) == 0 {
 		t.Skipf("the schema {} text names no stream as stream name=… or stream_index … streams=…, so mcpcheck cannot pick one from text alone")
@@ -81,7 +81,7 @@ var s020 = &Check{ID: "S020", Slug: "schema-legend", Mode: ModeBBD, Run: func(t 
 			cn = row.conns[0]
 			args["connection_id"] = cn
 		}
-		sc, _ := t.scopedSchema(args)
+		sc, _ := scopedSchema(t, args)
 		if fs, ks := parseFieldFlags(sc.Text()); len(fs) > 0 {
 			stream, conn, text, fields, keys = row.name, cn, sc.Text(), fs, ks
 			break
@@ -91,7 +91,7 @@ var s020 = &Check{ID: "S020", Slug: "schema-legend", Mode: ModeBBD, Run: func(t 
 		t.Skipf("no schema(stream) text uses an abbreviated name[flags] grammar, so no legend is required")
 	}
 	legend := strings.Join(legendLineRe.FindAllString(text, -1), "\n")
-	t.Expect(legend).NotTo(BeEmpty(), "text that uses abbreviated flags must carry a legend:\n%s", clipText(text, 600))
+	t.Expect(legend).NotTo(BeEmpty(), "text that uses abbreviated flags must carry a legend:\n%s", ClipText(text, 600))
 	var unexplained []string
 	for k := range keys {
 		if !regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(k) + `=[A-Za-z_]`).MatchString(legend) {

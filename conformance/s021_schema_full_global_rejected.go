@@ -14,10 +14,10 @@ var s021 = &Check{ID: "S021", Slug: "schema-full-global-rejected", Mode: ModeBB,
 	c := t.Call("schema", map[string]any{"detail": "full"})
 	t.Expect(c.IsError()).To(BeTrue(), "schema(detail: \"full\") without stream must be rejected: %s", c.Describe())
 	text := c.Text()
-	t.Expect(c.ErrorCode()).NotTo(BeEmpty(), "the rejection must be a typed error: %s", clipText(text, 400))
+	t.Expect(c.ErrorCode()).NotTo(BeEmpty(), "the rejection must be a typed error: %s", ClipText(text, 400))
 	// Seed 001 is stricter than the anchor, which returns the RS's REST
 	// phrasing (catalog C5): the error names the scoped MCP call.
-	t.Expect(scopedFullCallRe.MatchString(text)).To(BeTrue(), "the error must point to schema(stream, connection_id, detail: \"full\"): %s", clipText(text, 400))
+	t.Expect(scopedFullCallRe.MatchString(text)).To(BeTrue(), "the error must point to schema(stream, connection_id, detail: \"full\"): %s", ClipText(text, 400))
 	t.Expect(text).To(And(ContainSubstring("connection_id"), ContainSubstring("full")), "the error must name connection_id and detail \"full\" for the retry")
 	if t.Target.Has(CapControlledRS) {
 		for _, r := range t.Target.RS.RequestsTo("/v1/schema") {

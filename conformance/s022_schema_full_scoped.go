@@ -7,7 +7,7 @@ import (
 )
 
 var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	single, hasSingle := singleSourceStream(index)
 	shared, hasShared := sharedStream(index)
 	if !hasSingle && !hasShared {
@@ -76,7 +76,7 @@ func expectScopedFull(t *T, c *Call, stream, conn string) []schemaRow {
 			raw++
 		}
 	}
-	t.Expect(raw).To(BeNumerically(">", 0), "detail \"full\" keeps the raw per-field JSON Schema (schema.properties): %v", clipText(string(c.Raw), 400))
+	t.Expect(raw).To(BeNumerically(">", 0), "detail \"full\" keeps the raw per-field JSON Schema (schema.properties): %v", ClipText(string(c.Raw), 400))
 	t.Record("scoped full schema bytes", c.Bytes())
 	t.Expect(c.Bytes()).To(BeNumerically("<=", t.Settings.Surface.ScopedFullBudgetBytes), "the exhaustive result must stay small enough for a host to accept as one tool result")
 	return rows

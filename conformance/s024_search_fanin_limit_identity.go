@@ -19,7 +19,7 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 	hs := hits(c)
 	t.Expect(len(hs)).To(BeNumerically("<=", n), "limit %d caps the merged hits across all connections, not the hits per connection", n)
 	t.Expect(hs).NotTo(BeEmpty())
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	labels := map[string]string{}
 	for _, r := range index {
 		for id, name := range r.ConnNames {

@@ -17,7 +17,7 @@ var s025 = &Check{ID: "S025", Slug: "search-source-mix", Mode: ModeBBD, Run: fun
 	}
 	expectSourceMix(t, term, c)
 	if !t.Target.Has(CapFixture) {
-		t.Record("wide grant", "not exercised: "+capabilityReasons[CapFixture])
+		t.Record("wide grant", "not exercised: "+CapFixture.SkipReason())
 		return
 	}
 	// More connections than a short mix would list: still each one, counted.
@@ -35,13 +35,13 @@ var s025 = &Check{ID: "S025", Slug: "search-source-mix", Mode: ModeBBD, Run: fun
 func expectSourceMix(t *T, term string, c *Call) {
 	text := c.Text()
 	loc := sourceMixRe.FindStringIndex(text)
-	t.Expect(loc).NotTo(BeNil(), "hits for %q come from several connections, so the text must show a compact source mix:\n%s", term, clipText(text, 600))
+	t.Expect(loc).NotTo(BeNil(), "hits for %q come from several connections, so the text must show a compact source mix:\n%s", term, ClipText(text, 600))
 	mix, _, _ := strings.Cut(text[loc[0]:], "\n")
 	for conn, n := range connectionsOf(hits(c)) {
-		t.Expect(containsToken(mix, conn)).To(BeTrue(), "the source mix must name connection %s:\n%s", conn, clipText(mix, 600))
+		t.Expect(containsToken(mix, conn)).To(BeTrue(), "the source mix must name connection %s:\n%s", conn, ClipText(mix, 600))
 		got, ok := mixCount(mix, conn)
-		t.Expect(ok).To(BeTrue(), "the source mix must give connection %s its hit count:\n%s", conn, clipText(mix, 600))
-		t.Expect(got).To(Equal(n), "the source mix must count %d hit(s) for connection %s:\n%s", n, conn, clipText(mix, 600))
+		t.Expect(ok).To(BeTrue(), "the source mix must give connection %s its hit count:\n%s", conn, ClipText(mix, 600))
+		t.Expect(got).To(Equal(n), "the source mix must count %d hit(s) for connection %s:\n%s", n, conn, ClipText(mix, 600))
 	}
 	if hs := hits(c); len(hs) > 0 {
 		first := strings.Index(text, hs[0].ID)

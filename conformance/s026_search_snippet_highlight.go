@@ -19,10 +19,10 @@ var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, R
 	for _, call := range calls {
 		for _, s := range textSnippets(call) {
 			judged++
-			t.Expect(markupProblem(s)).To(BeEmpty(), "snippet %q", clipText(s, 300))
+			t.Expect(markupProblem(s)).To(BeEmpty(), "snippet %q", ClipText(s, 300))
 		}
 		for _, line := range strings.Split(call.Text(), "\n") {
-			t.Expect(markupProblem(line)).To(BeEmpty(), "visible text line %q", clipText(line, 300))
+			t.Expect(markupProblem(line)).To(BeEmpty(), "visible text line %q", ClipText(line, 300))
 		}
 	}
 	t.Record("snippets judged", judged)

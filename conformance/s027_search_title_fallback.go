@@ -28,7 +28,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Run:
 		}
 	}
 	if !t.Target.Has(CapControlledRS) {
-		t.Record("authored-time fallback", "not exercised: "+capabilityReasons[CapControlledRS])
+		t.Record("authored-time fallback", "not exercised: "+CapControlledRS.SkipReason())
 		return
 	}
 	// A record with no title-like field and an authored time unlike its

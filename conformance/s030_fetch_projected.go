@@ -10,11 +10,10 @@ import (
 )
 
 var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	on := t
 	if t.Target.Has(CapFixture) {
-		fx, err := LoadFixture(t.Target.fixture)
-		t.Expect(err).NotTo(HaveOccurred())
+		fx := t.BaseFixture()
 		// A spec-conformant RS may add schema-required fields to a
 		// projection; this one adds every field, so only the adapter's own
 		// projection keeps the document narrow.
@@ -53,11 +52,11 @@ var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Run: func(
 			doc := expectDocument(t, f)
 			raw, _ := json.Marshal(doc)
 			head := []rune(str(data[keep]))
-			t.Expect(shownIn(string(raw), string(head[:min(len(head), 60)]))).To(BeTrue(), "fetch(fields: [%s]) must show the requested field's value:\n%s", keep, clipText(f.Text(), 400))
-			t.Expect(f.Text()).NotTo(ContainSubstring("no field declares"), "a projection is the answer, not a missing primary text:\n%s", clipText(f.Text(), 400))
+			t.Expect(shownIn(string(raw), string(head[:min(len(head), 60)]))).To(BeTrue(), "fetch(fields: [%s]) must show the requested field's value:\n%s", keep, ClipText(f.Text(), 400))
+			t.Expect(f.Text()).NotTo(ContainSubstring("no field declares"), "a projection is the answer, not a missing primary text:\n%s", ClipText(f.Text(), 400))
 			for _, k := range keys {
 				if v := str(data[k]); k != keep {
-					t.Expect(shownIn(string(raw), v)).To(BeFalse(), "fetch(fields: [%s]) shows the unrequested field %s (%q) in the document", keep, k, clipText(v, 60))
+					t.Expect(shownIn(string(raw), v)).To(BeFalse(), "fetch(fields: [%s]) shows the unrequested field %s (%q) in the document", keep, k, ClipText(v, 60))
 				}
 			}
 			meta, _ := doc["metadata"].(map[string]any)

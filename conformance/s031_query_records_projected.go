@@ -8,7 +8,7 @@ import (
 )
 
 var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	var (
 		src    source
 		fields []string
@@ -17,7 +17,7 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, Ru
 		if i == maxStreamProbes {
 			break
 		}
-		_, rows := t.scopedSchema(s.args(nil))
+		_, rows := scopedSchema(t, s.args(nil))
 		var names []string
 		for _, r := range rows {
 			for _, f := range fieldNames(r) {

@@ -14,7 +14,7 @@ const ambiguityListMax = 12
 var schemaHintRe = regexp.MustCompile(`\bschema\b`)
 
 var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	name, ok := sharedStream(index)
 	if !ok {
 		t.Skipf("%s", noSharedStream)
@@ -36,7 +36,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Run: 
 	t.Expect(retry.IsError()).To(BeFalse(), "retrying with a listed connection_id must work: %s", retry.Describe())
 
 	if !t.Target.Has(CapFixture) {
-		t.Record("large grant", "not exercised: "+capabilityReasons[CapFixture])
+		t.Record("large grant", "not exercised: "+CapFixture.SkipReason())
 		return
 	}
 	fx, err := LoadFixture("wide-25")

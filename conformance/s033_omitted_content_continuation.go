@@ -18,7 +18,7 @@ var (
 // Every visible truncation or omission marker comes with a continuation the
 // model can call, and every continuation found is executed.
 var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBBD, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	executed := 0
 	run := func(c continuation, from string) *Call {
 		executed++
@@ -49,7 +49,7 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 				}
 				marked = true
 				conts := continuationsIn(line)
-				t.Expect(conts).NotTo(BeEmpty(), "the omission marker %s in %s text must carry a call that reaches the hidden items, not only structuredContent:\n%s", mk, tool, clipText(line, 300))
+				t.Expect(conts).NotTo(BeEmpty(), "the omission marker %s in %s text must carry a call that reaches the hidden items, not only structuredContent:\n%s", mk, tool, ClipText(line, 300))
 				for _, cont := range conts {
 					if r := run(cont, tool+" "+mk); cont.Tool == tool {
 						next = r
@@ -77,7 +77,7 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 				continue
 			}
 			m := evIDRe.FindStringSubmatch(line)
-			t.Expect(m).NotTo(BeNil(), "a cut record preview must carry the id to fetch it whole: %s", clipText(line, 200))
+			t.Expect(m).NotTo(BeNil(), "a cut record preview must carry the id to fetch it whole: %s", ClipText(line, 200))
 			f := t.Call("fetch", map[string]any{"id": strings.TrimRight(m[1], ".,;")})
 			t.Expect(f.IsError()).To(BeFalse(), "fetch with the id of a cut preview must work: %s", f.Describe())
 			executed++
@@ -104,7 +104,7 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 		w := t.Call("read_record_field", map[string]any{"id": long.ID, "field_path": f, "limit_chars": 200})
 		t.Expect(w.IsError()).To(BeFalse(), "read_record_field must work: %s", w.Describe())
 		conts := continuationsIn(w.Text())
-		t.Expect(conts).NotTo(BeEmpty(), "an incomplete window must show the next call:\n%s", clipText(w.Text(), 400))
+		t.Expect(conts).NotTo(BeEmpty(), "an incomplete window must show the next call:\n%s", ClipText(w.Text(), 400))
 		for _, cont := range conts {
 			run(cont, "read_record_field text")
 		}

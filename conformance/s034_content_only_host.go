@@ -23,7 +23,7 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Run: fun
 	t.Record("connections named in the search text", conns)
 	text := c.Text()
 	m := fetchHandleRe.FindStringSubmatch(text)
-	t.Expect(m).NotTo(BeNil(), "search text for %q must show a fetchable id:\n%s", term, clipText(text, 600))
+	t.Expect(m).NotTo(BeNil(), "search text for %q must show a fetchable id:\n%s", term, ClipText(text, 600))
 	id := strings.TrimRight(m[1], ".,;")
 	f := t.Call("fetch", map[string]any{"id": id})
 	t.Expect(f.IsError()).To(BeFalse(), "fetch with the id from text alone must work: %s", f.Describe())

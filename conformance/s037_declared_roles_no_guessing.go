@@ -14,13 +14,13 @@ var (
 )
 
 var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	judged := 0
 	for i, s := range sources(index) {
 		if i == maxStreamProbes {
 			break
 		}
-		_, rows := t.scopedSchema(s.args(nil))
+		_, rows := scopedSchema(t, s.args(nil))
 		if len(rows) == 0 {
 			continue
 		}

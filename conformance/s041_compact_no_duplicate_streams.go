@@ -7,10 +7,10 @@ import (
 )
 
 var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB, Run: func(t *T) {
-	c, rows := t.schemaIndex()
+	c, rows := schemaIndex(t)
 	docs := []map[string]any{c.Data()}
 	if names := streamNames(rows); len(names) > 0 {
-		sc, _ := t.scopedSchema(map[string]any{"stream": names[0]})
+		sc, _ := scopedSchema(t, map[string]any{"stream": names[0]})
 		docs = append(docs, sc.Data())
 	}
 	for _, doc := range docs {

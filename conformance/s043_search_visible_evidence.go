@@ -13,7 +13,7 @@ var s043 = &Check{ID: "S043", Slug: "search-visible-evidence", Mode: ModeBBD, Ru
 	}
 	text := c.Text()
 	lines := evidenceLines(text)
-	t.Expect(lines).NotTo(BeEmpty(), "hits carry proven evidence, so content[] text must show a bounded preview of the matched field:\n%s", clipText(text, 800))
+	t.Expect(lines).NotTo(BeEmpty(), "hits carry proven evidence, so content[] text must show a bounded preview of the matched field:\n%s", ClipText(text, 800))
 	if top := strings.Index(text, "Top results"); top >= 0 {
 		t.Expect(strings.Index(text, lines[0].Line)).To(BeNumerically("<", top), "evidence excerpts come before the result list")
 	}

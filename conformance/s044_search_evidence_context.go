@@ -27,7 +27,7 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, Ru
 			want = min(want, len(strings.Fields(fieldText(t, p.id, p.field)))-len(strings.Fields(plainText(p.text[at[0]:at[1]]))))
 		}
 		t.Expect(around).To(BeNumerically(">=", want),
-			"the preview %q of %s %s must show text around the match, not only the highlighted term", clipText(p.text, 200), p.id, p.field)
+			"the preview %q of %s %s must show text around the match, not only the highlighted term", ClipText(p.text, 200), p.id, p.field)
 	}
 }}
 

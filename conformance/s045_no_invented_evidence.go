@@ -16,7 +16,7 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Run: 
 		if judged == 0 {
 			t.Skipf("no search of the target's own words showed evidence to check against its field")
 		}
-		t.Record("metadata-only hits", "not exercised: "+capabilityReasons[CapControlledRS])
+		t.Record("metadata-only hits", "not exercised: "+CapControlledRS.SkipReason())
 		return
 	}
 	term, ok := metadataOnlyTerm(t.Target.RS.Fixture())
@@ -128,7 +128,7 @@ func evidenceIsInField(t *T) int {
 		field := strings.ToLower(spacesRe.ReplaceAllString(str(w["text"]), " "))
 		for _, part := range strings.Split(markTagRe.ReplaceAllString(cl.text, ""), "…") {
 			part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(entityRe.Replace(part), " ")))
-			t.Expect(strings.Contains(field, part)).To(BeTrue(), "the evidence preview %q of %s must be text of its field %s", clipText(cl.text, 200), cl.id, cl.field)
+			t.Expect(strings.Contains(field, part)).To(BeTrue(), "the evidence preview %q of %s must be text of its field %s", ClipText(cl.text, 200), cl.id, cl.field)
 		}
 	}
 	return judged

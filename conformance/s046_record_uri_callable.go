@@ -57,7 +57,7 @@ func toolDocs(tgt *Target, name string) string {
 // firstRecordsCall is a query_records answer with records from the first
 // streams of the index, so handle checks also scan record previews.
 func firstRecordsCall(t *T) *Call {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	for i, s := range sources(index) {
 		if i == maxStreamProbes {
 			break

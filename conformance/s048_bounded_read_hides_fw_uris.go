@@ -22,7 +22,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 	w := t.Call("read_record_field", map[string]any{"id": rec.ID, "field_path": field, "limit_chars": 256})
 	t.Expect(w.IsError()).To(BeFalse(), "read_record_field must work: %s", w.Describe())
 	text := w.Text()
-	t.Expect(offsetsRe.MatchString(text) && totalRe.MatchString(text)).To(BeTrue(), "the text must show the window's offsets and total size:\n%s", clipText(text, 300))
+	t.Expect(offsetsRe.MatchString(text) && totalRe.MatchString(text)).To(BeTrue(), "the text must show the window's offsets and total size:\n%s", ClipText(text, 300))
 	t.Expect(text).To(ContainSubstring("complete=false"), "a partial window must say complete=false")
 	var next []continuation
 	for _, c := range continuationsIn(text) {
@@ -30,7 +30,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 			next = append(next, c)
 		}
 	}
-	t.Expect(next).NotTo(BeEmpty(), "the text must show ready-made next read_record_field arguments:\n%s", clipText(text, 400))
+	t.Expect(next).NotTo(BeEmpty(), "the text must show ready-made next read_record_field arguments:\n%s", ClipText(text, 400))
 	n := t.Call(next[0].Tool, next[0].Args)
 	t.Expect(n.IsError()).To(BeFalse(), "the next arguments must work: %s", n.Describe())
 	// The second window leads back as well as on: its previous arguments
@@ -41,7 +41,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 			prev = append(prev, c)
 		}
 	}
-	t.Expect(prev).NotTo(BeEmpty(), "a second window must show ready-made previous read_record_field arguments:\n%s", clipText(n.Text(), 400))
+	t.Expect(prev).NotTo(BeEmpty(), "a second window must show ready-made previous read_record_field arguments:\n%s", ClipText(n.Text(), 400))
 	p := t.Call(prev[0].Tool, prev[0].Args)
 	t.Expect(p.IsError()).To(BeFalse(), "the previous arguments must work: %s", p.Describe())
 	t.Expect(windowBody(p.Text())).To(And(Not(BeEmpty()), Equal(windowBody(text))), "the previous arguments of the second window must read the first window again")
@@ -52,7 +52,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 		q := words[1]
 		m := t.Call("read_record_field", map[string]any{"id": rec.ID, "field_path": field, "q": q, "before_chars": 20, "after_chars": 20})
 		t.Expect(m.IsError()).To(BeFalse(), "a q window must work: %s", m.Describe())
-		t.Expect(matchRe.MatchString(m.Text())).To(BeTrue(), "a q window must show match_start_chars:\n%s", clipText(m.Text(), 300))
+		t.Expect(matchRe.MatchString(m.Text())).To(BeTrue(), "a q window must show match_start_chars:\n%s", ClipText(m.Text(), 300))
 	}
 	for _, c := range []*Call{w, n} {
 		t.Expect(handleURIs(c, "field-window")).To(BeEmpty(), "ordinary bounded reads must not expose pdpp://field-window/ URIs")

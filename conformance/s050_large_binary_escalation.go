@@ -30,7 +30,7 @@ var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, Ru
 			if !strings.HasPrefix(line, "record[") || !strings.Contains(line, `"`+id+`"`) {
 				continue
 			}
-			t.Expect(truncationRe.MatchString(line)).To(BeTrue(), "the preview of a %d-character field must be flagged as cut, never pass for complete: %s", total, clipText(line, 300))
+			t.Expect(truncationRe.MatchString(line)).To(BeTrue(), "the preview of a %d-character field must be flagged as cut, never pass for complete: %s", total, ClipText(line, 300))
 		}
 		var reads int
 		for _, c := range continuationsIn(q.Text()) {
@@ -78,8 +78,7 @@ func largeJSONField(t *T) bool {
 	if !t.Target.Has(CapFixture) {
 		return false
 	}
-	fx, err := LoadFixture(t.Target.fixture)
-	t.Expect(err).NotTo(HaveOccurred())
+	fx := t.BaseFixture()
 	var stream, conn, field string
 	for _, st := range fx.Streams {
 		for _, f := range st.Fields {
@@ -123,8 +122,8 @@ func largeJSONField(t *T) bool {
 			continue
 		}
 		at := strings.Index(line, `"`+field+`":`)
-		t.Expect(at).To(BeNumerically(">=", 0), "the preview must show the requested field %s: %s", field, clipText(line, 300))
-		marker := clipText(line[at:], 120)
+		t.Expect(at).To(BeNumerically(">=", 0), "the preview must show the requested field %s: %s", field, ClipText(line, 300))
+		marker := ClipText(line[at:], 120)
 		id := strings.TrimRight(evIDRe.FindStringSubmatch(line)[1], ".,;")
 		size := utf8.RuneCountInString(compactJSONOf(want[id]))
 		t.Expect(jsonMarkerRe.MatchString(marker)).To(BeTrue(), "the preview of a %d-character JSON field must name its media type: %s", size, marker)
@@ -142,7 +141,7 @@ func largeJSONField(t *T) bool {
 		followed++
 		t.Expect(readWholeJSON(on, c, field)).To(Equal(v), "following %s %v must yield the whole JSON field %s of %s", c.Tool, c.Args, field, id)
 	}
-	t.Expect(followed).To(BeNumerically(">=", 2), "each large JSON field must come with a continuation in text:\n%s", clipText(q.Text(), 800))
+	t.Expect(followed).To(BeNumerically(">=", 2), "each large JSON field must come with a continuation in text:\n%s", ClipText(q.Text(), 800))
 	return true
 }
 
@@ -157,7 +156,7 @@ func readWholeJSON(t *T, c continuation, field string) any {
 			var doc struct{ Text string }
 			t.Expect(json.Unmarshal([]byte(r.Text()), &doc)).To(Succeed(), "fetch text must be the document")
 			var proj map[string]any
-			t.Expect(json.Unmarshal([]byte(doc.Text), &proj)).To(Succeed(), "fetch(fields:[%s]) must return the field whole as JSON: %s", field, clipText(doc.Text, 300))
+			t.Expect(json.Unmarshal([]byte(doc.Text), &proj)).To(Succeed(), "fetch(fields:[%s]) must return the field whole as JSON: %s", field, ClipText(doc.Text, 300))
 			return proj[field]
 		}
 		w, _ := r.Structured()["window"].(map[string]any)

@@ -123,16 +123,16 @@ func streamNames(rows []schemaRow) []string {
 
 // schemaIndex calls schema {} on the target and returns its rows. It fails
 // the check when the call errors: every other schema check builds on it.
-func (t *T) schemaIndex() (*Call, []schemaRow) {
+func schemaIndex(t *T) (*Call, []schemaRow) {
 	type index struct {
 		c    *Call
 		rows []schemaRow
 	}
-	x := discover(t, "schema-index", func() index { c, rows := t.schemaIndexNow(); return index{c, rows} })
+	x := Discover(t, "schema-index", func() index { c, rows := schemaIndexNow(t); return index{c, rows} })
 	return x.c, x.rows
 }
 
-func (t *T) schemaIndexNow() (*Call, []schemaRow) {
+func schemaIndexNow(t *T) (*Call, []schemaRow) {
 	c := t.Call("schema", map[string]any{})
 	t.Expect(c.IsError()).To(BeFalse(), "schema {} must succeed: %s", c.Describe())
 	doc := c.Data()
@@ -170,9 +170,9 @@ func singleSourceStream(rows []schemaRow) (string, bool) {
 
 // scopedSchema calls schema(stream[, connection_id]) and returns the rows of
 // that stream.
-func (t *T) scopedSchema(args map[string]any) (*Call, []schemaRow) {
+func scopedSchema(t *T, args map[string]any) (*Call, []schemaRow) {
 	key, _ := json.Marshal(args)
-	c := discover(t, "schema:"+string(key), func() *Call { return t.Call("schema", args) })
+	c := Discover(t, "schema:"+string(key), func() *Call { return t.Call("schema", args) })
 	t.Expect(c.IsError()).To(BeFalse(), "schema must succeed: %s", c.Describe())
 	doc := c.Data()
 	t.Expect(doc).NotTo(BeNil(), "schema must put the schema document under structuredContent.data")

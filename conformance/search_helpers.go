@@ -62,12 +62,12 @@ func fanInTerm(t *T) (string, *Call, bool) {
 		c    *Call
 		ok   bool
 	}
-	f := discover(t, "fan-in-term", func() found { term, c, ok := fanInTermNow(t); return found{term, c, ok} })
+	f := Discover(t, "fan-in-term", func() found { term, c, ok := fanInTermNow(t); return found{term, c, ok} })
 	return f.term, f.c, f.ok
 }
 
 func fanInTermNow(t *T) (string, *Call, bool) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	var words []string
 	seen := map[string]bool{}
 	for i, s := range sources(index) {

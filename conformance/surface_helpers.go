@@ -119,6 +119,16 @@ func schemaMentionsKey(v any, key string) bool {
 	return false
 }
 
+// normalizedTools is the order-insensitive form of a tools list, for
+// comparing two surfaces; an invalid list reads as its error.
+func normalizedTools(raw []json.RawMessage) string {
+	out, err := NormalizeTools(raw)
+	if err != nil {
+		return "invalid JSON: " + err.Error()
+	}
+	return string(out)
+}
+
 func toolNames(t *Target) []string {
 	names := make([]string, len(t.Tools))
 	for i, tool := range t.Tools {

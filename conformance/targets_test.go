@@ -232,7 +232,7 @@ func TestControlledURLTargetAgrees(t *testing.T) {
 			t.Errorf("url+control %s: %s, reference %s (%s)", row.ID, r.Verdict, want[row.ID], r.Message)
 		}
 		for _, c := range []Capability{CapControlledRS, CapFixture} {
-			if r.Verdict == Skip && strings.Contains(r.Message, capabilityReasons[c]) {
+			if r.Verdict == Skip && strings.Contains(r.Message, c.SkipReason()) {
 				t.Errorf("url+control %s skipped for %s", row.ID, c)
 			}
 		}

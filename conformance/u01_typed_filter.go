@@ -18,12 +18,12 @@ type filterable struct {
 // findFilterable reads flag strings from scoped schemas until a row shows
 // an eq field and an r= field.
 func findFilterable(t *T) (filterable, bool) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	for i, s := range sources(index) {
 		if i == maxStreamProbes {
 			break
 		}
-		_, rows := t.scopedSchema(s.args(nil))
+		_, rows := scopedSchema(t, s.args(nil))
 		for _, r := range rows {
 			f := filterable{src: s}
 			for _, name := range fieldNames(r) {

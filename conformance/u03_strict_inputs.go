@@ -5,7 +5,7 @@ import (
 )
 
 var u03 = &Check{ID: "U03", Slug: "strict-inputs", Mode: ModeBB, Run: func(t *T) {
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	if len(index) == 0 {
 		t.Skipf("the target's grant has no streams")
 	}

@@ -30,7 +30,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 	}
 	t.Expect(desc).To(ContainSubstring("other_count"), "the aggregate description must name other_count as the signal that groups were cut: %q", desc)
 
-	_, index := t.schemaIndex()
+	_, index := schemaIndex(t)
 	var (
 		src             source
 		groupBy, timeBy string
@@ -39,7 +39,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 		if i == maxStreamProbes || groupBy != "" {
 			break
 		}
-		_, rows := t.scopedSchema(s.args(nil))
+		_, rows := scopedSchema(t, s.args(nil))
 		for _, r := range rows {
 			for _, name := range fieldNames(r) {
 				for _, tok := range flagTokens(r.FieldCaps[name]) {
@@ -97,7 +97,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 		t.Expect(c.IsError()).To(BeFalse(), "a grouped aggregate over the many-groups fixture must succeed: %s", c.Describe())
 		expectBoundedBuckets(t, c)
 	default:
-		t.Record("bucket preview", fmt.Sprintf("not exercised: stream %q has %d group(s), and %s", src.stream, len(all), capabilityReasons[CapFixture]))
+		t.Record("bucket preview", fmt.Sprintf("not exercised: stream %q has %d group(s), and %s", src.stream, len(all), CapFixture.SkipReason()))
 	}
 
 	if timeBy == "" {
@@ -135,7 +135,7 @@ func expectBoundedBuckets(t *T, c *Call) {
 		}
 	}
 	t.Record("aggregate groups returned / shown in text", fmt.Sprintf("%d / %d", len(all), shown))
-	t.Expect(shown).To(BeNumerically("<=", maxPreviewGroups), "the text must preview at most %d of %d groups:\n%s", maxPreviewGroups, len(all), clipText(text, 800))
-	t.Expect(shown).To(BeNumerically(">", 0), "the text must preview some groups with their counts:\n%s", clipText(text, 800))
-	t.Expect(truncationSignalRe.MatchString(text)).To(BeTrue(), "a cut preview must say so (more_groups or other_count):\n%s", clipText(text, 800))
+	t.Expect(shown).To(BeNumerically("<=", maxPreviewGroups), "the text must preview at most %d of %d groups:\n%s", maxPreviewGroups, len(all), ClipText(text, 800))
+	t.Expect(shown).To(BeNumerically(">", 0), "the text must preview some groups with their counts:\n%s", ClipText(text, 800))
+	t.Expect(truncationSignalRe.MatchString(text)).To(BeTrue(), "a cut preview must say so (more_groups or other_count):\n%s", ClipText(text, 800))
 }
