@@ -28,39 +28,6 @@ const (
 	ModePROC Mode = "proc" // not MCP wire: docs, setup, process
 )
 
-// A Capability is something a target may or may not offer a check.
-type Capability string
-
-const (
-	// CapLocalCommand: mcpcheck can run the adapter's command line itself
-	// (the reference adapter, or a --stdio target).
-	CapLocalCommand Capability = "local-command"
-	// CapControlledRS: the adapter reads from a fixture RS that mcpcheck runs
-	// or controls, and whose request log it can inspect.
-	CapControlledRS Capability = "controlled-rs"
-	// CapFixture: mcpcheck can open the adapter again against a fixture RS
-	// of its choosing, or have the controlled RS serve it ([Target.Fork]).
-	CapFixture Capability = "fixture"
-	// CapCLI: the implementation has a reference-style CLI (`search`,
-	// `read-field`) that mcpcheck can run: the reference adapter, or a
-	// --stdio command whose `search --help` documents read-field.
-	CapCLI Capability = "cli"
-	// CapHTTP: the target is a hosted Streamable HTTP endpoint with an origin
-	// mcpcheck can probe (the reference adapter or --url).
-	CapHTTP Capability = "http"
-)
-
-var skipReasons = map[Capability]string{
-	CapLocalCommand: "needs a local adapter command (the reference adapter or --stdio); a --url target has none",
-	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter, --stdio, or --url with --rs-control)",
-	CapFixture:      "needs to serve the adapter a fixture RS of mcpcheck's choosing (the reference adapter, --stdio, or --url with --rs-control)",
-	CapCLI:          "needs the implementation's CLI (pdpp-mcp search / read-field); the target offers none mcpcheck can run",
-	CapHTTP:         "needs the hosted HTTP endpoint (the reference adapter or --url); a stdio target has none",
-}
-
-// SkipReason says why a check that needs c skips on a target without it.
-func (c Capability) SkipReason() string { return skipReasons[c] }
-
 // A Check is one executable scenario.
 type Check struct {
 	ID   string // catalog id, "S012"
@@ -111,13 +78,10 @@ func (t *T) Context() context.Context { return t.ctx }
 func (t *T) Skipf(format string, args ...any) { panic(skipSignal{fmt.Sprintf(format, args...)}) }
 
 // Fork opens the target again against its own fixture RS serving fx (see
-// [Target.Fork]); it is closed when the check ends. A check calls it only
+// [Forker]); it is closed when the check ends. A check calls it only
 // after declaring [CapFixture] in Needs, or after testing t.Target.Has.
 func (t *T) Fork(fx *fakers.Fixture) *Target {
-	if t.Target.Fork == nil {
-		t.Skipf("%s", CapFixture.SkipReason())
-	}
-	f, err := t.Target.Fork(t.ctx, fx)
+	f, err := need[Forker](t, CapFixture).Fork(t.ctx, fx)
 	if err != nil {
 		panic(errorSignal{"open a fork of the target: " + err.Error()})
 	}
@@ -137,7 +101,7 @@ func (t *T) BaseFixture() *fakers.Fixture {
 	if !t.Target.Has(CapFixture) {
 		t.Skipf("%s", CapFixture.SkipReason())
 	}
-	fx, err := t.Target.baseFixture()
+	fx, err := need[ControlledRS](t, CapControlledRS).FixtureRS().Baseline(t.ctx)
 	if err != nil {
 		panic(errorSignal{"load fixture: " + err.Error()})
 	}

@@ -97,9 +97,9 @@ var rejectedBodies = append([][]byte{initializeBody, toolsListBody}, rejectedCal
 // reference adapter's exact auth probe (a compact schema of a stream no
 // grant holds). Any other request, a schema lookup included, means the
 // endpoint acted on the bearer.
-func rsDataRequests(tgt *Target, token string) int {
+func rsDataRequests(t *T, token string) int {
 	n := 0
-	for _, r := range tgt.RS.Requests() {
+	for _, r := range t.RS().Requests() {
 		if r.Authorization == "Bearer "+token && !isAuthProbe(r.Path, r.Query) {
 			n++
 		}

@@ -236,7 +236,7 @@ func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, 
 	if n <= 0 {
 		n = 4
 	}
-	if tgt.remote != nil { // one RS shared by every check and fork
+	if tgt.sharedRS() {
 		n = 1
 	}
 	var (

@@ -89,9 +89,9 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 	ft := t.On(fork)
 	c := ft.Call("query_records", et.args(nil))
 	t.Expect(c.IsError()).To(BeFalse(), "advertised expand must be forwarded: %s", c.Describe())
-	calls := expandCalls(fork.RS, et)
+	calls := expandCalls(t.On(fork), et)
 	t.Expect(len(calls)).To(Equal(1), "the RS records endpoint must receive the call once, with expand=%s", et.rel)
-	status, body := fork.RS.Replay(calls[0])
+	status, body := t.On(fork).RS().Replay(calls[0])
 	t.Expect(status).To(Equal(200))
 	var want, got any
 	_ = json.Unmarshal(body, &want)
@@ -100,17 +100,17 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 	t.Expect(reflect.DeepEqual(got, want)).To(BeTrue(), "the RS response must reach the client unchanged in structuredContent.data")
 
 	// Fail-open: when the schema cannot be fetched, the adapter defers to the RS.
-	fork.RS.InjectFault("/v1/schema", fakers.Fault{Status: 503})
+	t.On(fork).RS().InjectFault("/v1/schema", fakers.Fault{Status: 503})
 	c = ft.Call("query_records", et.args(nil))
 	t.Expect(c.IsError()).To(BeFalse(), "with GET /v1/schema failing, the expand gate must fail open and forward: %s", c.Describe())
-	t.Expect(len(expandCalls(fork.RS, et))).To(Equal(2), "with GET /v1/schema failing, the RS records endpoint must still be called")
+	t.Expect(len(expandCalls(t.On(fork), et))).To(Equal(2), "with GET /v1/schema failing, the RS records endpoint must still be called")
 }}
 
 // expandCalls are the RS record-list or record-detail requests of a stream
-// that carried expand.
-func expandCalls(rs FixtureRS, et expandTarget) []fakers.Request {
+// that carried expand, on t's target.
+func expandCalls(t *T, et expandTarget) []fakers.Request {
 	var out []fakers.Request
-	for _, r := range rs.RequestsTo("/v1/streams/" + url.PathEscape(et.stream) + "/records") {
+	for _, r := range t.RS().RequestsTo("/v1/streams/" + url.PathEscape(et.stream) + "/records") {
 		q, _ := url.ParseQuery(r.RawQuery)
 		for _, k := range []string{"expand", "expand[]"} {
 			for _, v := range q[k] {

@@ -26,7 +26,7 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 		expectInvalidExpand(t, f, et.stream)
 	}
 	if on != t {
-		t.Expect(len(expandCalls(on.Target.RS, et))).To(BeZero(), "the RS records endpoint must not be called with an unadvertised expand")
+		t.Expect(len(expandCalls(on, et))).To(BeZero(), "the RS records endpoint must not be called with an unadvertised expand")
 	}
 }}
 

@@ -22,7 +22,7 @@ var s009 = &Check{ID: "S009", Slug: "expand-live-schema", Mode: ModeCTRL, Needs:
 	fork := t.Fork(fx)
 	ft := t.On(fork)
 	set := func(r []fakers.Relationship) {
-		fork.RS.Update(func(f *fakers.Fixture) {
+		t.On(fork).RS().Update(func(f *fakers.Fixture) {
 			for _, s := range f.Streams {
 				if s.Connector == stream.Connector && s.Name == stream.Name {
 					s.Relationships = r
@@ -33,13 +33,13 @@ var s009 = &Check{ID: "S009", Slug: "expand-live-schema", Mode: ModeCTRL, Needs:
 
 	c := ft.Call("query_records", et.args(nil))
 	t.Expect(c.IsError()).To(BeFalse(), "while %q advertises %q, expand must work: %s", et.stream, et.rel, c.Describe())
-	before := len(expandCalls(fork.RS, et))
+	before := len(expandCalls(t.On(fork), et))
 
 	set(nil)
 	c = ft.Call("query_records", et.args(nil))
 	t.Expect(c.IsError()).To(BeTrue(), "after the advertisement is withdrawn, the very next call must be rejected: %s", c.Describe())
 	t.Expect(c.ErrorCode()).To(Equal("invalid_expand"))
-	t.Expect(len(expandCalls(fork.RS, et))).To(Equal(before), "the withdrawn relation must be rejected by the adapter, before the RS records endpoint")
+	t.Expect(len(expandCalls(t.On(fork), et))).To(Equal(before), "the withdrawn relation must be rejected by the adapter, before the RS records endpoint")
 
 	set(rels)
 	c = ft.Call("query_records", et.args(nil))

@@ -24,7 +24,7 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 		}
 		return
 	}
-	h, err := t.Target.Help(t.Context())
+	h, err := t.Command().Help(t.Context())
 	t.Expect(err).NotTo(HaveOccurred(), "run the adapter with --help")
 	t.Expect(h.ExitCode).To(Equal(0), "--help must exit 0; stderr: %s", h.Stderr)
 	help := h.Stdout + h.Stderr
@@ -34,16 +34,13 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 	if t.Target.Kind == KindStdio {
 		t.Expect(toolNames(t.Target)).To(ConsistOf(t.Settings.Surface.Tools), "stdio must start the same normal read surface as hosted MCP")
 	}
-	if t.Target.StdioTools == nil {
-		return
-	}
 	plain := t.Target.ToolsRaw
 	if t.Target.Kind != KindStdio {
-		stdio, err := t.Target.StdioTools(t.Context(), nil)
+		stdio, err := t.Command().StdioTools(t.Context(), nil)
 		t.Expect(err).NotTo(HaveOccurred(), "list tools over stdio")
 		t.Expect(normalizedTools(stdio)).To(Equal(normalizedTools(plain)), "stdio must serve the same profile-free surface as hosted HTTP")
 	}
-	selected, err := t.Target.StdioTools(t.Context(), profileSelectorEnv)
+	selected, err := t.Command().StdioTools(t.Context(), profileSelectorEnv)
 	t.Expect(err).NotTo(HaveOccurred(), "start the stdio adapter with profile selector variables set")
 	t.Expect(normalizedTools(selected)).To(Equal(normalizedTools(plain)), "profile selector variables (%v) must not change the stdio tool set", profileSelectorEnv)
 }}
@@ -57,8 +54,8 @@ func expectNoHTTPProfiles(t *T) {
 		url    string
 		header map[string]string
 	}{
-		{t.Target.MCPURL, map[string]string{"X-PDPP-MCP-Profile": "full", "X-MCP-Toolsets": "all"}},
-		{t.Target.MCPURL + "?profile=full&toolsets=all", nil},
+		{t.Hosted().MCPURL(), map[string]string{"X-PDPP-MCP-Profile": "full", "X-MCP-Toolsets": "all"}},
+		{t.Hosted().MCPURL() + "?profile=full&toolsets=all", nil},
 	} {
 		a := hostedDo(t.Context(), "POST", probe.url, "Bearer "+token, toolsListBody, probe.header)
 		t.Expect(a.Status).To(Equal(200), "tools/list with a profile selector must still answer (the selector is ignored)")

@@ -44,28 +44,28 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Run: 
 		return
 	}
 	bearer := "Bearer " + token
-	for _, r := range fork.RS.Requests() {
+	for _, r := range t.On(fork).RS().Requests() {
 		t.Expect(r.Authorization).To(Equal(bearer), "every RS request must carry exactly the configured client bearer (GET %s)", r.Path)
 	}
 
 	// The RS refuses the bearer: one call, surfaced, no retry, no other credential.
-	fork.RS.InjectFault("/v1/", fakers.Fault{Status: 401})
+	t.On(fork).RS().InjectFault("/v1/", fakers.Fault{Status: 401})
 	for _, tool := range []struct {
 		name string
 		args map[string]any
 	}{{"schema", map[string]any{}}, {"query_records", src.args(map[string]any{"limit": 1})}} {
-		fork.RS.ResetRequests()
+		t.On(fork).RS().ResetRequests()
 		c := ft.Call(tool.name, tool.args)
 		t.Expect(c.IsError()).To(BeTrue(), "an RS 401 must surface as isError: %s", c.Describe())
 		t.Expect(c.ErrorCode()).NotTo(BeEmpty(), "the 401 must surface as a typed error: %s", c.Describe())
 		t.Expect(strings.Contains(c.Text(), token)).To(BeFalse(), "the error must not contain the bearer")
-		reqs := fork.RS.Requests()
+		reqs := t.On(fork).RS().Requests()
 		t.Expect(len(reqs)).To(Equal(1), "%s: after a 401 the adapter must stop: one RS call, no retry (saw %d)", tool.name, len(reqs))
 		for _, r := range reqs {
 			t.Expect(r.Authorization).To(Equal(bearer), "after a 401 the adapter must not try another credential")
 		}
 	}
-	if fork.Stderr != nil {
-		t.Expect(strings.Contains(fork.Stderr(), token)).To(BeFalse(), "the adapter's log (stderr) must never contain the bearer")
+	if p, ok := As[Process](fork); ok {
+		t.Expect(strings.Contains(p.Stderr(), token)).To(BeFalse(), "the adapter's log (stderr) must never contain the bearer")
 	}
 }}

@@ -57,7 +57,7 @@ func recordScaleFootprint(t *T) {
 		return t.On(t.Fork(fx))
 	}
 	v := fork(verboseGrant)
-	_, body := v.Target.RS.Replay(fakers.Request{Method: "GET", Path: "/v1/schema", Authorization: "Bearer " + v.Target.RS.ClientToken()})
+	_, body := v.RS().Replay(fakers.Request{Method: "GET", Path: "/v1/schema", Authorization: "Bearer " + v.RS().ClientToken()})
 	c := v.Call("schema", map[string]any{})
 	t.Expect(c.IsError()).To(BeFalse(), "schema {} on the 4×6×30 grant must succeed: %s", c.Describe())
 	verbatim, whole, text := len(body), c.Bytes(), len(c.Text())

@@ -52,12 +52,12 @@ var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: Mode
 		t.Expect(s.re.MatchString(own)).To(BeTrue(), "the stream row, legend aside, must state %s support for the next read:\n%s", s.what, ClipText(own, 800))
 	}
 	if t.Target.Has(CapControlledRS) {
-		t.Expect(rsSawSchemaScope(t.Target, name, conn)).To(BeTrue(), "the adapter must forward stream and connection_id to GET /v1/schema and let the RS narrow")
+		t.Expect(rsSawSchemaScope(t, name, conn)).To(BeTrue(), "the adapter must forward stream and connection_id to GET /v1/schema and let the RS narrow")
 	}
 }}
 
-func rsSawSchemaScope(tgt *Target, stream, conn string) bool {
-	for _, r := range tgt.RS.RequestsTo("/v1/schema") {
+func rsSawSchemaScope(t *T, stream, conn string) bool {
+	for _, r := range t.RS().RequestsTo("/v1/schema") {
 		q, _ := url.ParseQuery(r.RawQuery)
 		if q.Get("stream") == stream && q.Get("connection_id") == conn {
 			return true

@@ -20,7 +20,7 @@ var s021 = &Check{ID: "S021", Slug: "schema-full-global-rejected", Mode: ModeBB,
 	t.Expect(scopedFullCallRe.MatchString(text)).To(BeTrue(), "the error must point to schema(stream, connection_id, detail: \"full\"): %s", ClipText(text, 400))
 	t.Expect(text).To(And(ContainSubstring("connection_id"), ContainSubstring("full")), "the error must name connection_id and detail \"full\" for the retry")
 	if t.Target.Has(CapControlledRS) {
-		for _, r := range t.Target.RS.RequestsTo("/v1/schema") {
+		for _, r := range t.RS().RequestsTo("/v1/schema") {
 			q, _ := url.ParseQuery(r.RawQuery)
 			grantWide := q.Get("stream") == "" && !strings.EqualFold(q.Get("view"), "compact")
 			t.Expect(grantWide && r.Status == 200).To(BeFalse(), "the adapter fetched the grant-wide full schema (GET /v1/schema?%s)", r.RawQuery)

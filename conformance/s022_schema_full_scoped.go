@@ -41,7 +41,7 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Run: fu
 	t.Expect(rows[0].Connections).To(Equal([]string{conn}), "the exhaustive schema must hold connection %s only", conn)
 	if t.Target.Has(CapControlledRS) {
 		var asked bool
-		for _, r := range t.Target.RS.RequestsTo("/v1/schema") {
+		for _, r := range t.RS().RequestsTo("/v1/schema") {
 			q, _ := url.ParseQuery(r.RawQuery)
 			if q.Get("detail") == "full" && q.Get("stream") == shared && q.Get("connection_id") == conn {
 				asked = true

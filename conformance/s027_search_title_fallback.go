@@ -33,7 +33,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Run:
 	}
 	// A record with no title-like field and an authored time unlike its
 	// emitted_at: its fallback title must carry the authored time.
-	rec, s, authored, ok := untitledRecord(t.Target.RS.Fixture())
+	rec, s, authored, ok := untitledRecord(t.RS().Fixture())
 	if !ok {
 		t.Skipf("the fixture has no untitled record with an authored time")
 	}

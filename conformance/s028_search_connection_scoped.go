@@ -27,7 +27,7 @@ var s028 = &Check{ID: "S028", Slug: "search-connection-scoped", Mode: ModeBBD, R
 	}
 	if t.Target.Has(CapControlledRS) {
 		found := false
-		for _, r := range t.Target.RS.RequestsTo("/v1/search") {
+		for _, r := range t.RS().RequestsTo("/v1/search") {
 			q, _ := url.ParseQuery(r.RawQuery)
 			found = found || (q.Get("q") == term && q.Get("connection_id") == conn)
 		}

@@ -39,7 +39,7 @@ var s029 = &Check{ID: "S029", Slug: "fetch-document-shape", Mode: ModeBBD, Run: 
 		return
 	}
 	// The fixture's longest text: whole, or cut with a flag and a continuation.
-	rec, field, total, ok := longestText(t.Target.RS.Fixture())
+	rec, field, total, ok := longestText(t.RS().Fixture())
 	if !ok {
 		return
 	}

@@ -63,7 +63,7 @@ var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Run: func(
 			t.Expect(meta["connection_id"]).To(Equal(s.conn), "metadata keeps the source connection_id")
 			t.Expect(meta["stream"]).To(Equal(s.stream), "metadata keeps the stream")
 			if on != t {
-				reqs := on.Target.RS.RequestsTo("/v1/streams/" + url.PathEscape(s.stream) + "/records/")
+				reqs := on.RS().RequestsTo("/v1/streams/" + url.PathEscape(s.stream) + "/records/")
 				t.Expect(reqs).NotTo(BeEmpty())
 				q, _ := url.ParseQuery(reqs[len(reqs)-1].RawQuery)
 				t.Expect(q["fields"]).To(Equal([]string{keep}), "the RS must receive the projection, so unrequested fields never leave it")

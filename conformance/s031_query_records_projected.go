@@ -71,7 +71,7 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, Ru
 	t.Expect(list).To(BeEmpty(), "records projected to %v hold fields that are neither requested nor declared as identity or operational keys in the query_records description", fields)
 
 	if on != t {
-		reqs := on.Target.RS.RequestsTo("/v1/streams/" + url.PathEscape(src.stream) + "/records")
+		reqs := on.RS().RequestsTo("/v1/streams/" + url.PathEscape(src.stream) + "/records")
 		t.Expect(reqs).NotTo(BeEmpty())
 		q, _ := url.ParseQuery(reqs[len(reqs)-1].RawQuery)
 		t.Expect(q["fields"]).To(Equal(fields), "the RS must receive fields, one repeated parameter per field")

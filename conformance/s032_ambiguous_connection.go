@@ -29,7 +29,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Run: 
 	c := on.Call("query_records", map[string]any{"stream": name, "limit": 1})
 	avail := expectAmbiguity(t, c, name, len(total))
 	if on != t {
-		expectNoChildProbes(t, on.Target)
+		expectNoChildProbes(on)
 	}
 	conn, _ := avail[0]["connection_id"].(string)
 	retry := on.Call("query_records", map[string]any{"stream": name, "limit": 1, "connection_id": conn})
@@ -44,7 +44,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Run: 
 	wide := t.On(t.Fork(fx))
 	c = wide.Call("query_records", map[string]any{"stream": "messages", "limit": 1})
 	expectAmbiguity(t, c, "messages", 25)
-	expectNoChildProbes(t, wide.Target)
+	expectNoChildProbes(wide)
 }}
 
 // expectAmbiguity holds an error to seed 001's ambiguity shape and returns
@@ -79,9 +79,9 @@ func expectAmbiguity(t *T, c *Call, stream string, total int) []map[string]any {
 
 // expectNoChildProbes holds an RS log to seed 001: the ambiguity error is
 // built from membership, with no record reads of any connection.
-func expectNoChildProbes(t *T, tgt *Target) {
+func expectNoChildProbes(t *T) {
 	probes := 0
-	for _, r := range tgt.RS.Requests() {
+	for _, r := range t.RS().Requests() {
 		if strings.HasPrefix(r.Path, "/v1/streams/") {
 			probes++
 		}

@@ -15,12 +15,12 @@ var profileKeyRe = regexp.MustCompile(`(?i)profile|toolset`)
 var mcpTokenKinds = []any{"client", "mcp_package"}
 
 var s039 = &Check{ID: "S039", Slug: "prm-single-endpoint", Mode: ModeHOST, Needs: []Capability{CapHTTP}, Run: func(t *T) {
-	metaURL := t.Target.Origin + "/.well-known/oauth-protected-resource" + pathOf(t.Target.MCPURL)
+	metaURL := t.Hosted().Origin() + "/.well-known/oauth-protected-resource" + pathOf(t.Hosted().MCPURL())
 	a := hostedDo(t.Context(), "GET", metaURL, "", nil, nil)
 	t.Expect(a.Status).To(Equal(200), "GET %s must serve the MCP endpoint's protected-resource metadata", metaURL)
 	doc := a.JSON()
 	t.Expect(doc).NotTo(BeNil(), "the metadata must be a JSON object")
-	t.Expect(doc["resource"]).To(Equal(t.Target.MCPURL), "the metadata's resource must be the MCP endpoint itself")
+	t.Expect(doc["resource"]).To(Equal(t.Hosted().MCPURL()), "the metadata's resource must be the MCP endpoint itself")
 	t.Expect(doc).NotTo(HaveKey("logo_uri"), "the metadata carries no logo_uri")
 	t.Expect(profileKeys(doc, "")).To(BeEmpty(), "the metadata must name no profile or toolset")
 	kinds, _ := doc["pdpp_token_kinds_supported"].([]any)
@@ -28,9 +28,9 @@ var s039 = &Check{ID: "S039", Slug: "prm-single-endpoint", Mode: ModeHOST, Needs
 	t.Expect(kinds).To(HaveEach(BeElementOf(mcpTokenKinds...)), "the MCP resource accepts client kinds only (%v): no owner or control-plane kind", mcpTokenKinds)
 	endpoints := map[string]bool{}
 	collectEndpoints(doc, endpoints)
-	t.Expect(endpoints).To(Equal(map[string]bool{t.Target.MCPURL: true}), "the metadata must advertise exactly one MCP endpoint, %s", t.Target.MCPURL)
+	t.Expect(endpoints).To(Equal(map[string]bool{t.Hosted().MCPURL(): true}), "the metadata must advertise exactly one MCP endpoint, %s", t.Hosted().MCPURL())
 
-	root := hostedDo(t.Context(), "GET", t.Target.Origin+"/.well-known/oauth-protected-resource", "", nil, nil)
+	root := hostedDo(t.Context(), "GET", t.Hosted().Origin()+"/.well-known/oauth-protected-resource", "", nil, nil)
 	if root.Status == 404 {
 		t.Record("root metadata", "not served at this origin")
 		return
@@ -38,7 +38,7 @@ var s039 = &Check{ID: "S039", Slug: "prm-single-endpoint", Mode: ModeHOST, Needs
 	t.Expect(root.Status).To(Equal(200))
 	rd := root.JSON()
 	t.Expect(str(rd["pdpp_core_query_base"])).To(HaveSuffix("/v1"), "the root document keeps the core query base at /v1")
-	t.Expect(strings.Contains(string(root.Body), t.Target.MCPURL)).To(BeTrue(), "the root document carries a hint to the MCP endpoint")
+	t.Expect(strings.Contains(string(root.Body), t.Hosted().MCPURL())).To(BeTrue(), "the root document carries a hint to the MCP endpoint")
 }}
 
 func pathOf(u string) string {

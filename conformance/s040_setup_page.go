@@ -17,7 +17,7 @@ var (
 
 // setupText is the setup page as a reader sees it: text without markup.
 func setupText(t *T) (string, bool) {
-	a := hostedDo(t.Context(), "GET", t.Target.Origin+"/connect", "", nil, nil)
+	a := hostedDo(t.Context(), "GET", t.Hosted().Origin()+"/connect", "", nil, nil)
 	if a.Status == 404 || a.Err != nil {
 		return "", false
 	}
@@ -30,7 +30,7 @@ var s040 = &Check{ID: "S040", Slug: "setup-page", Mode: ModePROC, Needs: []Capab
 	if !ok {
 		t.Skipf("the target serves no setup page at /connect")
 	}
-	url := t.Target.MCPURL
+	url := t.Hosted().MCPURL()
 	claude := "claude mcp add --transport http pdpp " + url
 	codex := "codex mcp add pdpp --url " + url
 	first := strings.Index(text, url)
@@ -43,7 +43,7 @@ var s040 = &Check{ID: "S040", Slug: "setup-page", Mode: ModePROC, Needs: []Capab
 	t.Expect(remoteClientsGuidance(text, url)).To(BeTrue(), "the setup page must tell ChatGPT and other remote MCP clients to use the MCP URL")
 	t.Expect(ownerAskRe.FindString(text)).To(BeEmpty(), "the ordinary path must not ask for an owner or control-plane credential")
 	t.Expect(bearerEnvRe.FindString(text)).To(BeEmpty(), "the ordinary path must not ask for a bearer env var or header")
-	llms := hostedDo(t.Context(), "GET", t.Target.Origin+"/llms.txt", "", nil, nil)
+	llms := hostedDo(t.Context(), "GET", t.Hosted().Origin()+"/llms.txt", "", nil, nil)
 	t.Expect(llms.Err).NotTo(HaveOccurred())
 	t.Expect(llms.Status).To(Equal(200), "the agent-readable entrypoint /llms.txt must answer")
 	for _, want := range []string{url, claude, codex} {
@@ -72,14 +72,14 @@ var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs:
 		t.Skipf("the target serves no setup page at /connect")
 	}
 	docs := []string{text}
-	if a := hostedDo(t.Context(), "GET", t.Target.Origin+"/llms.txt", "", nil, nil); a.Status == 200 {
+	if a := hostedDo(t.Context(), "GET", t.Hosted().Origin()+"/llms.txt", "", nil, nil); a.Status == 200 {
 		docs = append(docs, string(a.Body))
 	}
 	for _, d := range docs {
 		t.Expect(setupVocabRe.FindAllString(d, -1)).To(BeEmpty(), "setup copy must name no profile, toolset or event-subscription management")
 		t.Expect(ownerAskRe.FindString(d)).To(BeEmpty(), "setup copy must not ask for owner or control-plane bearers")
 	}
-	first := strings.Index(text, t.Target.MCPURL)
+	first := strings.Index(text, t.Hosted().MCPURL())
 	t.Expect(first).To(BeNumerically(">=", 0), "the one recommended path starts from the MCP URL")
 	if adv := strings.Index(strings.ToLower(text), "advanced"); adv >= 0 {
 		t.Expect(first).To(BeNumerically("<", adv), "the recommended path comes before any advanced variant")

@@ -19,7 +19,7 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Run: 
 		t.Record("metadata-only hits", "not exercised: "+CapControlledRS.SkipReason())
 		return
 	}
-	term, ok := metadataOnlyTerm(t.Target.RS.Fixture())
+	term, ok := metadataOnlyTerm(t.RS().Fixture())
 	if !ok {
 		t.Skipf("the fixture has no term that matches only a metadata field")
 	}
@@ -27,9 +27,9 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Run: 
 	t.Expect(c.IsError()).To(BeFalse(), "search must succeed: %s", c.Describe())
 	// What the RS proved: replay its answer to this search.
 	var rsHits []map[string]any
-	for _, r := range t.Target.RS.RequestsTo("/v1/search") {
+	for _, r := range t.RS().RequestsTo("/v1/search") {
 		if q, _ := url.ParseQuery(r.RawQuery); q.Get("q") == term {
-			_, body := t.Target.RS.Replay(r)
+			_, body := t.RS().Replay(r)
 			var env struct {
 				Data []map[string]any `json:"data"`
 			}

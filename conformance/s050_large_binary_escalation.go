@@ -100,7 +100,7 @@ func largeJSONField(t *T) bool {
 		shown[str(r["id"])] = i
 	}
 	// Every other record of the first page grows past any single read.
-	on.Target.RS.Update(func(fx *fakers.Fixture) {
+	on.RS().Update(func(fx *fakers.Fixture) {
 		for _, st := range fx.StreamsNamed(stream) {
 			for i, r := range st.Records {
 				if at, ok := shown[r.ID]; ok && r.ConnectionID == conn && at%2 == 0 {

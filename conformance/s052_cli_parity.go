@@ -16,7 +16,7 @@ var s052 = &Check{ID: "S052", Slug: "cli-parity", Mode: ModeCTRL, Needs: []Capab
 	if c == nil || len(hitsWithEvidence(c)) == 0 {
 		t.Skipf("no search of the target's own words returned a proven evidence window")
 	}
-	out, errOut, code := t.Target.CLI(t.Context(), "search", "--provider-url", t.Target.RSURL, term)
+	out, errOut, code := t.CLI().RunCLI(t.Context(), "search", "--provider-url", t.RS().URL(), term)
 	t.Expect(code).To(Equal(0), "the CLI search must succeed: %s", ClipText(errOut, 300))
 	t.Expect(out).To(ContainSubstring("<mark>"), "the CLI must show the bounded evidence preview:\n%s", ClipText(out, 600))
 	m := readCommandRe.FindStringSubmatch(out)
@@ -24,7 +24,7 @@ var s052 = &Check{ID: "S052", Slug: "cli-parity", Mode: ModeCTRL, Needs: []Capab
 	argv, err := SplitCommand(m[1])
 	t.Expect(err).NotTo(HaveOccurred())
 	t.Expect(len(argv)).To(BeNumerically(">", 1))
-	read, errOut, code := t.Target.CLI(t.Context(), argv[1:]...)
+	read, errOut, code := t.CLI().RunCLI(t.Context(), argv[1:]...)
 	t.Expect(code).To(Equal(0), "the printed command %q must work: %s", m[1], ClipText(errOut, 300))
 	t.Expect(strings.ToLower(read)).To(ContainSubstring(strings.ToLower(term)), "the field window must show the matched text")
 }}

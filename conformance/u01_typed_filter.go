@@ -67,7 +67,7 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Run: func(t *T)
 		c := on.Call("query_records", f.src.args(map[string]any{"filter": filter, "limit": 1}))
 		t.Expect(c.IsError()).To(BeFalse(), "a typed object filter must be accepted: %s", c.Describe())
 		if on != t {
-			reqs := on.Target.RS.RequestsTo(path)
+			reqs := on.RS().RequestsTo(path)
 			t.Expect(reqs).NotTo(BeEmpty())
 			q, _ := url.ParseQuery(reqs[len(reqs)-1].RawQuery)
 			t.Expect(q.Has("filter")).To(BeFalse(), "the RS must never receive a bare filter=")
@@ -79,7 +79,7 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Run: func(t *T)
 	if on != t {
 		t.Expect(sent.Has("filter["+f.eq+"]")).To(BeTrue(), "the RS must receive filter[%s]=value: %s", f.eq, sent.Encode())
 		t.Expect(sent.Has("filter["+f.rng+"]["+f.op+"]")).To(BeTrue(), "the RS must receive filter[%s][%s]=value: %s", f.rng, f.op, sent.Encode())
-		on.Target.RS.ResetRequests()
+		on.RS().ResetRequests()
 	}
 	for what, bad := range map[string]any{
 		"a query-string filter": "filter[" + f.eq + "]=x",
@@ -98,6 +98,6 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Run: func(t *T)
 		}
 	}
 	if on != t {
-		t.Expect(len(on.Target.RS.RequestsTo("/v1/streams/"))).To(BeZero(), "a rejected filter must never reach the RS")
+		t.Expect(len(on.RS().RequestsTo("/v1/streams/"))).To(BeZero(), "a rejected filter must never reach the RS")
 	}
 }}

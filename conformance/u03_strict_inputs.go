@@ -13,7 +13,7 @@ var u03 = &Check{ID: "U03", Slug: "strict-inputs", Mode: ModeBB, Run: func(t *T)
 	on := t
 	if t.Target.Has(CapFixture) {
 		on = t.On(t.ForkSame())
-		on.Target.RS.ResetRequests()
+		on.RS().ResetRequests()
 	}
 	for arg, extra := range map[string]map[string]any{
 		"mcpcheck_bogus": {"mcpcheck_bogus": 1},
@@ -24,6 +24,6 @@ var u03 = &Check{ID: "U03", Slug: "strict-inputs", Mode: ModeBB, Run: func(t *T)
 		t.Expect(c.Text()).To(ContainSubstring(arg), "the rejection must name the argument %s: %s", arg, c.Describe())
 	}
 	if on != t {
-		t.Expect(len(on.Target.RS.RequestsTo("/v1/streams/"))).To(BeZero(), "rejected arguments must never reach the RS")
+		t.Expect(len(on.RS().RequestsTo("/v1/streams/"))).To(BeZero(), "rejected arguments must never reach the RS")
 	}
 }}

@@ -29,7 +29,7 @@ var u05 = &Check{ID: "U05", Slug: "self-contained-ids", Mode: ModeBBD, Run: func
 	t.Expect(x.IsError()).To(BeTrue(), "a connection_id that contradicts the id must be rejected: %s", x.Describe())
 	t.Expect(x.ErrorCode()).NotTo(BeEmpty())
 	if on != t {
-		on.Target.RS.ResetRequests()
+		on.RS().ResetRequests()
 	}
 	for _, bad := range malformedIDs {
 		for _, tool := range []string{"fetch", "read_record_field"} {
@@ -43,6 +43,6 @@ var u05 = &Check{ID: "U05", Slug: "self-contained-ids", Mode: ModeBBD, Run: func
 		}
 	}
 	if on != t {
-		t.Expect(len(on.Target.RS.Requests())).To(BeZero(), "malformed ids must be rejected before any RS call")
+		t.Expect(len(on.RS().Requests())).To(BeZero(), "malformed ids must be rejected before any RS call")
 	}
 }}

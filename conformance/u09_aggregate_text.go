@@ -117,7 +117,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 		t.Expect(c.IsError()).To(BeTrue(), "%s must be rejected: %s", bad.what, c.Describe())
 		t.Expect(c.ErrorCode()).NotTo(BeEmpty(), "%s must be rejected with a typed error code: %s", bad.what, c.Describe())
 		if on != t {
-			t.Expect(len(on.Target.RS.RequestsTo("/v1/streams/"))).To(BeZero(), "%s must be rejected before the RS", bad.what)
+			t.Expect(len(on.RS().RequestsTo("/v1/streams/"))).To(BeZero(), "%s must be rejected before the RS", bad.what)
 		}
 	}
 }}

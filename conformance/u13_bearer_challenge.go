@@ -36,8 +36,8 @@ var u13 = &Check{ID: "U13", Slug: "bearer-challenge", Mode: ModeHOST, Needs: []C
 	var metaURL string
 	for _, c := range cases {
 		for _, body := range rejectedBodies {
-			a := hostedDo(t.Context(), "POST", t.Target.MCPURL, c.authorization, body, nil)
-			t.Expect(a.Err).NotTo(HaveOccurred(), "POST %s with %s", t.Target.MCPURL, c.what)
+			a := hostedDo(t.Context(), "POST", t.Hosted().MCPURL(), c.authorization, body, nil)
+			t.Expect(a.Err).NotTo(HaveOccurred(), "POST %s with %s", t.Hosted().MCPURL(), c.what)
 			t.Expect(a.Status).To(Equal(401), "a request with %s must get HTTP 401", c.what)
 			t.Expect(isJSONRPC(a.Body)).To(BeFalse(), "a request with %s must not be processed as MCP", c.what)
 			m := resourceMetadataRe.FindStringSubmatch(a.Header.Get("WWW-Authenticate"))
@@ -46,11 +46,11 @@ var u13 = &Check{ID: "U13", Slug: "bearer-challenge", Mode: ModeHOST, Needs: []C
 			e, _ := a.JSON()["error"].(map[string]any)
 			t.Expect(e["resource_metadata"]).To(Equal(metaURL), "the error body must name the same metadata URL for %s", c.what)
 		}
-		if t.Target.RS != nil && c.token != "" {
-			t.Expect(rsDataRequests(t.Target, c.token)).To(BeZero(), "the RS must serve no request but the auth probe for a request with %s", c.what)
+		if t.Target.Has(CapControlledRS) && c.token != "" {
+			t.Expect(rsDataRequests(t, c.token)).To(BeZero(), "the RS must serve no request but the auth probe for a request with %s", c.what)
 		}
 	}
 	meta := hostedDo(t.Context(), "GET", metaURL, "", nil, nil)
 	t.Expect(meta.Status).To(Equal(200), "the challenge's metadata URL must answer")
-	t.Expect(meta.JSON()["resource"]).To(Equal(t.Target.MCPURL), "the challenge must point at the metadata of the /mcp resource itself")
+	t.Expect(meta.JSON()["resource"]).To(Equal(t.Hosted().MCPURL()), "the challenge must point at the metadata of the /mcp resource itself")
 }}

@@ -17,27 +17,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-// FixtureRS is the fixture RS behind a target, as checks use it: in-process
-// (*fakers.RS, for the reference and stdio targets) or a deployed
-// pdpp-fake-rs reached over its control plane (--url with --rs-control).
-type FixtureRS interface {
-	Requests() []fakers.Request
-	RequestsTo(prefix string) []fakers.Request
-	ResetRequests()
-	// Replay answers a logged request again, unlogged and without faults.
-	Replay(r fakers.Request) (int, []byte)
-	Fixture() *fakers.Fixture
-	Update(fn func(*fakers.Fixture))
-	InjectFault(prefix string, f fakers.Fault)
-	ClientToken() string
-	OwnerToken() string
-	ExpiredToken() string
-}
-
-var _ FixtureRS = (*fakers.RS)(nil)
-
-// remoteRS drives a pdpp-fake-rs over its control plane. A method that
-// cannot reach it ends the check as an error, as a transport fault does.
+// remoteRS drives a pdpp-fake-rs over its control plane.
 type remoteRS struct {
 	base   string // the control URL, ending in /
 	token  string
@@ -119,9 +99,10 @@ func (r *remoteRS) do(ctx context.Context, method, path string, in any) (int, []
 	return resp.StatusCode, b, err
 }
 
-// call is do for check code: any failure ends the check as an error.
-func (r *remoteRS) call(method, path string, in, out any) {
-	status, body, err := r.do(context.Background(), method, path, in)
+// call is do for one control-plane call: any failure is an error that
+// names the call.
+func (r *remoteRS) call(ctx context.Context, method, path string, in, out any) error {
+	status, body, err := r.do(ctx, method, path, in)
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("HTTP %d: %s", status, FirstLine(string(body)))
 	}
@@ -131,58 +112,74 @@ func (r *remoteRS) call(method, path string, in, out any) {
 		err = dec.Decode(out)
 	}
 	if err != nil {
-		panic(errorSignal{fmt.Sprintf("fixture RS control plane: %s %s: %v", method, path, err)})
+		return fmt.Errorf("fixture RS control plane: %s %s: %w", method, path, err)
 	}
+	return nil
 }
 
-func (r *remoteRS) Requests() []fakers.Request {
+func (r *remoteRS) Requests(ctx context.Context) ([]fakers.Request, error) {
 	var out struct{ Requests []fakers.Request }
-	r.call(http.MethodGet, "requests", nil, &out)
-	return out.Requests
+	err := r.call(ctx, http.MethodGet, "requests", nil, &out)
+	return out.Requests, err
 }
 
-func (r *remoteRS) RequestsTo(prefix string) []fakers.Request {
-	var out []fakers.Request
-	for _, q := range r.Requests() {
-		if strings.HasPrefix(q.Path, prefix) {
-			out = append(out, q)
-		}
-	}
-	return out
+func (r *remoteRS) ResetRequests(ctx context.Context) error {
+	return r.call(ctx, http.MethodPost, "requests/reset", nil, nil)
 }
 
-func (r *remoteRS) ResetRequests() { r.call(http.MethodPost, "requests/reset", nil, nil) }
-
-func (r *remoteRS) Replay(q fakers.Request) (int, []byte) {
+func (r *remoteRS) Replay(ctx context.Context, q fakers.Request) (int, []byte, error) {
 	var out struct {
 		Status int
 		Body   string
 	}
-	r.call(http.MethodPost, "replay", q, &out)
-	return out.Status, []byte(out.Body)
+	err := r.call(ctx, http.MethodPost, "replay", q, &out)
+	return out.Status, []byte(out.Body), err
 }
 
-func (r *remoteRS) Fixture() *fakers.Fixture {
+func (r *remoteRS) Fixture(ctx context.Context) (*fakers.Fixture, error) {
 	var fx fakers.Fixture
-	r.call(http.MethodGet, "fixture", nil, &fx)
-	return &fx
+	if err := r.call(ctx, http.MethodGet, "fixture", nil, &fx); err != nil {
+		return nil, err
+	}
+	return &fx, nil
+}
+
+// Baseline is what the RS started with: a fork's data is restored to it.
+func (r *remoteRS) Baseline(ctx context.Context) (*fakers.Fixture, error) {
+	var fx fakers.Fixture
+	if err := r.call(ctx, http.MethodGet, "fixture/baseline", nil, &fx); err != nil {
+		return nil, err
+	}
+	return &fx, nil
 }
 
 // Update applies fn to a copy of the served data and serves the result live.
-func (r *remoteRS) Update(fn func(*fakers.Fixture)) {
-	fx := r.Fixture()
+func (r *remoteRS) Update(ctx context.Context, fn func(*fakers.Fixture)) error {
+	fx, err := r.Fixture(ctx)
+	if err != nil {
+		return err
+	}
 	fn(fx)
-	r.replace(fx)
+	return r.replace(ctx, fx)
 }
 
-func (r *remoteRS) replace(fx *fakers.Fixture) {
-	r.call(http.MethodPost, "mutations", fakers.Mutation{Op: "replace", Fixture: fx}, nil)
+// replace serves fx; restore serves the RS's own data again.
+func (r *remoteRS) replace(ctx context.Context, fx *fakers.Fixture) error {
+	return r.call(ctx, http.MethodPost, "mutations", fakers.Mutation{Op: "replace", Fixture: fx}, nil)
 }
 
-func (r *remoteRS) InjectFault(prefix string, f fakers.Fault) {
-	r.call(http.MethodPost, "mutations", fakers.Mutation{Op: "inject-fault", Prefix: prefix, Fault: &f}, nil)
+func (r *remoteRS) restore(ctx context.Context) error {
+	return r.call(ctx, http.MethodPost, "mutations", fakers.Mutation{Op: "restore"}, nil)
 }
 
-func (r *remoteRS) ClientToken() string  { return r.tokens.Client }
-func (r *remoteRS) OwnerToken() string   { return r.tokens.Owner }
-func (r *remoteRS) ExpiredToken() string { return r.tokens.Expired }
+func (r *remoteRS) InjectFault(ctx context.Context, prefix string, f fakers.Fault) error {
+	return r.call(ctx, http.MethodPost, "mutations", fakers.Mutation{Op: "inject-fault", Prefix: prefix, Fault: &f}, nil)
+}
+
+func (r *remoteRS) Tokens() fakers.Tokens { return r.tokens }
+
+// secrets are the control plane's token and every RS token it handed out.
+func (r *remoteRS) secrets() []string {
+	k := r.tokens
+	return []string{r.token, k.Client, k.Owner, k.Expired, k.Revoked, k.Malformed, k.Legacy, k.Package}
+}
