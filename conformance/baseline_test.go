@@ -11,7 +11,6 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
-	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 func writeFile(t *testing.T, name, body string) string {
@@ -21,39 +20,6 @@ func writeFile(t *testing.T, name, body string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func TestBaselineExpectedAndStale(t *testing.T) {
-	b, err := LoadBaseline(writeFile(t, "baseline.yml", "target: reference mutant\nexpected_failures:\n  S012: fetch is dropped on purpose\n  S001: believed broken\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Run(context.Background(), Config{Target: TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S001", "S012"}, Baseline: b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := map[string]Row{}
-	for _, r := range rep.Rows {
-		rows[r.ID] = r
-	}
-	if !strings.HasPrefix(rows["S012"].Baseline, "expected failure") || rep.Totals.Expected != 1 || rep.Totals.Failed != 0 {
-		t.Errorf("S012 fails as baselined: %q, totals %+v", rows["S012"].Baseline, rep.Totals)
-	}
-	if !strings.HasPrefix(rows["S001"].Baseline, "stale") || rep.Totals.Stale != 1 {
-		t.Errorf("S001 passes though baselined: %q, totals %+v", rows["S001"].Baseline, rep.Totals)
-	}
-	if rep.ExitCode() != ExitFail {
-		t.Errorf("a stale baseline entry fails the run: exit %d", rep.ExitCode())
-	}
-	// Pruned, the same run passes: the expected failure no longer fails it.
-	delete(b.ExpectedFailures, "S001")
-	rep, err = Run(context.Background(), Config{Target: TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S001", "S012"}, Baseline: b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.ExitCode() != ExitPass {
-		t.Errorf("with only expected failures the run passes: exit %d, totals %+v", rep.ExitCode(), rep.Totals)
-	}
 }
 
 func TestBaselineRejectsBadFiles(t *testing.T) {
@@ -221,43 +187,6 @@ func TestClassifyNestedShapeChanges(t *testing.T) {
 		if len(changes) != 1 || changes[0].Breaking != c.breaking {
 			t.Errorf("%s: changes %+v, want one with breaking=%v", name, changes, c.breaking)
 		}
-	}
-}
-
-// A run whose every tool call failed says so: its passes say little.
-func TestWarnsWhenOnlyErrorPathsRan(t *testing.T) {
-	bin := pdppMCPBinary(t)
-	rep, err := Run(context.Background(), Config{Target: TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "only error paths") {
-		t.Errorf("warnings %v", rep.Warnings)
-	}
-}
-
-// S006 with no page to measure skips: its argument checks alone must not
-// pass as a held text budget.
-func TestS006SkipsWithoutAMeasuredPage(t *testing.T) {
-	ctx := context.Background()
-	fx, err := LoadFixture("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hosted := adaptertest.Start(t, fx, adapter.Options{})
-	rs := hosted.RS
-	rs.InjectFault("/v1/streams/", fakers.Fault{Status: 500})
-	tgt, err := Open(ctx, TargetSpec{URL: hosted.MCPURL, Token: rs.ClientToken()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close()
-	settings, err := LoadSettings(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := Evaluate(ctx, s006, tgt, settings); r.Verdict != Skip || !strings.Contains(r.Message, "no query_records page") {
-		t.Errorf("S006 with every records read failing: %s %s", r.Verdict, r.Message)
 	}
 }
 

@@ -1,7 +1,8 @@
-// Package conformance turns the scenario catalog into executable checks and
-// runs them against an MCP target: the built-in reference adapter, a
-// Streamable HTTP URL, or a stdio command. One registry of checks, keyed by
-// scenario id, feeds two runners (the Ginkgo suite and the mcpcheck CLI); both
+// Package conformance is mcpcheck's framework: it runs checks (package
+// conformance/checks) against an MCP target (the reference adapter in
+// process, a Streamable HTTP URL, or a stdio command) and reports the
+// verdicts. One registry of checks, keyed by scenario id ([Registry]),
+// feeds two runners, the Ginkgo suite and the mcpcheck CLI ([Run]); both
 // call [Evaluate], so their verdicts cannot drift apart.
 package conformance
 

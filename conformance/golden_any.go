@@ -298,3 +298,10 @@ func schemaParts(tool map[string]any) (map[string]map[string]any, map[string]boo
 	}
 	return props, req
 }
+
+// sameJSON reports whether two decoded JSON values encode alike.
+func sameJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -24,6 +25,9 @@ const (
 // Config selects a target and the checks to run against it.
 type Config struct {
 	Target TargetSpec
+	// Entries are the catalog joined with its checks ([Registry]): the
+	// rows of the report, and the checks Only and Focus select from.
+	Entries []Entry
 	// BudgetBytes is the tools/list byte budget; zero means the catalog's.
 	BudgetBytes int
 	// Only selects scenario ids or id prefixes ("S012", "S01"); Focus
@@ -161,11 +165,10 @@ func Select(entries []Entry, only, focus []string) ([]Entry, error) {
 // Run opens the target, evaluates the selected checks and builds the report.
 // A target that cannot be reached still yields a report, with TargetError set.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	entries, err := LoadRegistry()
-	if err != nil {
-		return nil, err
+	if len(cfg.Entries) == 0 {
+		return nil, errors.New("conformance.Run: no registry entries to run")
 	}
-	entries, err = Select(entries, cfg.Only, cfg.Focus)
+	entries, err := Select(cfg.Entries, cfg.Only, cfg.Focus)
 	if err != nil {
 		return nil, err
 	}

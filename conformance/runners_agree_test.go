@@ -12,6 +12,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 )
 
 // The Ginkgo runner and the CLI runner give identical verdicts, on the
@@ -34,7 +35,11 @@ func TestRunnersAgreeUnderMutants(t *testing.T) {
 			cmd.Env = append(os.Environ(), "MCPCHECK_RUNNERS_CHILD=1")
 			out, _ := cmd.CombinedOutput() // a mutant's failing specs make the child exit 1
 			ginkgo := ginkgoVerdicts(t, report, out)
-			rep, err := conformance.Run(context.Background(), conformance.Config{Target: conformance.TargetSpec{Mutant: m}})
+			entries, err := checks.LoadRegistry()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := conformance.Run(context.Background(), conformance.Config{Target: conformance.TargetSpec{Mutant: m}, Entries: entries})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -162,4 +163,10 @@ func (d *inProcessDriver) StdioTools(ctx context.Context, env map[string]string)
 	}
 	defer func() { cs.Close(); inW.Close(); <-done }()
 	return listToolsRaw(ctx, cs, tap, HandshakeLimit)
+}
+
+// isAuthProbe is the hosted reference adapter's per-request bearer check:
+// a compact schema of a stream no grant holds.
+func isAuthProbe(path string, q url.Values) bool {
+	return path == "/v1/schema" && len(q) == 2 && q.Get("view") == "compact" && q.Get("stream") == adapter.AuthProbeStream && len(q["stream"]) == 1
 }

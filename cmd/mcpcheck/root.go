@@ -11,6 +11,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -251,6 +252,9 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 				if cfg.Baseline, err = conformance.LoadBaseline(baselineFile); err != nil {
 					return err
 				}
+			}
+			if cfg.Entries, err = checks.LoadRegistry(); err != nil {
+				return err
 			}
 			rep, err := conformance.Run(cmd.Context(), cfg)
 			if err != nil {
