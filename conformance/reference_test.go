@@ -6,6 +6,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 )
 
 // The unmutated reference adapter passes every check it can be judged by.
@@ -15,7 +16,11 @@ func TestReferenceAdapterPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := conformance.Run(context.Background(), conformance.Config{Entries: entries})
+	spec, err := reference.Spec("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := conformance.Run(context.Background(), conformance.Config{Target: spec, Entries: entries})
 	if err != nil {
 		t.Fatal(err)
 	}

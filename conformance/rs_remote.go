@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -25,8 +24,9 @@ type remoteRS struct {
 	tokens fakers.Tokens
 }
 
-// dialRemoteRS checks that the control plane answers and accepts the token.
-func dialRemoteRS(ctx context.Context, controlURL, token string, timeout time.Duration) (*remoteRS, error) {
+// dialRemoteRS checks that the control plane answers and accepts the
+// token, and has the RS exempt probe (if any) from its log and faults.
+func dialRemoteRS(ctx context.Context, controlURL, token string, timeout time.Duration, probe RSRequest) (*remoteRS, error) {
 	u, err := url.Parse(controlURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control %q: want an http:// or https:// URL", controlURL)}
@@ -57,9 +57,11 @@ func dialRemoteRS(ctx context.Context, controlURL, token string, timeout time.Du
 	}
 	// As for mcpcheck's own RS: a hosted adapter's per-request bearer
 	// check is not one of the RS calls checks count or fault.
-	probe := fakers.Mutation{Op: "exempt", Path: "/v1/schema", Query: url.Values{"view": {"compact"}, "stream": {adapter.AuthProbeStream}}}
-	if status, body, err := r.do(ctx, http.MethodPost, "mutations", probe); err != nil || status != http.StatusOK {
-		return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control: exempt the auth probe: HTTP %d %s %v", status, FirstLine(string(body)), err)}
+	if probe.Path != "" {
+		exempt := fakers.Mutation{Op: "exempt", Path: probe.Path, Query: probe.Query}
+		if status, body, err := r.do(ctx, http.MethodPost, "mutations", exempt); err != nil || status != http.StatusOK {
+			return nil, &TargetError{Unreachable: true, Reason: fmt.Sprintf("--rs-control: exempt the auth probe: HTTP %d %s %v", status, FirstLine(string(body)), err)}
+		}
 	}
 	return r, nil
 }

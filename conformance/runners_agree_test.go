@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 )
 
 // The Ginkgo runner and the CLI runner give identical verdicts, on the
@@ -23,14 +23,14 @@ func TestRunnersAgreeUnderMutants(t *testing.T) {
 	if os.Getenv("MCPCHECK_RUNNERS_CHILD") != "" {
 		t.Skip("inside a child run")
 	}
-	for _, m := range []adapter.Mutant{"", adapter.SnippetAsTitle, adapter.DropToolFetch, adapter.ChallengeWithoutMetadata} {
-		name := string(m)
+	for _, m := range []string{"", "snippet-as-title", "drop-tool-fetch", "challenge-without-resource-metadata"} {
+		name := m
 		if name == "" {
 			name = "reference"
 		}
 		t.Run(name, func(t *testing.T) {
 			report := filepath.Join(t.TempDir(), "ginkgo.json")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestConformance$", "-test.count=1", "-mcpcheck.mutant="+string(m),
+			cmd := exec.Command(os.Args[0], "-test.run=^TestConformance$", "-test.count=1", "-mcpcheck.mutant="+m,
 				"-ginkgo.json-report="+report, "-ginkgo.label-filter=!golden")
 			cmd.Env = append(os.Environ(), "MCPCHECK_RUNNERS_CHILD=1")
 			out, _ := cmd.CombinedOutput() // a mutant's failing specs make the child exit 1
@@ -39,7 +39,11 @@ func TestRunnersAgreeUnderMutants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := conformance.Run(context.Background(), conformance.Config{Target: conformance.TargetSpec{Mutant: m}, Entries: entries})
+			spec, err := reference.Spec(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := conformance.Run(context.Background(), conformance.Config{Target: spec, Entries: entries})
 			if err != nil {
 				t.Fatal(err)
 			}

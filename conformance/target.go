@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -29,7 +28,7 @@ const DefaultConnectTimeout = 15 * time.Second
 type TargetKind string
 
 const (
-	KindReference TargetKind = "reference" // built-in adapter over loopback HTTP
+	KindReference TargetKind = "reference" // the in-process adapter over loopback HTTP
 	KindURL       TargetKind = "url"       // a deployed Streamable HTTP endpoint
 	KindStdio     TargetKind = "stdio"     // a local command speaking stdio
 )
@@ -56,8 +55,17 @@ type TargetSpec struct {
 	// from, and RSControlToken its bearer (never printed): with them the
 	// URL target gets the controlled-RS and fixture capabilities.
 	RSControl, RSControlToken string
-	// Mutant injects one fault into the reference adapter (tests only).
-	Mutant adapter.Mutant
+	// InProcess is the adapter a spec with neither URL nor Stdio checks,
+	// in mcpcheck's own process: the reference adapter
+	// (conformance/reference.Spec).
+	InProcess InProcess
+	// AuthProbe is the RS request the adapter makes only to check a bearer
+	// (the hosted reference adapter asks for a compact schema of a stream
+	// no grant holds, once per request). Fixture RSs, mcpcheck's own and
+	// a controlled one, serve it unlogged and without faults, so checks
+	// count the RS requests of tool calls only. Zero means InProcess's,
+	// whatever the kind, or none.
+	AuthProbe RSRequest
 	// ConnectTimeout bounds the handshake. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
 	// Redactor collects every token the target is lent (these, the fixture
@@ -75,6 +83,14 @@ func (s TargetSpec) Kind() TargetKind {
 		return KindStdio
 	}
 	return KindReference
+}
+
+// authProbe is the RS request fixture RSs exempt, if any.
+func (s TargetSpec) authProbe() RSRequest {
+	if s.AuthProbe.Path == "" && s.InProcess != nil {
+		return s.InProcess.AuthProbe()
+	}
+	return s.AuthProbe
 }
 
 // Describe names the target for a report when it could not be opened (an

@@ -12,17 +12,50 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pdpp-connect/mcpcheck/adapter"
-	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-// inProcessDriver reaches the reference adapter in mcpcheck's own process:
-// its hosted surface on a loopback server, reached over real Streamable
-// HTTP, and its command line called as a function.
+// An InProcess is an adapter that mcpcheck runs in its own process: the
+// reference adapter (package conformance/reference), so the framework never
+// imports the adapter it judges. The framework serves its hosted surface on
+// a loopback server, reached over real Streamable HTTP, and calls its
+// command line as a function for --help, the stdio server and the CLI.
+type InProcess interface {
+	// Name is how reports describe the target.
+	Name() string
+	// Handler is the hosted surface (MCP at MCPPath, and the origin's
+	// metadata and pages) for the RS at rsURL, read with rs.
+	Handler(rsURL string, rs *http.Client) (http.Handler, error)
+	MCPPath() string
+	// Main runs the adapter's command line and returns its exit code. As a
+	// --stdio command's environment does, getenv holds the fixture RS's
+	// client token as PDPP_CLIENT_TOKEN.
+	Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int
+	// AuthProbe is the RS request the adapter makes only to check a
+	// bearer, or the zero RSRequest ([TargetSpec.AuthProbe]).
+	AuthProbe() RSRequest
+}
+
+// An RSRequest names an RS request by its path and exact query.
+type RSRequest struct {
+	Path  string
+	Query url.Values
+}
+
+// Matches reports whether a request for path and q is exactly r.
+func (r RSRequest) Matches(path string, q url.Values) bool {
+	return r.Path != "" && path == r.Path && q.Encode() == r.Query.Encode()
+}
+
+// rsPoolSize is the in-process adapter's pool of idle RS connections:
+// checks run four at a time, and each call may read the RS a few times.
+const rsPoolSize = 64
+
+// inProcessDriver reaches an InProcess adapter.
 type inProcessDriver struct {
 	spec           TargetSpec
+	adapter        InProcess
 	rs             *LocalRS
 	rsURL, token   string
 	mcpURL, origin string
@@ -37,38 +70,38 @@ var (
 )
 
 func (t *Target) openInProcess(ctx context.Context, spec TargetSpec) error {
-	rs, rsURL, stop, err := startFixture(spec)
+	if spec.InProcess == nil {
+		return &TargetError{Unreachable: true, Reason: "no target: name --url or --stdio, or give the spec an in-process adapter"}
+	}
+	rs, rsURL, stop, err := StartFixtureRS(spec)
 	if err != nil {
 		return err
 	}
 	t.closers = append(t.closers, stop)
-	d := &inProcessDriver{spec: spec, rs: rs, rsURL: rsURL, token: rs.RS.ClientToken()}
+	d := &inProcessDriver{spec: spec, adapter: spec.InProcess, rs: rs, rsURL: rsURL, token: rs.RS.ClientToken()}
 	t.driver = d
 	// The adapter's own RS transport, emptied before the fixture RS stops:
 	// http.Server.Shutdown waits 5 s on a pooled connection it accepted but
 	// has not yet read a request from.
 	rsTransport := http.DefaultTransport.(*http.Transport).Clone()
-	rsTransport.MaxIdleConnsPerHost = rsclient.MaxIdleConnsPerHost
+	rsTransport.MaxIdleConnsPerHost = rsPoolSize
 	t.closers = append(t.closers, rsTransport.CloseIdleConnections)
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: spec.Mutant,
-		HTTPClient: &http.Client{Timeout: rsclient.DefaultTimeout, Transport: rsTransport}})
+	h, err := d.adapter.Handler(rsURL, &http.Client{Timeout: DefaultConnectTimeout, Transport: rsTransport})
 	if err != nil {
 		return err
 	}
-	srv := httptest.NewServer(a.Handler())
+	srv := httptest.NewServer(h)
 	t.closers = append(t.closers, srv.Close)
-	d.mcpURL, d.origin = srv.URL+adapter.MCPPath, srv.URL
+	d.mcpURL, d.origin = srv.URL+d.adapter.MCPPath(), srv.URL
 	t.setFixtureTokens(rs.RS)
-	t.Description = "reference adapter (pdpp-mcp over loopback HTTP, fixture RS)"
-	if spec.Mutant != "" {
-		t.Description += ", mutant " + string(spec.Mutant)
-	}
+	t.Description = d.adapter.Name()
 	return t.connectHTTP(ctx, d.mcpURL, d.token, nil, spec.ConnectTimeout)
 }
 
-// startFixture starts the fixture RS a reference or stdio target reads:
-// the spec's data, or its named fixture.
-func startFixture(spec TargetSpec) (*LocalRS, string, func(), error) {
+// StartFixtureRS starts, on loopback, the fixture RS a reference or stdio
+// target of spec reads: its FixtureData, else its named Fixture, with the
+// spec's auth probe exempt from the log and from faults. stop shuts it down.
+func StartFixtureRS(spec TargetSpec) (rs *LocalRS, rsURL string, stop func(), err error) {
 	fx := spec.FixtureData
 	if fx == nil {
 		var err error
@@ -76,15 +109,17 @@ func startFixture(spec TargetSpec) (*LocalRS, string, func(), error) {
 			return nil, "", nil, err
 		}
 	}
-	rs := fakers.New(fx)
-	// The hosted reference adapter checks each request's bearer with one
-	// RS request; checks count, and fault, the RS requests of tool calls.
-	rs.Exempt(isAuthProbe)
-	url, stop, err := rs.Start("127.0.0.1:0")
+	f := fakers.New(fx)
+	// A hosted adapter may check each request's bearer with one RS
+	// request; checks count, and fault, the RS requests of tool calls.
+	if probe := spec.authProbe(); probe.Path != "" {
+		f.Exempt(probe.Matches)
+	}
+	rsURL, shutdown, err := f.Start("127.0.0.1:0")
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("start fixture RS: %w", err)
 	}
-	return &LocalRS{RS: rs, FixtureName: spec.Fixture}, url, func() { _ = stop(context.Background()) }, nil
+	return &LocalRS{RS: f, FixtureName: spec.Fixture}, rsURL, func() { _ = shutdown(context.Background()) }, nil
 }
 
 func (d *inProcessDriver) Fork(ctx context.Context, fx *fakers.Fixture) (*Target, error) {
@@ -99,16 +134,9 @@ func (d *inProcessDriver) MCPURL() string       { return d.mcpURL }
 func (d *inProcessDriver) Origin() string       { return d.origin }
 func (d *inProcessDriver) HasCLI() bool         { return true }
 
-// main runs the adapter's command line with the target's mutant: after a
-// subcommand (flags stop at the first operand), else first.
+// main runs the adapter's command line; the client token is in its
+// environment unless env says otherwise.
 func (d *inProcessDriver) main(ctx context.Context, args []string, env map[string]string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if d.spec.Mutant != "" {
-		at := 0
-		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			at = 1
-		}
-		args = append(append(append([]string(nil), args[:at]...), "--mutant", string(d.spec.Mutant)), args[at:]...)
-	}
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
@@ -118,7 +146,7 @@ func (d *inProcessDriver) main(ctx context.Context, args []string, env map[strin
 		}
 		return ""
 	}
-	return adapter.MainWithMutants(ctx, args, getenv, stdin, stdout, stderr)
+	return d.adapter.Main(ctx, args, getenv, stdin, stdout, stderr)
 }
 
 // run runs the command line to completion, stdin closed.
@@ -163,10 +191,4 @@ func (d *inProcessDriver) StdioTools(ctx context.Context, env map[string]string)
 	}
 	defer func() { cs.Close(); inW.Close(); <-done }()
 	return listToolsRaw(ctx, cs, tap, HandshakeLimit)
-}
-
-// isAuthProbe is the hosted reference adapter's per-request bearer check:
-// a compact schema of a stream no grant holds.
-func isAuthProbe(path string, q url.Values) bool {
-	return path == "/v1/schema" && len(q) == 2 && q.Get("view") == "compact" && q.Get("stream") == adapter.AuthProbeStream && len(q["stream"]) == 1
 }

@@ -41,7 +41,7 @@ var (
 )
 
 func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
-	rs, rsURL, stop, err := startFixture(spec)
+	rs, rsURL, stop, err := StartFixtureRS(spec)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func (t *Target) openURL(ctx context.Context, spec TargetSpec) error {
 	if spec.RSControl == "" {
 		return t.connectURL(ctx, spec, nil)
 	}
-	r, err := dialRemoteRS(ctx, spec.RSControl, spec.RSControlToken, spec.ConnectTimeout)
+	r, err := dialRemoteRS(ctx, spec.RSControl, spec.RSControlToken, spec.ConnectTimeout, spec.authProbe())
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -132,11 +132,13 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 	if err := o.control.apply(&s, getenv); err != nil {
 		return s, err
 	}
-	m, err := adapter.ParseMutant(o.mutant)
+	// The reference adapter is the default target, and its auth probe the
+	// one fixture RSs exempt for any target.
+	ref, err := reference.New(o.mutant)
 	if err != nil {
 		return s, err
 	}
-	s.Mutant = m
+	s.InProcess = ref
 	return s, nil
 }
 

@@ -22,7 +22,7 @@ func TestStdioEnvTemplating(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := []string{"S001", "S014", "S024", "S029"}
-	rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Only: ids, Target: conformance.TargetSpec{Stdio: wrapper, Env: []string{"RS_URL={rs_url}", "RS_TOKEN={token}"}}})
+	rep, err := run(context.Background(), conformance.Config{Only: ids, Target: conformance.TargetSpec{Stdio: wrapper, Env: []string{"RS_URL={rs_url}", "RS_TOKEN={token}"}}})
 	if err != nil || rep.TargetError != nil {
 		t.Fatalf("%v %v", err, rep.TargetError)
 	}
@@ -34,7 +34,7 @@ func TestStdioEnvTemplating(t *testing.T) {
 	}
 	// Without the templated token the adapter cannot read: templating is what
 	// made the run above work.
-	rep, err = conformance.Run(context.Background(), conformance.Config{Entries: registry, Only: []string{"S024"}, Target: conformance.TargetSpec{Stdio: wrapper, Env: []string{"RS_URL={rs_url}"}}})
+	rep, err = run(context.Background(), conformance.Config{Only: []string{"S024"}, Target: conformance.TargetSpec{Stdio: wrapper, Env: []string{"RS_URL={rs_url}"}}})
 	if err == nil && rep.TargetError == nil && rep.Verdicts()["S024"] == conformance.Pass {
 		t.Error("S024 passed with no token reaching the adapter")
 	}

@@ -66,7 +66,7 @@ func TestHostileTargetsEndBounded(t *testing.T) {
 					peak = watchHeap()
 				}
 				start := time.Now()
-				rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Target: spec})
+				rep, err := run(context.Background(), conformance.Config{Target: spec})
 				took := time.Since(start)
 				if err != nil {
 					t.Fatalf("Run: %v (a broken target must still yield a report)", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	junit "github.com/joshdk/go-junit"
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
@@ -34,30 +34,30 @@ var realReports = sync.OnceValues(func() (map[string]*conformance.Report, error)
 		return nil, err
 	}
 	defer func() { _ = shutdown(ctx) }()
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
+	a := mutant("").InProcess
+	h, err := a.Handler(rsURL, http.DefaultClient)
 	if err != nil {
 		return nil, err
 	}
-	hosted := httptest.NewServer(a.Handler())
+	hosted := httptest.NewServer(h)
 	defer hosted.Close()
-	hostedURL := hosted.URL + adapter.MCPPath
+	hostedURL := hosted.URL + a.MCPPath()
 
 	configs := map[string]conformance.Config{
-		"reference":     {},                                                                                             // pass, pending, manual, footprint
-		"mutant":        {Target: conformance.TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S012", "S01"}}, // fail
-		"url":           {Target: conformance.TargetSpec{URL: hostedURL, Token: rs.ClientToken()}},                      // skip: no local command
+		"reference":     {},                                                                        // pass, pending, manual, footprint
+		"mutant":        {Target: mutant("drop-tool-fetch"), Only: []string{"S012", "S01"}},        // fail
+		"url":           {Target: conformance.TargetSpec{URL: hostedURL, Token: rs.ClientToken()}}, // skip: no local command
 		"unreachable":   {Target: conformance.TargetSpec{URL: "http://127.0.0.1:1/mcp", Token: "t", ConnectTimeout: 2 * time.Second}},
 		"auth-rejected": {Target: conformance.TargetSpec{URL: hostedURL}}, // no bearer: HTTP 401
 		// baseline (expected and stale), golden (changes), calls, requires, reproduce
-		"baselined": {Target: conformance.TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S012", "S013"}, Invocation: []string{"--mutant", "drop-tool-fetch"},
+		"baselined": {Target: mutant("drop-tool-fetch"), Only: []string{"S012", "S013"}, Invocation: []string{"--mutant", "drop-tool-fetch"},
 			Baseline:  &conformance.Baseline{ExpectedFailures: map[string]string{"S012": "fetch is missing on purpose", "S013": "believed broken"}},
 			GoldenDir: "../../golden/reference"},
-		"calls": {Target: conformance.TargetSpec{Mutant: adapter.SnippetAsTitle}, Only: []string{"S027"}}, // a failure after tool calls
+		"calls": {Target: mutant("snippet-as-title"), Only: []string{"S027"}}, // a failure after tool calls
 	}
 	out := map[string]*conformance.Report{}
 	for name, cfg := range configs {
-		cfg.Entries = registry
-		rep, err := conformance.Run(ctx, cfg)
+		rep, err := run(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -90,8 +90,7 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 		"error-paths": {Target: conformance.TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}},
 		"hung":        {Target: conformance.TargetSpec{URL: hang.URL + "/mcp", Token: "t", ConnectTimeout: 2 * time.Second}, Only: []string{"S024"}},
 	} {
-		cfg.Entries = registry
-		rep, err := conformance.Run(context.Background(), cfg)
+		rep, err := run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
-	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -28,7 +26,7 @@ func TestBaselineExpectedAndStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Target: conformance.TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S001", "S012"}, Baseline: b})
+	rep, err := run(context.Background(), conformance.Config{Target: mutant("drop-tool-fetch"), Only: []string{"S001", "S012"}, Baseline: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +45,7 @@ func TestBaselineExpectedAndStale(t *testing.T) {
 	}
 	// Pruned, the same run passes: the expected failure no longer fails it.
 	delete(b.ExpectedFailures, "S001")
-	rep, err = conformance.Run(context.Background(), conformance.Config{Entries: registry, Target: conformance.TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S001", "S012"}, Baseline: b})
+	rep, err = run(context.Background(), conformance.Config{Target: mutant("drop-tool-fetch"), Only: []string{"S001", "S012"}, Baseline: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +57,7 @@ func TestBaselineExpectedAndStale(t *testing.T) {
 // A run whose every tool call failed says so: its passes say little.
 func TestWarnsWhenOnlyErrorPathsRan(t *testing.T) {
 	bin := pdppMCPBinary(t)
-	rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Target: conformance.TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}})
+	rep, err := run(context.Background(), conformance.Config{Target: conformance.TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +74,7 @@ func TestS006SkipsWithoutAMeasuredPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosted := adaptertest.Start(t, fx, adapter.Options{})
+	hosted := serveReference(t, fx, "")
 	rs := hosted.RS
 	rs.InjectFault("/v1/streams/", fakers.Fault{Status: 500})
 	tgt, err := conformance.Open(ctx, conformance.TargetSpec{URL: hosted.MCPURL, Token: rs.ClientToken()})
@@ -133,7 +131,7 @@ func TestReferenceAdapterFailsNothingOnAnyFixture(t *testing.T) {
 			continue // TestReferenceAdapterPasses
 		}
 		t.Run(name, func(t *testing.T) {
-			rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Target: conformance.TargetSpec{Fixture: name}})
+			rep, err := run(context.Background(), conformance.Config{Target: conformance.TargetSpec{Fixture: name}})
 			if err != nil || rep.TargetError != nil {
 				t.Fatalf("%v %v", err, rep.TargetError)
 			}

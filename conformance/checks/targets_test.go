@@ -16,8 +16,6 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
-	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
 )
@@ -131,12 +129,12 @@ func serveBinaryOn(t *testing.T, rsURL string) string {
 // skip naming the missing capability.
 func TestTargetsAgree(t *testing.T) {
 	ctx := context.Background()
-	ref, err := conformance.Run(ctx, conformance.Config{Entries: registry})
+	ref, err := run(ctx, conformance.Config{})
 	if err != nil || ref.TargetError != nil {
 		t.Fatalf("reference: %v %v", err, ref.TargetError)
 	}
 	bin := pdppMCPBinary(t)
-	stdio, err := conformance.Run(ctx, conformance.Config{Entries: registry, Target: conformance.TargetSpec{Stdio: bin + " --provider-url {rs_url}"}})
+	stdio, err := run(ctx, conformance.Config{Target: conformance.TargetSpec{Stdio: bin + " --provider-url {rs_url}"}})
 	if err != nil || stdio.TargetError != nil {
 		t.Fatalf("stdio: %v %v", err, stdio.TargetError)
 	}
@@ -150,7 +148,7 @@ func TestTargetsAgree(t *testing.T) {
 	}
 	tgt.Close()
 	mcpURL, token, owner := serveBinaryWithOwner(t)
-	url, err := conformance.Run(ctx, conformance.Config{Entries: registry, Target: conformance.TargetSpec{URL: mcpURL, Token: token, OwnerToken: owner}})
+	url, err := run(ctx, conformance.Config{Target: conformance.TargetSpec{URL: mcpURL, Token: token, OwnerToken: owner}})
 	if err != nil || url.TargetError != nil {
 		t.Fatalf("url: %v %v", err, url.TargetError)
 	}
@@ -197,7 +195,7 @@ func TestTargetsAgree(t *testing.T) {
 // command or CLI).
 func TestControlledURLTargetAgrees(t *testing.T) {
 	ctx := context.Background()
-	ref, err := conformance.Run(ctx, conformance.Config{Entries: registry})
+	ref, err := run(ctx, conformance.Config{})
 	if err != nil || ref.TargetError != nil {
 		t.Fatalf("reference: %v %v", err, ref.TargetError)
 	}
@@ -217,7 +215,7 @@ func TestControlledURLTargetAgrees(t *testing.T) {
 	t.Cleanup(func() { _ = stop(context.Background()) })
 	mcpURL := serveBinaryOn(t, rsURL)
 	// No bearer flags: the client and owner tokens come from the control plane.
-	got, err := conformance.Run(ctx, conformance.Config{Entries: registry, Target: conformance.TargetSpec{URL: mcpURL, RSControl: rsURL + fakers.ControlPrefix, RSControlToken: ctl}})
+	got, err := run(ctx, conformance.Config{Target: conformance.TargetSpec{URL: mcpURL, RSControl: rsURL + fakers.ControlPrefix, RSControlToken: ctl}})
 	if err != nil || got.TargetError != nil {
 		t.Fatalf("url: %v %v", err, got.TargetError)
 	}
@@ -247,21 +245,21 @@ func TestControlledURLTargetAgrees(t *testing.T) {
 // The controlled checks can fail on a URL target: each mutant is killed
 // by its own id through the remote control plane.
 func TestControlledURLTargetKillsMutants(t *testing.T) {
-	for m, id := range map[adapter.Mutant]string{
-		adapter.SkipExpandGate: "S008", adapter.CacheExpandSchema: "S009", adapter.RetryAfter401: "S014",
-		adapter.TitleFromEmittedAt: "S027", adapter.ProbeChildrenForAmbiguity: "S032", adapter.InventEvidence: "S045",
+	for m, id := range map[string]string{
+		"skip-expand-gate": "S008", "cache-expand-schema": "S009", "retry-after-401": "S014",
+		"title-from-emitted-at": "S027", "probe-children-for-ambiguity": "S032", "invent-evidence": "S045",
 	} {
-		t.Run(string(m), func(t *testing.T) {
+		t.Run(m, func(t *testing.T) {
 			fx, err := conformance.LoadFixture(fakers.DefaultFixture)
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := adaptertest.Start(t, fx, adapter.Options{Mutant: m})
+			srv := serveReference(t, fx, m)
 			ctl, err := srv.RS.EnableControl()
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Only: []string{id},
+			rep, err := run(context.Background(), conformance.Config{Only: []string{id},
 				Target: conformance.TargetSpec{URL: srv.MCPURL, RSControl: srv.RSURL + fakers.ControlPrefix, RSControlToken: ctl}})
 			if err != nil || rep.TargetError != nil {
 				t.Fatalf("%v %v", err, rep.TargetError)
@@ -299,7 +297,7 @@ func TestControlPlaneErrorsAreTyped(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := conformance.TargetSpec{URL: "http://127.0.0.1:1/mcp", RSControl: tc.control, RSControlToken: tc.token, ConnectTimeout: 3 * time.Second}
-			rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Target: spec, Only: []string{"S001"}})
+			rep, err := run(context.Background(), conformance.Config{Target: spec, Only: []string{"S001"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -342,7 +340,7 @@ func TestBrokenTargetsEndWithTypedReasons(t *testing.T) {
 			t.Parallel()
 			tc.spec.ConnectTimeout = 3 * time.Second
 			start := time.Now()
-			rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Target: tc.spec, Only: []string{"S001"}})
+			rep, err := run(context.Background(), conformance.Config{Target: tc.spec, Only: []string{"S001"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -379,7 +377,7 @@ func needs(id string, c Capability) bool {
 // A grant without third-party data makes the checks that need a shared
 // stream skip with that reason, never pass.
 func TestChecksNeedingASharedStreamSkipOnASingleConnection(t *testing.T) {
-	rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Target: conformance.TargetSpec{Fixture: "single-connection"}, Only: []string{"S018", "S019", "S032"}})
+	rep, err := run(context.Background(), conformance.Config{Target: conformance.TargetSpec{Fixture: "single-connection"}, Only: []string{"S018", "S019", "S032"}})
 	if err != nil || rep.TargetError != nil {
 		t.Fatalf("single-connection: %v %v", err, rep.TargetError)
 	}
@@ -410,12 +408,8 @@ func TestS014BlackBoxHalfOnAURLTarget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := adapter.ParseMutant(tc.mutant)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := adaptertest.Start(t, fx, adapter.Options{Mutant: m})
-		rep, err := conformance.Run(context.Background(), conformance.Config{Entries: registry, Target: conformance.TargetSpec{URL: srv.MCPURL, Token: srv.RS.ClientToken()}, Only: []string{"S014"}})
+		srv := serveReference(t, fx, tc.mutant)
+		rep, err := run(context.Background(), conformance.Config{Target: conformance.TargetSpec{URL: srv.MCPURL, Token: srv.RS.ClientToken()}, Only: []string{"S014"}})
 		if err != nil || rep.TargetError != nil {
 			t.Fatalf("%q: %v %v", tc.mutant, err, rep.TargetError)
 		}

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"text/tabwriter"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 )
 
@@ -29,12 +29,12 @@ const (
 
 // A Result is one mutant run through every check.
 type Result struct {
-	Mutant  adapter.Mutant `json:"mutant"`
-	Doc     string         `json:"doc"`
-	Expect  []string       `json:"expect"`  // the ids that must fail
-	Failed  []string       `json:"failed"`  // the ids that did fail
-	Errors  []string       `json:"errors"`  // ids the harness could not judge
-	Verdict string         `json:"verdict"` // Killed, WrongReason, Survived or HarnessFault
+	Mutant  string   `json:"mutant"`
+	Doc     string   `json:"doc"`
+	Expect  []string `json:"expect"`  // the ids that must fail
+	Failed  []string `json:"failed"`  // the ids that did fail
+	Errors  []string `json:"errors"`  // ids the harness could not judge
+	Verdict string   `json:"verdict"` // Killed, WrongReason, Survived or HarnessFault
 }
 
 // Run opens the reference adapter once per mutant (all of them, or those
@@ -49,11 +49,11 @@ func Run(ctx context.Context, only []string, parallel int) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var infos []adapter.MutantInfo
+	var infos []reference.Mutant
 	known := map[string]bool{}
-	for _, m := range adapter.Mutants() {
-		known[string(m.ID)] = true
-		if len(only) == 0 || slices.Contains(only, string(m.ID)) {
+	for _, m := range reference.Mutants() {
+		known[m.ID] = true
+		if len(only) == 0 || slices.Contains(only, m.ID) {
 			infos = append(infos, m)
 		}
 	}
@@ -75,7 +75,7 @@ func Run(ctx context.Context, only []string, parallel int) ([]Result, error) {
 	for i, m := range infos {
 		wg.Add(1)
 		sem <- struct{}{}
-		go func(i int, m adapter.MutantInfo) {
+		go func(i int, m reference.Mutant) {
 			defer func() { <-sem; wg.Done() }()
 			out[i] = runMutant(ctx, m, entries, settings)
 		}(i, m)
@@ -84,9 +84,14 @@ func Run(ctx context.Context, only []string, parallel int) ([]Result, error) {
 	return out, nil
 }
 
-func runMutant(ctx context.Context, m adapter.MutantInfo, entries []conformance.Entry, s conformance.Settings) Result {
+func runMutant(ctx context.Context, m reference.Mutant, entries []conformance.Entry, s conformance.Settings) Result {
 	r := Result{Mutant: m.ID, Doc: m.Doc, Expect: m.Kills}
-	tgt, err := conformance.Open(ctx, conformance.TargetSpec{Mutant: m.ID})
+	spec, err := reference.Spec(m.ID)
+	if err != nil {
+		r.Errors, r.Verdict = []string{err.Error()}, HarnessFault
+		return r
+	}
+	tgt, err := conformance.Open(ctx, spec)
 	if err != nil {
 		r.Errors, r.Verdict = []string{"open: " + err.Error()}, HarnessFault
 		return r

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 )
 
 // Every mutant of the reference adapter must fail each scenario id it names:
@@ -27,7 +27,7 @@ func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
 // Every check in the registry is killed by at least one mutant.
 func TestEveryCheckHasAMutant(t *testing.T) {
 	killed := map[string]bool{}
-	for _, m := range adapter.Mutants() {
+	for _, m := range reference.Mutants() {
 		for _, id := range m.Kills {
 			killed[id] = true
 		}
@@ -55,13 +55,13 @@ func TestMutantVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
-		m    adapter.MutantInfo
+		m    reference.Mutant
 		want string
 	}{
-		"own ids":    {adapter.MutantInfo{ID: adapter.DropToolFetch, Kills: []string{"S012"}}, Killed},
-		"wrong ids":  {adapter.MutantInfo{ID: adapter.DropToolFetch, Kills: []string{"S001"}}, WrongReason},
-		"some wrong": {adapter.MutantInfo{ID: adapter.DropToolFetch, Kills: []string{"S001", "S012"}}, WrongReason},
-		"no-op":      {adapter.MutantInfo{ID: "", Kills: []string{"S012"}}, Survived},
+		"own ids":    {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S012"}}, Killed},
+		"wrong ids":  {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S001"}}, WrongReason},
+		"some wrong": {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S001", "S012"}}, WrongReason},
+		"no-op":      {reference.Mutant{ID: "", Kills: []string{"S012"}}, Survived},
 	} {
 		if r := runMutant(ctx, c.m, entries, settings); r.Verdict != c.want {
 			t.Errorf("%s: verdict %s, want %s (failed %v, errors %v)", name, r.Verdict, c.want, r.Failed, r.Errors)

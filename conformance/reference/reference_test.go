@@ -1,21 +1,28 @@
-package conformance
+package reference_test
 
 import (
 	"context"
 	"testing"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 )
 
 // The reference adapter holds itself to a tighter footprint than the
 // default budget: 6 KiB (issue 10's stretch goal, reached at 6,116 B) and
 // 2,000 o200k tokens for tools/list.
 func TestReferenceFootprintWithinOwnBudget(t *testing.T) {
-	tgt, err := Open(context.Background(), TargetSpec{})
+	spec, err := reference.Spec("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt, err := conformance.Open(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tgt.Close()
 	const maxBytes = 6144
-	fp, err := MeasureFootprint(tgt, maxBytes)
+	fp, err := conformance.MeasureFootprint(tgt, maxBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
