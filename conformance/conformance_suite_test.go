@@ -3,6 +3,9 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 )
@@ -11,4 +14,8 @@ import (
 // adapter unless -mcpcheck.url or -mcpcheck.stdio names another target.
 var _ = checks.Suite{Reference: reference.Spec, GoldenDir: "../golden/reference"}.Declare()
 
-func TestConformance(t *testing.T) { checks.RunSuite(t) }
+func TestConformance(t *testing.T) {
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	suiteConfig, reporterConfig := checks.Configuration()
+	ginkgo.RunSpecs(t, "PDPP MCP conformance", suiteConfig, reporterConfig)
+}

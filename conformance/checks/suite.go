@@ -6,10 +6,10 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 	"github.com/sebdah/goldie/v2"
 
@@ -71,16 +71,15 @@ func (s Suite) targetSpec(f suiteFlags) (conformance.TargetSpec, error) {
 	return spec, nil
 }
 
-// RunSuite runs the declared specs. `go test ./...` cannot pass -ginkgo.*
-// flags to the packages that have no Ginkgo suite, so the suite turns on
-// the two options CI needs itself: no colour codes in logs, and failure
-// when a filter selects no spec.
-func RunSuite(t *testing.T) {
-	gomega.RegisterFailHandler(ginkgo.Fail)
+// Configuration is the Ginkgo configuration the suite runs with: the
+// flags', plus the two options CI needs, which `go test ./...` cannot pass
+// as -ginkgo.* flags to the packages that have no Ginkgo suite: no colour
+// codes in logs, and failure when a filter selects no spec.
+func Configuration() (types.SuiteConfig, types.ReporterConfig) {
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.FailOnEmpty = true
 	reporterConfig.NoColor = true
-	ginkgo.RunSpecs(t, "PDPP MCP conformance", suiteConfig, reporterConfig)
+	return suiteConfig, reporterConfig
 }
 
 // Declare declares the suite's specs and registers its flags; call it

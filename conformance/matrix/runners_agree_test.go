@@ -1,4 +1,4 @@
-package conformance_test
+package matrix
 
 import (
 	"context"
@@ -16,12 +16,13 @@ import (
 )
 
 // The Ginkgo runner and the CLI runner give identical verdicts, on the
-// reference adapter and on three mutants. The Ginkgo suite runs in a child
-// process of this test binary, so each run is a real Ginkgo run with its
-// own JSON report; the CLI side is conformance.Run, as mcpcheck calls it.
+// reference adapter and on three mutants. The Ginkgo side is a real run of
+// the suite's own test binary (conformance.test, built once) with its own
+// JSON report; the CLI side is conformance.Run, as mcpcheck calls it.
 func TestRunnersAgreeUnderMutants(t *testing.T) {
-	if os.Getenv("MCPCHECK_RUNNERS_CHILD") != "" {
-		t.Skip("inside a child run")
+	suite := filepath.Join(t.TempDir(), "conformance.test")
+	if out, err := exec.Command("go", "test", "-c", "-o", suite, "github.com/pdpp-connect/mcpcheck/conformance").CombinedOutput(); err != nil {
+		t.Fatalf("build the suite: %v\n%s", err, out)
 	}
 	for _, m := range []string{"", "snippet-as-title", "drop-tool-fetch", "challenge-without-resource-metadata"} {
 		name := m
@@ -30,9 +31,9 @@ func TestRunnersAgreeUnderMutants(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			report := filepath.Join(t.TempDir(), "ginkgo.json")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestConformance$", "-test.count=1", "-mcpcheck.mutant="+m,
+			cmd := exec.Command(suite, "-test.run=^TestConformance$", "-test.count=1", "-mcpcheck.mutant="+m,
 				"-ginkgo.json-report="+report, "-ginkgo.label-filter=!golden")
-			cmd.Env = append(os.Environ(), "MCPCHECK_RUNNERS_CHILD=1")
+			cmd.Dir = ".."                 // the suite's package directory, as go test runs it
 			out, _ := cmd.CombinedOutput() // a mutant's failing specs make the child exit 1
 			ginkgo := ginkgoVerdicts(t, report, out)
 			entries, err := checks.LoadRegistry()
