@@ -50,18 +50,18 @@ type served struct {
 
 func serveReference(t *testing.T, fx *fakers.Fixture, name string) served {
 	t.Helper()
-	rs := fakers.New(fx)
-	rsURL, stop, err := rs.Start("127.0.0.1:0")
+	spec := mutant(name)
+	spec.FixtureData = fx
+	rs, rsURL, stop, err := conformance.StartFixtureRS(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
-	a := mutant(name).InProcess
-	h, err := a.Handler(rsURL, http.DefaultClient)
+	t.Cleanup(stop)
+	h, err := spec.InProcess.Handler(rsURL, http.DefaultClient)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return served{RS: rs, RSURL: rsURL, MCPURL: srv.URL + a.MCPPath()}
+	return served{RS: rs.RS, RSURL: rsURL, MCPURL: srv.URL + spec.InProcess.MCPPath()}
 }
