@@ -8,21 +8,15 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
-	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // A --url endpoint that redirects within its own origin keeps working.
 func TestSameOriginRedirectKeepsWorking(t *testing.T) {
-	fx, err := LoadFixture("")
+	rs, rsURL, stop, err := StartFixtureRS(TargetSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	rsURL, stop, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = stop(context.Background()) }()
+	defer stop()
 	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +26,7 @@ func TestSameOriginRedirectKeepsWorking(t *testing.T) {
 	mux.Handle("/old", http.RedirectHandler(adapter.MCPPath, http.StatusPermanentRedirect))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	tgt, err := Open(context.Background(), TargetSpec{URL: srv.URL + "/old", Token: rs.ClientToken(), ConnectTimeout: 10 * time.Second})
+	tgt, err := Open(context.Background(), TargetSpec{URL: srv.URL + "/old", Token: rs.RS.ClientToken(), ConnectTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatalf("open through a same-origin redirect: %v", err)
 	}

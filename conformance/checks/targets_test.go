@@ -78,17 +78,12 @@ func serveBinary(t *testing.T) (string, string) {
 // owner token, for the owner-refusal checks of a URL target.
 func serveBinaryWithOwner(t *testing.T) (string, string, string) {
 	t.Helper()
-	fx, err := conformance.LoadFixture(fakers.DefaultFixture)
+	rs, rsURL, stop, err := conformance.StartFixtureRS(conformance.TargetSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	rsURL, stop, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
-	return serveBinaryOn(t, rsURL), rs.ClientToken(), rs.OwnerToken()
+	t.Cleanup(stop)
+	return serveBinaryOn(t, rsURL), rs.RS.ClientToken(), rs.RS.OwnerToken()
 }
 
 // serveBinaryOn runs `pdpp-mcp serve` against the RS at rsURL and returns
