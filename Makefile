@@ -17,7 +17,7 @@ report:
 	$(GO) run ./cmd/mcpcheck
 
 # The Ginkgo suite sets -ginkgo.no-color and -ginkgo.fail-on-empty itself
-# (conformance/conformance_suite_test.go): go test ./... cannot pass them.
+# (checks.Configuration in conformance/checks/suite.go): go test ./... cannot pass them.
 test:
 	$(GO) test ./...
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/scenarios"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -36,13 +37,13 @@ func LoadBaseline(path string) (*Baseline, error) {
 	if err := dec.Decode(&b); err != nil {
 		return nil, &UsageError{fmt.Sprintf("--baseline %s: %v", path, err)}
 	}
-	entries, err := LoadRegistry()
+	cat, err := scenarios.Load()
 	if err != nil {
 		return nil, err
 	}
 	known := map[string]bool{}
-	for _, e := range entries {
-		known[e.Scenario.ID] = true
+	for _, s := range cat.Scenarios {
+		known[s.ID] = true
 	}
 	var problems []string
 	for id, why := range b.ExpectedFailures {

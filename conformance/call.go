@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -37,11 +38,6 @@ type Call struct {
 // check as a harness error, not as a conformance failure.
 func (t *T) Call(name string, args map[string]any) *Call {
 	return t.callOn(t.Target, name, args)
-}
-
-// CallTool calls a tool and returns the decoded result.
-func (t *T) CallTool(name string, args map[string]any) *mcp.CallToolResult {
-	return t.Call(name, args).Result
 }
 
 func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
@@ -179,10 +175,12 @@ func (c *Call) Describe() string {
 	if c.redact != nil {
 		args, text = c.redact(args), c.redact(text)
 	}
-	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, clipText(args, 200), c.IsError(), clipText(text, 400))
+	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, ClipText(args, 200), c.IsError(), ClipText(text, 400))
 }
 
-func clipText(s string, n int) string {
+// ClipText is s cut to n characters (runes), with an ellipsis when cut: how
+// a failure message quotes a long answer.
+func ClipText(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
@@ -191,10 +189,5 @@ func clipText(s string, n int) string {
 }
 
 func (t *Target) hasTool(name string) bool {
-	for _, tool := range t.Tools {
-		if tool.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Tools, func(tool *mcp.Tool) bool { return tool.Name == name })
 }

@@ -1,7 +1,8 @@
-// Package conformance turns the scenario catalog into executable checks and
-// runs them against an MCP target: the built-in reference adapter, a
-// Streamable HTTP URL, or a stdio command. One registry of checks, keyed by
-// scenario id, feeds two runners (the Ginkgo suite and the mcpcheck CLI); both
+// Package conformance is mcpcheck's framework: it runs checks (package
+// conformance/checks) against an MCP target (the reference adapter in
+// process, a Streamable HTTP URL, or a stdio command) and reports the
+// verdicts. One registry of checks, keyed by scenario id ([Registry]),
+// feeds two runners, the Ginkgo suite and the mcpcheck CLI ([Run]); both
 // call [Evaluate], so their verdicts cannot drift apart.
 package conformance
 
@@ -27,36 +28,6 @@ const (
 	ModeHOST Mode = "host" // needs the hosted HTTP endpoint
 	ModePROC Mode = "proc" // not MCP wire: docs, setup, process
 )
-
-// A Capability is something a target may or may not offer a check.
-type Capability string
-
-const (
-	// CapLocalCommand: mcpcheck can run the adapter's command line itself
-	// (the reference adapter, or a --stdio target).
-	CapLocalCommand Capability = "local-command"
-	// CapControlledRS: the adapter reads from a fixture RS that mcpcheck runs
-	// or controls, and whose request log it can inspect.
-	CapControlledRS Capability = "controlled-rs"
-	// CapFixture: mcpcheck can open the adapter again against a fixture RS
-	// of its choosing, or have the controlled RS serve it ([Target.Fork]).
-	CapFixture Capability = "fixture"
-	// CapCLI: the implementation has a reference-style CLI (`search`,
-	// `read-field`) that mcpcheck can run: the reference adapter, or a
-	// --stdio command whose `search --help` documents read-field.
-	CapCLI Capability = "cli"
-	// CapHTTP: the target is a hosted Streamable HTTP endpoint with an origin
-	// mcpcheck can probe (the reference adapter or --url).
-	CapHTTP Capability = "http"
-)
-
-var capabilityReasons = map[Capability]string{
-	CapLocalCommand: "needs a local adapter command (the reference adapter or --stdio); a --url target has none",
-	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter, --stdio, or --url with --rs-control)",
-	CapFixture:      "needs to serve the adapter a fixture RS of mcpcheck's choosing (the reference adapter, --stdio, or --url with --rs-control)",
-	CapCLI:          "needs the implementation's CLI (pdpp-mcp search / read-field); the target offers none mcpcheck can run",
-	CapHTTP:         "needs the hosted HTTP endpoint (the reference adapter or --url); a stdio target has none",
-}
 
 // A Check is one executable scenario.
 type Check struct {
@@ -108,28 +79,34 @@ func (t *T) Context() context.Context { return t.ctx }
 func (t *T) Skipf(format string, args ...any) { panic(skipSignal{fmt.Sprintf(format, args...)}) }
 
 // Fork opens the target again against its own fixture RS serving fx (see
-// [Target.Fork]); it is closed when the check ends. A check calls it only
+// [Forker]); it is closed when the check ends. A check calls it only
 // after declaring [CapFixture] in Needs, or after testing t.Target.Has.
 func (t *T) Fork(fx *fakers.Fixture) *Target {
-	if t.Target.Fork == nil {
-		t.Skipf("%s", capabilityReasons[CapFixture])
-	}
-	f, err := t.Target.Fork(t.ctx, fx)
+	f, err := need[Forker](t, CapFixture).Fork(t.ctx, fx)
 	if err != nil {
 		panic(errorSignal{"open a fork of the target: " + err.Error()})
 	}
-	*t.cleanups = append(*t.cleanups, f.Close)
+	t.Cleanup(f.Close)
 	return f
 }
 
 // ForkSame forks the target against a fresh copy of the fixture it serves,
 // for checks that count RS calls or inject faults.
-func (t *T) ForkSame() *Target {
-	fx, err := t.Target.baseFixture()
+func (t *T) ForkSame() *Target { return t.Fork(t.BaseFixture()) }
+
+// BaseFixture is a fresh copy of the data the target's RS serves by
+// default, for a check to change and serve on a fork. A target without a
+// fixture RS skips the check; one whose data cannot be read ends it as an
+// error.
+func (t *T) BaseFixture() *fakers.Fixture {
+	if !t.Target.Has(CapFixture) {
+		t.Skipf("%s", CapFixture.SkipReason())
+	}
+	fx, err := need[ControlledRS](t, CapControlledRS).FixtureRS().Baseline(t.ctx)
 	if err != nil {
 		panic(errorSignal{"load fixture: " + err.Error()})
 	}
-	return t.Fork(fx)
+	return fx
 }
 
 // Private is t on a fresh fork of the same fixture when the target can fork,
@@ -147,6 +124,9 @@ func (t *T) On(tgt *Target) *T {
 	u.Target = tgt
 	return &u
 }
+
+// Cleanup registers f to run when the check ends, last registered first.
+func (t *T) Cleanup(f func()) { *t.cleanups = append(*t.cleanups, f) }
 
 // Record attaches a measured value to the check's result (bytes, tokens, …).
 func (t *T) Record(name string, value any) {
@@ -199,7 +179,7 @@ func Evaluate(ctx context.Context, c *Check, tgt *Target, s Settings) (res Resul
 	start := time.Now()
 	for _, need := range c.Needs {
 		if !tgt.Has(need) {
-			res.Verdict, res.Message = Skip, capabilityReasons[need]
+			res.Verdict, res.Message = Skip, need.SkipReason()
 			return res
 		}
 	}

@@ -71,7 +71,9 @@ func (w *tailBuffer) Write(p []byte) (int, error) {
 
 func (w *tailBuffer) String() string { w.mu.Lock(); defer w.mu.Unlock(); return string(w.b) }
 
-func firstLine(s string) string {
+// FirstLine is the first line of s, trimmed and bounded to 300 bytes: how a
+// report quotes a multi-line message in one line. Empty text is "(empty)".
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
@@ -85,13 +87,13 @@ func firstLine(s string) string {
 	return s
 }
 
-// lastLine is the last non-empty line of s, bounded like firstLine.
+// lastLine is the last non-empty line of s, bounded like FirstLine.
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
-	return firstLine(s)
+	return FirstLine(s)
 }
 
 // SplitCommand splits a command line on spaces, honouring single and double

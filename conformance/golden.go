@@ -52,13 +52,11 @@ func stripVolatile(v any) {
 	}
 }
 
-// normalizeTools is the order-insensitive, normalised form of a tools list.
-func normalizeTools(raw []json.RawMessage) string {
-	out, err := Normalize(ToolsArrayBytes(sortToolsByName(raw)))
-	if err != nil {
-		return "invalid JSON: " + err.Error()
-	}
-	return string(out)
+// NormalizeTools is the normalised tools array, sorted by tool name:
+// tools/list order carries no meaning, so it must not move a golden or
+// make two surfaces differ.
+func NormalizeTools(raw []json.RawMessage) ([]byte, error) {
+	return Normalize(ToolsArrayBytes(sortToolsByName(raw)))
 }
 
 // GoldenInitialize is the normalised initialize result minus the server
@@ -90,11 +88,8 @@ func GoldenInitialize(t *Target) ([]byte, error) {
 	return Normalize(raw)
 }
 
-// GoldenTools is the normalised tools array, sorted by tool name: tools/list
-// order carries no meaning, so it must not move a golden.
-func GoldenTools(t *Target) ([]byte, error) {
-	return Normalize(ToolsArrayBytes(sortToolsByName(t.ToolsRaw)))
-}
+// GoldenTools is the target's tools/list as a golden ([NormalizeTools]).
+func GoldenTools(t *Target) ([]byte, error) { return NormalizeTools(t.ToolsRaw) }
 
 // sortToolsByName returns a copy of raw sorted by each tool's name; a tool
 // whose name cannot be read sorts first, in arrival order.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -144,7 +145,7 @@ func StaleGoldens(dir string, produced []string, remove bool) ([]string, error) 
 	var out []string
 	for _, p := range existing {
 		name := filepath.Base(p)
-		if contains(produced, strings.TrimSuffix(name, goldenSuffix)) {
+		if slices.Contains(produced, strings.TrimSuffix(name, goldenSuffix)) {
 			continue
 		}
 		if remove {
@@ -296,4 +297,11 @@ func schemaParts(tool map[string]any) (map[string]map[string]any, map[string]boo
 		}
 	}
 	return props, req
+}
+
+// sameJSON reports whether two decoded JSON values encode alike.
+func sameJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
 }

@@ -2,8 +2,8 @@ package conformance
 
 import "sync"
 
-// A memo holds values that checks discover about one target: the schema
-// index, a fan-in search term, a sample of records. Discovery is
+// A memo holds values that checks discover about one target ([Discover]).
+// Discovery is
 // deterministic for a target, so the first check to need a value computes
 // it and the rest share it, instead of each repeating the same RS traffic.
 type memo struct {
@@ -17,10 +17,11 @@ type memoEntry struct {
 	failed any // the panic of a failed discovery, replayed to every caller
 }
 
-// discover returns the target's value for key, computing it once with f.
-// A discovery that fails or skips fails or skips every check that needs it,
-// with the same message.
-func discover[V any](t *T, key string, f func() V) V {
+// Discover returns the target's value for key, computing it once with f:
+// the schema index, a fan-in search term, a sample of records. A discovery
+// that fails or skips fails or skips every check that needs it, with the
+// same message. Keys are the checks' own; a fork has its own memo.
+func Discover[V any](t *T, key string, f func() V) V {
 	m := &t.Target.memo
 	m.mu.Lock()
 	if m.entries == nil {

@@ -20,12 +20,6 @@ func NewRedactor() *Redactor { return redact.New() }
 // of them may reach the adapter, and through it the output.
 func (t *Target) lendTokens(tokens ...string) { t.redactor.Add(tokens...) }
 
-// secrets are the control plane's token and every RS token it handed out.
-func (r *remoteRS) secrets() []string {
-	k := r.tokens
-	return []string{r.token, k.Client, k.Owner, k.Expired, k.Revoked, k.Malformed, k.Legacy, k.Package}
-}
-
 // redactJSON redacts every string and key of a JSON document, then
 // normalises it: a golden keeps its form, and no token.
 func (t *Target) redactJSON(raw []byte) ([]byte, error) {

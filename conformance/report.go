@@ -189,7 +189,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			if row.Reproduce != "" {
 				body += "\nreproduce: " + row.Reproduce
 			}
-			msg := &junitMessage{Message: firstLine(row.Result.Message), Body: body}
+			msg := &junitMessage{Message: FirstLine(row.Result.Message), Body: body}
 			switch {
 			case strings.HasPrefix(row.Baseline, "expected"):
 				c.Skipped = &junitMessage{Message: row.Baseline, Body: body}

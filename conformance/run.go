@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -24,6 +25,9 @@ const (
 // Config selects a target and the checks to run against it.
 type Config struct {
 	Target TargetSpec
+	// Entries are the catalog joined with its checks ([Registry]): the
+	// rows of the report, and the checks Only and Focus select from.
+	Entries []Entry
 	// BudgetBytes is the tools/list byte budget; zero means the catalog's.
 	BudgetBytes int
 	// Only selects scenario ids or id prefixes ("S012", "S01"); Focus
@@ -161,11 +165,10 @@ func Select(entries []Entry, only, focus []string) ([]Entry, error) {
 // Run opens the target, evaluates the selected checks and builds the report.
 // A target that cannot be reached still yields a report, with TargetError set.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	entries, err := LoadRegistry()
-	if err != nil {
-		return nil, err
+	if len(cfg.Entries) == 0 {
+		return nil, errors.New("conformance.Run: no registry entries to run")
 	}
-	entries, err = Select(entries, cfg.Only, cfg.Focus)
+	entries, err := Select(cfg.Entries, cfg.Only, cfg.Focus)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +196,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if !ok {
 			te = &TargetError{Unreachable: true, Reason: err.Error()}
 		}
-		rep.TargetError, rep.Target = te, describe(cfg.Target)
+		rep.TargetError, rep.Target = te, cfg.Target.Describe()
 		rep.tally()
 		return rep, nil
 	}
@@ -236,7 +239,7 @@ func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, 
 	if n <= 0 {
 		n = 4
 	}
-	if tgt.remote != nil { // one RS shared by every check and fork
+	if tgt.sharedRS() {
 		n = 1
 	}
 	var (
@@ -261,16 +264,6 @@ func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, 
 	}
 	wg.Wait()
 	return out
-}
-
-func describe(s TargetSpec) string {
-	switch s.Kind() {
-	case KindURL:
-		return "url " + s.URL
-	case KindStdio:
-		return "stdio " + s.Stdio
-	}
-	return "reference adapter"
 }
 
 func (r *Report) tally() {

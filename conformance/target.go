@@ -1,27 +1,18 @@
 package conformance
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pdpp-connect/mcpcheck/adapter"
-	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -37,7 +28,7 @@ const DefaultConnectTimeout = 15 * time.Second
 type TargetKind string
 
 const (
-	KindReference TargetKind = "reference" // built-in adapter over loopback HTTP
+	KindReference TargetKind = "reference" // the in-process adapter over loopback HTTP
 	KindURL       TargetKind = "url"       // a deployed Streamable HTTP endpoint
 	KindStdio     TargetKind = "stdio"     // a local command speaking stdio
 )
@@ -58,14 +49,23 @@ type TargetSpec struct {
 	// Fixture names the fixture RS data set for reference and stdio targets.
 	Fixture string
 	// FixtureData, when set, is served instead of the named fixture. Checks
-	// use it through [Target.Fork] for scale grants and live mutation.
+	// use it through [Forker.Fork] for scale grants and live mutation.
 	FixtureData *fakers.Fixture
 	// RSControl is the control plane of the pdpp-fake-rs a URL target reads
 	// from, and RSControlToken its bearer (never printed): with them the
 	// URL target gets the controlled-RS and fixture capabilities.
 	RSControl, RSControlToken string
-	// Mutant injects one fault into the reference adapter (tests only).
-	Mutant adapter.Mutant
+	// InProcess is the adapter a spec with neither URL nor Stdio checks,
+	// in mcpcheck's own process: the reference adapter
+	// (conformance/reference.Spec).
+	InProcess InProcess
+	// AuthProbe is the RS request the adapter makes only to check a bearer
+	// (the hosted reference adapter asks for a compact schema of a stream
+	// no grant holds, once per request). Fixture RSs, mcpcheck's own and
+	// a controlled one, serve it unlogged and without faults, so checks
+	// count the RS requests of tool calls only. Zero means InProcess's,
+	// whatever the kind, or none.
+	AuthProbe RSRequest
 	// ConnectTimeout bounds the handshake. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
 	// Redactor collects every token the target is lent (these, the fixture
@@ -85,6 +85,26 @@ func (s TargetSpec) Kind() TargetKind {
 	return KindReference
 }
 
+// authProbe is the RS request fixture RSs exempt, if any.
+func (s TargetSpec) authProbe() RSRequest {
+	if s.AuthProbe.Path == "" && s.InProcess != nil {
+		return s.InProcess.AuthProbe()
+	}
+	return s.AuthProbe
+}
+
+// Describe names the target for a report when it could not be opened (an
+// open target describes itself in more detail: [Target.Description]).
+func (s TargetSpec) Describe() string {
+	switch s.Kind() {
+	case KindURL:
+		return "url " + s.URL
+	case KindStdio:
+		return "stdio " + s.Stdio
+	}
+	return "reference adapter"
+}
+
 // A TargetError is a failure to reach or use a target at all.
 type TargetError struct {
 	Unreachable bool   `json:"unreachable"` // else: authentication rejected
@@ -99,7 +119,9 @@ type Help struct {
 	ExitCode       int
 }
 
-// A Target is an open MCP session plus what mcpcheck knows about the adapter.
+// A Target is an open MCP session plus what mcpcheck knows about the
+// adapter. What else a check can do with it depends on its kind: the
+// driver it holds implements the capability interfaces ([As], [Target.Has]).
 type Target struct {
 	Kind        TargetKind
 	Description string // safe to print: never holds the token
@@ -108,19 +130,6 @@ type Target struct {
 	Init        *mcp.InitializeResult
 	ToolsRaw    []json.RawMessage // each tool exactly as received
 	Tools       []*mcp.Tool
-	// RS is the fixture RS behind the adapter, when mcpcheck runs it or
-	// controls it (--rs-control), and RSURL its address.
-	RS    FixtureRS
-	RSURL string
-	// Help runs the adapter command with --help (reference and stdio).
-	Help func(ctx context.Context) (Help, error)
-	// StdioTools starts the adapter over stdio with extra environment and
-	// lists its tools, raw (reference and stdio targets).
-	StdioTools func(ctx context.Context, env map[string]string) ([]json.RawMessage, error)
-	// MCPURL is the Streamable HTTP endpoint and Origin its origin, for
-	// reference and URL targets: where the hosted checks probe auth,
-	// metadata and the setup page.
-	MCPURL, Origin string
 	// OwnerToken is an owner bearer the target's RS knows, when mcpcheck
 	// has one: the fixture's, or the user's for a URL target.
 	OwnerToken string
@@ -128,63 +137,28 @@ type Target struct {
 	// refuses or that /mcp must refuse, when mcpcheck has them: the
 	// fixture's, or the user's for a URL target (no control-plane one).
 	ExpiredToken, ForeignToken, ControlPlaneToken string
-	// Local runs the adapter's command with extra environment and extra
-	// arguments, stdin closed: how a process refuses to start.
-	Local func(ctx context.Context, env map[string]string, args ...string) (stdout, stderr string, code int)
-	// CLI runs the implementation's command line with args and returns what
-	// it printed; nil when there is none. cliOK reports, once, whether it
-	// answers like the reference CLI.
-	CLI   func(ctx context.Context, args ...string) (stdout, stderr string, code int)
-	cliOK func() bool
-	// Stderr returns the tail of what a stdio adapter wrote to stderr: its
-	// log, which must never hold the bearer.
-	Stderr func() string
-	// Fork opens the same adapter (same command, same mutant) against a new
-	// fixture RS serving fx, so a check can count RS calls, flip the schema
-	// or load a scale grant without disturbing checks that run alongside.
-	Fork func(ctx context.Context, fx *fakers.Fixture) (*Target, error)
-	// PID is the adapter's process when mcpcheck started it (stdio), and
-	// Startup the time from its start to the answered initialize.
-	PID     int
+	// Startup is the time from starting the adapter's process to its
+	// answered initialize, when mcpcheck started one (stdio).
 	Startup time.Duration
 
+	// driver reaches the target: an *inProcessDriver, *urlDriver,
+	// *controlledURLDriver or *stdioDriver.
+	driver  any
 	started time.Time
 	secret  string
 	closers []func()
-	fixture string // the fixture name served, for forks of the same data
-	// remote is the controlled RS of a URL target: one RS shared by every
-	// check and fork, so checks on such a target run one at a time.
-	remote *remoteRS
-	memo   memo // what checks discovered about this target
+	memo    memo // what checks discovered about this target
 
 	calls, failedCalls atomic.Int64 // tool calls made, and those that returned isError
 
-	redactor    *Redactor                       // every token lent, shared with forks
-	callTimeout time.Duration                   // bounds one tools/call, as the handshake is bounded
-	exitState   func(wait time.Duration) string // stdio: how the command ended, "" while it runs
+	redactor    *Redactor     // every token lent, shared with forks
+	callTimeout time.Duration // bounds one tools/call, as the handshake is bounded
 	downMu      sync.Mutex
 	down        string // why the target stopped serving mid-run; "" while it serves
 }
 
 // callCounts are how many tool calls checks made, and how many failed.
 func (t *Target) callCounts() (int, int) { return int(t.calls.Load()), int(t.failedCalls.Load()) }
-
-// Has reports whether the target offers a capability.
-func (t *Target) Has(c Capability) bool {
-	switch c {
-	case CapLocalCommand:
-		return t.Help != nil
-	case CapControlledRS:
-		return t.RS != nil
-	case CapFixture:
-		return t.Fork != nil
-	case CapCLI:
-		return t.CLI != nil && (t.cliOK == nil || t.cliOK())
-	case CapHTTP:
-		return t.MCPURL != ""
-	}
-	return false
-}
 
 // Close ends the session and everything mcpcheck started for it.
 func (t *Target) Close() {
@@ -196,10 +170,17 @@ func (t *Target) Close() {
 
 // BearerToken is the client bearer the target's session uses. Never print it.
 func (t *Target) BearerToken() string {
-	if t.secret == "" && t.RS != nil {
-		return t.RS.ClientToken()
+	if c, ok := As[ControlledRS](t); ok && t.secret == "" {
+		return c.FixtureRS().Tokens().Client
 	}
 	return t.secret
+}
+
+// sharedRS reports a controlled RS that every check and fork of the target
+// shares (--rs-control): checks on it run one at a time.
+func (t *Target) sharedRS() bool {
+	_, ok := t.driver.(*controlledURLDriver)
+	return ok
 }
 
 // Down says why the target stopped serving during the run (its command
@@ -224,7 +205,7 @@ func (t *Target) markDown(reason string) {
 // or a target that then fails a ping too, marks the target down; any other
 // failure (a 100 MB result, say) concerns that call only.
 func (t *Target) callFailed(ctx context.Context, step string, err error) string {
-	msg := fmt.Sprintf("%s: %s", step, firstLine(t.redact(err.Error())))
+	msg := fmt.Sprintf("%s: %s", step, FirstLine(t.redact(err.Error())))
 	switch refused := t.Tap.RefusedRedirect(); {
 	case refused != nil: // every later request would be redirected too
 		msg = step + ": " + refused.Error()
@@ -233,8 +214,9 @@ func (t *Target) callFailed(ctx context.Context, step string, err error) string 
 		msg = fmt.Sprintf("%s: no answer within %s", step, t.callTimeout)
 		t.markDown(msg)
 	case ctx.Err() != nil: // the run was cancelled: judge nothing
-	case t.exitState != nil && t.exitState(time.Second) != "":
-		t.markDown(fmt.Sprintf("%s: the command exited (%s); stderr ends: %s", step, t.exitState(time.Second), lastLine(t.Stderr())))
+	case t.exited():
+		p := t.driver.(*stdioDriver)
+		t.markDown(fmt.Sprintf("%s: the command exited (%s); stderr ends: %s", step, p.exitState(time.Second), lastLine(p.Stderr())))
 	default:
 		pctx, cancel := context.WithTimeout(context.Background(), min(t.callTimeout, 5*time.Second))
 		defer cancel()
@@ -243,6 +225,12 @@ func (t *Target) callFailed(ctx context.Context, step string, err error) string 
 		}
 	}
 	return msg
+}
+
+// exited reports a stdio target whose command has exited.
+func (t *Target) exited() bool {
+	p, ok := t.driver.(*stdioDriver)
+	return ok && p.exitState(time.Second) != ""
 }
 
 // redact removes every token the target was lent, in any form, from s.
@@ -272,24 +260,20 @@ func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
 		spec.Redactor = NewRedactor()
 	}
 	spec.Redactor.Add(spec.Token, spec.OwnerToken, spec.ExpiredToken, spec.ForeignToken, spec.RSControlToken)
-	t := &Target{Kind: spec.Kind(), Tap: wiretap.New(), fixture: spec.Fixture, redactor: spec.Redactor}
-	if t.Kind != KindURL {
-		t.Fork = func(ctx context.Context, fx *fakers.Fixture) (*Target, error) {
-			fork := spec
-			fork.FixtureData = fx
-			return Open(ctx, fork)
-		}
-	}
-	var err error
-	switch t.Kind {
-	case KindReference:
-		err = t.openReference(ctx, spec)
+	switch spec.Kind() {
 	case KindURL:
-		err = t.openURL(ctx, spec)
+		return open(ctx, spec, (*Target).openURL)
 	case KindStdio:
-		err = t.openStdio(ctx, spec)
+		return open(ctx, spec, (*Target).openStdio)
 	}
-	if err != nil {
+	return open(ctx, spec, (*Target).openInProcess)
+}
+
+// open makes a target with the opener of its kind, and types its failure.
+// Drivers open their forks with it too.
+func open(ctx context.Context, spec TargetSpec, opener func(*Target, context.Context, TargetSpec) error) (*Target, error) {
+	t := &Target{Kind: spec.Kind(), Tap: wiretap.New(), redactor: spec.Redactor}
+	if err := opener(t, ctx, spec); err != nil {
 		t.Close()
 		var te *TargetError
 		if errors.As(err, &te) {
@@ -318,213 +302,6 @@ func LoadFixture(name string) (*fakers.Fixture, error) {
 	return fx, nil
 }
 
-func (t *Target) openURL(ctx context.Context, spec TargetSpec) error {
-	if spec.RSControl != "" {
-		r, err := dialRemoteRS(ctx, spec.RSControl, spec.RSControlToken, spec.ConnectTimeout)
-		if err != nil {
-			return err
-		}
-		t.remote, t.RS, t.RSURL = r, r, r.origin()
-		t.lendTokens(r.secrets()...)
-		if spec.Token == "" {
-			spec.Token = r.ClientToken()
-		}
-		if spec.OwnerToken == "" {
-			spec.OwnerToken = r.OwnerToken()
-		}
-		t.Fork = func(ctx context.Context, fx *fakers.Fixture) (*Target, error) { return forkRemote(ctx, spec, r, fx) }
-	}
-	t.secret = spec.Token
-	t.Description = "url " + spec.URL
-	if spec.RSControl != "" {
-		t.Description += ", controlled fixture RS"
-	}
-	t.MCPURL, t.OwnerToken = spec.URL, spec.OwnerToken
-	t.ExpiredToken, t.ForeignToken = spec.ExpiredToken, spec.ForeignToken
-	if u, err := url.Parse(spec.URL); err == nil {
-		t.Origin = u.Scheme + "://" + u.Host
-	}
-	return t.connectHTTP(ctx, spec.URL, spec.Token, nil, spec.ConnectTimeout)
-}
-
-// forkRemote serves fx on the controlled RS and opens a new session to
-// the same URL; closing the fork restores the RS's own data.
-func forkRemote(ctx context.Context, spec TargetSpec, r *remoteRS, fx *fakers.Fixture) (*Target, error) {
-	restore := func() error {
-		status, body, err := r.do(context.Background(), http.MethodPost, "mutations", fakers.Mutation{Op: "restore"})
-		if err == nil && status != http.StatusOK {
-			err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
-		}
-		return err
-	}
-	if err := restore(); err != nil {
-		return nil, fmt.Errorf("controlled RS: restore: %w", err)
-	}
-	status, body, err := r.do(ctx, http.MethodPost, "mutations", fakers.Mutation{Op: "replace", Fixture: fx})
-	if err == nil && status != http.StatusOK {
-		err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
-	}
-	if err != nil {
-		_ = restore()
-		return nil, fmt.Errorf("controlled RS: serve the fork's data: %w", err)
-	}
-	fork := spec
-	fork.RSControl = ""
-	f, err := Open(ctx, fork)
-	if err != nil {
-		_ = restore()
-		return nil, err
-	}
-	f.remote, f.RS, f.RSURL = r, r, r.origin()
-	f.closers = append([]func(){func() { _ = restore() }}, f.closers...)
-	return f, nil
-}
-
-// baseFixture is a fresh copy of the data the target's RS serves by
-// default: the named fixture, or what a controlled RS started with.
-func (t *Target) baseFixture() (*fakers.Fixture, error) {
-	if t.remote != nil {
-		var fx fakers.Fixture
-		status, body, err := t.remote.do(context.Background(), http.MethodGet, "fixture/baseline", nil)
-		if err == nil && status != http.StatusOK {
-			err = fmt.Errorf("HTTP %d: %s", status, firstLine(string(body)))
-		}
-		if err == nil {
-			dec := json.NewDecoder(bytes.NewReader(body))
-			dec.UseNumber()
-			err = dec.Decode(&fx)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("controlled RS baseline: %w", err)
-		}
-		return &fx, nil
-	}
-	return LoadFixture(t.fixture)
-}
-
-func startFixture(spec TargetSpec) (*fakers.RS, string, func(), error) {
-	fx := spec.FixtureData
-	if fx == nil {
-		var err error
-		if fx, err = LoadFixture(spec.Fixture); err != nil {
-			return nil, "", nil, err
-		}
-	}
-	rs := fakers.New(fx)
-	// The hosted reference adapter checks each request's bearer with one
-	// RS request; checks count, and fault, the RS requests of tool calls.
-	rs.Exempt(isAuthProbe)
-	url, stop, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("start fixture RS: %w", err)
-	}
-	return rs, url, func() { _ = stop(context.Background()) }, nil
-}
-
-func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
-	rs, rsURL, stop, err := startFixture(spec)
-	if err != nil {
-		return err
-	}
-	t.closers = append(t.closers, stop)
-	t.RS, t.RSURL = rs, rsURL
-	// The adapter's own RS transport, emptied before the fixture RS stops:
-	// http.Server.Shutdown waits 5 s on a pooled connection it accepted but
-	// has not yet read a request from.
-	rsTransport := http.DefaultTransport.(*http.Transport).Clone()
-	rsTransport.MaxIdleConnsPerHost = rsclient.MaxIdleConnsPerHost
-	t.closers = append(t.closers, rsTransport.CloseIdleConnections)
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: spec.Mutant,
-		HTTPClient: &http.Client{Timeout: rsclient.DefaultTimeout, Transport: rsTransport}})
-	if err != nil {
-		return err
-	}
-	srv := httptest.NewServer(a.Handler())
-	t.closers = append(t.closers, srv.Close)
-	t.MCPURL, t.Origin = srv.URL+adapter.MCPPath, srv.URL
-	t.setFixtureTokens(rs)
-	t.Description = "reference adapter (pdpp-mcp over loopback HTTP, fixture RS)"
-	if spec.Mutant != "" {
-		t.Description += ", mutant " + string(spec.Mutant)
-	}
-	token := rs.ClientToken()
-	mutantArgs := []string{}
-	if spec.Mutant != "" {
-		mutantArgs = []string{"--mutant", string(spec.Mutant)}
-	}
-	t.Help = func(ctx context.Context) (Help, error) {
-		var out, errb bytes.Buffer
-		code := adapter.MainWithMutants(ctx, append(append([]string(nil), mutantArgs...), "--help"), func(string) string { return "" }, strings.NewReader(""), &out, &errb)
-		return Help{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}, nil
-	}
-	t.StdioTools = func(ctx context.Context, env map[string]string) ([]json.RawMessage, error) {
-		return referenceStdioTools(ctx, append([]string{"--provider-url", rsURL}, mutantArgs...), token, env)
-	}
-	t.Local = func(ctx context.Context, extra map[string]string, args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		env := func(k string) string {
-			if v, ok := extra[k]; ok {
-				return v
-			}
-			if k == "PDPP_CLIENT_TOKEN" {
-				return token
-			}
-			return ""
-		}
-		args = append(append([]string{"--provider-url", rsURL}, args...), mutantArgs...)
-		code := adapter.MainWithMutants(ctx, args, env, strings.NewReader(""), &out, &errb)
-		return out.String(), errb.String(), code
-	}
-	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
-		var out, errb bytes.Buffer
-		env := func(k string) string {
-			if k == "PDPP_CLIENT_TOKEN" {
-				return token
-			}
-			return ""
-		}
-		if len(args) > 0 { // flags stop at the first operand: the mutant goes right after the subcommand
-			args = append(append([]string{args[0]}, mutantArgs...), args[1:]...)
-		}
-		code := adapter.MainWithMutants(ctx, args, env, strings.NewReader(""), &out, &errb)
-		return out.String(), errb.String(), code
-	}
-	return t.connectHTTP(ctx, srv.URL+adapter.MCPPath, token, nil, spec.ConnectTimeout)
-}
-
-// referenceStdioTools runs the reference adapter's stdio entry point over
-// in-memory pipes and returns its tools/list as received.
-func referenceStdioTools(ctx context.Context, args []string, token string, extra map[string]string) ([]json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, DefaultConnectTimeout)
-	defer cancel()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	env := func(k string) string {
-		if v, ok := extra[k]; ok {
-			return v
-		}
-		if k == "PDPP_CLIENT_TOKEN" {
-			return token
-		}
-		return ""
-	}
-	done := make(chan int, 1)
-	go func() {
-		done <- adapter.MainWithMutants(ctx, args, env, inR, outW, io.Discard)
-		outW.Close()
-	}()
-	tap := wiretap.New()
-	tr := &mcp.IOTransport{Reader: wiretap.StdoutReader(tap, outR), Writer: wiretap.StdinWriter(tap, inW)}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: adapter.Version}, nil).
-		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
-	if err != nil {
-		inW.Close()
-		return nil, fmt.Errorf("stdio initialize: %w", err)
-	}
-	defer func() { cs.Close(); inW.Close(); <-done }()
-	return listToolsRaw(ctx, cs, tap, HandshakeLimit)
-}
-
 func (t *Target) connectHTTP(ctx context.Context, endpoint, token string, base http.RoundTripper, timeout time.Duration) error {
 	header := http.Header{}
 	if token != "" {
@@ -547,7 +324,7 @@ func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.D
 	t.callTimeout = timeout
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: adapter.Version}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version()}, nil)
 	cs, err := client.Connect(hctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return t.explain("initialize", err, hctx, timeout, diagnose)
@@ -603,116 +380,5 @@ func (t *Target) explain(step string, err error, ctx context.Context, timeout ti
 	if errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) {
 		msg = "cannot connect: " + opErr.Error()
 	}
-	return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: %s", step, firstLine(msg))}
-}
-
-// ---- stdio ----
-
-func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
-	rs, rsURL, stop, err := startFixture(spec)
-	if err != nil {
-		return err
-	}
-	t.closers = append(t.closers, stop)
-	t.RS, t.RSURL = rs, rsURL
-	token := rs.ClientToken()
-	t.secret = token
-	expand := strings.NewReplacer("{rs_url}", rsURL, "{token}", token).Replace
-	argv, err := SplitCommand(spec.Stdio)
-	if err != nil {
-		return &TargetError{Unreachable: true, Reason: "--stdio: " + err.Error()}
-	}
-	for i := range argv {
-		argv[i] = expand(argv[i])
-	}
-	env := append(os.Environ(), "PDPP_PROVIDER_URL="+rsURL, "PDPP_CLIENT_TOKEN="+token, "MCPCHECK_RS_URL="+rsURL, "MCPCHECK_RS_TOKEN="+token)
-	for _, kv := range spec.Env {
-		env = append(env, expand(kv))
-	}
-	t.Description = "stdio " + spec.Stdio
-	t.StdioTools = func(ctx context.Context, extra map[string]string) ([]json.RawMessage, error) {
-		again := spec
-		again.Env = append([]string(nil), spec.Env...)
-		for k, v := range extra {
-			again.Env = append(again.Env, k+"="+v)
-		}
-		other, err := Open(ctx, again)
-		if err != nil {
-			return nil, err
-		}
-		defer other.Close()
-		return other.ToolsRaw, nil
-	}
-	t.Help = func(ctx context.Context) (Help, error) { return runHelp(ctx, argv, env) }
-	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
-		return runCommand(ctx, argv[0], args, env)
-	}
-	t.setFixtureTokens(rs)
-	t.Local = func(ctx context.Context, extra map[string]string, args ...string) (string, string, int) {
-		e := append([]string(nil), env...)
-		for k, v := range extra {
-			e = append(e, k+"="+v)
-		}
-		return runCommand(ctx, argv[0], append(append([]string(nil), argv[1:]...), args...), e)
-	}
-	t.cliOK = sync.OnceValue(func() bool {
-		out, errOut, code := runCommand(context.Background(), argv[0], []string{"search", "--help"}, env)
-		return code == 0 && strings.Contains(out+errOut, "read-field")
-	})
-
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
-	stderr := &tailBuffer{max: 64 << 10}
-	cmd.Stderr = stderr
-	t.Stderr = stderr.String
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	t.started = time.Now()
-	if err := cmd.Start(); err != nil {
-		return &TargetError{Unreachable: true, Reason: fmt.Sprintf("start %s: %v", argv[0], err)}
-	}
-	t.PID = cmd.Process.Pid
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	// The pipe closes a moment before Wait returns: wait up to wait for
-	// the exit status to land.
-	t.exitState = func(wait time.Duration) string {
-		select {
-		case <-exited:
-			return cmd.ProcessState.String()
-		case <-time.After(wait):
-			return ""
-		}
-	}
-	t.closers = append(t.closers, func() {
-		stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(2 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	tr := &mcp.IOTransport{Reader: wiretap.StdoutReader(t.Tap, stdout), Writer: wiretap.StdinWriter(t.Tap, stdin)}
-	diagnose := func(timedOut bool, err error) error {
-		if g := t.Tap.Garbage(); len(g) > 0 {
-			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command wrote non-JSON-RPC to stdout: %q", g[0])}
-		}
-		// A hang, or an answer the client refused (say "jsonrpc":"1.0"),
-		// is its own reason, even if the command exits once its stdin closes.
-		if timedOut || !(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed)) {
-			return nil
-		}
-		if state := t.exitState(time.Second); state != "" {
-			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr: %s", state, firstLine(stderr.String()))}
-		}
-		return nil
-	}
-	return t.handshake(ctx, tr, spec.ConnectTimeout, diagnose)
+	return &TargetError{Unreachable: true, Reason: fmt.Sprintf("%s: %s", step, FirstLine(msg))}
 }

@@ -8,12 +8,13 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/bench"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 	"github.com/spf13/cobra"
 )
 
@@ -56,7 +57,7 @@ run as a child process of this binary.`,
 				}
 			}
 			for _, t := range o.Tools {
-				if !isBenchTool(t) {
+				if !slices.Contains(benchTools, t) {
 					return usageError{fmt.Errorf("--tools %q: want some of %s", t, strings.Join(benchTools, ", "))}
 				}
 			}
@@ -131,15 +132,6 @@ run as a child process of this binary.`,
 
 var benchTools = []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"}
 
-func isBenchTool(name string) bool {
-	for _, t := range benchTools {
-		if t == name {
-			return true
-		}
-	}
-	return false
-}
-
 func benchSpecs(urls, stdios, env []string, tokenFile, fixture string, withReference bool, timeout time.Duration, getenv func(string) string) ([]conformance.TargetSpec, error) {
 	if timeout <= 0 {
 		return nil, errors.New("--timeout must be positive")
@@ -155,9 +147,18 @@ func benchSpecs(urls, stdios, env []string, tokenFile, fixture string, withRefer
 			return nil, fmt.Errorf("--env %q: want KEY=VALUE", kv)
 		}
 	}
+	// Every spec starts from the reference adapter's: the default target,
+	// whose auth probe fixture RSs exempt for any target.
+	base, err := reference.Spec("")
+	if err != nil {
+		return nil, err
+	}
+	base.ConnectTimeout = timeout
 	var specs []conformance.TargetSpec
 	if withReference || len(urls)+len(stdios) == 0 {
-		specs = append(specs, conformance.TargetSpec{Fixture: fixture, ConnectTimeout: timeout})
+		s := base
+		s.Fixture = fixture
+		specs = append(specs, s)
 	}
 	if len(urls) > 0 {
 		tok, err := readToken(tokenFile, getenv)
@@ -168,14 +169,18 @@ func benchSpecs(urls, stdios, env []string, tokenFile, fixture string, withRefer
 			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 				return nil, fmt.Errorf("--url %q: want an http:// or https:// URL", u)
 			}
-			specs = append(specs, conformance.TargetSpec{URL: u, Token: tok, ConnectTimeout: timeout})
+			s := base
+			s.URL, s.Token = u, tok
+			specs = append(specs, s)
 		}
 	}
 	for _, s := range stdios {
 		if strings.TrimSpace(s) == "" {
 			return nil, errors.New("--stdio: empty command")
 		}
-		specs = append(specs, conformance.TargetSpec{Stdio: s, Env: env, Fixture: fixture, ConnectTimeout: timeout})
+		spec := base
+		spec.Stdio, spec.Env, spec.Fixture = s, env, fixture
+		specs = append(specs, spec)
 	}
 	return specs, nil
 }
@@ -191,7 +196,7 @@ func newReferenceAdapterCommand(getenv func(string) string, code *int) *cobra.Co
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			*code = adapter.MainWithMutants(cmd.Context(), args, getenv, os.Stdin, os.Stdout, os.Stderr)
+			*code = reference.Main(cmd.Context(), args, getenv, os.Stdin, os.Stdout, os.Stderr)
 			return nil
 		},
 	}

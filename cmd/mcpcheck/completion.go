@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/spf13/cobra"
 )
@@ -21,7 +21,7 @@ func addCompletions(root *cobra.Command) {
 }
 
 func completeScenarioIDs(_ *cobra.Command, given []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	entries, err := conformance.LoadRegistry()
+	entries, err := checks.LoadRegistry()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}

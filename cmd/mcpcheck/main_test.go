@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 )
 
 func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
@@ -39,7 +40,7 @@ func TestDefaultRunReportsEveryScenario(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	entries, err := conformance.LoadRegistry()
+	entries, err := checks.LoadRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}

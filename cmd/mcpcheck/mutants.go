@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/matrix"
 	"github.com/spf13/cobra"
 )
 
@@ -24,11 +25,11 @@ and runs every check against it. A mutant is killed when every scenario id it
 names fails; it is a wrong-reason kill when only other ids fail, and survived
 when nothing fails. Either is a harness defect, and the exit code is 1.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			results, err := conformance.MutantMatrix(cmd.Context(), args, parallel)
+			results, err := matrix.Run(cmd.Context(), args, parallel)
 			if err != nil {
 				return err
 			}
-			conformance.WriteMutantTable(stdout, results)
+			matrix.WriteTable(stdout, results)
 			if jsonOut != "" {
 				data, _ := json.MarshalIndent(results, "", "  ")
 				if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
@@ -36,7 +37,7 @@ when nothing fails. Either is a harness defect, and the exit code is 1.`,
 				}
 			}
 			for _, r := range results {
-				if r.Verdict != conformance.Killed {
+				if r.Verdict != matrix.Killed {
 					*code = conformance.ExitFail
 				}
 			}

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/checks"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -131,11 +132,13 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 	if err := o.control.apply(&s, getenv); err != nil {
 		return s, err
 	}
-	m, err := adapter.ParseMutant(o.mutant)
+	// The reference adapter is the default target, and its auth probe the
+	// one fixture RSs exempt for any target.
+	ref, err := reference.New(o.mutant)
 	if err != nil {
 		return s, err
 	}
-	s.Mutant = m
+	s.InProcess = ref
 	return s, nil
 }
 
@@ -251,6 +254,9 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 				if cfg.Baseline, err = conformance.LoadBaseline(baselineFile); err != nil {
 					return err
 				}
+			}
+			if cfg.Entries, err = checks.LoadRegistry(); err != nil {
+				return err
 			}
 			rep, err := conformance.Run(cmd.Context(), cfg)
 			if err != nil {

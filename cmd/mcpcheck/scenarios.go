@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +16,7 @@ func newScenariosCommand(stdout io.Writer) *cobra.Command {
 		Short: "List every catalog scenario with its status: checked, or manual with the proxy check that stands in for it",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			entries, err := conformance.LoadRegistry()
+			entries, err := checks.LoadRegistry()
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -15,8 +16,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
 )
@@ -41,16 +42,20 @@ func TestTokensNeverAppearInReports(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, m := range []adapter.Mutant{adapter.EchoBearerInErrors, adapter.AcceptOwnerBearer} {
-		t.Run(string(m), func(t *testing.T) {
-			a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: m})
+	for _, m := range []string{"echo-bearer-in-errors", "accept-owner-bearer"} {
+		t.Run(m, func(t *testing.T) {
+			a, err := reference.New(m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := httptest.NewServer(a.Handler())
+			h, err := a.Handler(rsURL, http.DefaultClient)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
 			defer srv.Close()
-			junit, js := filepath.Join(dir, string(m)+".xml"), filepath.Join(dir, string(m)+".json")
-			code, out, stderr := run(t, nil, "--url", srv.URL+adapter.MCPPath, "--token-file", filepath.Join(dir, "token"),
+			junit, js := filepath.Join(dir, m+".xml"), filepath.Join(dir, m+".json")
+			code, out, stderr := run(t, nil, "--url", srv.URL+a.MCPPath(), "--token-file", filepath.Join(dir, "token"),
 				"--owner-token-file", filepath.Join(dir, "owner"), "--expired-token-file", filepath.Join(dir, "expired"),
 				"--foreign-token-file", filepath.Join(dir, "foreign"), "--junit", junit, "--json", js)
 			if code != conformance.ExitFail {
@@ -64,7 +69,7 @@ func TestTokensNeverAppearInReports(t *testing.T) {
 				}
 				outputs[filepath.Ext(f)] = string(b)
 			}
-			if m == adapter.EchoBearerInErrors && !strings.Contains(outputs[".json"], "[redacted]") {
+			if m == "echo-bearer-in-errors" && !strings.Contains(outputs[".json"], "[redacted]") {
 				t.Errorf("the echoed bearer should show as [redacted] in the JSON report: the test would not see a leak")
 			}
 			for where, text := range outputs {

@@ -15,13 +15,13 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -164,7 +164,7 @@ type Run struct {
 // NewRun starts a run record with the options it uses.
 func NewRun(o Options) *Run {
 	o.defaults()
-	r := &Run{Schema: Schema, Tool: "mcpcheck " + adapter.Version, Started: time.Now().UTC(), GoVersion: runtime.Version(), CPUs: runtime.GOMAXPROCS(0)}
+	r := &Run{Schema: Schema, Tool: "mcpcheck " + conformance.Version(), Started: time.Now().UTC(), GoVersion: runtime.Version(), CPUs: runtime.GOMAXPROCS(0)}
 	r.Options.Samples, r.Options.DurationNS, r.Options.Concurrency = o.Samples, int64(o.Duration), o.Concurrency
 	return r
 }
@@ -176,7 +176,7 @@ func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report
 	rep := Report{TargetKind: spec.Kind()}
 	sub, err := open(ctx, spec, o)
 	if err != nil {
-		rep.Target = describe(spec)
+		rep.Target = spec.Describe()
 		rep.Error = err.Error()
 		var te *conformance.TargetError
 		rep.AuthRejected = errors.As(err, &te) && !te.Unreachable
@@ -214,16 +214,6 @@ func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report
 	rep.Notes = append(rep.Notes, notes...)
 	rep.Goals = rep.judge()
 	return rep
-}
-
-func describe(spec conformance.TargetSpec) string {
-	switch spec.Kind() {
-	case conformance.KindURL:
-		return "url " + spec.URL
-	case conformance.KindStdio:
-		return "stdio " + spec.Stdio
-	}
-	return "reference adapter"
 }
 
 // A call is one fixed tool call of the plan.
@@ -272,7 +262,7 @@ func plan(ctx context.Context, sub *subject, only []string) ([]call, []string) {
 	})
 	var out []call
 	for _, c := range calls {
-		if len(only) > 0 && !contains(only, c.tool) {
+		if len(only) > 0 && !slices.Contains(only, c.tool) {
 			continue
 		}
 		if !served[c.tool] {
@@ -293,15 +283,6 @@ func plan(ctx context.Context, sub *subject, only []string) ([]call, []string) {
 		out = append(out, c)
 	}
 	return out, notes
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // firstHitID reads the first search result's id from structuredContent.

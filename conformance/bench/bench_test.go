@@ -14,13 +14,14 @@ import (
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 )
 
 // TestMain doubles as the reference adapter when asked, so the stdio and
 // child-process paths run without building a binary.
 func TestMain(m *testing.M) {
 	if os.Getenv("MCPCHECK_BENCH_AS_ADAPTER") != "" {
-		os.Exit(adapter.MainWithMutants(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(reference.Main(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -69,7 +70,7 @@ func requireFigures(t *testing.T, rep Report, overhead bool) {
 func TestReferenceAsChildProcess(t *testing.T) {
 	o := quick()
 	o.Reference = asAdapter(t)
-	rep := Measure(context.Background(), conformance.TargetSpec{}, o)
+	rep := Measure(context.Background(), referenceSpec(t), o)
 	requireFigures(t, rep, true)
 	if !strings.Contains(rep.Target, "child process") {
 		t.Errorf("target %q", rep.Target)
@@ -187,7 +188,7 @@ func TestComparisonOfTwoLiveTargets(t *testing.T) {
 	o := quick()
 	o.StartupRuns, o.Scale, o.Tools = -1, "-", []string{"search", "fetch"}
 	run := NewRun(o)
-	for _, spec := range []conformance.TargetSpec{{}, {URL: srv.MCPURL, Token: rs.ClientToken()}} {
+	for _, spec := range []conformance.TargetSpec{referenceSpec(t), {URL: srv.MCPURL, Token: rs.ClientToken()}} {
 		run.Targets = append(run.Targets, Measure(context.Background(), spec, o))
 	}
 	var out bytes.Buffer
@@ -225,4 +226,15 @@ func TestComparisonOfTwoLiveTargets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// referenceSpec is the reference adapter as a target, in process unless
+// Options.Reference runs it as a child.
+func referenceSpec(t *testing.T) conformance.TargetSpec {
+	t.Helper()
+	spec, err := reference.Spec("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 var servingRe = regexp.MustCompile(`serving (http://\S+/mcp)`)
@@ -21,28 +20,18 @@ var servingRe = regexp.MustCompile(`serving (http://\S+/mcp)`)
 // openReferenceChild starts the fixture RS and `<reference> serve` on a
 // loopback port, and reaches it like a deployed server.
 func openReferenceChild(ctx context.Context, spec conformance.TargetSpec, reference []string) (*subject, error) {
-	fx := spec.FixtureData
-	if fx == nil {
-		var err error
-		if fx, err = conformance.LoadFixture(spec.Fixture); err != nil {
-			return nil, err
-		}
-	}
-	rs := fakers.New(fx)
-	rsURL, stopRS, err := rs.Start("127.0.0.1:0")
+	local, rsURL, stopRS, err := conformance.StartFixtureRS(spec)
 	if err != nil {
-		return nil, fmt.Errorf("start fixture RS: %w", err)
+		return nil, err
 	}
-	closers := []func(){func() { _ = stopRS(context.Background()) }}
+	rs := local.RS
+	closers := []func(){stopRS}
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			closers[i]()
 		}
 	}
 	args := append(append([]string(nil), reference[1:]...), "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
-	if spec.Mutant != "" {
-		args = append(args, "--mutant", string(spec.Mutant))
-	}
 	cmd := exec.Command(reference[0], args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -121,11 +110,9 @@ func stdioSpec(spec conformance.TargetSpec, o Options) (conformance.TargetSpec, 
 	for i, w := range o.Reference {
 		words[i] = shellQuote(w)
 	}
-	cmd := strings.Join(words, " ")
-	if spec.Mutant != "" {
-		cmd += " --mutant " + string(spec.Mutant)
-	}
-	return conformance.TargetSpec{Stdio: cmd, Fixture: spec.Fixture, ConnectTimeout: spec.ConnectTimeout}, true, ""
+	s := spec
+	s.Stdio = strings.Join(words, " ")
+	return s, true, ""
 }
 
 func shellQuote(s string) string {

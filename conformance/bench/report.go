@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 )
 
@@ -38,7 +39,7 @@ func (rep *Report) writeText(w io.Writer, levels []int) {
 	var failed []string
 	for _, t := range rep.Tools {
 		if t.Error != "" {
-			failed = append(failed, termsafe.Line(t.Tool+": "+firstLine(t.Error)))
+			failed = append(failed, termsafe.Line(t.Tool+": "+conformance.FirstLine(t.Error)))
 			continue
 		}
 		row := fmt.Sprintf("%s\t%s\t%s\t%s", t.Tool, ms(t.Latency.P50), ms(t.Latency.P95), ms(t.Latency.P99))
@@ -175,13 +176,6 @@ func figure(t *ToolResult, fig string) string {
 		return fmt.Sprintf("%.0f", t.Throughput[len(t.Throughput)-1].PerSecond)
 	}
 	return "-"
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 func durationOf(ns int64) string {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -78,15 +77,23 @@ func open(ctx context.Context, spec conformance.TargetSpec, o Options) (*subject
 	if err != nil {
 		return nil, err
 	}
-	rs, _ := t.RS.(*fakers.RS) // the load run resizes the log of an in-process RS only
-	sub := &subject{target: t, session: t.Session, rs: rs, rsURL: t.RSURL, pid: t.PID, close: t.Close}
-	if t.MCPURL != "" { // a lean client of its own: no wire tap, a connection pool sized for the load
-		cs, closeCS, err := connect(ctx, t.MCPURL, t.BearerToken())
+	sub := &subject{target: t, session: t.Session, close: t.Close}
+	if c, ok := conformance.As[conformance.ControlledRS](t); ok {
+		sub.rsURL = c.RSURL()
+		if l, ok := c.FixtureRS().(*conformance.LocalRS); ok { // the load run resizes the log of an in-process RS only
+			sub.rs = l.RS
+		}
+	}
+	if p, ok := conformance.As[conformance.Process](t); ok {
+		sub.pid = p.PID()
+	}
+	if h, ok := conformance.As[conformance.HostedEndpoint](t); ok { // a lean client of its own: no wire tap, a connection pool sized for the load
+		cs, closeCS, err := connect(ctx, h.MCPURL(), t.BearerToken())
 		if err != nil {
 			t.Close()
 			return nil, err
 		}
-		sub.session, sub.endpoint, sub.token = cs, t.MCPURL, t.BearerToken()
+		sub.session, sub.endpoint, sub.token = cs, h.MCPURL(), t.BearerToken()
 		sub.close = func() { closeCS(); t.Close() }
 	}
 	return sub, nil
@@ -104,7 +111,7 @@ func connect(ctx context.Context, endpoint, token string) (*mcp.ClientSession, f
 	if err != nil {
 		return nil, nil, err
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck-bench", Version: adapter.Version}, nil).Connect(ctx,
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck-bench", Version: conformance.Version()}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1},
 		&mcp.ClientSessionOptions{ProtocolVersion: conformance.ProtocolVersion})
 	if err != nil {

@@ -1,0 +1,315 @@
+package checks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	junit "github.com/joshdk/go-junit"
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/fakers"
+	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
+)
+
+// realReports runs mcpcheck for real against targets chosen so that,
+// together, the reports hold every verdict but error, every status, both
+// kinds of target error, and every optional field of the formats.
+var realReports = sync.OnceValues(func() (map[string]*conformance.Report, error) {
+	ctx := context.Background()
+	fx, err := conformance.LoadFixture("")
+	if err != nil {
+		return nil, err
+	}
+	rs := fakers.New(fx)
+	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = shutdown(ctx) }()
+	a := mutant("").InProcess
+	h, err := a.Handler(rsURL, http.DefaultClient)
+	if err != nil {
+		return nil, err
+	}
+	hosted := httptest.NewServer(h)
+	defer hosted.Close()
+	hostedURL := hosted.URL + a.MCPPath()
+
+	configs := map[string]conformance.Config{
+		"reference":     {},                                                                        // pass, pending, manual, footprint
+		"mutant":        {Target: mutant("drop-tool-fetch"), Only: []string{"S012", "S01"}},        // fail
+		"url":           {Target: conformance.TargetSpec{URL: hostedURL, Token: rs.ClientToken()}}, // skip: no local command
+		"unreachable":   {Target: conformance.TargetSpec{URL: "http://127.0.0.1:1/mcp", Token: "t", ConnectTimeout: 2 * time.Second}},
+		"auth-rejected": {Target: conformance.TargetSpec{URL: hostedURL}}, // no bearer: HTTP 401
+		// baseline (expected and stale), golden (changes), calls, requires, reproduce
+		"baselined": {Target: mutant("drop-tool-fetch"), Only: []string{"S012", "S013"}, Invocation: []string{"--mutant", "drop-tool-fetch"},
+			Baseline:  &conformance.Baseline{ExpectedFailures: map[string]string{"S012": "fetch is missing on purpose", "S013": "believed broken"}},
+			GoldenDir: "../../golden/reference"},
+		"calls": {Target: mutant("snippet-as-title"), Only: []string{"S027"}}, // a failure after tool calls
+	}
+	out := map[string]*conformance.Report{}
+	for name, cfg := range configs {
+		rep, err := run(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = rep
+	}
+	return out, nil
+})
+
+func mustRealReports(t *testing.T) map[string]*conformance.Report {
+	t.Helper()
+	reps, err := realReports()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reps
+}
+
+func TestJSONReportsMatchTheSchema(t *testing.T) {
+	reps := map[string]*conformance.Report{}
+	for name, rep := range mustRealReports(t) {
+		reps[name] = rep
+	}
+	// Two more, which need a built adapter and a hostile server: an adapter
+	// whose RS is down reaches only error paths (warnings), and a target that
+	// stops answering mid-call leaves a check it could not judge (error).
+	bin := pdppMCPBinary(t)
+	hang := httptest.NewServer(&hostile.Server{Mode: hostile.HangOnCall, Hold: 5 * time.Second})
+	defer hang.Close()
+	for name, cfg := range map[string]conformance.Config{
+		"error-paths": {Target: conformance.TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}},
+		"hung":        {Target: conformance.TargetSpec{URL: hang.URL + "/mcp", Token: "t", ConnectTimeout: 2 * time.Second}, Only: []string{"S024"}},
+	} {
+		rep, err := run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps[name] = rep
+	}
+	seen := map[string]bool{}
+	for name, rep := range reps {
+		var buf bytes.Buffer
+		if err := rep.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := conformance.ValidateReportJSON(buf.Bytes()); err != nil {
+			t.Errorf("%s report: %v", name, err)
+		}
+		for _, field := range presentFields(t, buf.Bytes()) {
+			seen[field] = true
+		}
+	}
+	// The schema forbids unknown fields, so a field a report never carries
+	// could drift from it unnoticed: require every optional one to show up.
+	for _, want := range []string{
+		"target_error", "target_error.unreachable=true", "target_error.unreachable=false", "footprint",
+		"scenario.reason", "scenario.result", "result.message", "result.entries",
+		"scenario.baseline", "scenario.requires", "scenario.reproduce", "result.calls", "golden", "golden.changes",
+		"status=checked", "status=manual", "verdict=pass", "verdict=fail", "verdict=skip", "verdict=error", "warnings",
+	} {
+		if !seen[want] {
+			t.Errorf("no real report carried %s; pick targets that produce it", want)
+		}
+	}
+}
+
+// presentFields names the optional fields and enum values a JSON report holds.
+func presentFields(t *testing.T, data []byte) []string {
+	t.Helper()
+	var doc struct {
+		TargetError *struct{ Unreachable bool } `json:"target_error"`
+		Warnings    []string                    `json:"warnings"`
+		Footprint   json.RawMessage             `json:"footprint"`
+		Golden      *struct {
+			Changes []json.RawMessage `json:"changes"`
+		} `json:"golden"`
+		Scenarios []struct {
+			Status    string   `json:"status"`
+			Reason    string   `json:"reason"`
+			Baseline  string   `json:"baseline"`
+			Requires  []string `json:"requires"`
+			Reproduce string   `json:"reproduce"`
+			Result    *struct {
+				Verdict string            `json:"verdict"`
+				Message string            `json:"message"`
+				Entries []json.RawMessage `json:"entries"`
+				Calls   []string          `json:"calls"`
+			} `json:"result"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	if doc.TargetError != nil {
+		out = append(out, "target_error", "target_error.unreachable="+map[bool]string{true: "true", false: "false"}[doc.TargetError.Unreachable])
+	}
+	if doc.Footprint != nil {
+		out = append(out, "footprint")
+	}
+	if len(doc.Warnings) > 0 {
+		out = append(out, "warnings")
+	}
+	if doc.Golden != nil {
+		out = append(out, "golden")
+		if len(doc.Golden.Changes) > 0 {
+			out = append(out, "golden.changes")
+		}
+	}
+	for _, s := range doc.Scenarios {
+		out = append(out, "status="+s.Status)
+		for name, v := range map[string]bool{"scenario.reason": s.Reason != "", "scenario.baseline": s.Baseline != "",
+			"scenario.requires": len(s.Requires) > 0, "scenario.reproduce": s.Reproduce != ""} {
+			if v {
+				out = append(out, name)
+			}
+		}
+		if r := s.Result; r != nil {
+			out = append(out, "scenario.result", "verdict="+r.Verdict)
+			if r.Message != "" {
+				out = append(out, "result.message")
+			}
+			if len(r.Entries) > 0 {
+				out = append(out, "result.entries")
+			}
+			if len(r.Calls) > 0 {
+				out = append(out, "result.calls")
+			}
+		}
+	}
+	return out
+}
+
+func TestSchemaRejectsReportsThatBreakIt(t *testing.T) {
+	var buf bytes.Buffer
+	if err := mustRealReports(t)["reference"].WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for name, breakIt := range map[string]func(doc map[string]any){
+		"other schema version": func(doc map[string]any) { doc["schema"] = "mcpcheck.report/v2" },
+		"unknown field":        func(doc map[string]any) { doc["extra"] = true },
+		"missing totals":       func(doc map[string]any) { delete(doc, "totals") },
+		"unknown verdict": func(doc map[string]any) {
+			firstRow(doc, "checked")["result"].(map[string]any)["verdict"] = "maybe"
+		},
+		// No real report holds a pending row (the coverage gate forbids one),
+		// so one is made from a manual row.
+		"pending with a result": func(doc map[string]any) {
+			row := firstRow(doc, "manual")
+			row["status"], row["result"] = "pending", firstRow(doc, "checked")["result"]
+		},
+		"manual without a reason": func(doc map[string]any) { delete(firstRow(doc, "manual"), "reason") },
+		"negative count":          func(doc map[string]any) { doc["totals"].(map[string]any)["passed"] = -1 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var doc map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			breakIt(doc)
+			data, _ := json.Marshal(doc)
+			var se *conformance.ReportSchemaError
+			if err := conformance.ValidateReportJSON(data); !errors.As(err, &se) {
+				t.Errorf("got %v, want a *ReportSchemaError", err)
+			}
+		})
+	}
+	var se *conformance.ReportSchemaError
+	if err := conformance.ValidateReportJSON([]byte("{")); !errors.As(err, &se) || !strings.Contains(err.Error(), "not JSON") {
+		t.Errorf("truncated JSON: got %v, want a *ReportSchemaError saying not JSON", err)
+	}
+}
+
+func firstRow(doc map[string]any, status string) map[string]any {
+	for _, r := range doc["scenarios"].([]any) {
+		if row := r.(map[string]any); row["status"] == status {
+			return row
+		}
+	}
+	panic("no " + status + " row")
+}
+
+// A real JUnit consumer (go-junit, the parser behind several CI report
+// tools) must read every report with the counts and statuses mcpcheck meant.
+func TestJUnitReportsParseWithARealConsumer(t *testing.T) {
+	for name, rep := range mustRealReports(t) {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := rep.WriteJUnit(&buf); err != nil {
+				t.Fatal(err)
+			}
+			suites, err := junit.Ingest(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(suites) != 1 {
+				t.Fatalf("go-junit found %d suites, want 1", len(suites))
+			}
+			s := suites[0]
+			want := map[string]junit.Status{}
+			if rep.TargetError != nil {
+				want["target"] = junit.StatusError
+			}
+			for _, row := range rep.Rows {
+				want[row.Name] = junitStatus(row)
+			}
+			got := map[string]junit.Status{}
+			for _, tc := range s.Tests {
+				got[tc.Name] = tc.Status
+				if tc.Status != junit.StatusPassed && tc.Message == "" {
+					t.Errorf("%s: %s without a message", tc.Name, tc.Status)
+				}
+			}
+			if len(s.Tests) != len(want) || len(got) != len(want) {
+				t.Errorf("go-junit read %d test cases (%d names), want %d", len(s.Tests), len(got), len(want))
+			}
+			for name, st := range want {
+				if got[name] != st {
+					t.Errorf("%s: go-junit read %q, want %q", name, got[name], st)
+				}
+			}
+			// The counts in our attributes must agree with what the consumer counts.
+			var attrs struct {
+				Tests    int `xml:"tests,attr"`
+				Failures int `xml:"failures,attr"`
+				Errors   int `xml:"errors,attr"`
+				Skipped  int `xml:"skipped,attr"`
+			}
+			if err := xml.Unmarshal(buf.Bytes(), &attrs); err != nil {
+				t.Fatal(err)
+			}
+			tot := s.Totals
+			if attrs.Tests != tot.Tests || attrs.Failures != tot.Failed || attrs.Errors != tot.Error || attrs.Skipped != tot.Skipped {
+				t.Errorf("<testsuites> says tests=%d failures=%d errors=%d skipped=%d; go-junit counts %+v",
+					attrs.Tests, attrs.Failures, attrs.Errors, attrs.Skipped, tot)
+			}
+			if tot.Failed != rep.Totals.Failed+rep.Totals.Stale {
+				t.Errorf("go-junit counts %d failures, the report %d failed and %d stale", tot.Failed, rep.Totals.Failed, rep.Totals.Stale)
+			}
+		})
+	}
+}
+
+func junitStatus(row conformance.Row) junit.Status {
+	switch {
+	case row.Result == nil && row.Status == conformance.Checked:
+		return junit.StatusError // not run: the target could not be reached
+	case row.Result == nil:
+		return junit.StatusSkipped // pending or manual
+	case strings.HasPrefix(row.Baseline, "expected"):
+		return junit.StatusSkipped
+	case strings.HasPrefix(row.Baseline, "stale"):
+		return junit.StatusFailed
+	}
+	return map[conformance.Verdict]junit.Status{conformance.Pass: junit.StatusPassed, conformance.Fail: junit.StatusFailed, conformance.Skip: junit.StatusSkipped, conformance.Error: junit.StatusError}[row.Result.Verdict]
+}

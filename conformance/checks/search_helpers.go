@@ -1,0 +1,187 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
+)
+
+// A hit is one search result as structuredContent reports it.
+type hit struct {
+	ID, Title, Snippet, Conn, Key, Stream, Record, Label string
+	Raw                                                  map[string]any
+}
+
+func str(v any) string {
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return fmt.Sprint(v)
+}
+
+// hits reads structuredContent.results (or any results array within).
+func hits(c *Call) []hit {
+	v, _ := findKey(c.Structured(), "results")
+	list, _ := v.([]any)
+	var out []hit
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		h := hit{ID: str(m["id"]), Title: str(m["title"]), Conn: str(m["connection_id"]), Key: str(m["connector_key"]),
+			Stream: str(m["stream"]), Record: firstNonEmptyString(str(m["record_key"]), str(m["record_id"])), Label: str(m["display_name"]), Raw: m}
+		switch s := m["snippet"].(type) {
+		case string:
+			h.Snippet = s
+		case map[string]any:
+			h.Snippet = str(s["text"])
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func connectionsOf(hs []hit) map[string]int {
+	out := map[string]int{}
+	for _, h := range hs {
+		out[h.Conn]++
+	}
+	return out
+}
+
+// fanInTerm finds a word from the target's own records whose search hits
+// come from the most connections (at least two, when the grant allows).
+func fanInTerm(t *T) (string, *Call, bool) {
+	type found struct {
+		term string
+		c    *Call
+		ok   bool
+	}
+	f := conformance.Discover(t, "fan-in-term", func() found { term, c, ok := fanInTermNow(t); return found{term, c, ok} })
+	return f.term, f.c, f.ok
+}
+
+func fanInTermNow(t *T) (string, *Call, bool) {
+	_, index := schemaIndex(t)
+	var words []string
+	seen := map[string]bool{}
+	for i, s := range sources(index) {
+		if i == maxStreamProbes {
+			break
+		}
+		c := t.Call("query_records", s.args(map[string]any{"limit": 5}))
+		if c.IsError() {
+			continue
+		}
+		for _, r := range records(c) {
+			if w := searchableWord([]map[string]any{r}); w != "" && !seen[w] {
+				seen[w] = true
+				words = append(words, w)
+			}
+		}
+	}
+	var best string
+	var bestCall *Call
+	bestConns := 0
+	for i, w := range words {
+		if i == 12 {
+			break
+		}
+		c := t.Call("search", map[string]any{"q": w, "limit": 25})
+		if c.IsError() {
+			continue
+		}
+		if n := len(connectionsOf(hits(c))); n > bestConns {
+			best, bestCall, bestConns = w, c, n
+		}
+		if bestConns >= 3 {
+			break
+		}
+	}
+	return best, bestCall, bestConns >= 2
+}
+
+var (
+	markTagRe   = regexp.MustCompile(`</?mark>`)
+	partialTag  = regexp.MustCompile(`</?m(a(r(k)?)?)?$|</?mark[^>]`)
+	sentinelsRe = regexp.MustCompile(`<<ccr:|«|»|\*\*|\[\[`)
+)
+
+// markupProblem explains why s breaks the highlight invariant, or is "".
+func markupProblem(s string) string {
+	if m := sentinelsRe.FindString(s); m != "" {
+		return "punctuation sentinel " + m
+	}
+	open := false
+	for _, tag := range markTagRe.FindAllString(s, -1) {
+		if (tag == "<mark>") == open {
+			return "unbalanced or nested <mark> tags"
+		}
+		open = !open
+	}
+	if open {
+		return "a <mark> is never closed"
+	}
+	if partialTag.MatchString(s) {
+		return "a highlight tag cut in half"
+	}
+	return ""
+}
+
+// textSnippets are every snippet-like value in a search result.
+func textSnippets(c *Call) []string {
+	var out []string
+	var walk func(v any, key string)
+	walk = func(v any, key string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(e, k)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, key)
+			}
+		case string:
+			if key == "snippet" || key == "preview_text" || key == "text" {
+				out = append(out, x)
+			}
+		}
+	}
+	walk(c.Structured()["results"], "")
+	return out
+}
+
+// fetchedDocument decodes a fetch result's structuredContent and its text mirror.
+func fetchedDocument(c *Call) (doc map[string]any, mirror map[string]any, mirrorErr error) {
+	doc = c.Structured()
+	mirrorErr = json.Unmarshal([]byte(strings.TrimSpace(c.Text())), &mirror)
+	return doc, mirror, mirrorErr
+}
+
+// A shownPreview is one evidence preview a search answer shows: a line of
+// its text, or an excerpt in its structuredContent.
+type shownPreview struct{ id, field, text string }
+
+// shownPreviews lists a search answer's evidence previews, text first.
+func shownPreviews(c *Call) []shownPreview {
+	var out []shownPreview
+	for _, e := range evidenceLines(c.Text()) {
+		out = append(out, shownPreview{e.ID, e.FieldPath, e.Preview})
+	}
+	for _, h := range hitsWithEvidence(c) {
+		ex, _ := h.Raw["evidence_excerpts"].([]any)
+		for _, x := range ex {
+			xm, _ := x.(map[string]any)
+			out = append(out, shownPreview{h.ID, str(xm["field_path"]), str(xm["preview_text"])})
+		}
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package conformance_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pdpp-connect/mcpcheck"
+
+// under reports whether pkg is dir or a package below it (both module paths
+// without the module prefix).
+func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+// importViolation says why package pkg may not link dep (both module paths
+// without the module prefix), or "". The import rules of docs/DESIGN.md:
+//   - the framework, conformance, and the checks, conformance/checks, link
+//     no adapter/... package: they judge an adapter they do not know;
+//   - adapter/... links no conformance/... and no fakers: the shipped
+//     adapter holds nothing of the harness. adapter/variation (the mutant
+//     catalogue) may link only adapter/... of this module. adapter/adaptertest
+//     serves the adapter in front of a fixture RS for other packages' tests
+//     (as net/http/httptest does) and is not part of the shipped adapter.
+func importViolation(pkg, dep string) string {
+	switch {
+	case (pkg == "conformance" || pkg == "conformance/checks") && under(dep, "adapter"):
+		return "the harness does not import the adapter it judges (conformance/reference does)"
+	case under(pkg, "adapter/variation") && !under(dep, "adapter"):
+		return "the mutant catalogue may import only adapter/..."
+	case under(pkg, "adapter") && !under(pkg, "adapter/variation") && !under(pkg, "adapter/adaptertest") &&
+		(under(dep, "conformance") || under(dep, "fakers")):
+		return "the shipped adapter holds nothing of the harness"
+	}
+	return ""
+}
+
+func TestImportRuleCases(t *testing.T) {
+	for _, c := range []struct {
+		pkg, dep string
+		ok       bool
+	}{
+		{"conformance", "adapter", false},
+		{"conformance", "adapter/rsclient", false},
+		{"conformance/checks", "adapter/variation", false},
+		{"conformance", "fakers", true},
+		{"conformance/reference", "adapter", true},
+		{"conformance/matrix", "conformance/reference", true},
+		{"adapter", "fakers", false},
+		{"adapter/rsclient", "conformance/redact", false},
+		{"adapter", "adapter/rsclient", true},
+		{"adapter/variation", "adapter", true},
+		{"adapter/variation", "fakers", false},
+		{"adapter/variation", "scenarios", false},
+		{"adapter/adaptertest", "fakers", true},
+		{"adapterx", "fakers", true},
+	} {
+		if got := importViolation(c.pkg, c.dep) == ""; got != c.ok {
+			t.Errorf("%s linking %s: allowed %v, want %v", c.pkg, c.dep, got, c.ok)
+		}
+	}
+}
+
+// Every package of the module keeps the import rules, on what it links
+// (its transitive imports; test files do not count).
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Deps", module+"/...").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	seen := 0
+	for {
+		var p struct {
+			ImportPath string
+			Deps       []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		pkg := strings.TrimPrefix(p.ImportPath, module+"/")
+		for _, dep := range p.Deps {
+			if d, ok := strings.CutPrefix(dep, module+"/"); ok {
+				if why := importViolation(pkg, d); why != "" {
+					t.Errorf("%s links %s: %s", pkg, d, why)
+				}
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("go list named %d packages; the module has more", seen)
+	}
+}

@@ -1,0 +1,110 @@
+// Package reference is the reference adapter, pdpp-mcp, as a target that
+// mcpcheck runs in its own process ([conformance.InProcess]), with one of
+// its mutants (a named, deliberate fault) or none. It is the only part of
+// the harness that imports the adapter it judges; cmd/mcpcheck wires it in
+// as the default target, and conformance/matrix reads the mutant catalogue
+// through it.
+package reference
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/conformance"
+)
+
+// An Adapter is pdpp-mcp, optionally with one mutant.
+type Adapter struct {
+	mutant adapter.Mutant
+}
+
+var _ conformance.InProcess = (*Adapter)(nil)
+
+// New returns the reference adapter with the named mutant, or with none
+// for "". An unknown name is an error that lists the known ones.
+func New(mutant string) (*Adapter, error) {
+	m, err := adapter.ParseMutant(mutant)
+	if err != nil {
+		return nil, err
+	}
+	return &Adapter{mutant: m}, nil
+}
+
+// Spec is a target spec whose in-process adapter is the reference adapter
+// with the named mutant. Set URL or Stdio to check another adapter: the
+// reference's auth probe is still the one fixture RSs exempt.
+func Spec(mutant string) (conformance.TargetSpec, error) {
+	a, err := New(mutant)
+	if err != nil {
+		return conformance.TargetSpec{}, err
+	}
+	return conformance.TargetSpec{InProcess: a}, nil
+}
+
+// Name is how reports describe the target.
+func (a *Adapter) Name() string {
+	name := "reference adapter (pdpp-mcp over loopback HTTP, fixture RS)"
+	if a.mutant != "" {
+		name += ", mutant " + string(a.mutant)
+	}
+	return name
+}
+
+// Handler is the hosted surface for the RS at rsURL, read with rs.
+func (a *Adapter) Handler(rsURL string, rs *http.Client) (http.Handler, error) {
+	ad, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: a.mutant, HTTPClient: rs})
+	if err != nil {
+		return nil, err
+	}
+	return ad.Handler(), nil
+}
+
+// MCPPath is where the hosted surface serves MCP.
+func (a *Adapter) MCPPath() string { return adapter.MCPPath }
+
+// Main runs pdpp-mcp's command line with the adapter's mutant: after a
+// subcommand (its flags stop at the first operand), else first.
+func (a *Adapter) Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if a.mutant != "" {
+		at := 0
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			at = 1
+		}
+		args = append(append(append([]string(nil), args[:at]...), "--mutant", string(a.mutant)), args[at:]...)
+	}
+	return Main(ctx, args, getenv, stdin, stdout, stderr)
+}
+
+// AuthProbe is the RS request the hosted pdpp-mcp makes to check each
+// request's bearer: the compact schema of a stream no grant holds.
+func (a *Adapter) AuthProbe() conformance.RSRequest {
+	return conformance.RSRequest{Path: "/v1/schema", Query: url.Values{"view": {"compact"}, "stream": {adapter.AuthProbeStream}}}
+}
+
+// Main runs pdpp-mcp's command line plus its hidden --mutant flag, which
+// only mcpcheck offers (its hidden pdpp-mcp subcommand): the production
+// binary has no mutant hook.
+func Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return adapter.MainWithMutants(ctx, args, getenv, stdin, stdout, stderr)
+}
+
+// A Mutant is one entry of the catalogue: its id, the scenario ids whose
+// checks must fail against it, and what it breaks.
+type Mutant struct {
+	ID    string
+	Kills []string
+	Doc   string
+}
+
+// Mutants lists the catalogue, by id.
+func Mutants() []Mutant {
+	var out []Mutant
+	for _, m := range adapter.Mutants() {
+		out = append(out, Mutant{ID: string(m.ID), Kills: m.Kills, Doc: m.Doc})
+	}
+	return out
+}
