@@ -46,8 +46,18 @@ type Options struct {
 	Name string
 	// Mutant injects one deliberate fault (tests only).
 	Mutant Mutant
-	// Stdio marks the stdio transport (some mutants differ by transport).
+	// Stdio marks the stdio transport; Main sets it for what it serves
+	// over stdin and stdout.
 	Stdio bool
+	// Middleware wraps every MCP request the adapter's servers receive
+	// (initialize, tools/list, tools/call, …), and the tool calls of the
+	// search and read-field commands; the first is outermost. Empty: none.
+	Middleware []mcp.Middleware
+	// HostedMiddleware wraps the hosted surface (Handler) inside its Host
+	// check; the first is outermost. Empty: none.
+	HostedMiddleware []func(http.Handler) http.Handler
+	// Tuning holds the adapter's knobs; its zero value is the default.
+	Tuning Tuning
 	// PublicOrigin is the origin clients reach the hosted endpoint at
 	// ("https://mcp.example"), used in metadata, challenges and icons. If
 	// empty, each request's own origin is used.
@@ -88,6 +98,7 @@ type Options struct {
 type Adapter struct {
 	hostedState
 	opts      Options
+	tune      Tuning // opts.Tuning with every default filled in
 	rs        *rsclient.Client
 	srv       *mcp.Server
 	gateCache sync.Map // the cache-expand-schema mutant's memory
@@ -105,7 +116,8 @@ func New(opts Options) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Adapter{opts: opts, rs: rs, args: map[string]*argSchema{}}
+	a := &Adapter{opts: opts, tune: opts.Tuning.withDefaults(), rs: rs, args: map[string]*argSchema{}}
+	a.tune.mutant = opts.Mutant
 	for _, t := range mutateSurfaceTools(opts) {
 		args, err := compileArgs(t.schema)
 		if err != nil {
@@ -131,19 +143,45 @@ func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: name, Title: "PDPP MCP reference adapter", Version: Version, Icons: icons},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	for _, t := range mutateSurfaceTools(a.opts) {
-		t, args := t, a.args[t.name]
 		// Registered raw: the adapter validates arguments itself, so every
 		// rejection is a typed error naming the argument (see args.go).
-		srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
-			recoverTool(withCaller(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				in := req.Params.Arguments
-				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
-					return a.errorResult(e, ""), nil
-				}
-				return a.dispatch(ctx, req, t.name, in), nil
-			})))
+		srv.AddTool(t.tool(), recoverTool(withCaller(a.callTool)))
 	}
+	srv.AddReceivingMiddleware(a.opts.Middleware...)
 	return srv
+}
+
+// callTool validates a tool call's arguments and runs it.
+func (a *Adapter) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name, in := req.Params.Name, req.Params.Arguments
+	args := a.args[name]
+	if args == nil {
+		return adapterError("unsupported_tool", "tool "+name+" is not part of the normal read surface"), nil
+	}
+	if e := args.check(in); e != nil && !a.mutantAccepts(name, e) {
+		return a.errorResult(e, ""), nil
+	}
+	return a.dispatch(ctx, req, name, in), nil
+}
+
+// callThroughMiddleware runs a tool call as an MCP server of this adapter
+// would, Options.Middleware included: for the command-line tools, whose
+// output shows what the MCP tools show.
+func (a *Adapter) callThroughMiddleware(ctx context.Context, name string, in json.RawMessage) *mcp.CallToolResult {
+	var h mcp.MethodHandler = func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		return recoverTool(a.callTool)(ctx, req.(*mcp.CallToolRequest))
+	}
+	for i := len(a.opts.Middleware) - 1; i >= 0; i-- {
+		h = a.opts.Middleware[i](h)
+	}
+	res, err := h(ctx, "tools/call", &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: in}})
+	if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r != nil {
+		return r
+	}
+	if err == nil {
+		err = errors.New("no tool result")
+	}
+	return errorResult(err, "")
 }
 
 func mutateSurfaceTools(opts Options) []toolSpec {
@@ -175,6 +213,7 @@ func (a *Adapter) Server() *mcp.Server { return a.srv }
 // call is one tool invocation with its caller's bearer.
 type call struct {
 	a          *Adapter
+	t          *Tuning
 	token      string
 	context    context.Context
 	gateResult error // what the expand gate decided, for the cache-expand-schema mutant
@@ -182,7 +221,7 @@ type call struct {
 }
 
 func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name string, in json.RawMessage) *mcp.CallToolResult {
-	c := &call{a: a, token: a.opts.Token, context: ctx}
+	c := &call{a: a, t: &a.tune, token: a.opts.Token, context: ctx}
 	if req.Extra != nil && req.Extra.Header != nil {
 		if tok, ok := bearer(req.Extra.Header.Get("Authorization")); ok {
 			c.token = tok

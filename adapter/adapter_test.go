@@ -24,7 +24,7 @@ func TestParseRecordID(t *testing.T) {
 	}
 	for _, tc := range ok {
 		ref, err := parseRecordID(tc.id, tc.conn)
-		if err != nil || ref.String() != tc.want {
+		if err != nil || (PathIDs{}).Format(ref) != tc.want {
 			t.Errorf("parseRecordID(%q, %q) = %v, %v; want %s", tc.id, tc.conn, ref, err, tc.want)
 		}
 	}
@@ -90,12 +90,12 @@ func TestEncodeFilter(t *testing.T) {
 func TestClipMarkedStaysBalanced(t *testing.T) {
 	s := "alpha <mark>beta</mark> gamma <mark>delta epsilon</mark> zeta"
 	for n := 2; n <= len([]rune(s))+1; n++ {
-		got := clipMarked(s, n)
+		got := testCut.clipMarked(s, n)
 		if strings.Count(got, "<mark>") != strings.Count(got, "</mark>") {
-			t.Fatalf("clipMarked(%d) = %q: unbalanced", n, got)
+			t.Fatalf("testCut.clipMarked(%d) = %q: unbalanced", n, got)
 		}
 		if i := strings.LastIndexByte(got, '<'); i >= 0 && !strings.Contains(got[i:], ">") {
-			t.Fatalf("clipMarked(%d) = %q: half a tag", n, got)
+			t.Fatalf("testCut.clipMarked(%d) = %q: half a tag", n, got)
 		}
 	}
 }
@@ -136,15 +136,15 @@ func TestClipMarkedPropertyHolds(t *testing.T) {
 		}
 		s := b.String()
 		n := 2 + rng.IntN(len([]rune(s))+4)
-		got := clipMarked(s, n)
+		got := testCut.clipMarked(s, n)
 		if !wellFormedMarks(got) {
-			t.Fatalf("clipMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
+			t.Fatalf("testCut.clipMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
 		}
 		if plain := strings.NewReplacer("<mark>", "", "</mark>", "", "&lt;", "<").Replace(got); len([]rune(plain)) > n+1 {
-			t.Fatalf("clipMarked(%q, %d) = %q: longer than the cut", s, n, got)
+			t.Fatalf("testCut.clipMarked(%q, %d) = %q: longer than the cut", s, n, got)
 		}
-		if got := centerMarked(s, n); !wellFormedMarks(got) {
-			t.Fatalf("centerMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
+		if got := testCut.centerMarked(s, n); !wellFormedMarks(got) {
+			t.Fatalf("testCut.centerMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
 		}
 	}
 }
@@ -190,9 +190,9 @@ func TestRenderSearchFitsWithoutCuttingTags(t *testing.T) {
 		resume := func(n int) string {
 			return "search " + compactJSON(map[string]any{"q": q, "cursor": fmt.Sprintf("skip~%d~", n)})
 		}
-		got := renderSearch(results, true, cursor, "", resume)
-		if len(got) > textBudget || !utf8.ValidString(got) || !strings.HasSuffix(got, tail) {
-			t.Fatalf("search text is %d B (budget %d), valid UTF-8 %t, guidance whole %t:\n%s", len(got), textBudget, utf8.ValidString(got), strings.HasSuffix(got, tail), got)
+		got := renderSearch(results, true, cursor, defaultTuning(), resume)
+		if len(got) > DefaultTextBudget || !utf8.ValidString(got) || !strings.HasSuffix(got, tail) {
+			t.Fatalf("search text is %d B (budget %d), valid UTF-8 %t, guidance whole %t:\n%s", len(got), DefaultTextBudget, utf8.ValidString(got), strings.HasSuffix(got, tail), got)
 		}
 		for _, line := range strings.Split(got, "\n") {
 			if !wellFormedMarks(line) {
@@ -205,7 +205,7 @@ func TestRenderSearchFitsWithoutCuttingTags(t *testing.T) {
 // A centred preview keeps the highlight and text on both sides of it.
 func TestCenterMarkedKeepsContext(t *testing.T) {
 	long := strings.Repeat("lead words before ", 20) + "the <mark>budget</mark> draft" + strings.Repeat(" and trailing words after", 20)
-	got := centerMarked(long, 96)
+	got := testCut.centerMarked(long, 96)
 	if !strings.Contains(got, "<mark>budget</mark>") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
 		t.Fatalf("centerMarked lost the match or its context: %q", got)
 	}
@@ -214,8 +214,8 @@ func TestCenterMarkedKeepsContext(t *testing.T) {
 		t.Errorf("want words on both sides of the match: %q", got)
 	}
 	for n := 8; n < 120; n++ {
-		if got := centerMarked(long, n); !wellFormedMarks(got) {
-			t.Fatalf("centerMarked(%d) = %q", n, got)
+		if got := testCut.centerMarked(long, n); !wellFormedMarks(got) {
+			t.Fatalf("testCut.centerMarked(%d) = %q", n, got)
 		}
 	}
 }
@@ -314,4 +314,12 @@ func TestMutantCatalogue(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// testCut cuts text as the adapter does by default.
+const testCut ellipsis = "…"
+
+func defaultTuning() *Tuning {
+	t := Tuning{}.withDefaults()
+	return &t
 }

@@ -33,7 +33,7 @@ The token comes from PDPP_CLIENT_TOKEN or the credential cache, as for stdio.
 
 var firstMarkRe = regexp.MustCompile(`<mark>([^<]+)</mark>`)
 
-func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, stderr io.Writer, mutants bool) int {
+func (c Command) runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, stderr io.Writer, mutants bool) int {
 	fs := flag.NewFlagSet("pdpp-mcp "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
@@ -81,7 +81,9 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return code
 	}
-	a, err := New(Options{ProviderURL: u.String(), Token: token, Mutant: mutant})
+	opts := Options{ProviderURL: u.String(), Token: token, Mutant: mutant}
+	c.configure(&opts)
+	a, err := New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return ExitUsage
@@ -118,7 +120,7 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 		fmt.Fprintf(stderr, "pdpp-mcp %s: %s\n", sub, e.Message)
 		return ExitUsage
 	}
-	res := a.dispatch(ctx, &mcp.CallToolRequest{}, tool, raw)
+	res := a.callThroughMiddleware(ctx, tool, raw)
 	if res.IsError {
 		fmt.Fprintf(stderr, "pdpp-mcp %s: %s\n", sub, text(res))
 		return ExitFailure
@@ -128,7 +130,7 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 		out, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
 		fmt.Fprintln(stdout, string(out))
 	case sub == "search":
-		printSearch(stdout, res, u.String(), mutant)
+		printSearch(stdout, res, u.String(), mutant, &a.tune)
 	default:
 		fmt.Fprintln(stdout, text(res))
 	}
@@ -149,9 +151,14 @@ func text(res *mcp.CallToolResult) string {
 
 // printSearch lists hits with their evidence and, for each evidence
 // excerpt, the command that reads a bounded window around the match.
-func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, m Mutant) {
-	sc, _ := res.StructuredContent.(map[string]any)
-	results, _ := sc["results"].([]searchResult)
+func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, m Mutant, t *Tuning) {
+	var sc struct {
+		Results []searchResult `json:"results"`
+	}
+	// Marshalled again: middleware may have rewritten structuredContent.
+	raw, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(raw, &sc)
+	results := sc.Results
 	if len(results) == 0 {
 		fmt.Fprintln(w, "no hits")
 		return
@@ -159,7 +166,7 @@ func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, m Mut
 	for i, r := range results {
 		fmt.Fprintf(w, "%d. %s  %s\n", i+1, r.ID, r.Title)
 		for _, e := range r.Evidence {
-			fmt.Fprintf(w, "   evidence %s (%s): %s\n", e.FieldPath, e.PreviewStatus, centerMarked(e.PreviewText, 160))
+			fmt.Fprintf(w, "   evidence %s (%s): %s\n", e.FieldPath, e.PreviewStatus, ellipsis(t.Ellipsis).centerMarked(e.PreviewText, 160))
 			if m == CLIOmitReadCommand {
 				continue
 			}
@@ -167,7 +174,7 @@ func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, m Mut
 			if mk := firstMarkRe.FindStringSubmatch(e.PreviewText); mk != nil {
 				cmd = append(cmd, "--q", mk[1], "--before-chars", "200", "--after-chars", "200")
 			} else {
-				cmd = append(cmd, "--limit-chars", strconv.Itoa(previewWindow))
+				cmd = append(cmd, "--limit-chars", strconv.Itoa(t.FieldWindow))
 			}
 			fmt.Fprintf(w, "   read: %s\n", shellJoin(cmd))
 		}

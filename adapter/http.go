@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,8 +50,15 @@ func (a *Adapter) Handler() http.Handler {
 	mux.HandleFunc("GET "+SetupPath, a.serveSetup)
 	mux.HandleFunc("GET "+LLMsPath, a.serveLLMs)
 	mux.HandleFunc("GET "+IconPath, serveIcon)
-	return guardHost(mux)
+	var h http.Handler = mux
+	for i := len(a.opts.HostedMiddleware) - 1; i >= 0; i-- {
+		h = a.opts.HostedMiddleware[i](h)
+	}
+	return guardHost(h)
 }
+
+// serves reports whether the hosted endpoint serves bearers of a kind.
+func (a *Adapter) serves(kind string) bool { return slices.Contains(a.tune.TokenKinds, kind) }
 
 // origin is the public origin a request reached: the configured one, the
 // forwarded one when the operator trusts its proxy, else the request's own.
@@ -113,7 +121,7 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 	}
 	v := a.probeBearer(ctx, token)
 	switch {
-	case v.status == http.StatusUnauthorized || v.status == http.StatusForbidden || v.status == 0 && v.kind != "client":
+	case v.status == http.StatusUnauthorized || v.status == http.StatusForbidden || v.status == 0 && !a.serves(v.kind):
 		a.refused.put(key, v, a.refusalTTL())
 	case v.status == 0 && ttl > 0:
 		v.expires = time.Now().Add(ttl)
@@ -171,7 +179,7 @@ func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 		switch {
 		case v.status == http.StatusUnauthorized:
 			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", v.code, v.message)
-		case v.status == http.StatusForbidden, v.status == 0 && v.kind != "client" && a.opts.Mutant != AcceptOwnerBearer:
+		case v.status == http.StatusForbidden, v.status == 0 && !a.serves(v.kind) && a.opts.Mutant != AcceptOwnerBearer:
 			writeHTTPError(w, http.StatusForbidden, map[string]any{"type": "permission_error", "code": "permission_error", "message": clientTokenOnly})
 		case v.status != 0:
 			writeHTTPError(w, v.status, map[string]any{"type": "api_error", "code": v.code, "message": v.message})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -96,7 +97,7 @@ func parseScope(body json.RawMessage, stream string) streamScope {
 		var pk []string
 		if json.Unmarshal(row["primary_key"], &pk) == nil {
 			for _, k := range pk {
-				if !contains(sc.keys, k) {
+				if !slices.Contains(sc.keys, k) {
 					sc.keys = append(sc.keys, k)
 				}
 			}
@@ -144,10 +145,6 @@ func parseScope(body json.RawMessage, stream string) streamScope {
 	return sc
 }
 
-// ambiguityListLimit caps available_connections in ambiguity errors, as the
-// anchor's package client does.
-const ambiguityListLimit = 12
-
 // requireSource makes a source-required read (query_records, fetch,
 // read_record_field) name its connection when its stream is served by more
 // than one. The error is built from grant membership, one schema lookup,
@@ -164,13 +161,13 @@ func (c *call) requireSource(stream, conn string) error {
 	if !sc.ok || len(sc.conns) <= 1 {
 		return nil
 	}
-	m := c.a.opts.Mutant
+	m := c.t.mutant
 	if m == ProbeChildrenForAmbiguity {
 		for _, mb := range sc.conns {
 			_, _, _ = c.get("/v1/streams/"+url.PathEscape(stream)+"/records", url.Values{"connection_id": {mb.ConnectionID}, "limit": {"1"}})
 		}
 	}
-	limit := ambiguityListLimit
+	limit := c.t.AmbiguityListLimit
 	if m == ListThirteenAmbiguityEntries {
 		limit = 13
 	}

@@ -355,3 +355,19 @@ func mutateSurface(m Mutant, tools []toolSpec, instructions string, stdio bool) 
 	}
 	return tools, instructions
 }
+
+// transitionalRowMutants applies the row mutants until they move to
+// adapter/variation as grammar decorators.
+func transitionalRowMutants(segs []string, m Mutant) []string {
+	var out []string
+	for _, s := range segs {
+		switch {
+		case m == OmitScopeSupport && strings.HasPrefix(s, "sort="):
+			return out
+		case m == OmitRowSortAggregations && (strings.HasPrefix(s, "sort=") || strings.HasPrefix(s, "aggregations=")):
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}

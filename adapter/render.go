@@ -3,17 +3,13 @@ package adapter
 import (
 	"encoding/base64"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	json "github.com/segmentio/encoding/json"
 )
-
-// textBudget bounds content[] prose of record and search results in bytes.
-const textBudget = 1792
 
 // ---- RS body shapes the adapter reads ----
 
@@ -119,105 +115,13 @@ type fieldWindow struct {
 	} `json:"window"`
 }
 
-// ---- helpers ----
-
-// inline makes a value safe inside key=value prose.
-func inline(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		switch r {
-		case ';', ',', '[', ']', '{', '}', ' ', '\t', '\n', '\r':
-			return '_'
-		}
-		return r
-	}, s)
-	return clip(s, n)
-}
-
-// clip cuts s to n runes, marking the cut with "…".
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// clipMarked cuts s to n runes and keeps <mark> tags balanced after the cut:
-// a half tag is dropped and an open <mark> is closed.
-func clipMarked(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return balanceMarks(s)
-	}
-	return balanceMarks(trimPartialTag(string(r[:n-1])) + "…")
-}
-
-// trimPartialTag drops a trailing fragment that could be half a highlight
-// tag ("<", "<ma", "</mar"), so no host sees a tag cut in two.
-func trimPartialTag(s string) string {
-	i := strings.LastIndexByte(s, '<')
-	if i < 0 {
-		return s
-	}
-	if tail := s[i:]; tail != "<mark>" && tail != "</mark>" && (strings.HasPrefix("<mark>", tail) || strings.HasPrefix("</mark>", tail)) {
-		return s[:i]
-	}
-	return s
-}
-
-// balanceMarks makes highlight tags well formed whatever the RS sent: no
-// stray </mark>, no nested <mark>, an open <mark> closed at the end, and
-// every other "<" escaped, so dropped tags cannot splice text into new ones.
-func balanceMarks(s string) string {
-	const open, close = "<mark>", "</mark>"
-	var b strings.Builder
-	in := false
-	for i := 0; i < len(s); {
-		switch {
-		case s[i] == '<' && !strings.HasPrefix(s[i:], open) && !strings.HasPrefix(s[i:], close):
-			b.WriteString("&lt;")
-			i++
-		case strings.HasPrefix(s[i:], open):
-			if !in {
-				b.WriteString(open)
-				in = true
-			}
-			i += len(open)
-		case strings.HasPrefix(s[i:], close):
-			if in {
-				b.WriteString(close)
-				in = false
-			}
-			i += len(close)
-		default:
-			b.WriteByte(s[i])
-			i++
-		}
-	}
-	if in {
-		b.WriteString(close)
-	}
-	return b.String()
-}
-
-func q(s string) string { return strconv.Quote(s) }
-
 // ---- schema ----
-
-// field_capability_legend explains the compact flag grammar (seed 001).
-var legend = map[string]string{
-	"t": "declared type", "role": "declared display role", "eq": "exact filter supported", "r": "range filter operators",
-	"lex": "lexical search field", "sem": "semantic search field", "a": "aggregation capabilities", "g=false": "field is not granted",
-}
-
-const legendLine = "field_capability_legend t=declared_type role=display_role eq=exact_filter r=range_filter_ops lex=lexical_search sem=semantic_search a=aggregation_caps g=false=not_granted; " +
-	"filter={field:value} if eq, {field:{op:value}} for r ops; sort=cursor_field or -cursor_field; fields=[names]; aggregate metric/field/group_by from a"
 
 // shapeSchemaDoc makes the MCP schema document: no deprecated alias, no
 // duplicated top-level stream list when connectors exist (S041). A scoped
 // document keeps the RS rows and gains the flag legend; the global one
 // becomes an index (S017).
-func shapeSchemaDoc(doc map[string]any, scoped bool) map[string]any {
+func shapeSchemaDoc(doc map[string]any, scoped bool, legend map[string]string) map[string]any {
 	dropKey(doc, "connector_instance_id")
 	if cs, ok := doc["connectors"].([]any); ok && len(cs) > 0 {
 		delete(doc, "streams")
@@ -350,25 +254,24 @@ func str(v any) string {
 }
 
 const (
-	maxSchemaRows   = 50
-	maxRowFields    = 16
-	maxConnsPerRow  = 8
-	maxAggFieldsPer = 12
+	maxSchemaRows  = 50
+	maxConnsPerRow = 8
 )
 
-func renderSchema(doc map[string]any, stream, connectionID string, m Mutant) string {
+func renderSchema(doc map[string]any, stream, connectionID string, t *Tuning) string {
 	rows := streamRows(doc)
 	conns, _ := doc["connectors"].([]any)
 	var b strings.Builder
 	fmt.Fprintf(&b, "PDPP schema: connectors=%d streams=%d\n", len(conns), len(rows))
-	if stream != "" && m != DropSchemaLegend {
-		b.WriteString(legendLine + "\n")
+	e := ellipsis(t.Ellipsis)
+	if line, _ := t.Grammar.Legend(); stream != "" && line != "" && t.mutant != DropSchemaLegend {
+		b.WriteString(line + "\n")
 	}
 	if connectionID != "" {
 		fmt.Fprintf(&b, "schema_scope connection_id=%s\n", q(connectionID))
 	}
-	if stream == "" && len(rows) > maxSchemaRows && m != DropStreamIndex {
-		for _, g := range indexGroups(conns, rows) {
+	if stream == "" && len(rows) > maxSchemaRows && t.mutant != DropStreamIndex {
+		for _, g := range indexGroups(conns, rows, e) {
 			fmt.Fprintf(&b, "stream_index connector_key=%s stream_count=%d streams=%s\n", q(g.key), len(g.names), strings.Join(g.names, "|"))
 		}
 	}
@@ -389,16 +292,18 @@ func renderSchema(doc map[string]any, stream, connectionID string, m Mutant) str
 					break
 				}
 				cm, _ := c.(map[string]any)
-				p := "{connection_id:" + inline(str(cm["connection_id"]), 80)
+				p := "{connection_id:" + e.inline(str(cm["connection_id"]), 80)
 				if dn := str(cm["display_name"]); dn != "" {
-					p += ",display_name:" + inline(dn, 60)
+					p += ",display_name:" + e.inline(dn, 60)
 				}
 				parts = append(parts, p+"}")
 			}
 			b.WriteString(" connections=" + strings.Join(parts, "|"))
 		}
-		if stream != "" && !(m == SummarizeFirstRowOnly && i > 0) {
-			writeFieldDetail(&b, row.m, m)
+		if stream != "" && !(t.mutant == SummarizeFirstRowOnly && i > 0) {
+			if segs := transitionalRowMutants(t.Grammar.Row(row.m), t.mutant); len(segs) > 0 {
+				b.WriteString(" " + strings.Join(segs, " "))
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -415,7 +320,7 @@ type indexGroup struct {
 
 // indexGroups lists stream names per connector: from connectors[] when the
 // document has them, else from the flat rows grouped by connector_key.
-func indexGroups(conns []any, rows []streamRow) []indexGroup {
+func indexGroups(conns []any, rows []streamRow, e ellipsis) []indexGroup {
 	var out []indexGroup
 	if len(conns) > 0 {
 		for _, c := range conns {
@@ -424,7 +329,7 @@ func indexGroups(conns []any, rows []streamRow) []indexGroup {
 			g := indexGroup{key: str(cm["connector_key"]), names: make([]string, 0, len(list))}
 			for _, s := range list {
 				sm, _ := s.(map[string]any)
-				g.names = append(g.names, inline(str(sm["name"]), 60))
+				g.names = append(g.names, e.inline(str(sm["name"]), 60))
 			}
 			out = append(out, g)
 		}
@@ -438,182 +343,22 @@ func indexGroups(conns []any, rows []streamRow) []indexGroup {
 			i, at[key] = len(out), len(out)
 			out = append(out, indexGroup{key: key})
 		}
-		out[i].names = append(out[i].names, inline(str(r.get("name")), 60))
+		out[i].names = append(out[i].names, e.inline(str(r.get("name")), 60))
 	}
 	return out
-}
-
-// writeFieldDetail renders the capabilities a client needs for the next read,
-// in text, for clients that never see structuredContent (seed 001, C9).
-func writeFieldDetail(b *strings.Builder, row map[string]any, m Mutant) {
-	caps, _ := row["field_capabilities"].(map[string]any)
-	names := make([]string, 0, len(caps))
-	for n := range caps {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var fields []string
-	aggs := map[string][]string{}
-	for i, n := range names {
-		flags := capFlags(caps[n])
-		if i < maxRowFields {
-			fields = append(fields, inline(n, 60)+"["+flags+"]")
-		}
-		for _, tok := range strings.Split(flags, ",") {
-			if kinds, ok := strings.CutPrefix(tok, "a="); ok {
-				for _, k := range strings.Split(kinds, "|") {
-					aggs[k] = append(aggs[k], n)
-				}
-			}
-		}
-	}
-	if len(names) > maxRowFields {
-		fields = append(fields, fmt.Sprintf("more:%d", len(names)-maxRowFields))
-	}
-	if len(fields) > 0 {
-		b.WriteString(" fields=" + strings.Join(fields, ";"))
-	}
-	if len(aggs) > 0 && m != OmitRowSortAggregations {
-		kinds := make([]string, 0, len(aggs))
-		for k := range aggs {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
-		parts := make([]string, len(kinds))
-		for i, k := range kinds {
-			fs := aggs[k]
-			if len(fs) > maxAggFieldsPer {
-				fs = append(fs[:maxAggFieldsPer], fmt.Sprintf("more:%d", len(fs)-maxAggFieldsPer))
-			}
-			parts[i] = k + "=" + strings.Join(fs, "|")
-		}
-		b.WriteString(" aggregations=count;" + strings.Join(parts, ";"))
-	}
-	if pk, ok := row["primary_key"].([]any); ok && len(pk) > 0 {
-		b.WriteString(" primary_key=" + inline(str(pk[0]), 60))
-	}
-	if m == OmitScopeSupport {
-		return
-	}
-	switch cf := str(row["cursor_field"]); {
-	case m == OmitRowSortAggregations:
-	case cf != "":
-		b.WriteString(" sort=" + inline(cf, 60) + "|-" + inline(cf, 60))
-	default:
-		b.WriteString(" sort=none")
-	}
-	b.WriteString(" projection=fields count=none|estimated|exact")
-	var rels []string
-	if list, ok := row["expand_capabilities"].([]any); ok {
-		for _, e := range list {
-			em, _ := e.(map[string]any)
-			if em["usable"] != false {
-				rels = append(rels, inline(str(em["name"]), 60))
-			}
-		}
-	}
-	if len(rels) > 0 {
-		b.WriteString(" expand=" + strings.Join(rels, "|"))
-	} else {
-		b.WriteString(" expand=none")
-	}
-	var modes []string
-	for _, n := range names {
-		flags := "," + capFlags(caps[n]) + ","
-		if strings.Contains(flags, ",lex,") && !contains(modes, "lexical") {
-			modes = append(modes, "lexical")
-		}
-		if strings.Contains(flags, ",sem,") && !contains(modes, "semantic") {
-			modes = append(modes, "semantic")
-		}
-	}
-	if len(modes) > 0 {
-		b.WriteString(" search=" + strings.Join(modes, "|"))
-	}
-}
-
-// capFlags is a field's compact flag string. A detail=full document holds
-// capability objects; they are rendered in the same grammar, so the legend
-// explains both (contract §4.2, §4.4).
-func capFlags(v any) string {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return str(v)
-	}
-	usable := func(k string) (map[string]any, bool) {
-		c, _ := m[k].(map[string]any)
-		return c, c != nil && c["usable"] == true
-	}
-	var toks []string
-	typ := str(m["type"])
-	if sch, _ := m["schema"].(map[string]any); typ == "" && sch != nil {
-		typ = str(sch["type"])
-		if sch["format"] == "date-time" {
-			typ = "timestamp"
-		}
-	}
-	if typ != "" {
-		toks = append(toks, "t="+inline(typ, 40))
-	}
-	if r := str(m["role"]); r != "" {
-		toks = append(toks, "role="+inline(r, 40))
-	}
-	if m["granted"] == false {
-		toks = append(toks, "g=false")
-	}
-	if _, ok := usable("exact_filter"); ok {
-		toks = append(toks, "eq")
-	}
-	if c, ok := usable("range_filter"); ok {
-		var ops []string
-		list, _ := c["operators"].([]any)
-		for _, o := range list {
-			ops = append(ops, str(o))
-		}
-		toks = append(toks, "r="+strings.Join(ops, "|"))
-	}
-	if _, ok := usable("lexical_search"); ok {
-		toks = append(toks, "lex")
-	}
-	if _, ok := usable("semantic_search"); ok {
-		toks = append(toks, "sem")
-	}
-	agg, _ := m["aggregation"].(map[string]any)
-	var kinds []string
-	for _, k := range []string{"count_distinct", "group_by", "group_by_time", "max", "min", "sum"} {
-		if c, _ := agg[k].(map[string]any); c != nil && c["usable"] == true {
-			kinds = append(kinds, k)
-		}
-	}
-	if len(kinds) > 0 {
-		toks = append(toks, "a="+strings.Join(kinds, "|"))
-	}
-	if len(toks) == 0 {
-		return "declared"
-	}
-	return strings.Join(toks, ",")
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ---- records ----
 
 // renderRecords previews the first records of a page; resume(n) is the call
 // that continues after the first n records of this page.
-func renderRecords(stream string, env *recordList, m Mutant, baseURL string, resume func(shown int) string) (string, []ladderRecord) {
+func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, resume func(shown int) string) (string, []ladderRecord) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "records from stream %s: %d record(s).", q(stream), len(env.Data))
 	if env.HasMore {
 		b.WriteString(" has_more=true.")
 	}
-	if m == HidePagingHandles {
+	if t.mutant == HidePagingHandles {
 		env.NextCursor, env.NextChangesSince, env.Meta.Count.Kind = "", "", ""
 	}
 	if env.NextCursor != "" {
@@ -631,7 +376,8 @@ func renderRecords(stream string, env *recordList, m Mutant, baseURL string, res
 	// Up to five records, and only as many as keep their field
 	// continuations visible: a record whose continuations do not fit is left
 	// to the resume call rather than shown with a hidden continuation.
-	const preview, maxConts = 5, 5
+	preview, maxConts := t.RecordPreviews, t.FieldContinuations
+	e := ellipsis(t.Ellipsis)
 	type item struct {
 		id   string
 		line string
@@ -644,29 +390,29 @@ func renderRecords(stream string, env *recordList, m Mutant, baseURL string, res
 	moreFields := ""
 	for i := 0; i < min(preview, len(env.Data)); i++ {
 		rec := rawObject(env.Data[i])
-		ref := recordRef{ConnectionID: str(rec["connection_id"]), Stream: firstOf(str(rec["stream"]), stream), RecordID: str(rec["id"])}
-		id := ref.String()
+		ref := RecordRef{ConnectionID: str(rec["connection_id"]), Stream: firstOf(str(rec["stream"]), stream), RecordID: str(rec["id"])}
+		id := t.IDs.Format(ref)
 		delete(rec, "connector_instance_id")
-		if data, ok := rec["data"].(map[string]any); ok && m != InlineBase64Body {
-			shown, ev := previewData(id, data, baseURL, m)
-			if i > 0 && len(conts)+len(ev) > maxConts && m != StructuredOnlyMoreResults {
+		if data, ok := rec["data"].(map[string]any); ok && t.mutant != InlineBase64Body {
+			shown, ev := previewData(id, data, baseURL, t)
+			if i > 0 && len(conts)+len(ev) > maxConts && t.mutant != StructuredOnlyMoreResults {
 				break
 			}
 			rec["data"] = shown
-			if len(ev) > 0 && m != SilentCutRecordPreview {
+			if len(ev) > 0 && t.mutant != SilentCutRecordPreview {
 				ladder = append(ladder, ladderRecord{ID: id, ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID, Fields: ev})
-				for j, e := range ev {
-					if len(conts) == maxConts-1 && len(ev)-j > 1 && m != StructuredOnlyMoreResults {
+				for j, fe := range ev {
+					if len(conts) == maxConts-1 && len(ev)-j > 1 && t.mutant != StructuredOnlyMoreResults {
 						// One record with more fields than fit: its fetch
 						// document lists every field descriptor.
 						moreFields = fmt.Sprintf("\nmore_fields=%d; next: fetch %s", len(ev)-j, compactJSON(map[string]string{"id": id}))
 						break
 					}
-					conts = append(conts, fmt.Sprintf("record[%d].%s %s", i, e.FieldPath, continuation(e)))
+					conts = append(conts, fmt.Sprintf("record[%d].%s %s", i, fe.FieldPath, continuation(fe)))
 				}
 			}
 		}
-		if m == DropPreviewIDs {
+		if t.mutant == DropPreviewIDs {
 			id = ""
 		}
 		items = append(items, item{id: id, line: compactJSON(rec)})
@@ -675,14 +421,14 @@ func renderRecords(stream string, env *recordList, m Mutant, baseURL string, res
 	fmt.Fprintf(&b, ". Showing up to %d:", n)
 	footer := "machine envelope in structuredContent.data"
 	if len(env.Data) > n {
-		if m == StructuredOnlyMoreResults {
+		if t.mutant == StructuredOnlyMoreResults {
 			footer = fmt.Sprintf("more_records=%d; followup=rerun_cursor_or_limit; ", len(env.Data)-n) + footer
 		} else {
 			footer = fmt.Sprintf("more_records=%d; next: %s\n", len(env.Data)-n, resume(n)) + footer
 		}
 	}
 	section := ""
-	if len(conts) > 0 && m != DropPreviewIDs {
+	if len(conts) > 0 && t.mutant != DropPreviewIDs {
 		shown := conts[:min(maxConts, len(conts))]
 		section = "\nFields not shown inline:\n" + strings.Join(shown, "\n") + moreFields
 		if len(conts) > len(shown) {
@@ -691,20 +437,20 @@ func renderRecords(stream string, env *recordList, m Mutant, baseURL string, res
 	}
 	const cutNote = "record_preview_truncated=true; followup=fetch(id) or query_records(fields); "
 	// Budget each preview line so the whole text, with its framing, the
-	// continuations and the longest footer, stays within textBudget.
+	// continuations and the longest footer, stays within the text budget.
 	reserve := len(cutNote) + len(footer) + 1 + len(section)
 	for _, it := range items {
 		reserve += len("\nrecord[0] id= ") + len(it.id)
 	}
-	per := (textBudget - b.Len() - reserve) / n
-	if m == UnboundedRecordText {
+	per := (t.TextBudget - b.Len() - reserve) / n
+	if t.mutant == UnboundedRecordText {
 		per = 1 << 30
 	}
 	cut := false
 	for i, it := range items {
 		line := it.line
 		if len(line) > per {
-			line, cut = clipBytes(line, max(per, 24)), true
+			line, cut = e.clipBytes(line, max(per, 24)), true
 		}
 		if it.id != "" {
 			fmt.Fprintf(&b, "\nrecord[%d] id=%s %s", i, it.id, line)
@@ -723,18 +469,19 @@ func renderRecords(stream string, env *recordList, m Mutant, baseURL string, res
 // previewData is a record's data as a preview shows it: large text cut
 // with a marker, binary and JSON fields as markers; the descriptors say
 // what each marker stands for and how to read it.
-func previewData(id string, data map[string]any, baseURL string, m Mutant) (map[string]any, []*fieldEvidence) {
-	shown, ev := safeRecord(id, data, baseURL)
+func previewData(id string, data map[string]any, baseURL string, t *Tuning) (map[string]any, []*fieldEvidence) {
+	shown, ev := safeRecord(id, data, baseURL, t)
+	cut := ellipsis(t.Ellipsis)
 	for _, e := range ev {
 		switch {
 		case e.Binary:
 			shown[e.FieldPath] = fmt.Sprintf("[binary-only: %s, %d bytes]", firstOf(e.MimeType, e.Encoding), e.SizeBytes)
 		case e.JSON:
 			shown[e.FieldPath] = fmt.Sprintf("[json_field: %s, %s, %d chars]", e.PreviewStatus, e.MimeType, e.TotalChars)
-		case m == SilentCutRecordPreview:
-			shown[e.FieldPath] = clip(str(data[e.FieldPath]), 60)
+		case t.mutant == SilentCutRecordPreview:
+			shown[e.FieldPath] = cut.clip(str(data[e.FieldPath]), t.ValueChars)
 		default:
-			shown[e.FieldPath] = clip(str(data[e.FieldPath]), 60) + fmt.Sprintf(" [truncated: %d chars]", e.TotalChars)
+			shown[e.FieldPath] = cut.clip(str(data[e.FieldPath]), t.ValueChars) + fmt.Sprintf(" [truncated: %d chars]", e.TotalChars)
 		}
 	}
 	return shown, ev
@@ -752,47 +499,9 @@ func continuation(e *fieldEvidence) string {
 	return e.PreviewStatus + " " + tool + " args=" + compactJSON(e.Read["args"])
 }
 
-// clipBytes cuts s to at most n bytes on a rune boundary, ending in "…".
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	n -= len("…")
-	for n > 0 && n < len(s) && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-// fitLines keeps body+tail within n bytes: it drops whole lines from the end
-// of body, and only a lone first line is cut, never inside a highlight tag.
-func fitLines(body, tail string, n int) string {
-	if len(body)+len(tail) <= n {
-		return body + tail
-	}
-	lines := strings.Split(body, "\n")
-	size := len(body)
-	for len(lines) > 1 && size+len(tail) > n {
-		size -= len(lines[len(lines)-1]) + 1
-		lines = lines[:len(lines)-1]
-	}
-	out := strings.Join(lines, "\n")
-	if len(out)+len(tail) > n {
-		// Room for the ellipsis and a closing tag balanceMarks may add.
-		cut := max(0, n-len(tail)-len("…")-len("</mark>"))
-		for cut > 0 && !utf8Start(out[cut]) {
-			cut--
-		}
-		out = balanceMarks(trimPartialTag(out[:cut]) + "…")
-	}
-	return out + tail
-}
-
 // ---- aggregate ----
 
-func renderAggregate(stream string, a *aggregation, m Mutant) string {
+func renderAggregate(stream string, a *aggregation, t *Tuning) string {
 	head := a.Metric + "(" + stream + ")"
 	if a.Field != nil && *a.Field != "" {
 		head += " field=" + *a.Field
@@ -812,19 +521,20 @@ func renderAggregate(stream string, a *aggregation, m Mutant) string {
 	}
 	fmt.Fprintf(&b, ": %d group(s)", len(a.Groups))
 	var parts []string
-	for i, g := range a.Groups {
-		if i == 5 && m != UnboundedBuckets {
-			break
-		}
-		parts = append(parts, clip(string(g.Key), 40)+"="+string(g.Count))
+	shown := t.AggregateGroups
+	if t.mutant == UnboundedBuckets {
+		shown = len(a.Groups)
+	}
+	for _, g := range a.Groups[:min(shown, len(a.Groups))] {
+		parts = append(parts, ellipsis(t.Ellipsis).clip(string(g.Key), 40)+"="+string(g.Count))
 	}
 	if len(parts) > 0 {
 		b.WriteString(" [" + strings.Join(parts, ", ") + "]")
 	}
-	if len(a.Groups) > 5 && m != UnboundedBuckets {
-		fmt.Fprintf(&b, " more_groups=%d;", len(a.Groups)-5)
+	if len(a.Groups) > shown {
+		fmt.Fprintf(&b, " more_groups=%d;", len(a.Groups)-shown)
 	}
-	if a.OtherCount != nil && m != HideOtherCount {
+	if a.OtherCount != nil && t.mutant != HideOtherCount {
 		fmt.Fprintf(&b, " other_count=%s;", a.OtherCount.String())
 	}
 	b.WriteString(" canonical envelope in structuredContent.data")
@@ -841,12 +551,13 @@ func deref(s *string) string {
 // ---- search ----
 
 func (c *call) resultFor(h *searchHit) searchResult {
-	ref := recordRef{ConnectionID: h.ConnectionID, Stream: h.Stream, RecordID: h.RecordKey}
+	ref := RecordRef{ConnectionID: h.ConnectionID, Stream: h.Stream, RecordID: h.RecordKey}
+	cut := ellipsis(c.t.Ellipsis)
 	key := h.ConnectorKey
 	if key == "" {
 		key = h.ConnectorID
 	}
-	r := searchResult{ID: ref.String(), Stream: h.Stream, RecordKey: h.RecordKey, ConnectionID: h.ConnectionID,
+	r := searchResult{ID: c.t.IDs.Format(ref), Stream: h.Stream, RecordKey: h.RecordKey, ConnectionID: h.ConnectionID,
 		ConnectorKey: key, DisplayName: h.DisplayName}
 	r.URL = c.a.rs.BaseURL() + "/v1/streams/" + h.Stream + "/records/" + h.RecordKey
 	if h.ConnectionID != "" {
@@ -860,10 +571,10 @@ func (c *call) resultFor(h *searchHit) searchResult {
 		_ = json.Unmarshal(h.Snippet, &s)
 	}
 	if s != "" {
-		r.Snippet = clipMarked(s, 320)
+		r.Snippet = cut.clipMarked(s, 320)
 	}
 	r.Title = h.Title
-	switch m := c.a.opts.Mutant; {
+	switch m := c.t.mutant; {
 	case r.Title != "":
 	case m == SnippetAsTitle && r.Snippet != "":
 		r.Title = r.Snippet
@@ -872,7 +583,7 @@ func (c *call) resultFor(h *searchHit) searchResult {
 	default:
 		r.Title = fallbackTitle(firstOf(h.DisplayName, key, h.ConnectionID), h.Stream, firstOf(h.AuthoredAt, h.EmittedAt))
 	}
-	switch c.a.opts.Mutant {
+	switch c.t.mutant {
 	case StripClosingMarks:
 		r.Snippet = strings.ReplaceAll(r.Snippet, "</mark>", "")
 	case EmitDeadRecordURI:
@@ -883,9 +594,9 @@ func (c *call) resultFor(h *searchHit) searchResult {
 		if e.Truncated {
 			status = "truncated"
 		}
-		ex := evidenceExcerpt{FieldPath: e.FieldPath, PreviewText: clipMarked(e.PreviewText, 320), PreviewStatus: status,
+		ex := evidenceExcerpt{FieldPath: e.FieldPath, PreviewText: cut.clipMarked(e.PreviewText, 320), PreviewStatus: status,
 			Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": r.ID, "field_path": e.FieldPath}}}
-		switch c.a.opts.Mutant {
+		switch c.t.mutant {
 		case EvidenceTermOnly:
 			ex.PreviewText = firstMarkRe.FindString(ex.PreviewText)
 		case ResourceOnlyEvidence:
@@ -893,7 +604,7 @@ func (c *call) resultFor(h *searchHit) searchResult {
 		}
 		r.Evidence = append(r.Evidence, ex)
 	}
-	if len(r.Evidence) == 0 && c.a.opts.Mutant == InventEvidence {
+	if len(r.Evidence) == 0 && c.t.mutant == InventEvidence {
 		r.Evidence = []evidenceExcerpt{{FieldPath: "body", PreviewText: r.Title, PreviewStatus: "complete",
 			Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": r.ID, "field_path": "body"}}}}
 	}
@@ -912,18 +623,10 @@ func fallbackTitle(source, stream, ts string) string {
 	return strings.Join(parts, " / ")
 }
 
-func firstOf(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
 // renderSearch shows the evidence and top hits that fit; resume(n) is the
 // call that continues after the first n hits of this page.
-func renderSearch(results []searchResult, hasMore bool, next string, m Mutant, resume func(shown int) string) string {
+func renderSearch(results []searchResult, hasMore bool, next string, t *Tuning, resume func(shown int) string) string {
+	cut := ellipsis(t.Ellipsis)
 	var b strings.Builder
 	fmt.Fprintf(&b, "search: %d hit(s).", len(results))
 	if hasMore {
@@ -932,14 +635,14 @@ func renderSearch(results []searchResult, hasMore bool, next string, m Mutant, r
 	if next != "" {
 		fmt.Fprintf(&b, " next_cursor=%s.", q(next))
 	}
-	if m == HideFetchIDs {
-		return clipBytes(b.String()+" Results are in structuredContent.results.", textBudget)
+	if t.mutant == HideFetchIDs {
+		return cut.clipBytes(b.String()+" Results are in structuredContent.results.", t.TextBudget)
 	}
 	if len(results) == 0 {
 		return b.String()
 	}
 	fmt.Fprintf(&b, " first_fetch_id=%s", results[0].ID)
-	if mix := sourceMix(results, m); mix != "" && m != DropSourceMix {
+	if mix := sourceMix(results, t); mix != "" && t.mutant != DropSourceMix {
 		b.WriteString(" source_mix=" + mix + ".")
 	}
 	// Evidence first, then the top hits; the closing guidance always fits,
@@ -949,19 +652,19 @@ func renderSearch(results []searchResult, hasMore bool, next string, m Mutant, r
 	for i, r := range results {
 		for _, e := range r.Evidence {
 			switch {
-			case len(ev) == 3 || m == HideEvidenceLines:
-			case m == ResourceOnlyEvidence:
+			case len(ev) == 3 || t.mutant == HideEvidenceLines:
+			case t.mutant == ResourceOnlyEvidence:
 				ev = append(ev, fmt.Sprintf("%d. result=%d field_path=%s snippet=%s uri=%s", len(ev)+1, i+1, e.FieldPath,
-					q(centerMarked(e.PreviewText, 96)), e.Read["uri"]))
+					q(cut.centerMarked(e.PreviewText, t.SnippetChars)), e.Read["uri"]))
 			default:
 				ev = append(ev, fmt.Sprintf("%d. result=%d field_path=%s snippet=%s id=%s complete=%t read=read_record_field",
-					len(ev)+1, i+1, e.FieldPath, q(centerMarked(e.PreviewText, 96)), r.ID, e.PreviewStatus == "complete"))
+					len(ev)+1, i+1, e.FieldPath, q(cut.centerMarked(e.PreviewText, t.SnippetChars)), r.ID, e.PreviewStatus == "complete"))
 			}
 		}
 		if i < 3 {
-			line := fmt.Sprintf("%d. id=%s title=%s", i+1, r.ID, q(clip(r.Title, 80)))
+			line := fmt.Sprintf("%d. id=%s title=%s", i+1, r.ID, q(cut.clip(r.Title, 80)))
 			if r.Snippet != "" {
-				line += " snippet=" + q(centerMarked(r.Snippet, 96))
+				line += " snippet=" + q(cut.centerMarked(r.Snippet, t.SnippetChars))
 			}
 			if r.URI != "" {
 				line += " uri=" + r.URI
@@ -974,12 +677,12 @@ func renderSearch(results []searchResult, hasMore bool, next string, m Mutant, r
 		switch {
 		case shown >= len(results):
 			return ""
-		case m == StructuredOnlyMoreResults:
+		case t.mutant == StructuredOnlyMoreResults:
 			return fmt.Sprintf("\nmore_results=%d (structuredContent.results)", len(results)-shown)
 		}
 		return fmt.Sprintf("\nmore_results=%d; next: %s", len(results)-shown, resume(shown))
 	}
-	room := textBudget - b.Len() - len(tail) - len("\nTop results:") - len("\nEvidence excerpts:") - len(more(len(top))) - 2
+	room := t.TextBudget - b.Len() - len(tail) - len("\nTop results:") - len("\nEvidence excerpts:") - len(more(len(top))) - 2
 	for _, l := range top {
 		room -= len(l) + 1
 	}
@@ -996,65 +699,16 @@ func renderSearch(results []searchResult, hasMore bool, next string, m Mutant, r
 	b.WriteString("\nTop results:\n" + strings.Join(top, "\n"))
 	// Past the budget, hits go before the call that resumes after them.
 	keep := more(len(top)) + tail
-	if len(keep) > textBudget/2 {
+	if len(keep) > t.TextBudget/2 {
 		b.WriteString(more(len(top)))
 		keep = tail
 	}
-	return fitLines(b.String(), keep, textBudget)
-}
-
-// centerMarked cuts s to about n characters around its first highlight, so
-// a preview keeps words on both sides of the match (seed 004), with the
-// tags whole and balanced. Without a highlight it cuts from the start.
-func centerMarked(s string, n int) string {
-	r := []rune(s)
-	at := strings.Index(s, "<mark>")
-	if len(r) <= n || at < 0 {
-		return clipMarked(s, n)
-	}
-	m := utf8.RuneCountInString(s[:at])
-	mEnd := m + len("<mark>")
-	if close := strings.Index(s[at:], "</mark>"); close >= 0 {
-		mEnd = m + utf8.RuneCountInString(s[at:at+close+len("</mark>")])
-	}
-	side := max(0, (n-(mEnd-m))/2)
-	start := max(0, m-side)
-	end := min(len(r), start+n)
-	start = max(0, end-n)
-	start, end = outsideTag(r, start, true), outsideTag(r, end, false)
-	out := string(r[start:end])
-	if end < len(r) {
-		out = trimPartialTag(out) + "…"
-	}
-	if start > 0 {
-		out = "…" + out
-	}
-	return balanceMarks(out)
-}
-
-// outsideTag moves a cut position that falls inside a highlight tag to the
-// tag's start (left) or end (right).
-func outsideTag(r []rune, pos int, left bool) int {
-	for i := max(0, pos-len("</mark>")); i < pos && i < len(r); i++ {
-		if r[i] != '<' {
-			continue
-		}
-		for _, tag := range []string{"<mark>", "</mark>"} {
-			t := []rune(tag)
-			if i+len(t) <= len(r) && string(r[i:i+len(t)]) == tag && i+len(t) > pos {
-				if left {
-					return i
-				}
-				return i + len(t)
-			}
-		}
-	}
-	return pos
+	return cut.fitLines(b.String(), keep, t.TextBudget)
 }
 
 // sourceMix counts hits per connection, computed from the hits themselves
 // whenever more than one connection contributed (seed 001, C8).
-func sourceMix(results []searchResult, m Mutant) string {
+func sourceMix(results []searchResult, t *Tuning) string {
 	type src struct {
 		conn, key string
 		n         int
@@ -1069,25 +723,31 @@ func sourceMix(results []searchResult, m Mutant) string {
 			order = append(order, s)
 		}
 		s.n++
-		if m == MiscountSourceMix && len(order) > 1 {
+		if t.mutant == MiscountSourceMix && len(order) > 1 {
 			s.n++
 		}
 	}
 	if len(order) < 2 {
 		return ""
 	}
-	// Every contributing connection is named with its count; past eight,
-	// in the short form {connection_id:count} to keep the line bounded.
+	// Every contributing connection is named with its count (up to the
+	// cap, when one is set); past eight, in the short form
+	// {connection_id:count} to keep the line bounded.
+	limit := t.SourceMixCap
+	if t.mutant == TruncateSourceMix {
+		limit = 8
+	}
+	cut := ellipsis(t.Ellipsis)
 	parts := make([]string, 0, len(order))
 	for i, s := range order {
 		switch {
-		case i == 8 && m == TruncateSourceMix:
-			parts = append(parts, fmt.Sprintf("more:%d", len(order)-8))
-		case i >= 8 && m == TruncateSourceMix:
+		case limit > 0 && i == limit:
+			parts = append(parts, fmt.Sprintf("more:%d", len(order)-limit))
+		case limit > 0 && i > limit:
 		case len(order) > 8:
-			parts = append(parts, fmt.Sprintf("{%s:%d}", inline(s.conn, 80), s.n))
+			parts = append(parts, fmt.Sprintf("{%s:%d}", cut.inline(s.conn, 80), s.n))
 		default:
-			parts = append(parts, fmt.Sprintf("{connection_id:%s,connector_key:%s,count:%d}", inline(s.conn, 80), inline(s.key, 60), s.n))
+			parts = append(parts, fmt.Sprintf("{connection_id:%s,connector_key:%s,count:%d}", cut.inline(s.conn, 80), cut.inline(s.key, 60), s.n))
 		}
 	}
 	return strings.Join(parts, "|")
@@ -1108,10 +768,10 @@ const fetchFallbackText = 1024
 
 // documentFor builds the fetch document. With fields it shows only those
 // (and the stream's declared key fields), whatever else the RS sent.
-func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope, fields []string) document {
+func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope, fields []string) document {
 	data := rawObject(rec.Data)
 	var dropped map[string]any
-	projected := len(fields) > 0 && c.a.opts.Mutant != IgnoreFetchFields
+	projected := len(fields) > 0 && c.t.mutant != IgnoreFetchFields
 	if projected {
 		data, dropped = projectData(data, append(append([]string(nil), fields...), sc.keys...))
 	}
@@ -1120,7 +780,7 @@ func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope
 	}
 	doc := document{ID: id, Metadata: map[string]any{"stream": ref.Stream, "record_id": ref.RecordID}}
 	if !strings.Contains(id, ":") {
-		doc.ID = ref.String()
+		doc.ID = c.t.IDs.Format(ref)
 	}
 	for k, v := range map[string]string{"connection_id": rec.ConnectionID, "connector_key": rec.ConnectorKey, "display_name": rec.DisplayName, "emitted_at": rec.EmittedAt} {
 		if v != "" {
@@ -1134,7 +794,7 @@ func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope
 	// Title and text come from declared display roles only (seed 002): a
 	// field merely named like a title is not promoted.
 	titleField, textField := sc.fieldWithRole("primary-title"), sc.fieldWithRole("primary-text")
-	if c.a.opts.Mutant == GuessTitleByName {
+	if c.t.mutant == GuessTitleByName {
 		titleField, textField = firstKey(data, "title", "name", "subject", "summary"), firstKey(data, "text", "content", "body", "summary")
 	}
 	if s, ok := data[titleField].(string); ok && s != "" {
@@ -1155,12 +815,12 @@ func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope
 			rest[k] = v
 		}
 	}
-	if c.a.opts.Mutant == LeakUnrequestedToMetadata && len(dropped) > 0 {
+	if c.t.mutant == LeakUnrequestedToMetadata && len(dropped) > 0 {
 		doc.Metadata["other_fields"] = dropped
 	}
-	safe, ev := safeRecord(ref.String(), rest, c.a.rs.BaseURL())
+	safe, ev := safeRecord(c.t.IDs.Format(ref), rest, c.a.rs.BaseURL(), c.t)
 	if projected {
-		ev = inlineRequestedJSON(safe, ev, rest, fields)
+		ev = inlineRequestedJSON(safe, ev, rest, fields, c.t)
 	}
 	if len(ev) > 0 {
 		doc.Metadata["fields"] = ev
@@ -1176,7 +836,7 @@ func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope
 		return doc
 	}
 	suffix := " [no field declares the primary-text role; use query_records or fetch(fields) for structured records]"
-	doc.Text = clipBytes(compactJSON(safe), fetchFallbackText-len(suffix)) + suffix
+	doc.Text = ellipsis(c.t.Ellipsis).clipBytes(compactJSON(safe), fetchFallbackText-len(suffix)) + suffix
 	return doc
 }
 
@@ -1184,7 +844,7 @@ func (c *call) documentFor(id string, ref recordRef, rec *record, sc streamScope
 func projectData(data map[string]any, keep []string) (map[string]any, map[string]any) {
 	out, rest := map[string]any{}, map[string]any{}
 	for k, v := range data {
-		if contains(keep, k) {
+		if slices.Contains(keep, k) {
 			out[k] = v
 		} else {
 			rest[k] = v
@@ -1194,19 +854,19 @@ func projectData(data map[string]any, keep []string) (map[string]any, map[string
 }
 
 // inlineRequestedJSON puts requested JSON fields back whole in place of
-// their descriptors, as long as together they stay within fetchTextLimit
-// characters; larger ones keep a descriptor with a windowed read.
-func inlineRequestedJSON(safe map[string]any, ev []*fieldEvidence, data map[string]any, fields []string) []*fieldEvidence {
-	room := fetchTextLimit
+// their descriptors, as long as together they stay within the fetch text
+// limit; larger ones keep a descriptor with a windowed read.
+func inlineRequestedJSON(safe map[string]any, ev []*fieldEvidence, data map[string]any, fields []string, t *Tuning) []*fieldEvidence {
+	room := t.FetchTextLimit
 	var kept []*fieldEvidence
 	for _, e := range ev {
-		if e.JSON && contains(fields, e.FieldPath) && e.TotalChars <= room {
+		if e.JSON && slices.Contains(fields, e.FieldPath) && e.TotalChars <= room {
 			room -= e.TotalChars
 			safe[e.FieldPath] = data[e.FieldPath]
 			continue
 		}
 		if e.JSON && e.Read["tool"] == "fetch" {
-			e.Read = map[string]any{"tool": "read_record_field", "args": map[string]any{"id": e.Read["args"].(map[string]any)["id"], "field_path": e.FieldPath, "offset_chars": 0, "limit_chars": previewWindow}}
+			e.Read = map[string]any{"tool": "read_record_field", "args": map[string]any{"id": e.Read["args"].(map[string]any)["id"], "field_path": e.FieldPath, "offset_chars": 0, "limit_chars": t.FieldWindow}}
 		}
 		kept = append(kept, e)
 	}
@@ -1223,45 +883,42 @@ func firstKey(data map[string]any, keys ...string) string {
 	return ""
 }
 
-// fetchTextLimit bounds a document's inline text in characters: the RS's
-// largest field window, about 4,000 tokens.
-const fetchTextLimit = 16384
-
-// boundDocumentText cuts a text longer than fetchTextLimit and says so, in
-// the text and in metadata, with the read_record_field call that continues
-// it: never a silent cut that passes for the whole (seeds 002, 004).
-func (c *call) boundDocumentText(doc *document, ref recordRef, field string) {
+// boundDocumentText cuts a text longer than the fetch text limit and says
+// so, in the text and in metadata, with the read_record_field call that
+// continues it: never a silent cut that passes for the whole (seeds 002, 004).
+func (c *call) boundDocumentText(doc *document, ref RecordRef, field string) {
+	limit := c.t.FetchTextLimit
 	runes := []rune(doc.Text)
-	if len(runes) <= fetchTextLimit {
+	if len(runes) <= limit {
 		return
 	}
-	doc.Text = string(runes[:fetchTextLimit])
-	if c.a.opts.Mutant == SilentCutFetchText {
+	doc.Text = string(runes[:limit])
+	if c.t.mutant == SilentCutFetchText {
 		return
 	}
-	next := map[string]any{"id": ref.String(), "field_path": field, "offset_chars": fetchTextLimit}
+	next := map[string]any{"id": c.t.IDs.Format(ref), "field_path": field, "offset_chars": limit}
 	doc.Metadata["text_truncated"] = true
 	doc.Metadata["text_field"] = field
 	doc.Metadata["text_total_chars"] = len(runes)
 	doc.Metadata["text_continuation"] = map[string]any{"tool": "read_record_field", "args": next}
-	doc.Text += fmt.Sprintf("… [text truncated at %d of %d characters; continue with read_record_field %s]", fetchTextLimit, len(runes), compactJSON(next))
+	doc.Text += fmt.Sprintf("%s [text truncated at %d of %d characters; continue with read_record_field %s]", c.t.Ellipsis, limit, len(runes), compactJSON(next))
 }
 
 // ---- read_record_field ----
 
-func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow, m Mutant) *mcp.CallToolResult {
+func renderFieldWindow(ref RecordRef, in fieldArgs, fw *fieldWindow, t *Tuning) *mcp.CallToolResult {
 	w := fw.Window
-	id := ref.String()
+	id := t.IDs.Format(ref)
 	var b strings.Builder
 	fmt.Fprintf(&b, "record=%s field=%s chars=%q..%q total_chars=%q complete=%t", id, in.FieldPath,
 		strconv.Itoa(w.StartChars), strconv.Itoa(w.EndChars), strconv.Itoa(w.TotalChars), w.Complete)
 	if fw.Field.Type == "json" {
 		b.WriteString(" media_type=application/json")
 	}
-	if m == DropWindowArgs {
+	if t.mutant == DropWindowArgs {
 		w.NextOffsetChars, w.PreviousOffsetChars = nil, nil
 	}
-	if m == DropPreviousWindowArgs {
+	if t.mutant == DropPreviousWindowArgs {
 		w.PreviousOffsetChars = nil
 	}
 	next, prev := any(nil), any(nil)
@@ -1292,7 +949,7 @@ func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow, m Mutant) *
 	window := map[string]any{"text": w.Text, "total_chars": w.TotalChars, "start_chars": w.StartChars, "end_chars": w.EndChars,
 		"limit_chars": w.LimitChars, "complete": w.Complete, "has_more": w.HasMore, "match_start_chars": w.MatchStartChars,
 		"match_end_chars": w.MatchEndChars, "next_cursor": next, "previous_cursor": prev}
-	if m == OmitWindowStructure {
+	if t.mutant == OmitWindowStructure {
 		delete(window, "total_chars")
 		delete(window, "complete")
 	}
@@ -1307,9 +964,9 @@ func renderFieldWindow(ref recordRef, in fieldArgs, fw *fieldWindow, m Mutant) *
 	}
 	handle := "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(args(w.StartChars)))
 	switch {
-	case m == SmallTextAsResourceLink && w.Complete:
+	case t.mutant == SmallTextAsResourceLink && w.Complete:
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ResourceLink{URI: handle, Name: in.FieldPath, MIMEType: "text/plain"}}, StructuredContent: structured}
-	case m == EmitFieldWindowURI:
+	case t.mutant == EmitFieldWindowURI:
 		structured["resource_uri"] = handle
 		b.WriteString("\nresource_uri=" + handle)
 	}

@@ -41,6 +41,21 @@ type toolSpec struct {
 	name, description, schema string
 }
 
+func (t toolSpec) tool() *mcp.Tool {
+	ann := *readOnly
+	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: &ann}
+}
+
+// Tools is the tool surface as tools/list advertises it: a fresh copy, so
+// callers may change it.
+func Tools() []*mcp.Tool {
+	var out []*mcp.Tool
+	for _, t := range surface() {
+		out = append(out, t.tool())
+	}
+	return out
+}
+
 // surface is the normal six-tool read surface.
 func surface() []toolSpec {
 	return []toolSpec{

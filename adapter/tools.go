@@ -24,7 +24,7 @@ func (c *call) get(path string, q url.Values) (json.RawMessage, string, error) {
 	resp, err := c.a.rs.Get(c.ctx(), token, path, q)
 	var re *rsclient.Error
 	if errors.As(err, &re) && re.HTTPStatus == http.StatusUnauthorized {
-		switch c.a.opts.Mutant {
+		switch c.t.mutant {
 		case RetryAfter401:
 			resp, err = c.a.rs.Get(c.ctx(), c.token, path, q)
 		case SwitchCredentialAfter401:
@@ -65,7 +65,7 @@ type schemaArgs struct {
 }
 
 func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
-	m := c.a.opts.Mutant
+	m := c.t.mutant
 	q := url.Values{}
 	switch {
 	case in.Detail == "full" && in.Stream == "" && m != FetchGrantWideFullSchema:
@@ -94,7 +94,8 @@ func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
 	if err := json.Unmarshal(body, &doc); err != nil || doc == nil { // null decodes to a nil map
 		return nil, &toolError{Code: "rs_malformed_body", Message: "schema body is not a JSON object"}
 	}
-	doc = shapeSchemaDoc(doc, in.Stream != "" || m == KeepFieldDetailInIndex)
+	_, legend := c.t.Grammar.Legend()
+	doc = shapeSchemaDoc(doc, in.Stream != "" || m == KeepFieldDetailInIndex, legend)
 	if m == DuplicateStreamList {
 		var rows []any
 		for _, r := range streamRows(doc) {
@@ -102,7 +103,7 @@ func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
 		}
 		doc["streams"] = rows
 	}
-	text := renderSchema(doc, in.Stream, in.ConnectionID, m)
+	text := renderSchema(doc, in.Stream, in.ConnectionID, c.t)
 	var data any = doc
 	if m == NestSchemaData {
 		data = map[string]any{"data": doc}
@@ -133,24 +134,24 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	q := url.Values{}
-	if err := encodeFilter(q, in.Filter, c.a.opts.Mutant); err != nil {
+	if err := encodeFilter(q, in.Filter, c.t.mutant); err != nil {
 		return nil, err
 	}
-	if err := encodeExpand(q, in.Expand, in.ExpandLimit, c.a.opts.Mutant); err != nil {
+	if err := encodeExpand(q, in.Expand, in.ExpandLimit, c.t.mutant); err != nil {
 		return nil, err
 	}
 	if len(in.Expand) > 0 {
 		if err := c.expandGate(in.Stream, in.ConnectionID, in.Expand); err != nil {
 			return nil, err
 		}
-		if c.a.opts.Mutant == DropExpandParam {
+		if c.t.mutant == DropExpandParam {
 			q.Del("expand")
 		}
 	}
 	if err := c.requireSource(in.Stream, in.ConnectionID); err != nil {
 		return nil, err
 	}
-	leak := c.a.opts.Mutant == LeakProjectedFields
+	leak := c.t.mutant == LeakProjectedFields
 	for _, f := range in.Fields {
 		if !leak {
 			q.Add("fields", f)
@@ -186,7 +187,7 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 		next.Cursor = skipCursor(skip+shown, rsCursor)
 		return "query_records " + compactJSON(next)
 	}
-	text, ladder := renderRecords(in.Stream, &env, c.a.opts.Mutant, c.a.rs.BaseURL(), resume)
+	text, ladder := renderRecords(in.Stream, &env, c.t, c.a.rs.BaseURL(), resume)
 	structured := map[string]any{"data": body, "request_id": reqID}
 	if len(ladder) > 0 {
 		structured["content_ladder"] = map[string]any{"kind": "record_set", "records": ladder}
@@ -384,11 +385,12 @@ func encodeExpand(q url.Values, expand []string, rawLimits json.RawMessage, m Mu
 }
 
 // expandGate rejects expand on a stream whose live compact schema advertises
-// no expand_capabilities (seed 000). It fails open when the schema is
+// no expand_capabilities (seed 000). Unless Tuning.ExpandGate says
+// otherwise, it leaves the decision to the RS when the schema is
 // unavailable or the stream is not found.
 func (c *call) expandGate(stream, connectionID string, rels []string) error {
-	m := c.a.opts.Mutant
-	if m == SkipExpandGate {
+	m := c.t.mutant
+	if c.t.ExpandGate == ExpandGateOff || m == SkipExpandGate {
 		return nil
 	}
 	if m == CacheExpandSchema {
@@ -408,14 +410,14 @@ func (c *call) expandGateLive(stream, connectionID string, rels []string) error 
 	switch {
 	case sc.authErr != nil:
 		return sc.authErr
-	case !sc.ok && c.a.opts.Mutant == ExpandGateFailsClosed:
+	case !sc.ok && (c.t.ExpandGate == ExpandGateFailClosed || c.t.mutant == ExpandGateFailsClosed):
 		return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand_capabilities of stream '" + stream + "' are unknown (GET /v1/schema failed)"}
 	case !sc.ok || !sc.found || sc.expand: // fail open: the RS decides
 		return nil
 	}
 	msg := "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") +
 		". Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected."
-	if c.a.opts.Mutant == ExpandErrorWithoutSchemaPointer {
+	if c.t.mutant == ExpandErrorWithoutSchemaPointer {
 		msg = "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") + "."
 	}
 	return &toolError{Code: "invalid_expand", Param: "expand", Message: msg}
@@ -444,11 +446,11 @@ func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
 	if in.GroupBy != "" && in.GroupByTime != "" {
 		return nil, &toolError{Code: "invalid_request", Param: "group_by", Message: "pass group_by or group_by_time, not both"}
 	}
-	if (in.GroupByTime != "") != (in.Granularity != "") && c.a.opts.Mutant != SkipGranularityGate {
+	if (in.GroupByTime != "") != (in.Granularity != "") && c.t.mutant != SkipGranularityGate {
 		return nil, &toolError{Code: "invalid_request", Param: "granularity", Message: "group_by_time and granularity go together"}
 	}
 	q := url.Values{"metric": {in.Metric}}
-	if err := encodeFilter(q, in.Filter, c.a.opts.Mutant); err != nil {
+	if err := encodeFilter(q, in.Filter, c.t.mutant); err != nil {
 		return nil, err
 	}
 	setIf(q, "connection_id", in.ConnectionID)
@@ -466,7 +468,7 @@ func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
 	}
 	var agg aggregation
 	_ = json.Unmarshal(body, &agg)
-	return textResult(renderAggregate(in.Stream, &agg, c.a.opts.Mutant), map[string]any{"data": body, "request_id": reqID}), nil
+	return textResult(renderAggregate(in.Stream, &agg, c.t), map[string]any{"data": body, "request_id": reqID}), nil
 }
 
 // ---- search ----
@@ -486,7 +488,7 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	m := c.a.opts.Mutant
+	m := c.t.mutant
 	q := url.Values{"q": {in.Q}, "limit": {strconv.Itoa(limit)}}
 	if m == PerConnectionSearchLimit {
 		q.Set("limit", "100")
@@ -555,7 +557,7 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 		next.Limit, next.Cursor = limit, skipCursor(skip+shown, rsCursor)
 		return "search " + compactJSON(next)
 	}
-	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor, m, resume)
+	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor, c.t, resume)
 	return textResult(text, map[string]any{"results": results, "data": env}), nil
 }
 
@@ -591,7 +593,7 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	q := url.Values{}
-	if err := encodeExpand(q, in.Expand, nil, c.a.opts.Mutant); err != nil {
+	if err := encodeExpand(q, in.Expand, nil, c.t.mutant); err != nil {
 		return nil, err
 	}
 	if len(in.Expand) > 0 {
@@ -608,7 +610,7 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 		return nil, sc.authErr
 	}
 	for _, f := range in.Fields {
-		if c.a.opts.Mutant != IgnoreFetchFields {
+		if c.t.mutant != IgnoreFetchFields {
 			q.Add("fields", f)
 		}
 	}
@@ -626,7 +628,7 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 	}
 	doc := c.documentFor(in.ID, ref, &rec, sc, in.Fields)
 	text := compactJSON(doc)
-	if c.a.opts.Mutant == AddFetchDataKey {
+	if c.t.mutant == AddFetchDataKey {
 		return textResult(text, map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata, "data": rec}), nil
 	}
 	return textResult(text, json.RawMessage(text)), nil
@@ -689,7 +691,7 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 	}
 	body, _, err := c.get(path, q)
 	var re *rsclient.Error
-	if errors.As(err, &re) && re.Code == "field_not_text" && in.Q == "" && c.a.opts.Mutant != NoJSONFieldWindows {
+	if errors.As(err, &re) && re.Code == "field_not_text" && in.Q == "" && c.t.mutant != NoJSONFieldWindows {
 		if res, ok := c.jsonFieldWindow(ref, in); ok {
 			return res, nil
 		}
@@ -701,13 +703,13 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 	if err := json.Unmarshal(body, &fw); err != nil {
 		return nil, &toolError{Code: "rs_malformed_body", Message: "field-window body is not a JSON object"}
 	}
-	return renderFieldWindow(ref, in, &fw, c.a.opts.Mutant), nil
+	return renderFieldWindow(ref, in, &fw, c.t), nil
 }
 
 // jsonFieldWindow reads a JSON object or array field, which the RS's field
 // window refuses as not text, as windows of its compact JSON text: the
 // continuation that makes a large JSON field reachable in full (seed 004).
-func (c *call) jsonFieldWindow(ref recordRef, in fieldArgs) (*mcp.CallToolResult, bool) {
+func (c *call) jsonFieldWindow(ref RecordRef, in fieldArgs) (*mcp.CallToolResult, bool) {
 	path, err := streamPath(ref.Stream, "records", url.PathEscape(ref.RecordID))
 	if err != nil {
 		return nil, false
@@ -729,7 +731,7 @@ func (c *call) jsonFieldWindow(ref recordRef, in fieldArgs) (*mcp.CallToolResult
 		return nil, false
 	}
 	text := []rune(compactJSON(v))
-	offset, limit := 0, previewWindow
+	offset, limit := 0, c.t.FieldWindow
 	if in.OffsetChars != nil {
 		offset = *in.OffsetChars
 	} else if in.Cursor != "" {
@@ -753,5 +755,5 @@ func (c *call) jsonFieldWindow(ref recordRef, in fieldArgs) (*mcp.CallToolResult
 		prev := max(0, offset-limit)
 		w.PreviousOffsetChars = &prev
 	}
-	return renderFieldWindow(ref, in, &fw, c.a.opts.Mutant), true
+	return renderFieldWindow(ref, in, &fw, c.t), true
 }
