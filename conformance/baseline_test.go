@@ -27,7 +27,7 @@ func TestBaselineExpectedAndStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(context.Background(), Config{Target: TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S001", "S012"}, Baseline: b})
+	rep, err := Run(context.Background(), Config{Target: TargetSpec{Mutant: "drop-tool-fetch"}, Only: []string{"S001", "S012"}, Baseline: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestBaselineExpectedAndStale(t *testing.T) {
 	}
 	// Pruned, the same run passes: the expected failure no longer fails it.
 	delete(b.ExpectedFailures, "S001")
-	rep, err = Run(context.Background(), Config{Target: TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S001", "S012"}, Baseline: b})
+	rep, err = Run(context.Background(), Config{Target: TargetSpec{Mutant: "drop-tool-fetch"}, Only: []string{"S001", "S012"}, Baseline: b})
 	if err != nil {
 		t.Fatal(err)
 	}

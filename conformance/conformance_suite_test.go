@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/sebdah/goldie/v2"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -53,11 +53,10 @@ var (
 
 func targetSpec() (conformance.TargetSpec, error) {
 	s := conformance.TargetSpec{URL: *flagURL, Stdio: *flagStdio}
-	m, err := adapter.ParseMutant(*flagMutant)
-	if err != nil {
+	if _, err := variation.Lookup(*flagMutant); err != nil {
 		return s, err
 	}
-	s.Mutant = m
+	s.Mutant = *flagMutant
 	if s.URL != "" {
 		s.Token = strings.TrimSpace(os.Getenv("MCPCHECK_TOKEN"))
 		if *flagTokenFile != "" {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 )
 
@@ -23,12 +23,12 @@ const (
 
 // A MutantResult is one mutant run through every check.
 type MutantResult struct {
-	Mutant  adapter.Mutant `json:"mutant"`
-	Doc     string         `json:"doc"`
-	Expect  []string       `json:"expect"`  // the ids that must fail
-	Failed  []string       `json:"failed"`  // the ids that did fail
-	Errors  []string       `json:"errors"`  // ids the harness could not judge
-	Verdict string         `json:"verdict"` // Killed, WrongReason, Survived or HarnessFault
+	Mutant  string   `json:"mutant"`
+	Doc     string   `json:"doc"`
+	Expect  []string `json:"expect"`  // the ids that must fail
+	Failed  []string `json:"failed"`  // the ids that did fail
+	Errors  []string `json:"errors"`  // ids the harness could not judge
+	Verdict string   `json:"verdict"` // Killed, WrongReason, Survived or HarnessFault
 }
 
 // MutantMatrix opens the reference adapter once per mutant (all of them, or
@@ -43,11 +43,11 @@ func MutantMatrix(ctx context.Context, only []string, parallel int) ([]MutantRes
 	if err != nil {
 		return nil, err
 	}
-	var infos []adapter.MutantInfo
+	var infos []variation.Variation
 	known := map[string]bool{}
-	for _, m := range adapter.Mutants() {
-		known[string(m.ID)] = true
-		if len(only) == 0 || contains(only, string(m.ID)) {
+	for _, m := range variation.All() {
+		known[m.ID] = true
+		if len(only) == 0 || contains(only, m.ID) {
 			infos = append(infos, m)
 		}
 	}
@@ -69,7 +69,7 @@ func MutantMatrix(ctx context.Context, only []string, parallel int) ([]MutantRes
 	for i, m := range infos {
 		wg.Add(1)
 		sem <- struct{}{}
-		go func(i int, m adapter.MutantInfo) {
+		go func(i int, m variation.Variation) {
 			defer func() { <-sem; wg.Done() }()
 			out[i] = runMutant(ctx, m, entries, settings)
 		}(i, m)
@@ -78,7 +78,7 @@ func MutantMatrix(ctx context.Context, only []string, parallel int) ([]MutantRes
 	return out, nil
 }
 
-func runMutant(ctx context.Context, m adapter.MutantInfo, entries []Entry, s Settings) MutantResult {
+func runMutant(ctx context.Context, m variation.Variation, entries []Entry, s Settings) MutantResult {
 	r := MutantResult{Mutant: m.ID, Doc: m.Doc, Expect: m.Kills}
 	tgt, err := Open(ctx, TargetSpec{Mutant: m.ID})
 	if err != nil {

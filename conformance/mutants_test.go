@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -26,7 +26,7 @@ func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
 // Every check in the registry is killed by at least one mutant.
 func TestEveryCheckHasAMutant(t *testing.T) {
 	killed := map[string]bool{}
-	for _, m := range adapter.Mutants() {
+	for _, m := range variation.All() {
 		for _, id := range m.Kills {
 			killed[id] = true
 		}
@@ -115,13 +115,13 @@ func TestMutantVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
-		m    adapter.MutantInfo
+		m    variation.Variation
 		want string
 	}{
-		"own ids":    {adapter.MutantInfo{ID: adapter.DropToolFetch, Kills: []string{"S012"}}, Killed},
-		"wrong ids":  {adapter.MutantInfo{ID: adapter.DropToolFetch, Kills: []string{"S001"}}, WrongReason},
-		"some wrong": {adapter.MutantInfo{ID: adapter.DropToolFetch, Kills: []string{"S001", "S012"}}, WrongReason},
-		"no-op":      {adapter.MutantInfo{ID: "", Kills: []string{"S012"}}, Survived},
+		"own ids":    {variation.Variation{ID: "drop-tool-fetch", Kills: []string{"S012"}}, Killed},
+		"wrong ids":  {variation.Variation{ID: "drop-tool-fetch", Kills: []string{"S001"}}, WrongReason},
+		"some wrong": {variation.Variation{ID: "drop-tool-fetch", Kills: []string{"S001", "S012"}}, WrongReason},
+		"no-op":      {variation.Variation{ID: "", Kills: []string{"S012"}}, Survived},
 	} {
 		if r := runMutant(ctx, c.m, entries, settings); r.Verdict != c.want {
 			t.Errorf("%s: verdict %s, want %s (failed %v, errors %v)", name, r.Verdict, c.want, r.Failed, r.Errors)

@@ -42,16 +42,16 @@ var realReports = sync.OnceValues(func() (map[string]*Report, error) {
 	hostedURL := hosted.URL + adapter.MCPPath
 
 	configs := map[string]Config{
-		"reference":     {},                                                                                 // pass, pending, manual, footprint
-		"mutant":        {Target: TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S012", "S01"}}, // fail
-		"url":           {Target: TargetSpec{URL: hostedURL, Token: rs.ClientToken()}},                      // skip: no local command
+		"reference":     {},                                                                             // pass, pending, manual, footprint
+		"mutant":        {Target: TargetSpec{Mutant: "drop-tool-fetch"}, Only: []string{"S012", "S01"}}, // fail
+		"url":           {Target: TargetSpec{URL: hostedURL, Token: rs.ClientToken()}},                  // skip: no local command
 		"unreachable":   {Target: TargetSpec{URL: "http://127.0.0.1:1/mcp", Token: "t", ConnectTimeout: 2 * time.Second}},
 		"auth-rejected": {Target: TargetSpec{URL: hostedURL}}, // no bearer: HTTP 401
 		// baseline (expected and stale), golden (changes), calls, requires, reproduce
-		"baselined": {Target: TargetSpec{Mutant: adapter.DropToolFetch}, Only: []string{"S012", "S013"}, Invocation: []string{"--mutant", "drop-tool-fetch"},
+		"baselined": {Target: TargetSpec{Mutant: "drop-tool-fetch"}, Only: []string{"S012", "S013"}, Invocation: []string{"--mutant", "drop-tool-fetch"},
 			Baseline:  &Baseline{ExpectedFailures: map[string]string{"S012": "fetch is missing on purpose", "S013": "believed broken"}},
 			GoldenDir: "../golden/reference"},
-		"calls": {Target: TargetSpec{Mutant: adapter.SnippetAsTitle}, Only: []string{"S027"}}, // a failure after tool calls
+		"calls": {Target: TargetSpec{Mutant: "snippet-as-title"}, Only: []string{"S027"}}, // a failure after tool calls
 	}
 	out := map[string]*Report{}
 	for name, cfg := range configs {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -22,7 +21,7 @@ func TestRunnersAgreeUnderMutants(t *testing.T) {
 	if os.Getenv("MCPCHECK_RUNNERS_CHILD") != "" {
 		t.Skip("inside a child run")
 	}
-	for _, m := range []adapter.Mutant{"", adapter.SnippetAsTitle, adapter.DropToolFetch, adapter.ChallengeWithoutMetadata} {
+	for _, m := range []string{"", "snippet-as-title", "drop-tool-fetch", "challenge-without-resource-metadata"} {
 		name := string(m)
 		if name == "" {
 			name = "reference"

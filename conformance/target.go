@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -64,8 +65,9 @@ type TargetSpec struct {
 	// from, and RSControlToken its bearer (never printed): with them the
 	// URL target gets the controlled-RS and fixture capabilities.
 	RSControl, RSControlToken string
-	// Mutant injects one fault into the reference adapter (tests only).
-	Mutant adapter.Mutant
+	// Mutant names a variation of the reference adapter (adapter/variation:
+	// a single fault, for mcpcheck's self-checks). Empty: none.
+	Mutant string
 	// ConnectTimeout bounds the handshake. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
 	// Redactor collects every token the target is lent (these, the fixture
@@ -434,8 +436,13 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	rsTransport := http.DefaultTransport.(*http.Transport).Clone()
 	rsTransport.MaxIdleConnsPerHost = rsclient.MaxIdleConnsPerHost
 	t.closers = append(t.closers, rsTransport.CloseIdleConnections)
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: spec.Mutant,
-		HTTPClient: &http.Client{Timeout: rsclient.DefaultTimeout, Transport: rsTransport}})
+	v, err := variation.Lookup(spec.Mutant)
+	if err != nil {
+		return err
+	}
+	opts := adapter.Options{ProviderURL: rsURL, HTTPClient: &http.Client{Timeout: rsclient.DefaultTimeout, Transport: rsTransport}}
+	variation.Configure(v, &opts)
+	a, err := adapter.New(opts)
 	if err != nil {
 		return err
 	}
@@ -445,16 +452,16 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 	t.setFixtureTokens(rs)
 	t.Description = "reference adapter (pdpp-mcp over loopback HTTP, fixture RS)"
 	if spec.Mutant != "" {
-		t.Description += ", mutant " + string(spec.Mutant)
+		t.Description += ", mutant " + spec.Mutant
 	}
 	token := rs.ClientToken()
 	mutantArgs := []string{}
 	if spec.Mutant != "" {
-		mutantArgs = []string{"--mutant", string(spec.Mutant)}
+		mutantArgs = []string{"--mutant", spec.Mutant}
 	}
 	t.Help = func(ctx context.Context) (Help, error) {
 		var out, errb bytes.Buffer
-		code := adapter.MainWithMutants(ctx, append(append([]string(nil), mutantArgs...), "--help"), func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+		code := variation.Main(ctx, append(append([]string(nil), mutantArgs...), "--help"), func(string) string { return "" }, strings.NewReader(""), &out, &errb)
 		return Help{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}, nil
 	}
 	t.StdioTools = func(ctx context.Context, env map[string]string) ([]json.RawMessage, error) {
@@ -472,7 +479,7 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 			return ""
 		}
 		args = append(append([]string{"--provider-url", rsURL}, args...), mutantArgs...)
-		code := adapter.MainWithMutants(ctx, args, env, strings.NewReader(""), &out, &errb)
+		code := variation.Main(ctx, args, env, strings.NewReader(""), &out, &errb)
 		return out.String(), errb.String(), code
 	}
 	t.CLI = func(ctx context.Context, args ...string) (string, string, int) {
@@ -486,7 +493,7 @@ func (t *Target) openReference(ctx context.Context, spec TargetSpec) error {
 		if len(args) > 0 { // flags stop at the first operand: the mutant goes right after the subcommand
 			args = append(append([]string{args[0]}, mutantArgs...), args[1:]...)
 		}
-		code := adapter.MainWithMutants(ctx, args, env, strings.NewReader(""), &out, &errb)
+		code := variation.Main(ctx, args, env, strings.NewReader(""), &out, &errb)
 		return out.String(), errb.String(), code
 	}
 	return t.connectHTTP(ctx, srv.URL+adapter.MCPPath, token, nil, spec.ConnectTimeout)
@@ -510,7 +517,7 @@ func referenceStdioTools(ctx context.Context, args []string, token string, extra
 	}
 	done := make(chan int, 1)
 	go func() {
-		done <- adapter.MainWithMutants(ctx, args, env, inR, outW, io.Discard)
+		done <- variation.Main(ctx, args, env, inR, outW, io.Discard)
 		outW.Close()
 	}()
 	tap := wiretap.New()

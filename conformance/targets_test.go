@@ -16,6 +16,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
 )
@@ -245,16 +246,18 @@ func TestControlledURLTargetAgrees(t *testing.T) {
 // The controlled checks can fail on a URL target: each mutant is killed
 // by its own id through the remote control plane.
 func TestControlledURLTargetKillsMutants(t *testing.T) {
-	for m, id := range map[adapter.Mutant]string{
-		adapter.SkipExpandGate: "S008", adapter.CacheExpandSchema: "S009", adapter.RetryAfter401: "S014",
-		adapter.TitleFromEmittedAt: "S027", adapter.ProbeChildrenForAmbiguity: "S032", adapter.InventEvidence: "S045",
+	for m, id := range map[string]string{
+		"skip-expand-gate": "S008", "cache-expand-schema": "S009", "retry-after-401": "S014",
+		"title-from-emitted-at": "S027", "probe-children-for-ambiguity": "S032", "invent-evidence": "S045",
 	} {
-		t.Run(string(m), func(t *testing.T) {
+		t.Run(m, func(t *testing.T) {
 			fx, err := LoadFixture(fakers.DefaultFixture)
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := adaptertest.Start(t, fx, adapter.Options{Mutant: m})
+			var opts adapter.Options
+			variation.Configure(variation.MustLookup(m), &opts)
+			srv := adaptertest.Start(t, fx, opts)
 			ctl, err := srv.RS.EnableControl()
 			if err != nil {
 				t.Fatal(err)
@@ -426,11 +429,13 @@ func TestS014BlackBoxHalfOnAURLTarget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := adapter.ParseMutant(tc.mutant)
+		v, err := variation.Lookup(tc.mutant)
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := adaptertest.Start(t, fx, adapter.Options{Mutant: m})
+		var opts adapter.Options
+		variation.Configure(v, &opts)
+		srv := adaptertest.Start(t, fx, opts)
 		rep, err := Run(context.Background(), Config{Target: TargetSpec{URL: srv.MCPURL, Token: srv.RS.ClientToken()}, Only: []string{"S014"}})
 		if err != nil || rep.TargetError != nil {
 			t.Fatalf("%q: %v %v", tc.mutant, err, rep.TargetError)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/bench"
 	"github.com/spf13/cobra"
@@ -191,7 +191,7 @@ func newReferenceAdapterCommand(getenv func(string) string, code *int) *cobra.Co
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			*code = adapter.MainWithMutants(cmd.Context(), args, getenv, os.Stdin, os.Stdout, os.Stderr)
+			*code = variation.Main(cmd.Context(), args, getenv, os.Stdin, os.Stdout, os.Stderr)
 			return nil
 		},
 	}

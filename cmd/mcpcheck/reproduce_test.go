@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -54,7 +53,7 @@ func TestInvocationRepeatsVerdictFlags(t *testing.T) {
 func TestFailureRowsReproduce(t *testing.T) {
 	dir := t.TempDir()
 	js := filepath.Join(dir, "report.json")
-	code, out, stderr := run(t, nil, "--mutant", string(adapter.HidePagingHandles), "--budget", "1000", "--timeout", "20s",
+	code, out, stderr := run(t, nil, "--mutant", "hide-paging-handles", "--budget", "1000", "--timeout", "20s",
 		"--json", js, "S004", "S012", "S023")
 	if code != conformance.ExitFail {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, stderr)

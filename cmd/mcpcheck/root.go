@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -131,11 +131,10 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 	if err := o.control.apply(&s, getenv); err != nil {
 		return s, err
 	}
-	m, err := adapter.ParseMutant(o.mutant)
-	if err != nil {
+	if _, err := variation.Lookup(o.mutant); err != nil {
 		return s, err
 	}
-	s.Mutant = m
+	s.Mutant = o.mutant
 	return s, nil
 }
 

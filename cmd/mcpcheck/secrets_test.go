@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
@@ -41,15 +42,17 @@ func TestTokensNeverAppearInReports(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, m := range []adapter.Mutant{adapter.EchoBearerInErrors, adapter.AcceptOwnerBearer} {
-		t.Run(string(m), func(t *testing.T) {
-			a, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: m})
+	for _, m := range []string{"echo-bearer-in-errors", "accept-owner-bearer"} {
+		t.Run(m, func(t *testing.T) {
+			opts := adapter.Options{ProviderURL: rsURL}
+			variation.Configure(variation.MustLookup(m), &opts)
+			a, err := adapter.New(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			srv := httptest.NewServer(a.Handler())
 			defer srv.Close()
-			junit, js := filepath.Join(dir, string(m)+".xml"), filepath.Join(dir, string(m)+".json")
+			junit, js := filepath.Join(dir, m+".xml"), filepath.Join(dir, m+".json")
 			code, out, stderr := run(t, nil, "--url", srv.URL+adapter.MCPPath, "--token-file", filepath.Join(dir, "token"),
 				"--owner-token-file", filepath.Join(dir, "owner"), "--expired-token-file", filepath.Join(dir, "expired"),
 				"--foreign-token-file", filepath.Join(dir, "foreign"), "--junit", junit, "--json", js)
@@ -64,7 +67,7 @@ func TestTokensNeverAppearInReports(t *testing.T) {
 				}
 				outputs[filepath.Ext(f)] = string(b)
 			}
-			if m == adapter.EchoBearerInErrors && !strings.Contains(outputs[".json"], "[redacted]") {
+			if m == "echo-bearer-in-errors" && !strings.Contains(outputs[".json"], "[redacted]") {
 				t.Errorf("the echoed bearer should show as [redacted] in the JSON report: the test would not see a leak")
 			}
 			for where, text := range outputs {

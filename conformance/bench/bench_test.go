@@ -13,6 +13,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -20,7 +21,7 @@ import (
 // child-process paths run without building a binary.
 func TestMain(m *testing.M) {
 	if os.Getenv("MCPCHECK_BENCH_AS_ADAPTER") != "" {
-		os.Exit(adapter.MainWithMutants(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(variation.Main(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
