@@ -118,7 +118,7 @@ func New(opts Options) (*Adapter, error) {
 	}
 	a := &Adapter{opts: opts, tune: opts.Tuning.withDefaults(), rs: rs, args: map[string]*argSchema{}}
 	a.tune.mutant = opts.Mutant
-	for _, t := range mutateSurfaceTools(opts) {
+	for _, t := range surface() {
 		args, err := compileArgs(t.schema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: input schema: %w", t.name, err)
@@ -139,10 +139,9 @@ func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
 	if name == "" {
 		name = ServerName
 	}
-	_, instructions := mutateSurface(a.opts.Mutant, surface(), Instructions, a.opts.Stdio)
 	srv := mcp.NewServer(&mcp.Implementation{Name: name, Title: "PDPP MCP reference adapter", Version: Version, Icons: icons},
-		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
-	for _, t := range mutateSurfaceTools(a.opts) {
+		&mcp.ServerOptions{Instructions: Instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+	for _, t := range surface() {
 		// Registered raw: the adapter validates arguments itself, so every
 		// rejection is a typed error naming the argument (see args.go).
 		srv.AddTool(t.tool(), recoverTool(withCaller(a.callTool)))
@@ -182,11 +181,6 @@ func (a *Adapter) callThroughMiddleware(ctx context.Context, name string, in jso
 		err = errors.New("no tool result")
 	}
 	return errorResult(err, "")
-}
-
-func mutateSurfaceTools(opts Options) []toolSpec {
-	tools, _ := mutateSurface(opts.Mutant, surface(), Instructions, opts.Stdio)
-	return tools
 }
 
 // recoverTool turns a panic in a tool handler into a typed isError result.
@@ -247,8 +241,6 @@ func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name s
 		res, err = decodeThen(in, c.fetch)
 	case "read_record_field":
 		res, err = decodeThen(in, c.readRecordField)
-	case "list_streams": // mutants only
-		res, err = c.passthrough(ctx, "/v1/streams", nil)
 	default:
 		return adapterError("unsupported_tool", "tool "+name+" is not part of the normal read surface")
 	}

@@ -69,9 +69,6 @@ credential cache; over HTTP each request's bearer is forwarded to the provider.
 Owner and control-plane credentials are refused.
 `
 
-// profileHelp is what the advertise-profile-flag mutant adds to --help.
-const profileHelp = "  --profile NAME       tool profile: core|events|full (env PDPP_MCP_PROFILE)\n"
-
 // An Env reads environment variables; os.Getenv in production.
 type Env func(string) string
 
@@ -150,10 +147,10 @@ func (c Command) run(ctx context.Context, args []string, getenv Env, stdin io.Re
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, c.usage(*mutantName))
+			fmt.Fprint(stderr, c.usage())
 			return ExitOK
 		}
-		fmt.Fprintf(stderr, "pdpp-mcp: %v\n%s", err, c.usage(*mutantName))
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n%s", err, c.usage())
 		return ExitUsage
 	}
 	if fs.NArg() > 0 {
@@ -168,9 +165,6 @@ func (c Command) run(ctx context.Context, args []string, getenv Env, stdin io.Re
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return ExitUsage
-	}
-	if mutant == HonourProfileEnv && !serve && getenv("PDPP_MCP_PROFILE") == "full" {
-		mutant = AddEventSubscriptionTool
 	}
 	// Refuse before any credential is loaded: the owner value is never read
 	// as a credential (seed 001).
@@ -257,13 +251,7 @@ func (c Command) run(ctx context.Context, args []string, getenv Env, stdin io.Re
 	return ExitOK
 }
 
-func (c Command) usage(mutant string) string {
-	help := firstOf(c.Help, HelpText)
-	if Mutant(mutant) == AdvertiseProfileFlag {
-		return strings.Replace(help, "  --version", profileHelp+"  --version", 1)
-	}
-	return help
-}
+func (c Command) usage() string { return firstOf(c.Help, HelpText) }
 
 type nopWriteCloser struct{ io.Writer }
 

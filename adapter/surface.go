@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	json "github.com/segmentio/encoding/json"
@@ -106,11 +105,6 @@ func surface() []toolSpec {
 				`"before_chars":{"type":"integer","minimum":0,"maximum":8192},"after_chars":{"type":"integer","minimum":0,"maximum":8192}},"required":["id","field_path"],"additionalProperties":false}`,
 		},
 	}
-}
-
-// withProperty returns schema with one more top-level property. Mutants use it.
-func withProperty(schema, name, def string) string {
-	return strings.Replace(schema, `"properties":{`, `"properties":{"`+name+`":`+def+`,`, 1)
 }
 
 func rawSchema(s string) json.RawMessage {

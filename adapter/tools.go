@@ -37,14 +37,6 @@ func (c *call) get(path string, q url.Values) (json.RawMessage, string, error) {
 	return resp.Body, resp.RequestID, nil
 }
 
-func (c *call) passthrough(_ context.Context, path string, q url.Values) (*mcp.CallToolResult, error) {
-	body, reqID, err := c.get(path, q)
-	if err != nil {
-		return nil, err
-	}
-	return textResult("canonical envelope in structuredContent.data", map[string]any{"data": body, "request_id": reqID}), nil
-}
-
 func streamPath(stream string, rest ...string) (string, error) {
 	if err := checkSegment(stream); err != "" || stream == "" {
 		return "", &toolError{Code: "invalid_stream", Param: "stream", Message: "stream must be a plain stream name"}

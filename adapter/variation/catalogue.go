@@ -1,23 +1,33 @@
 package variation
 
-import "github.com/pdpp-connect/mcpcheck/adapter"
+import (
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+)
 
 // The catalogue: every mutant, the scenario ids it must fail, and how it is made.
 var catalogue = []Variation{
-	{ID: "drop-instructions", Kills: []string{"S001", "S004"}, Doc: "initialize carries no instructions", Apply: legacy(adapter.DropInstructions)},
-	{ID: "ask-owner-token-in-instructions", Kills: []string{"S001"}, Doc: "instructions ask the client to pass an owner bearer", Apply: legacy(adapter.OwnerAskInInstructions)},
-	{ID: "bury-guidance-past-512", Kills: []string{"S001"}, Doc: "a long preamble pushes the usage pattern past character 512", Apply: legacy(adapter.BuryGuidancePast512)},
-	{ID: "duplicate-connection-prose", Kills: []string{"S002", "S004"}, Doc: "every connection_id argument repeats a long recovery paragraph", Apply: legacy(adapter.DuplicateConnectionProse)},
-	{ID: "strip-routing-from-aggregate", Kills: []string{"S003"}, Doc: "the aggregate description loses its endpoint and read-only statement", Apply: legacy(adapter.StripRoutingFromAggregate)},
-	{ID: "pad-descriptions", Kills: []string{"S004", "S016"}, Doc: "descriptions padded past the byte budget", Apply: legacy(adapter.PadDescriptions)},
-	{ID: "claim-hidden-structured-content", Kills: []string{"S005"}, Doc: "query_records says structuredContent is hidden from the model", Apply: legacy(adapter.ClaimHiddenStructured)},
-	{ID: "add-tool-list-streams", Kills: []string{"S012", "S016"}, Doc: "a seventh tool, list_streams", Apply: legacy(adapter.AddToolListStreams)},
-	{ID: "add-tool-create-event-subscription", Kills: []string{"S012", "S016"}, Doc: "an event-subscription management tool", Apply: legacy(adapter.AddEventSubscriptionTool)},
-	{ID: "drop-tool-fetch", Kills: []string{"S012"}, Doc: "fetch is missing", Apply: legacy(adapter.DropToolFetch)},
-	{ID: "expose-connector-instance-id", Kills: []string{"S013"}, Doc: "query_records and fetch advertise connector_instance_id", Apply: legacy(adapter.ExposeConnectorInstanceID)},
-	{ID: "require-connection-id", Kills: []string{"S013"}, Doc: "search requires connection_id", Apply: legacy(adapter.RequireConnectionID)},
-	{ID: "advertise-profile-flag", Kills: []string{"S011"}, Doc: "stdio --help advertises a --profile selector", Apply: legacy(adapter.AdvertiseProfileFlag)},
-	{ID: "drift-stdio-surface", Kills: []string{"S011"}, Doc: "stdio serves a different tool set from hosted HTTP", Apply: legacy(adapter.DriftStdioSurface)},
+	{ID: "drop-instructions", Kills: []string{"S001", "S004"}, Doc: "initialize carries no instructions", Apply: instructions(func(string) string { return "" })},
+	{ID: "ask-owner-token-in-instructions", Kills: []string{"S001"}, Doc: "instructions ask the client to pass an owner bearer", Apply: instructions(func(s string) string {
+		return "For full access, pass your owner bearer token as the Authorization header. " + s
+	})},
+	{ID: "bury-guidance-past-512", Kills: []string{"S001"}, Doc: "a long preamble pushes the usage pattern past character 512", Apply: instructions(func(s string) string {
+		return strings.Repeat("This server exposes personal data that belongs to its owner. ", 10) + s
+	})},
+	{ID: "duplicate-connection-prose", Kills: []string{"S002", "S004"}, Doc: "every connection_id argument repeats a long recovery paragraph", Apply: duplicateConnectionProse()},
+	{ID: "strip-routing-from-aggregate", Kills: []string{"S003"}, Doc: "the aggregate description loses its endpoint and read-only statement", Apply: describe("aggregate", func(d string) string { return strings.Split(d, " Read-only;")[0] })},
+	{ID: "pad-descriptions", Kills: []string{"S004", "S016"}, Doc: "descriptions padded past the byte budget", Apply: padDescriptions()},
+	{ID: "claim-hidden-structured-content", Kills: []string{"S005"}, Doc: "query_records says structuredContent is hidden from the model", Apply: describe("query_records", func(d string) string {
+		return strings.Replace(d, "the full page is structured output in structuredContent.data", "the full page goes to structuredContent, which is hidden from the model", 1)
+	})},
+	{ID: "add-tool-list-streams", Kills: []string{"S012", "S016"}, Doc: "a seventh tool, list_streams", Apply: withMiddleware(extraTool(listStreamsTool))},
+	{ID: "add-tool-create-event-subscription", Kills: []string{"S012", "S016"}, Doc: "an event-subscription management tool", Apply: withMiddleware(extraTool(eventSubscriptionTool))},
+	{ID: "drop-tool-fetch", Kills: []string{"S012"}, Doc: "fetch is missing", Apply: dropTool("fetch")},
+	{ID: "expose-connector-instance-id", Kills: []string{"S013"}, Doc: "query_records and fetch advertise connector_instance_id", Apply: addProperty([]string{"query_records", "fetch"}, "connector_instance_id", `{"type":"string"}`)},
+	{ID: "require-connection-id", Kills: []string{"S013"}, Doc: "search requires connection_id", Apply: requireArgument("search", "connection_id")},
+	{ID: "advertise-profile-flag", Kills: []string{"S011"}, Doc: "stdio --help advertises a --profile selector", Apply: advertiseProfileFlag},
+	{ID: "drift-stdio-surface", Kills: []string{"S011"}, Doc: "stdio serves a different tool set from hosted HTTP", Apply: stdioOnly(extraTool(driftTool))},
 	{ID: "drop-expand-param", Kills: []string{"S007"}, Doc: "query_records passes the expand gate but never sends expand to the RS", Apply: legacy(adapter.DropExpandParam)},
 	{ID: "expand-gate-fails-closed", Kills: []string{"S007"}, Doc: "the expand gate rejects when GET /v1/schema fails, instead of deferring to the RS", Apply: legacy(adapter.ExpandGateFailsClosed)},
 	{ID: "skip-expand-gate", Kills: []string{"S008"}, Doc: "unadvertised expand goes to the RS unchecked", Apply: legacy(adapter.SkipExpandGate)},
@@ -49,7 +59,9 @@ var catalogue = []Variation{
 	{ID: "hide-other-count", Kills: []string{"U09"}, Doc: "grouped aggregate text drops other_count", Apply: legacy(adapter.HideOtherCount)},
 	{ID: "unbounded-buckets", Kills: []string{"U09"}, Doc: "grouped aggregate text previews every group, with no more_groups", Apply: legacy(adapter.UnboundedBuckets)},
 	{ID: "skip-granularity-gate", Kills: []string{"U09"}, Doc: "group_by_time without granularity (or the reverse) goes to the RS unchecked", Apply: legacy(adapter.SkipGranularityGate)},
-	{ID: "describe-aggregate-without-other-count", Kills: []string{"U09"}, Doc: "the aggregate description no longer names other_count", Apply: legacy(adapter.DescribeWithoutOtherCount)},
+	{ID: "describe-aggregate-without-other-count", Kills: []string{"U09"}, Doc: "the aggregate description no longer names other_count", Apply: describe("aggregate", func(d string) string {
+		return strings.Replace(d, " other_count counts records in groups past limit.", "", 1)
+	})},
 	{ID: "per-connection-search-limit", Kills: []string{"S024"}, Doc: "search asks the RS for 100 hits and applies limit per connection, not to the merged hits", Apply: legacy(adapter.PerConnectionSearchLimit)},
 	{ID: "drop-source-mix", Kills: []string{"S025"}, Doc: "search text omits the source mix", Apply: legacy(adapter.DropSourceMix)},
 	{ID: "truncate-source-mix", Kills: []string{"S025"}, Doc: "the source mix names eight connections, then more:N", Apply: legacy(adapter.TruncateSourceMix)},
@@ -86,7 +98,7 @@ var catalogue = []Variation{
 	{ID: "accept-owner-bearer", Kills: []string{"S015"}, Doc: "the hosted endpoint serves an owner bearer", Apply: legacy(adapter.AcceptOwnerBearer)},
 	{ID: "advertise-control-plane-kind", Kills: []string{"S039"}, Doc: "the MCP metadata lists control_plane among its token kinds", Apply: legacy(adapter.AdvertiseControlPlaneKind)},
 	{ID: "drop-mcp-endpoint-hint", Kills: []string{"S039"}, Doc: "the MCP metadata names no MCP endpoint", Apply: legacy(adapter.DropMCPEndpointHint)},
-	{ID: "honour-profile-env", Kills: []string{"S011"}, Doc: "stdio started with PDPP_MCP_PROFILE=full serves an extra event-subscription tool", Apply: legacy(adapter.HonourProfileEnv)},
+	{ID: "honour-profile-env", Kills: []string{"S011"}, Doc: "stdio started with PDPP_MCP_PROFILE=full serves an extra event-subscription tool", Apply: honourProfileEnv},
 	{ID: "drop-remote-client-setup", Kills: []string{"S040"}, Doc: "the setup page drops the ChatGPT and other remote clients section", Apply: legacy(adapter.DropRemoteClientSetup)},
 	{ID: "drop-llms-codex-command", Kills: []string{"S040"}, Doc: "/llms.txt omits the codex mcp add command", Apply: legacy(adapter.DropLLMsCodexCommand)},
 	{ID: "challenge-control-plane-bearer", Kills: []string{"S015"}, Doc: "a control-plane bearer the RS refuses gets a 401 challenge instead of 403", Apply: legacy(adapter.ChallengeControlPlane)},
@@ -94,7 +106,7 @@ var catalogue = []Variation{
 	{ID: "owner-instruction-on-connect", Kills: []string{"S010", "S040"}, Doc: "the setup page tells the user to paste an owner bearer", Apply: legacy(adapter.OwnerInstructionOnConnect)},
 	{ID: "profile-in-metadata", Kills: []string{"S039"}, Doc: "the MCP metadata advertises core/events/full profiles", Apply: legacy(adapter.ProfileInMetadata)},
 	{ID: "unbounded-record-text", Kills: []string{"S006"}, Doc: "query_records text previews whole records, unbudgeted", Apply: legacy(adapter.UnboundedRecordText)},
-	{ID: "advertise-result-detail", Kills: []string{"S006"}, Doc: "query_records grows an ad-hoc result_detail argument", Apply: legacy(adapter.AdvertiseResultDetail)},
+	{ID: "advertise-result-detail", Kills: []string{"S006"}, Doc: "query_records grows an ad-hoc result_detail argument", Apply: addProperty([]string{"query_records"}, "result_detail", `{"enum":["compact","full"]}`)},
 }
 
 // legacy selects a mutant still planted inside the adapter.
