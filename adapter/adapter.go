@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,9 +101,7 @@ type Adapter struct {
 	rs        *rsclient.Client
 	srv       *mcp.Server
 	gateCache sync.Map // the cache-expand-schema mutant's memory
-	// fallbackToken is the switch-credential-after-401 mutant's other bearer.
-	fallbackToken atomic.Value
-	args          map[string]*argSchema
+	args      map[string]*argSchema
 }
 
 // argsOf is a tool's argument validator.
@@ -122,9 +119,6 @@ func New(opts Options) (*Adapter, error) {
 		args, err := compileArgs(t.schema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: input schema: %w", t.name, err)
-		}
-		if opts.Mutant == AcceptUnknownArguments {
-			args.closed = false
 		}
 		a.args[t.name] = args
 	}
@@ -157,8 +151,8 @@ func (a *Adapter) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if args == nil {
 		return adapterError("unsupported_tool", "tool "+name+" is not part of the normal read surface"), nil
 	}
-	if e := args.check(in); e != nil && !a.mutantAccepts(name, e) {
-		return a.errorResult(e, ""), nil
+	if e := args.check(in); e != nil {
+		return errorResult(e, ""), nil
 	}
 	return a.dispatch(ctx, req, name, in), nil
 }
@@ -245,10 +239,7 @@ func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name s
 		return adapterError("unsupported_tool", "tool "+name+" is not part of the normal read surface")
 	}
 	if err != nil {
-		if a.opts.Mutant == EchoBearerInErrors {
-			return errorResult(&toolError{Code: "rs_error", Message: "the RS refused bearer " + c.token + ": " + err.Error()}, "")
-		}
-		return a.errorResult(err, c.token)
+		return errorResult(err, c.token)
 	}
 	return res
 }

@@ -57,7 +57,7 @@ func TestParseRecordID(t *testing.T) {
 
 func TestEncodeFilter(t *testing.T) {
 	q := url.Values{}
-	err := encodeFilter(q, json.RawMessage(`{"label":"inbox","size":1.50,"sent_at":{"gte":"2026-01-01","lt":"2026-02-01"},"flagged":true}`), "")
+	err := encodeFilter(q, json.RawMessage(`{"label":"inbox","size":1.50,"sent_at":{"gte":"2026-01-01","lt":"2026-02-01"},"flagged":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestEncodeFilter(t *testing.T) {
 		"nested object": `{"a":{"gte":{"x":1}}}`,
 	} {
 		q := url.Values{}
-		err := encodeFilter(q, json.RawMessage(f), "")
+		err := encodeFilter(q, json.RawMessage(f))
 		te, _ := err.(*toolError)
 		if te == nil || te.Code != "invalid_filter" {
 			t.Errorf("%s: err %v, want invalid_filter", name, err)

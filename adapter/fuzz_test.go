@@ -279,7 +279,7 @@ func FuzzEncodeFilter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		q := url.Values{}
-		err := encodeFilter(q, raw, "")
+		err := encodeFilter(q, raw)
 		want, valid := expectedFilter(raw)
 		if len(raw) == 0 || string(raw) == "null" {
 			if err != nil || len(q) != 0 {
@@ -351,7 +351,7 @@ func FuzzEncodeExpand(f *testing.F) {
 			return // the tool's argument decoding rejects it first
 		}
 		q := url.Values{}
-		err := encodeExpand(q, expand, rawLimits, "")
+		err := encodeExpand(q, expand, rawLimits)
 		if err != nil {
 			var te *toolError
 			if !errors.As(err, &te) || te.Code != "invalid_expand" || (te.Param != "expand" && te.Param != "expand_limit") {

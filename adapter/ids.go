@@ -133,20 +133,6 @@ func checkSegment(seg string) string {
 
 // parseID reads a tool's id argument with the adapter's codec.
 func (c *call) parseID(id, connArg string) (RecordRef, error) {
-	if c.t.mutant == ForwardTraversalID {
-		var ref RecordRef
-		head, rid, _ := strings.Cut(id, ":")
-		ref.RecordID = rid
-		if conn, stream, has := strings.Cut(head, "/"); has {
-			ref.ConnectionID, ref.Stream = conn, stream
-		} else {
-			ref.Stream = head
-		}
-		if connArg != "" {
-			ref.ConnectionID = connArg
-		}
-		return ref, nil
-	}
 	ref, err := c.t.IDs.Parse(id, connArg)
 	var te *toolError
 	if err != nil && !errors.As(err, &te) {

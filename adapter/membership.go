@@ -161,22 +161,7 @@ func (c *call) requireSource(stream, conn string) error {
 	if !sc.ok || len(sc.conns) <= 1 {
 		return nil
 	}
-	m := c.t.mutant
-	if m == ProbeChildrenForAmbiguity {
-		for _, mb := range sc.conns {
-			_, _, _ = c.get("/v1/streams/"+url.PathEscape(stream)+"/records", url.Values{"connection_id": {mb.ConnectionID}, "limit": {"1"}})
-		}
-	}
-	limit := c.t.AmbiguityListLimit
-	if m == ListThirteenAmbiguityEntries {
-		limit = 13
-	}
-	list := sc.conns[:min(limit, len(sc.conns))]
-	if m == DropGrantIDFromAmbiguity {
-		for i := range list {
-			list[i].GrantID = ""
-		}
-	}
+	list := sc.conns[:min(c.t.AmbiguityListLimit, len(sc.conns))]
 	extra := map[string]any{"retry_with": "connection_id", "available_connections": list, "available_connection_count": len(sc.conns),
 		"discovery_hint": "Call `schema` for the full granted connection index before retrying with `connection_id`."}
 	if omitted := len(sc.conns) - len(list); omitted > 0 {

@@ -1,12 +1,9 @@
 package adapter
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A Mutant is a named single fault in the reference adapter. Each one exists
@@ -123,33 +120,6 @@ const (
 	UnboundedRecordText   Mutant = "unbounded-record-text"
 	AdvertiseResultDetail Mutant = "advertise-result-detail"
 )
-
-// mutantAccepts lets an argument-validation mutant wave a rejection through.
-func (a *Adapter) mutantAccepts(tool string, e *toolError) bool {
-	switch a.opts.Mutant {
-	case ForwardBareFilter:
-		return e.Code == "invalid_filter"
-	case ForwardBareExpandLimit:
-		return e.Param == "expand_limit"
-	}
-	return false
-}
-
-// errorResult is the adapter's error rendering, with the mutant that drops
-// the code from expand_limit rejections.
-func (a *Adapter) errorResult(err error, token string) *mcp.CallToolResult {
-	var te *toolError
-	if a.opts.Mutant == UntypedExpandLimitError && errors.As(err, &te) && te.Param == "expand_limit" {
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Message}}}
-	}
-	return errorResult(err, token)
-}
-
-// ownerLikeToken is the "other configured credential" the
-// switch-credential-after-401 mutant falls back to.
-func ownerLikeToken(tok string) string {
-	return strings.TrimSuffix(tok, "_client") + "_owner"
-}
 
 var mutants = []MutantInfo{
 	{DropInstructions, []string{"S001", "S004"}, "initialize carries no instructions"},

@@ -1,7 +1,6 @@
 package adapter
 
 import (
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	json "github.com/segmentio/encoding/json"
 )

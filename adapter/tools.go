@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,20 +16,7 @@ import (
 func (c *call) ctx() context.Context { return c.context }
 
 func (c *call) get(path string, q url.Values) (json.RawMessage, string, error) {
-	token := c.token
-	if fb, _ := c.a.fallbackToken.Load().(string); fb != "" {
-		token = fb
-	}
-	resp, err := c.a.rs.Get(c.ctx(), token, path, q)
-	var re *rsclient.Error
-	if errors.As(err, &re) && re.HTTPStatus == http.StatusUnauthorized {
-		switch c.t.mutant {
-		case RetryAfter401:
-			resp, err = c.a.rs.Get(c.ctx(), c.token, path, q)
-		case SwitchCredentialAfter401:
-			c.a.fallbackToken.Store(ownerLikeToken(c.token))
-		}
-	}
+	resp, err := c.a.rs.Get(c.ctx(), c.token, path, q)
 	if err != nil {
 		return nil, "", err
 	}
@@ -126,10 +112,10 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	q := url.Values{}
-	if err := encodeFilter(q, in.Filter, c.t.mutant); err != nil {
+	if err := encodeFilter(q, in.Filter); err != nil {
 		return nil, err
 	}
-	if err := encodeExpand(q, in.Expand, in.ExpandLimit, c.t.mutant); err != nil {
+	if err := encodeExpand(q, in.Expand, in.ExpandLimit); err != nil {
 		return nil, err
 	}
 	if len(in.Expand) > 0 {
@@ -275,7 +261,7 @@ func setIf(q url.Values, k, v string) {
 
 // encodeFilter turns a typed object filter into filter[f]=v and
 // filter[f][op]=v. It never forwards a bare filter=.
-func encodeFilter(q url.Values, raw json.RawMessage, m Mutant) error {
+func encodeFilter(q url.Values, raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -284,11 +270,6 @@ func encodeFilter(q url.Values, raw json.RawMessage, m Mutant) error {
 	}
 	var filter map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &filter); err != nil {
-		var s string
-		if m == ForwardBareFilter && json.Unmarshal(raw, &s) == nil {
-			q.Set("filter", s)
-			return nil
-		}
 		return bad("filter must be an object")
 	}
 	if len(filter) == 0 {
@@ -342,7 +323,7 @@ func scalarString(raw json.RawMessage) (string, error) {
 	return "", &toolError{Code: "invalid_filter", Message: "value must be a string, number or boolean"}
 }
 
-func encodeExpand(q url.Values, expand []string, rawLimits json.RawMessage, m Mutant) error {
+func encodeExpand(q url.Values, expand []string, rawLimits json.RawMessage) error {
 	for _, rel := range expand {
 		if rel == "" || strings.ContainsAny(rel, "[]&=") {
 			return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand relation " + strconv.Quote(rel) + " must be a plain name"}
@@ -354,11 +335,6 @@ func encodeExpand(q url.Values, expand []string, rawLimits json.RawMessage, m Mu
 	}
 	var limits map[string]float64 // the schema's integers include 1.0
 	if err := json.Unmarshal(rawLimits, &limits); err != nil {
-		var s string
-		if m == ForwardBareExpandLimit && json.Unmarshal(rawLimits, &s) == nil {
-			q.Set("expand_limit", s)
-			return nil
-		}
 		return &toolError{Code: "invalid_expand", Param: "expand_limit", Message: "expand_limit must be an object; " + argHints["expand_limit"]}
 	}
 	if len(limits) == 0 {
@@ -409,9 +385,6 @@ func (c *call) expandGateLive(stream, connectionID string, rels []string) error 
 	}
 	msg := "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") +
 		". Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected."
-	if c.t.mutant == ExpandErrorWithoutSchemaPointer {
-		msg = "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") + "."
-	}
 	return &toolError{Code: "invalid_expand", Param: "expand", Message: msg}
 }
 
@@ -438,11 +411,11 @@ func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
 	if in.GroupBy != "" && in.GroupByTime != "" {
 		return nil, &toolError{Code: "invalid_request", Param: "group_by", Message: "pass group_by or group_by_time, not both"}
 	}
-	if (in.GroupByTime != "") != (in.Granularity != "") && c.t.mutant != SkipGranularityGate {
+	if (in.GroupByTime != "") != (in.Granularity != "") {
 		return nil, &toolError{Code: "invalid_request", Param: "granularity", Message: "group_by_time and granularity go together"}
 	}
 	q := url.Values{"metric": {in.Metric}}
-	if err := encodeFilter(q, in.Filter, c.t.mutant); err != nil {
+	if err := encodeFilter(q, in.Filter); err != nil {
 		return nil, err
 	}
 	setIf(q, "connection_id", in.ConnectionID)
@@ -585,7 +558,7 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	q := url.Values{}
-	if err := encodeExpand(q, in.Expand, nil, c.t.mutant); err != nil {
+	if err := encodeExpand(q, in.Expand, nil); err != nil {
 		return nil, err
 	}
 	if len(in.Expand) > 0 {
