@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,12 +95,11 @@ type Options struct {
 // An Adapter serves the MCP surface for one RS.
 type Adapter struct {
 	hostedState
-	opts      Options
-	tune      Tuning // opts.Tuning with every default filled in
-	rs        *rsclient.Client
-	srv       *mcp.Server
-	gateCache sync.Map // the cache-expand-schema mutant's memory
-	args      map[string]*argSchema
+	opts Options
+	tune Tuning // opts.Tuning with every default filled in
+	rs   *rsclient.Client
+	srv  *mcp.Server
+	args map[string]*argSchema
 }
 
 // argsOf is a tool's argument validator.
@@ -200,12 +198,11 @@ func (a *Adapter) Server() *mcp.Server { return a.srv }
 
 // call is one tool invocation with its caller's bearer.
 type call struct {
-	a          *Adapter
-	t          *Tuning
-	token      string
-	context    context.Context
-	gateResult error // what the expand gate decided, for the cache-expand-schema mutant
-	scopes     map[string]streamScope
+	a       *Adapter
+	t       *Tuning
+	token   string
+	context context.Context
+	scopes  map[string]streamScope
 }
 
 func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name string, in json.RawMessage) *mcp.CallToolResult {

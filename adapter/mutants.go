@@ -244,19 +244,3 @@ func ParseMutant(s string) (Mutant, error) {
 	sort.Strings(ids)
 	return "", fmt.Errorf("unknown mutant %q (known: %s)", s, strings.Join(ids, ", "))
 }
-
-// transitionalRowMutants applies the row mutants until they move to
-// adapter/variation as grammar decorators.
-func transitionalRowMutants(segs []string, m Mutant) []string {
-	var out []string
-	for _, s := range segs {
-		switch {
-		case m == OmitScopeSupport && strings.HasPrefix(s, "sort="):
-			return out
-		case m == OmitRowSortAggregations && (strings.HasPrefix(s, "sort=") || strings.HasPrefix(s, "aggregations=")):
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
-}

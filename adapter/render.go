@@ -264,13 +264,13 @@ func renderSchema(doc map[string]any, stream, connectionID string, t *Tuning) st
 	var b strings.Builder
 	fmt.Fprintf(&b, "PDPP schema: connectors=%d streams=%d\n", len(conns), len(rows))
 	e := ellipsis(t.Ellipsis)
-	if line, _ := t.Grammar.Legend(); stream != "" && line != "" && t.mutant != DropSchemaLegend {
+	if line, _ := t.Grammar.Legend(); stream != "" && line != "" {
 		b.WriteString(line + "\n")
 	}
 	if connectionID != "" {
 		fmt.Fprintf(&b, "schema_scope connection_id=%s\n", q(connectionID))
 	}
-	if stream == "" && len(rows) > maxSchemaRows && t.mutant != DropStreamIndex {
+	if stream == "" && len(rows) > maxSchemaRows {
 		for _, g := range indexGroups(conns, rows, e) {
 			fmt.Fprintf(&b, "stream_index connector_key=%s stream_count=%d streams=%s\n", q(g.key), len(g.names), strings.Join(g.names, "|"))
 		}
@@ -300,8 +300,8 @@ func renderSchema(doc map[string]any, stream, connectionID string, t *Tuning) st
 			}
 			b.WriteString(" connections=" + strings.Join(parts, "|"))
 		}
-		if stream != "" && !(t.mutant == SummarizeFirstRowOnly && i > 0) {
-			if segs := transitionalRowMutants(t.Grammar.Row(row.m), t.mutant); len(segs) > 0 {
+		if stream != "" {
+			if segs := t.Grammar.Row(row.m); len(segs) > 0 {
 				b.WriteString(" " + strings.Join(segs, " "))
 			}
 		}

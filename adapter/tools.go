@@ -43,27 +43,20 @@ type schemaArgs struct {
 }
 
 func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
-	m := c.t.mutant
 	q := url.Values{}
 	switch {
-	case in.Detail == "full" && in.Stream == "" && m != FetchGrantWideFullSchema:
+	case in.Detail == "full" && in.Stream == "":
 		// Seed 001 is stricter than the anchor: reject locally, before any
 		// grant-wide schema is fetched (catalog C5).
 		return nil, &toolError{Code: "invalid_request", Param: "detail",
 			Message: `detail "full" requires stream: call schema() for the compact index, then schema(stream, connection_id, detail: "full")`}
-	case in.Detail == "full" && in.Stream == "": // the mutant's grant-wide fetch
 	case in.Detail == "full":
 		q.Set("detail", "full")
-		if m == SendViewCompactWithFull {
-			q.Set("view", "compact")
-		}
 	default:
 		q.Set("view", "compact")
 	}
 	setIf(q, "stream", in.Stream)
-	if m != DropSchemaConnectionID {
-		setIf(q, "connection_id", in.ConnectionID)
-	}
+	setIf(q, "connection_id", in.ConnectionID)
 	body, _, err := c.get("/v1/schema", q)
 	if err != nil {
 		return nil, err
@@ -73,20 +66,8 @@ func (c *call) schema(in schemaArgs) (*mcp.CallToolResult, error) {
 		return nil, &toolError{Code: "rs_malformed_body", Message: "schema body is not a JSON object"}
 	}
 	_, legend := c.t.Grammar.Legend()
-	doc = shapeSchemaDoc(doc, in.Stream != "" || m == KeepFieldDetailInIndex, legend)
-	if m == DuplicateStreamList {
-		var rows []any
-		for _, r := range streamRows(doc) {
-			rows = append(rows, r)
-		}
-		doc["streams"] = rows
-	}
-	text := renderSchema(doc, in.Stream, in.ConnectionID, c.t)
-	var data any = doc
-	if m == NestSchemaData {
-		data = map[string]any{"data": doc}
-	}
-	return textResult(text, map[string]any{"data": data}), nil
+	doc = shapeSchemaDoc(doc, in.Stream != "", legend)
+	return textResult(renderSchema(doc, in.Stream, in.ConnectionID, c.t), map[string]any{"data": doc}), nil
 }
 
 // ---- query_records ----
@@ -121,9 +102,6 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if len(in.Expand) > 0 {
 		if err := c.expandGate(in.Stream, in.ConnectionID, in.Expand); err != nil {
 			return nil, err
-		}
-		if c.t.mutant == DropExpandParam {
-			q.Del("expand")
 		}
 	}
 	if err := c.requireSource(in.Stream, in.ConnectionID); err != nil {
@@ -357,28 +335,14 @@ func encodeExpand(q url.Values, expand []string, rawLimits json.RawMessage) erro
 // otherwise, it leaves the decision to the RS when the schema is
 // unavailable or the stream is not found.
 func (c *call) expandGate(stream, connectionID string, rels []string) error {
-	m := c.t.mutant
-	if c.t.ExpandGate == ExpandGateOff || m == SkipExpandGate {
+	if c.t.ExpandGate == ExpandGateOff {
 		return nil
 	}
-	if m == CacheExpandSchema {
-		key := stream + "\x00" + connectionID
-		if v, ok := c.a.gateCache.Load(key); ok {
-			err, _ := v.(error)
-			return err
-		}
-		defer func() { c.a.gateCache.Store(key, c.gateResult) }()
-	}
-	c.gateResult = c.expandGateLive(stream, connectionID, rels)
-	return c.gateResult
-}
-
-func (c *call) expandGateLive(stream, connectionID string, rels []string) error {
 	sc := c.scope(stream, connectionID)
 	switch {
 	case sc.authErr != nil:
 		return sc.authErr
-	case !sc.ok && (c.t.ExpandGate == ExpandGateFailClosed || c.t.mutant == ExpandGateFailsClosed):
+	case !sc.ok && c.t.ExpandGate == ExpandGateFailClosed:
 		return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand_capabilities of stream '" + stream + "' are unknown (GET /v1/schema failed)"}
 	case !sc.ok || !sc.found || sc.expand: // fail open: the RS decides
 		return nil

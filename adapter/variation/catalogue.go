@@ -1,6 +1,8 @@
 package variation
 
 import (
+	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
@@ -28,26 +30,42 @@ var catalogue = []Variation{
 	{ID: "require-connection-id", Kills: []string{"S013"}, Doc: "search requires connection_id", Apply: requireArgument("search", "connection_id")},
 	{ID: "advertise-profile-flag", Kills: []string{"S011"}, Doc: "stdio --help advertises a --profile selector", Apply: advertiseProfileFlag},
 	{ID: "drift-stdio-surface", Kills: []string{"S011"}, Doc: "stdio serves a different tool set from hosted HTTP", Apply: stdioOnly(extraTool(driftTool))},
-	{ID: "drop-expand-param", Kills: []string{"S007"}, Doc: "query_records passes the expand gate but never sends expand to the RS", Apply: legacy(adapter.DropExpandParam)},
-	{ID: "expand-gate-fails-closed", Kills: []string{"S007"}, Doc: "the expand gate rejects when GET /v1/schema fails, instead of deferring to the RS", Apply: legacy(adapter.ExpandGateFailsClosed)},
-	{ID: "skip-expand-gate", Kills: []string{"S008"}, Doc: "unadvertised expand goes to the RS unchecked", Apply: legacy(adapter.SkipExpandGate)},
+	{ID: "drop-expand-param", Kills: []string{"S007"}, Doc: "query_records passes the expand gate but never sends expand to the RS", Apply: onQuery(isRecordList, func(_ *http.Request, q url.Values) { q.Del("expand") })},
+	{ID: "expand-gate-fails-closed", Kills: []string{"S007"}, Doc: "the expand gate rejects when GET /v1/schema fails, instead of deferring to the RS", Apply: tune(func(t *adapter.Tuning) { t.ExpandGate = adapter.ExpandGateFailClosed })},
+	{ID: "skip-expand-gate", Kills: []string{"S008"}, Doc: "unadvertised expand goes to the RS unchecked", Apply: tune(func(t *adapter.Tuning) { t.ExpandGate = adapter.ExpandGateOff })},
 	{ID: "expand-error-without-schema-pointer", Kills: []string{"S008"}, Doc: "the invalid_expand message names expand_capabilities but not GET /v1/schema", Apply: onError(func(e map[string]any) {
 		if msg, ok := e["message"].(string); ok && e["code"] == "invalid_expand" {
 			e["message"] = strings.Replace(msg, " Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected.", "", 1)
 		}
 	})},
-	{ID: "cache-expand-schema", Kills: []string{"S009"}, Doc: "the expand gate remembers the first schema it saw per stream", Apply: legacy(adapter.CacheExpandSchema)},
-	{ID: "keep-field-detail-in-index", Kills: []string{"S017"}, Doc: "the global schema index keeps every row's field_capabilities", Apply: legacy(adapter.KeepFieldDetailInIndex)},
-	{ID: "drop-stream-index", Kills: []string{"S017"}, Doc: "past the detailed-row cap, stream names vanish from the text", Apply: legacy(adapter.DropStreamIndex)},
-	{ID: "nest-schema-data", Kills: []string{"S017", "S022"}, Doc: "the schema document is nested at structuredContent.data.data", Apply: legacy(adapter.NestSchemaData)},
-	{ID: "summarize-first-row-only", Kills: []string{"S018"}, Doc: "schema(stream) summarises fields for the first matching row only", Apply: legacy(adapter.SummarizeFirstRowOnly)},
-	{ID: "omit-scope-support", Kills: []string{"S019"}, Doc: "scoped schema text omits sort, projection, count, expand and search support", Apply: legacy(adapter.OmitScopeSupport)},
-	{ID: "omit-row-sort-aggregations", Kills: []string{"S019", "S020"}, Doc: "scoped schema rows drop sort= and aggregations=, leaving only the legend to mention them", Apply: legacy(adapter.OmitRowSortAggregations)},
-	{ID: "drop-schema-connection-id", Kills: []string{"S019"}, Doc: "schema ignores connection_id, so a shared stream is not narrowed", Apply: legacy(adapter.DropSchemaConnectionID)},
-	{ID: "drop-schema-legend", Kills: []string{"S020"}, Doc: "scoped schema text uses the flag grammar without its legend", Apply: legacy(adapter.DropSchemaLegend)},
-	{ID: "fetch-grant-wide-full-schema", Kills: []string{"S021"}, Doc: "detail=full without stream fetches and returns the grant-wide schema", Apply: legacy(adapter.FetchGrantWideFullSchema)},
-	{ID: "send-view-compact-with-full", Kills: []string{"S022"}, Doc: "detail=full also sends view=compact, so the raw JSON Schema is lost", Apply: legacy(adapter.SendViewCompactWithFull)},
-	{ID: "duplicate-stream-list", Kills: []string{"S041"}, Doc: "the schema document repeats its rows in a top-level streams list", Apply: legacy(adapter.DuplicateStreamList)},
+	{ID: "cache-expand-schema", Kills: []string{"S009"}, Doc: "the expand gate remembers the first schema it saw per stream", Apply: cacheExpandSchema()},
+	{ID: "keep-field-detail-in-index", Kills: []string{"S017"}, Doc: "the global schema index keeps every row's field_capabilities", Apply: keepFieldDetailInIndex()},
+	{ID: "drop-stream-index", Kills: []string{"S017"}, Doc: "past the detailed-row cap, stream names vanish from the text", Apply: onSchemaResult(func(_ bool, r *result) { r.setText(dropLines(r.text(), "stream_index ")) })},
+	{ID: "nest-schema-data", Kills: []string{"S017", "S022"}, Doc: "the schema document is nested at structuredContent.data.data", Apply: onSchemaResult(func(_ bool, r *result) {
+		sc := r.structured()
+		sc["data"] = map[string]any{"data": sc["data"]}
+		r.setStructured(sc)
+	})},
+	{ID: "summarize-first-row-only", Kills: []string{"S018"}, Doc: "schema(stream) summarises fields for the first matching row only", Apply: onSchemaResult(summarizeFirstRowOnly)},
+	{ID: "omit-scope-support", Kills: []string{"S019"}, Doc: "scoped schema text omits sort, projection, count, expand and search support", Apply: grammar(rowGrammar{dropFrom: "sort="})},
+	{ID: "omit-row-sort-aggregations", Kills: []string{"S019", "S020"}, Doc: "scoped schema rows drop sort= and aggregations=, leaving only the legend to mention them", Apply: grammar(rowGrammar{drop: func(seg string) bool {
+		return strings.HasPrefix(seg, "sort=") || strings.HasPrefix(seg, "aggregations=")
+	}})},
+	{ID: "drop-schema-connection-id", Kills: []string{"S019"}, Doc: "schema ignores connection_id, so a shared stream is not narrowed", Apply: all(tracked(), onQuery(inTool("schema", pathIs("/v1/schema")), func(_ *http.Request, q url.Values) { q.Del("connection_id") }))},
+	{ID: "drop-schema-legend", Kills: []string{"S020"}, Doc: "scoped schema text uses the flag grammar without its legend", Apply: grammar(rowGrammar{dropLegend: true})},
+	{ID: "fetch-grant-wide-full-schema", Kills: []string{"S021"}, Doc: "detail=full without stream fetches and returns the grant-wide schema", Apply: all(grantWideFullSchema(), grantWideQuery())},
+	{ID: "send-view-compact-with-full", Kills: []string{"S022"}, Doc: "detail=full also sends view=compact, so the raw JSON Schema is lost", Apply: onQuery(pathIs("/v1/schema"), func(_ *http.Request, q url.Values) {
+		if q.Get("detail") == "full" {
+			q.Set("view", "compact")
+		}
+	})},
+	{ID: "duplicate-stream-list", Kills: []string{"S041"}, Doc: "the schema document repeats its rows in a top-level streams list", Apply: onSchemaResult(func(_ bool, r *result) {
+		sc := r.structured()
+		if doc, ok := sc["data"].(map[string]any); ok {
+			doc["streams"] = stubRows(doc)
+			r.setStructured(sc)
+		}
+	})},
 	{ID: "retry-after-401", Kills: []string{"S014"}, Doc: "after an RS 401 the adapter tries the same call again", Apply: retryAfter401()},
 	{ID: "switch-credential-after-401", Kills: []string{"S014"}, Doc: "after an RS 401 the adapter sends later calls with another (owner-style) credential", Apply: switchCredentialAfter401()},
 	{ID: "echo-bearer-in-errors", Kills: []string{"S014"}, Doc: "error text quotes the refused bearer", Apply: echoBearerInErrors},
