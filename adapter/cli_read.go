@@ -130,7 +130,7 @@ func (c Command) runCLI(ctx context.Context, sub string, args []string, getenv E
 		out, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
 		fmt.Fprintln(stdout, string(out))
 	case sub == "search":
-		printSearch(stdout, res, u.String(), mutant, &a.tune)
+		printSearch(stdout, res, u.String(), &a.tune)
 	default:
 		fmt.Fprintln(stdout, text(res))
 	}
@@ -151,7 +151,7 @@ func text(res *mcp.CallToolResult) string {
 
 // printSearch lists hits with their evidence and, for each evidence
 // excerpt, the command that reads a bounded window around the match.
-func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, m Mutant, t *Tuning) {
+func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, t *Tuning) {
 	var sc struct {
 		Results []searchResult `json:"results"`
 	}
@@ -167,9 +167,6 @@ func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, m Mut
 		fmt.Fprintf(w, "%d. %s  %s\n", i+1, r.ID, r.Title)
 		for _, e := range r.Evidence {
 			fmt.Fprintf(w, "   evidence %s (%s): %s\n", e.FieldPath, e.PreviewStatus, ellipsis(t.Ellipsis).centerMarked(e.PreviewText, 160))
-			if m == CLIOmitReadCommand {
-				continue
-			}
 			cmd := []string{"pdpp-mcp", "read-field", "--provider-url", providerURL, "--id", r.ID, "--field", e.FieldPath}
 			if mk := firstMarkRe.FindStringSubmatch(e.PreviewText); mk != nil {
 				cmd = append(cmd, "--q", mk[1], "--before-chars", "200", "--after-chars", "200")

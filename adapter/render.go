@@ -83,7 +83,6 @@ type searchResult struct {
 	DisplayName  string            `json:"display_name,omitempty"`
 	Snippet      string            `json:"snippet,omitempty"`
 	Evidence     []evidenceExcerpt `json:"evidence_excerpts,omitempty"`
-	URI          string            `json:"uri,omitempty"` // only the emit-dead-record-uri mutant sets it
 }
 
 type evidenceExcerpt struct {
@@ -395,14 +394,14 @@ func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, re
 		delete(rec, "connector_instance_id")
 		if data, ok := rec["data"].(map[string]any); ok && t.mutant != InlineBase64Body {
 			shown, ev := previewData(id, data, baseURL, t)
-			if i > 0 && len(conts)+len(ev) > maxConts && t.mutant != StructuredOnlyMoreResults {
+			if i > 0 && len(conts)+len(ev) > maxConts {
 				break
 			}
 			rec["data"] = shown
 			if len(ev) > 0 && t.mutant != SilentCutRecordPreview {
 				ladder = append(ladder, ladderRecord{ID: id, ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID, Fields: ev})
 				for j, fe := range ev {
-					if len(conts) == maxConts-1 && len(ev)-j > 1 && t.mutant != StructuredOnlyMoreResults {
+					if len(conts) == maxConts-1 && len(ev)-j > 1 {
 						// One record with more fields than fit: its fetch
 						// document lists every field descriptor.
 						moreFields = fmt.Sprintf("\nmore_fields=%d; next: fetch %s", len(ev)-j, compactJSON(map[string]string{"id": id}))
@@ -421,11 +420,7 @@ func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, re
 	fmt.Fprintf(&b, ". Showing up to %d:", n)
 	footer := "machine envelope in structuredContent.data"
 	if len(env.Data) > n {
-		if t.mutant == StructuredOnlyMoreResults {
-			footer = fmt.Sprintf("more_records=%d; followup=rerun_cursor_or_limit; ", len(env.Data)-n) + footer
-		} else {
-			footer = fmt.Sprintf("more_records=%d; next: %s\n", len(env.Data)-n, resume(n)) + footer
-		}
+		footer = fmt.Sprintf("more_records=%d; next: %s\n", len(env.Data)-n, resume(n)) + footer
 	}
 	section := ""
 	if len(conts) > 0 && t.mutant != DropPreviewIDs {
@@ -574,39 +569,16 @@ func (c *call) resultFor(h *searchHit) searchResult {
 		r.Snippet = cut.clipMarked(s, 320)
 	}
 	r.Title = h.Title
-	switch m := c.t.mutant; {
-	case r.Title != "":
-	case m == SnippetAsTitle && r.Snippet != "":
-		r.Title = r.Snippet
-	case m == TitleFromEmittedAt:
-		r.Title = fallbackTitle(firstOf(h.DisplayName, key, h.ConnectionID), h.Stream, firstOf(h.EmittedAt, h.AuthoredAt))
-	default:
+	if r.Title == "" {
 		r.Title = fallbackTitle(firstOf(h.DisplayName, key, h.ConnectionID), h.Stream, firstOf(h.AuthoredAt, h.EmittedAt))
-	}
-	switch c.t.mutant {
-	case StripClosingMarks:
-		r.Snippet = strings.ReplaceAll(r.Snippet, "</mark>", "")
-	case EmitDeadRecordURI:
-		r.URI = "pdpp://record/v2/" + r.ID
 	}
 	for _, e := range h.Evidence {
 		status := "complete"
 		if e.Truncated {
 			status = "truncated"
 		}
-		ex := evidenceExcerpt{FieldPath: e.FieldPath, PreviewText: cut.clipMarked(e.PreviewText, 320), PreviewStatus: status,
-			Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": r.ID, "field_path": e.FieldPath}}}
-		switch c.t.mutant {
-		case EvidenceTermOnly:
-			ex.PreviewText = firstMarkRe.FindString(ex.PreviewText)
-		case ResourceOnlyEvidence:
-			ex.Read = map[string]any{"uri": "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(r.ID+"#"+e.FieldPath))}
-		}
-		r.Evidence = append(r.Evidence, ex)
-	}
-	if len(r.Evidence) == 0 && c.t.mutant == InventEvidence {
-		r.Evidence = []evidenceExcerpt{{FieldPath: "body", PreviewText: r.Title, PreviewStatus: "complete",
-			Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": r.ID, "field_path": "body"}}}}
+		r.Evidence = append(r.Evidence, evidenceExcerpt{FieldPath: e.FieldPath, PreviewText: cut.clipMarked(e.PreviewText, 320), PreviewStatus: status,
+			Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": r.ID, "field_path": e.FieldPath}}})
 	}
 	return r
 }
@@ -635,14 +607,11 @@ func renderSearch(results []searchResult, hasMore bool, next string, t *Tuning, 
 	if next != "" {
 		fmt.Fprintf(&b, " next_cursor=%s.", q(next))
 	}
-	if t.mutant == HideFetchIDs {
-		return cut.clipBytes(b.String()+" Results are in structuredContent.results.", t.TextBudget)
-	}
 	if len(results) == 0 {
 		return b.String()
 	}
 	fmt.Fprintf(&b, " first_fetch_id=%s", results[0].ID)
-	if mix := sourceMix(results, t); mix != "" && t.mutant != DropSourceMix {
+	if mix := sourceMix(results, t); mix != "" {
 		b.WriteString(" source_mix=" + mix + ".")
 	}
 	// Evidence first, then the top hits; the closing guidance always fits,
@@ -651,12 +620,7 @@ func renderSearch(results []searchResult, hasMore bool, next string, t *Tuning, 
 	var ev, top []string
 	for i, r := range results {
 		for _, e := range r.Evidence {
-			switch {
-			case len(ev) == 3 || t.mutant == HideEvidenceLines:
-			case t.mutant == ResourceOnlyEvidence:
-				ev = append(ev, fmt.Sprintf("%d. result=%d field_path=%s snippet=%s uri=%s", len(ev)+1, i+1, e.FieldPath,
-					q(cut.centerMarked(e.PreviewText, t.SnippetChars)), e.Read["uri"]))
-			default:
+			if len(ev) < 3 {
 				ev = append(ev, fmt.Sprintf("%d. result=%d field_path=%s snippet=%s id=%s complete=%t read=read_record_field",
 					len(ev)+1, i+1, e.FieldPath, q(cut.centerMarked(e.PreviewText, t.SnippetChars)), r.ID, e.PreviewStatus == "complete"))
 			}
@@ -666,19 +630,13 @@ func renderSearch(results []searchResult, hasMore bool, next string, t *Tuning, 
 			if r.Snippet != "" {
 				line += " snippet=" + q(cut.centerMarked(r.Snippet, t.SnippetChars))
 			}
-			if r.URI != "" {
-				line += " uri=" + r.URI
-			}
 			top = append(top, line)
 		}
 	}
 	// Hits not shown are reached by a call that resumes after the shown ones.
 	more := func(shown int) string {
-		switch {
-		case shown >= len(results):
+		if shown >= len(results) {
 			return ""
-		case t.mutant == StructuredOnlyMoreResults:
-			return fmt.Sprintf("\nmore_results=%d (structuredContent.results)", len(results)-shown)
 		}
 		return fmt.Sprintf("\nmore_results=%d; next: %s", len(results)-shown, resume(shown))
 	}
@@ -723,9 +681,6 @@ func sourceMix(results []searchResult, t *Tuning) string {
 			order = append(order, s)
 		}
 		s.n++
-		if t.mutant == MiscountSourceMix && len(order) > 1 {
-			s.n++
-		}
 	}
 	if len(order) < 2 {
 		return ""
@@ -734,9 +689,6 @@ func sourceMix(results []searchResult, t *Tuning) string {
 	// cap, when one is set); past eight, in the short form
 	// {connection_id:count} to keep the line bounded.
 	limit := t.SourceMixCap
-	if t.mutant == TruncateSourceMix {
-		limit = 8
-	}
 	cut := ellipsis(t.Ellipsis)
 	parts := make([]string, 0, len(order))
 	for i, s := range order {

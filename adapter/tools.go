@@ -417,17 +417,11 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	m := c.t.mutant
 	q := url.Values{"q": {in.Q}, "limit": {strconv.Itoa(limit)}}
-	if m == PerConnectionSearchLimit {
-		q.Set("limit", "100")
-	}
 	for _, s := range in.Streams {
 		q.Add("streams", s)
 	}
-	if m != DropSearchConnectionID {
-		setIf(q, "connection_id", in.ConnectionID)
-	}
+	setIf(q, "connection_id", in.ConnectionID)
 	skip, rsCursor, err := parseSkipCursor(in.Cursor)
 	if err != nil {
 		return nil, err
@@ -444,27 +438,13 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	var hits []searchHit
 	_ = json.Unmarshal(env["data"], &hits)
 	truncated := false
-	switch {
-	case m == PerConnectionSearchLimit:
-		hits = perConnection(hits, limit)
-	case len(hits) > limit: // a global limit over merged hits, not per connection
+	if len(hits) > limit { // a global limit over merged hits, not per connection
 		hits, truncated = hits[:limit], true
 	}
 	hits = hits[min(skip, len(hits)):]
 	results := make([]searchResult, len(hits))
 	for i := range hits {
 		results[i] = c.resultFor(&hits[i])
-	}
-	if m == RotateEvidencePreviews {
-		var with []*evidenceExcerpt
-		for i := range results {
-			if len(results[i].Evidence) > 0 {
-				with = append(with, &results[i].Evidence[0])
-			}
-		}
-		for i := 0; i+1 < len(with); i++ {
-			with[i].PreviewText, with[i+1].PreviewText = with[i+1].PreviewText, with[i].PreviewText
-		}
 	}
 	delete(env, "data")
 	env["result_count"] = json.RawMessage(strconv.Itoa(len(results)))
@@ -488,19 +468,6 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	}
 	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor, c.t, resume)
 	return textResult(text, map[string]any{"results": results, "data": env}), nil
-}
-
-// perConnection keeps up to limit hits of each connection: the fault the
-// per-connection-search-limit mutant plants.
-func perConnection(hits []searchHit, limit int) []searchHit {
-	n := map[string]int{}
-	var out []searchHit
-	for _, h := range hits {
-		if n[h.ConnectionID]++; n[h.ConnectionID] <= limit {
-			out = append(out, h)
-		}
-	}
-	return out
 }
 
 // ---- fetch ----
