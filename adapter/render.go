@@ -357,9 +357,6 @@ func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, re
 	if env.HasMore {
 		b.WriteString(" has_more=true.")
 	}
-	if t.mutant == HidePagingHandles {
-		env.NextCursor, env.NextChangesSince, env.Meta.Count.Kind = "", "", ""
-	}
 	if env.NextCursor != "" {
 		fmt.Fprintf(&b, " next_cursor=%s", q(env.NextCursor))
 	}
@@ -392,13 +389,13 @@ func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, re
 		ref := RecordRef{ConnectionID: str(rec["connection_id"]), Stream: firstOf(str(rec["stream"]), stream), RecordID: str(rec["id"])}
 		id := t.IDs.Format(ref)
 		delete(rec, "connector_instance_id")
-		if data, ok := rec["data"].(map[string]any); ok && t.mutant != InlineBase64Body {
+		if data, ok := rec["data"].(map[string]any); ok {
 			shown, ev := previewData(id, data, baseURL, t)
 			if i > 0 && len(conts)+len(ev) > maxConts {
 				break
 			}
 			rec["data"] = shown
-			if len(ev) > 0 && t.mutant != SilentCutRecordPreview {
+			if len(ev) > 0 {
 				ladder = append(ladder, ladderRecord{ID: id, ConnectionID: ref.ConnectionID, Stream: ref.Stream, RecordID: ref.RecordID, Fields: ev})
 				for j, fe := range ev {
 					if len(conts) == maxConts-1 && len(ev)-j > 1 {
@@ -411,9 +408,6 @@ func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, re
 				}
 			}
 		}
-		if t.mutant == DropPreviewIDs {
-			id = ""
-		}
 		items = append(items, item{id: id, line: compactJSON(rec)})
 	}
 	n := len(items)
@@ -423,7 +417,7 @@ func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, re
 		footer = fmt.Sprintf("more_records=%d; next: %s\n", len(env.Data)-n, resume(n)) + footer
 	}
 	section := ""
-	if len(conts) > 0 && t.mutant != DropPreviewIDs {
+	if len(conts) > 0 {
 		shown := conts[:min(maxConts, len(conts))]
 		section = "\nFields not shown inline:\n" + strings.Join(shown, "\n") + moreFields
 		if len(conts) > len(shown) {
@@ -438,9 +432,6 @@ func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, re
 		reserve += len("\nrecord[0] id= ") + len(it.id)
 	}
 	per := (t.TextBudget - b.Len() - reserve) / n
-	if t.mutant == UnboundedRecordText {
-		per = 1 << 30
-	}
 	cut := false
 	for i, it := range items {
 		line := it.line
@@ -473,8 +464,6 @@ func previewData(id string, data map[string]any, baseURL string, t *Tuning) (map
 			shown[e.FieldPath] = fmt.Sprintf("[binary-only: %s, %d bytes]", firstOf(e.MimeType, e.Encoding), e.SizeBytes)
 		case e.JSON:
 			shown[e.FieldPath] = fmt.Sprintf("[json_field: %s, %s, %d chars]", e.PreviewStatus, e.MimeType, e.TotalChars)
-		case t.mutant == SilentCutRecordPreview:
-			shown[e.FieldPath] = cut.clip(str(data[e.FieldPath]), t.ValueChars)
 		default:
 			shown[e.FieldPath] = cut.clip(str(data[e.FieldPath]), t.ValueChars) + fmt.Sprintf(" [truncated: %d chars]", e.TotalChars)
 		}
@@ -517,9 +506,6 @@ func renderAggregate(stream string, a *aggregation, t *Tuning) string {
 	fmt.Fprintf(&b, ": %d group(s)", len(a.Groups))
 	var parts []string
 	shown := t.AggregateGroups
-	if t.mutant == UnboundedBuckets {
-		shown = len(a.Groups)
-	}
 	for _, g := range a.Groups[:min(shown, len(a.Groups))] {
 		parts = append(parts, ellipsis(t.Ellipsis).clip(string(g.Key), 40)+"="+string(g.Count))
 	}
@@ -529,7 +515,7 @@ func renderAggregate(stream string, a *aggregation, t *Tuning) string {
 	if len(a.Groups) > shown {
 		fmt.Fprintf(&b, " more_groups=%d;", len(a.Groups)-shown)
 	}
-	if a.OtherCount != nil && t.mutant != HideOtherCount {
+	if a.OtherCount != nil {
 		fmt.Fprintf(&b, " other_count=%s;", a.OtherCount.String())
 	}
 	b.WriteString(" canonical envelope in structuredContent.data")

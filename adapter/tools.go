@@ -107,11 +107,8 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if err := c.requireSource(in.Stream, in.ConnectionID); err != nil {
 		return nil, err
 	}
-	leak := c.t.mutant == LeakProjectedFields
 	for _, f := range in.Fields {
-		if !leak {
-			q.Add("fields", f)
-		}
+		q.Add("fields", f)
 	}
 	setIf(q, "connection_id", in.ConnectionID)
 	if in.Limit > 0 {
@@ -130,7 +127,7 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Fields) > 0 && !leak {
+	if len(in.Fields) > 0 {
 		body = projectEnvelope(body, in.Fields)
 	}
 	if skip > 0 {

@@ -1,11 +1,14 @@
 package variation
 
 import (
+	"context"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	json "github.com/segmentio/encoding/json"
 )
 
 // The catalogue: every mutant, the scenario ids it must fail, and how it is made.
@@ -69,8 +72,8 @@ var catalogue = []Variation{
 	{ID: "retry-after-401", Kills: []string{"S014"}, Doc: "after an RS 401 the adapter tries the same call again", Apply: retryAfter401()},
 	{ID: "switch-credential-after-401", Kills: []string{"S014"}, Doc: "after an RS 401 the adapter sends later calls with another (owner-style) credential", Apply: switchCredentialAfter401()},
 	{ID: "echo-bearer-in-errors", Kills: []string{"S014"}, Doc: "error text quotes the refused bearer", Apply: echoBearerInErrors},
-	{ID: "hide-paging-handles", Kills: []string{"S023"}, Doc: "query_records text drops next_cursor, next_changes_since and count", Apply: legacy(adapter.HidePagingHandles)},
-	{ID: "leak-projected-fields", Kills: []string{"S031"}, Doc: "query_records(fields) neither forwards fields nor narrows records", Apply: legacy(adapter.LeakProjectedFields)},
+	{ID: "hide-paging-handles", Kills: []string{"S023"}, Doc: "query_records text drops next_cursor, next_changes_since and count", Apply: onRecordsText(hidePagingHandles)},
+	{ID: "leak-projected-fields", Kills: []string{"S031"}, Doc: "query_records(fields) neither forwards fields nor narrows records", Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "fields") }))},
 	{ID: "probe-children-for-ambiguity", Kills: []string{"S032"}, Doc: "the ambiguity error is built after reading every connection's records", Apply: probeChildren()},
 	{ID: "list-13-ambiguity-entries", Kills: []string{"S032"}, Doc: "the ambiguity error lists 13 connections", Apply: tune(func(t *adapter.Tuning) { t.AmbiguityListLimit = 13 })},
 	{ID: "drop-grant-id-from-ambiguity", Kills: []string{"S032"}, Doc: "ambiguity entries lack grant_id", Apply: ambiguity(func(entry map[string]any) { delete(entry, "grant_id") })},
@@ -78,8 +81,8 @@ var catalogue = []Variation{
 	{ID: "forward-bare-expand-limit", Kills: []string{"U02"}, Doc: "a string expand_limit is forwarded as a bare expand_limit=", Apply: forwardBare([]string{"query_records"}, "expand_limit", jsonString)},
 	{ID: "untyped-expand-limit-error", Kills: []string{"U02"}, Doc: "expand_limit rejections are bare text naming expand_limit, with no error code", Apply: untypedExpandLimitError()},
 	{ID: "accept-unknown-arguments", Kills: []string{"U03"}, Doc: "undeclared arguments are ignored instead of rejected", Apply: acceptUnknownArguments()},
-	{ID: "hide-other-count", Kills: []string{"U09"}, Doc: "grouped aggregate text drops other_count", Apply: legacy(adapter.HideOtherCount)},
-	{ID: "unbounded-buckets", Kills: []string{"U09"}, Doc: "grouped aggregate text previews every group, with no more_groups", Apply: legacy(adapter.UnboundedBuckets)},
+	{ID: "hide-other-count", Kills: []string{"U09"}, Doc: "grouped aggregate text drops other_count", Apply: onAggregateText(hideOtherCount)},
+	{ID: "unbounded-buckets", Kills: []string{"U09"}, Doc: "grouped aggregate text previews every group, with no more_groups", Apply: tune(func(t *adapter.Tuning) { t.AggregateGroups = math.MaxInt32 })},
 	{ID: "skip-granularity-gate", Kills: []string{"U09"}, Doc: "group_by_time without granularity (or the reverse) goes to the RS unchecked", Apply: skipGranularityGate()},
 	{ID: "describe-aggregate-without-other-count", Kills: []string{"U09"}, Doc: "the aggregate description no longer names other_count", Apply: describe("aggregate", func(d string) string {
 		return strings.Replace(d, " other_count counts records in groups past limit.", "", 1)
@@ -102,12 +105,12 @@ var catalogue = []Variation{
 	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata", Apply: legacy(adapter.LeakUnrequestedToMetadata)},
 	{ID: "hide-fetch-ids", Kills: []string{"S034"}, Doc: "search text shows no fetchable ids", Apply: onSearchText(hideFetchIDs)},
 	{ID: "forward-traversal-id", Kills: []string{"U05"}, Doc: "fetch ids are split without rejecting traversal", Apply: tune(func(t *adapter.Tuning) { t.IDs = laxIDs{} })},
-	{ID: "drop-preview-ids", Kills: []string{"S033"}, Doc: "cut record previews carry no id and no continuation", Apply: legacy(adapter.DropPreviewIDs)},
+	{ID: "drop-preview-ids", Kills: []string{"S033"}, Doc: "cut record previews carry no id and no continuation", Apply: onRecordsText(dropPreviewIDs)},
 	{ID: "structured-only-omission-markers", Kills: []string{"S033"}, Doc: "more_results, more_records and more_fields point only at structuredContent", Apply: structuredOnlyOmissions()},
 	{ID: "resource-only-evidence", Kills: []string{"S035"}, Doc: "search evidence is reachable only through a pdpp://field-window/ resource", Apply: resourceOnlyEvidence()},
 	{ID: "small-text-as-resource-link", Kills: []string{"S036", "S049"}, Doc: "a small field comes back as a resource_link only", Apply: legacy(adapter.SmallTextAsResourceLink)},
 	{ID: "guess-title-by-name", Kills: []string{"S037"}, Doc: "fetch promotes fields named like a title or text, whatever their declared role", Apply: legacy(adapter.GuessTitleByName)},
-	{ID: "inline-base64-body", Kills: []string{"S038"}, Doc: "record previews inline base64 bodies", Apply: legacy(adapter.InlineBase64Body)},
+	{ID: "inline-base64-body", Kills: []string{"S038"}, Doc: "record previews inline base64 bodies", Apply: inlineBase64Body()},
 	{ID: "hide-evidence-lines", Kills: []string{"S043"}, Doc: "search text drops the evidence excerpts", Apply: onSearchText(hideEvidenceLines)},
 	{ID: "evidence-term-only", Kills: []string{"S044"}, Doc: "evidence previews collapse to the highlighted term", Apply: onHits(evidenceTermOnly)},
 	{ID: "invent-evidence", Kills: []string{"S045"}, Doc: "metadata-only hits get an invented body evidence window", Apply: onHits(inventEvidence)},
@@ -117,7 +120,7 @@ var catalogue = []Variation{
 	{ID: "drop-window-continuation-args", Kills: []string{"S048"}, Doc: "incomplete windows show no next arguments", Apply: legacy(adapter.DropWindowArgs)},
 	{ID: "drop-previous-window-args", Kills: []string{"S048"}, Doc: "a later window shows no previous arguments", Apply: legacy(adapter.DropPreviousWindowArgs)},
 	{ID: "omit-window-structure", Kills: []string{"S049"}, Doc: "the window in structuredContent lacks total_chars and complete", Apply: legacy(adapter.OmitWindowStructure)},
-	{ID: "silent-cut-record-preview", Kills: []string{"S050"}, Doc: "a large text in a record preview is cut with no flag and no continuation", Apply: legacy(adapter.SilentCutRecordPreview)},
+	{ID: "silent-cut-record-preview", Kills: []string{"S050"}, Doc: "a large text in a record preview is cut with no flag and no continuation", Apply: silentCutRecordPreview()},
 	{ID: "no-json-field-windows", Kills: []string{"S050"}, Doc: "read_record_field refuses a JSON field as not text, so a large one is never readable in full", Apply: legacy(adapter.NoJSONFieldWindows)},
 	{ID: "cli-omit-read-command", Kills: []string{"S052"}, Doc: "pdpp-mcp search prints evidence without the read-field command", Apply: cliOmitReadCommand},
 	{ID: "challenge-without-resource-metadata", Kills: []string{"U13"}, Doc: "401 answers carry no WWW-Authenticate resource_metadata challenge", Apply: challengeWithoutMetadata()},
@@ -131,7 +134,7 @@ var catalogue = []Variation{
 	{ID: "forward-refused-bearer", Kills: []string{"S015", "U13"}, Doc: "the hosted endpoint answers 401/403 but still runs the refused request against the RS", Apply: forwardRefusedBearer()},
 	{ID: "owner-instruction-on-connect", Kills: []string{"S010", "S040"}, Doc: "the setup page tells the user to paste an owner bearer", Apply: ownerInstructionOnConnect()},
 	{ID: "profile-in-metadata", Kills: []string{"S039"}, Doc: "the MCP metadata advertises core/events/full profiles", Apply: onMetadata(func(doc map[string]any) { doc["pdpp_mcp_profiles"] = []string{"core", "events", "full"} })},
-	{ID: "unbounded-record-text", Kills: []string{"S006"}, Doc: "query_records text previews whole records, unbudgeted", Apply: legacy(adapter.UnboundedRecordText)},
+	{ID: "unbounded-record-text", Kills: []string{"S006"}, Doc: "query_records text previews whole records, unbudgeted", Apply: tune(func(t *adapter.Tuning) { t.TextBudget = math.MaxInt32 })},
 	{ID: "advertise-result-detail", Kills: []string{"S006"}, Doc: "query_records grows an ad-hoc result_detail argument", Apply: addProperty([]string{"query_records"}, "result_detail", `{"enum":["compact","full"]}`)},
 }
 
