@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"encoding/base64"
 	"fmt"
 	"slices"
 	"strconv"
@@ -708,10 +707,9 @@ const fetchFallbackText = 1024
 // (and the stream's declared key fields), whatever else the RS sent.
 func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope, fields []string) document {
 	data := rawObject(rec.Data)
-	var dropped map[string]any
-	projected := len(fields) > 0 && c.t.mutant != IgnoreFetchFields
+	projected := len(fields) > 0
 	if projected {
-		data, dropped = projectData(data, append(append([]string(nil), fields...), sc.keys...))
+		data = projectData(data, append(append([]string(nil), fields...), sc.keys...))
 	}
 	if ref.ConnectionID == "" {
 		ref.ConnectionID = rec.ConnectionID
@@ -732,9 +730,6 @@ func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope
 	// Title and text come from declared display roles only (seed 002): a
 	// field merely named like a title is not promoted.
 	titleField, textField := sc.fieldWithRole("primary-title"), sc.fieldWithRole("primary-text")
-	if c.t.mutant == GuessTitleByName {
-		titleField, textField = firstKey(data, "title", "name", "subject", "summary"), firstKey(data, "text", "content", "body", "summary")
-	}
 	if s, ok := data[titleField].(string); ok && s != "" {
 		doc.Title = s
 	} else {
@@ -752,9 +747,6 @@ func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope
 		if k != textField {
 			rest[k] = v
 		}
-	}
-	if c.t.mutant == LeakUnrequestedToMetadata && len(dropped) > 0 {
-		doc.Metadata["other_fields"] = dropped
 	}
 	safe, ev := safeRecord(c.t.IDs.Format(ref), rest, c.a.rs.BaseURL(), c.t)
 	if projected {
@@ -778,17 +770,15 @@ func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope
 	return doc
 }
 
-// projectData keeps the keep fields of data and returns the rest apart.
-func projectData(data map[string]any, keep []string) (map[string]any, map[string]any) {
-	out, rest := map[string]any{}, map[string]any{}
+// projectData keeps the keep fields of data.
+func projectData(data map[string]any, keep []string) map[string]any {
+	out := map[string]any{}
 	for k, v := range data {
 		if slices.Contains(keep, k) {
 			out[k] = v
-		} else {
-			rest[k] = v
 		}
 	}
-	return out, rest
+	return out
 }
 
 // inlineRequestedJSON puts requested JSON fields back whole in place of
@@ -811,16 +801,6 @@ func inlineRequestedJSON(safe map[string]any, ev []*fieldEvidence, data map[stri
 	return kept
 }
 
-// firstKey is the first of keys that data holds as a non-empty string.
-func firstKey(data map[string]any, keys ...string) string {
-	for _, k := range keys {
-		if s, ok := data[k].(string); ok && s != "" {
-			return k
-		}
-	}
-	return ""
-}
-
 // boundDocumentText cuts a text longer than the fetch text limit and says
 // so, in the text and in metadata, with the read_record_field call that
 // continues it: never a silent cut that passes for the whole (seeds 002, 004).
@@ -831,9 +811,6 @@ func (c *call) boundDocumentText(doc *document, ref RecordRef, field string) {
 		return
 	}
 	doc.Text = string(runes[:limit])
-	if c.t.mutant == SilentCutFetchText {
-		return
-	}
 	next := map[string]any{"id": c.t.IDs.Format(ref), "field_path": field, "offset_chars": limit}
 	doc.Metadata["text_truncated"] = true
 	doc.Metadata["text_field"] = field
@@ -852,12 +829,6 @@ func renderFieldWindow(ref RecordRef, in fieldArgs, fw *fieldWindow, t *Tuning) 
 		strconv.Itoa(w.StartChars), strconv.Itoa(w.EndChars), strconv.Itoa(w.TotalChars), w.Complete)
 	if fw.Field.Type == "json" {
 		b.WriteString(" media_type=application/json")
-	}
-	if t.mutant == DropWindowArgs {
-		w.NextOffsetChars, w.PreviousOffsetChars = nil, nil
-	}
-	if t.mutant == DropPreviousWindowArgs {
-		w.PreviousOffsetChars = nil
 	}
 	next, prev := any(nil), any(nil)
 	if w.NextOffsetChars != nil {
@@ -887,10 +858,6 @@ func renderFieldWindow(ref RecordRef, in fieldArgs, fw *fieldWindow, t *Tuning) 
 	window := map[string]any{"text": w.Text, "total_chars": w.TotalChars, "start_chars": w.StartChars, "end_chars": w.EndChars,
 		"limit_chars": w.LimitChars, "complete": w.Complete, "has_more": w.HasMore, "match_start_chars": w.MatchStartChars,
 		"match_end_chars": w.MatchEndChars, "next_cursor": next, "previous_cursor": prev}
-	if t.mutant == OmitWindowStructure {
-		delete(window, "total_chars")
-		delete(window, "complete")
-	}
 	field := map[string]any{"path": in.FieldPath, "type": fw.Field.Type, "text_like": true}
 	if fw.Field.Type == "json" {
 		field["text_like"], field["media_type"] = false, "application/json"
@@ -899,14 +866,6 @@ func renderFieldWindow(ref RecordRef, in fieldArgs, fw *fieldWindow, t *Tuning) 
 		"record": map[string]any{"id": id, "connection_id": ref.ConnectionID, "stream": ref.Stream, "record_id": ref.RecordID},
 		"field":  field,
 		"window": window,
-	}
-	handle := "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(args(w.StartChars)))
-	switch {
-	case t.mutant == SmallTextAsResourceLink && w.Complete:
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ResourceLink{URI: handle, Name: in.FieldPath, MIMEType: "text/plain"}}, StructuredContent: structured}
-	case t.mutant == EmitFieldWindowURI:
-		structured["resource_uri"] = handle
-		b.WriteString("\nresource_uri=" + handle)
 	}
 	b.WriteString("\n" + w.Text)
 	return textResult(b.String(), structured)

@@ -503,9 +503,7 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 		return nil, sc.authErr
 	}
 	for _, f := range in.Fields {
-		if c.t.mutant != IgnoreFetchFields {
-			q.Add("fields", f)
-		}
+		q.Add("fields", f)
 	}
 	setIf(q, "connection_id", ref.ConnectionID)
 	body, _, err := c.get(path, q)
@@ -521,9 +519,6 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 	}
 	doc := c.documentFor(in.ID, ref, &rec, sc, in.Fields)
 	text := compactJSON(doc)
-	if c.t.mutant == AddFetchDataKey {
-		return textResult(text, map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata, "data": rec}), nil
-	}
 	return textResult(text, json.RawMessage(text)), nil
 }
 
@@ -584,7 +579,7 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 	}
 	body, _, err := c.get(path, q)
 	var re *rsclient.Error
-	if errors.As(err, &re) && re.Code == "field_not_text" && in.Q == "" && c.t.mutant != NoJSONFieldWindows {
+	if errors.As(err, &re) && re.Code == "field_not_text" && in.Q == "" {
 		if res, ok := c.jsonFieldWindow(ref, in); ok {
 			return res, nil
 		}
