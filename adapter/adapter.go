@@ -42,8 +42,6 @@ type Options struct {
 	HTTPClient *http.Client
 	// Name overrides serverInfo.name. If empty, ServerName.
 	Name string
-	// Mutant injects one deliberate fault (tests only).
-	Mutant Mutant
 	// Stdio marks the stdio transport; Main sets it for what it serves
 	// over stdin and stdout.
 	Stdio bool
@@ -112,7 +110,6 @@ func New(opts Options) (*Adapter, error) {
 		return nil, err
 	}
 	a := &Adapter{opts: opts, tune: opts.Tuning.withDefaults(), rs: rs, args: map[string]*argSchema{}}
-	a.tune.mutant = opts.Mutant
 	for _, t := range surface() {
 		args, err := compileArgs(t.schema)
 		if err != nil {

@@ -238,9 +238,8 @@ func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
 		{"owner cookie env, serve", map[string]string{"PDPP_OWNER_SESSION_COOKIE": "x"}, []string{"serve", "--provider-url", "http://127.0.0.1:1"}, ExitOwnerToken, "Refusing to start"},
 		{"no credential", map[string]string{"PDPP_CACHE_ROOT": t.TempDir()}, []string{"--provider-url", "http://127.0.0.1:1"}, ExitCredentials, "not_connected"},
 		// The production entry point has no mutant flag at all.
-		{"mutant flag", nil, []string{"--mutant", string(AddEventSubscriptionTool), "--provider-url", "http://x"}, ExitUsage, "flag provided but not defined: -mutant"},
-		{"mutant flag, search", nil, []string{"search", "--mutant", string(CLIOmitReadCommand), "x"}, ExitUsage, "flag provided but not defined: -mutant"},
-		{"unknown mutant", nil, []string{"--mutant", "nope", "--provider-url", "http://x"}, ExitUsage, "unknown mutant"},
+		{"mutant flag", nil, []string{"--mutant", "add-tool-create-event-subscription", "--provider-url", "http://x"}, ExitUsage, "flag provided but not defined: -mutant"},
+		{"mutant flag, search", nil, []string{"search", "--mutant", "cli-omit-read-command", "x"}, ExitUsage, "flag provided but not defined: -mutant"},
 		{"zero read timeout", nil, []string{"serve", "--read-timeout", "0s", "--provider-url", "http://x"}, ExitUsage, "--read-timeout 0s: want a positive duration"},
 		{"negative idle timeout", nil, []string{"serve", "--idle-timeout", "-1s", "--provider-url", "http://x"}, ExitUsage, "--idle-timeout -1s: want a positive duration"},
 		{"no connections", nil, []string{"serve", "--max-conns", "0", "--provider-url", "http://x"}, ExitUsage, "--max-conns 0: want 1 or more"},
@@ -251,12 +250,8 @@ func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			main := Main
-			if tc.name == "unknown mutant" {
-				main = MainWithMutants
-			}
 			var out, errb bytes.Buffer
-			code := main(context.Background(), tc.args, func(k string) string { return tc.env[k] }, strings.NewReader(""), &out, &errb)
+			code := Main(context.Background(), tc.args, func(k string) string { return tc.env[k] }, strings.NewReader(""), &out, &errb)
 			stdout, stderr := out.String(), errb.String()
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("exit %d stderr %q; want %d containing %q", code, stderr, tc.code, tc.stderr)
@@ -300,19 +295,6 @@ func TestLoadTokenFromCache(t *testing.T) {
 	env := func(k string) string { return map[string]string{"PDPP_CLIENT_TOKEN": "envtok"}[k] }
 	if tok, _, _ := loadToken(env, root, "127.0.0.1:8080"); tok != "envtok" {
 		t.Fatalf("PDPP_CLIENT_TOKEN should win, got %q", tok)
-	}
-}
-
-func TestMutantCatalogue(t *testing.T) {
-	seen := map[Mutant]bool{}
-	for _, m := range Mutants() {
-		if seen[m.ID] || len(m.Kills) == 0 || m.Doc == "" {
-			t.Errorf("mutant %s: duplicate, or missing kills/doc", m.ID)
-		}
-		seen[m.ID] = true
-		if _, err := ParseMutant(string(m.ID)); err != nil {
-			t.Error(err)
-		}
 	}
 }
 

@@ -93,24 +93,8 @@ func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdou
 
 // Run runs the command and returns its exit code, as Main does.
 func (c Command) Run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
-	return c.run(ctx, args, getenv, stdin, stdout, stderr, false)
-}
-
-// MainWithMutants is Main plus a hidden --mutant flag: for mcpcheck's own
-// harness (its hidden pdpp-mcp subcommand and in-process targets) only.
-func MainWithMutants(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
-	return Command{}.run(ctx, args, getenv, stdin, stdout, stderr, true)
-}
-
-func (c Command) configure(opts *Options) {
-	if c.Configure != nil {
-		c.Configure(opts)
-	}
-}
-
-func (c Command) run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer, mutants bool) int {
 	if len(args) > 0 && (args[0] == "search" || args[0] == "read-field") {
-		return c.runCLI(ctx, args[0], args[1:], getenv, stdout, stderr, mutants)
+		return c.runCLI(ctx, args[0], args[1:], getenv, stdout, stderr)
 	}
 	if path := getenv("PDPP_MCP_CPUPROFILE"); path != "" { // for BENCHMARKS.md: profile the real process under load
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
@@ -140,11 +124,7 @@ func (c Command) run(ctx context.Context, args []string, getenv Env, stdin io.Re
 		maxHeader   = fs.Int("max-header", DefaultMaxHeaderBytes, "")
 		refusedTTL  = fs.Duration("refused-bearer-ttl", DefaultRefusalCacheTTL, "")
 		version     = fs.Bool("version", false, "")
-		mutantName  = new(string)
 	)
-	if mutants {
-		fs.StringVar(mutantName, "mutant", "", "")
-	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, c.usage())
@@ -160,11 +140,6 @@ func (c Command) run(ctx context.Context, args []string, getenv Env, stdin io.Re
 	if *version {
 		fmt.Fprintln(stderr, "pdpp-mcp "+Version)
 		return ExitOK
-	}
-	mutant, err := ParseMutant(*mutantName)
-	if err != nil {
-		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
-		return ExitUsage
 	}
 	// Refuse before any credential is loaded: the owner value is never read
 	// as a credential (seed 001).
@@ -223,7 +198,7 @@ func (c Command) run(ctx context.Context, args []string, getenv Env, stdin io.Re
 	if *refusedTTL == 0 {
 		*refusedTTL = -1 // Options: zero is the default, negative is off
 	}
-	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig,
+	opts := Options{ProviderURL: u.String(), Name: *serverName, Stdio: !serve, PublicOrigin: *publicOrig,
 		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL, ReadTimeout: *readTO, WriteTimeout: *writeTO, IdleTimeout: *idleTO,
 		MaxConns: *maxConns, MaxBodyBytes: *maxBody, MaxHeaderBytes: *maxHeader,
 		RefusalCacheTTL: *refusedTTL}
@@ -252,6 +227,12 @@ func (c Command) run(ctx context.Context, args []string, getenv Env, stdin io.Re
 }
 
 func (c Command) usage() string { return firstOf(c.Help, HelpText) }
+
+func (c Command) configure(opts *Options) {
+	if c.Configure != nil {
+		c.Configure(opts)
+	}
+}
 
 type nopWriteCloser struct{ io.Writer }
 

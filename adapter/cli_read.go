@@ -33,7 +33,7 @@ The token comes from PDPP_CLIENT_TOKEN or the credential cache, as for stdio.
 
 var firstMarkRe = regexp.MustCompile(`<mark>([^<]+)</mark>`)
 
-func (c Command) runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, stderr io.Writer, mutants bool) int {
+func (c Command) runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pdpp-mcp "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
@@ -45,12 +45,8 @@ func (c Command) runCLI(ctx context.Context, sub string, args []string, getenv E
 		field       = fs.String("field", "", "")
 		qText       = fs.String("q", "", "")
 		format      = fs.String("format", "text", "")
-		mutantName  = new(string)
 		ints        = map[string]*int{}
 	)
-	if mutants {
-		fs.StringVar(mutantName, "mutant", "", "")
-	}
 	for _, k := range []string{"offset-chars", "limit-chars", "before-chars", "after-chars"} {
 		ints[k] = fs.Int(k, -1, "")
 	}
@@ -60,11 +56,6 @@ func (c Command) runCLI(ctx context.Context, sub string, args []string, getenv E
 			return ExitOK
 		}
 		fmt.Fprintf(stderr, "pdpp-mcp %s: %v\n%s", sub, err, cliHelp)
-		return ExitUsage
-	}
-	mutant, err := ParseMutant(*mutantName)
-	if err != nil {
-		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return ExitUsage
 	}
 	if *format != "text" && *format != "json" {
@@ -81,7 +72,7 @@ func (c Command) runCLI(ctx context.Context, sub string, args []string, getenv E
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return code
 	}
-	opts := Options{ProviderURL: u.String(), Token: token, Mutant: mutant}
+	opts := Options{ProviderURL: u.String(), Token: token}
 	c.configure(&opts)
 	a, err := New(opts)
 	if err != nil {

@@ -50,8 +50,6 @@ type Tuning struct {
 	// Grammar writes the field-capability summary of scoped schema rows and
 	// the legend that explains it. Nil means CompactGrammar.
 	Grammar SchemaGrammar
-
-	mutant Mutant // until the mutants move out of the adapter
 }
 
 // DefaultTextBudget is the default Tuning.TextBudget: room for a preview

@@ -137,11 +137,3 @@ var catalogue = []Variation{
 	{ID: "unbounded-record-text", Kills: []string{"S006"}, Doc: "query_records text previews whole records, unbudgeted", Apply: tune(func(t *adapter.Tuning) { t.TextBudget = math.MaxInt32 })},
 	{ID: "advertise-result-detail", Kills: []string{"S006"}, Doc: "query_records grows an ad-hoc result_detail argument", Apply: addProperty([]string{"query_records"}, "result_detail", `{"enum":["compact","full"]}`)},
 }
-
-// legacy selects a mutant still planted inside the adapter.
-func legacy(m adapter.Mutant) func(*Seams) {
-	return func(s *Seams) {
-		s.legacy = m
-		s.Options(func(o *adapter.Options) { o.Mutant = m })
-	}
-}

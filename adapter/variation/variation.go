@@ -39,8 +39,6 @@ type Seams struct {
 	// Getenv is the command's environment; it returns "" for an adapter
 	// built in process.
 	Getenv adapter.Env
-
-	legacy adapter.Mutant // a mutant still inside the adapter
 }
 
 // Options adds a change to the Options the adapter is built with, over
@@ -101,9 +99,6 @@ func Run(ctx context.Context, v *Variation, args []string, getenv adapter.Env, s
 	if v != nil {
 		v.Apply(s)
 	}
-	if s.legacy != "" {
-		return adapter.MainWithMutants(ctx, withMutantFlag(args, string(s.legacy)), getenv, stdin, s.Stdout, stderr)
-	}
 	return cmd.Run(ctx, args, getenv, stdin, s.Stdout, stderr)
 }
 
@@ -137,16 +132,6 @@ func cutMutantFlag(args []string) (string, []string) {
 		id = value
 	}
 	return id, out
-}
-
-// withMutantFlag puts --mutant right after a subcommand, where the
-// adapter's flags are read.
-func withMutantFlag(args []string, id string) []string {
-	at := 0
-	if len(args) > 0 && slices.Contains([]string{"serve", "search", "read-field"}, args[0]) {
-		at = 1
-	}
-	return slices.Concat(args[:at], []string{"--mutant", id}, args[at:])
 }
 
 // MustLookup is Lookup for ids known to exist; it panics on any other.
