@@ -207,3 +207,25 @@ func (sc streamScope) fieldWithRole(role string) string {
 	}
 	return found
 }
+
+// expandGate rejects expand on a stream whose live compact schema advertises
+// no expand_capabilities (seed 000). Unless Tuning.ExpandGate says
+// otherwise, it leaves the decision to the RS when the schema is
+// unavailable or the stream is not found.
+func (c *call) expandGate(stream, connectionID string, rels []string) error {
+	if c.t.ExpandGate == ExpandGateOff {
+		return nil
+	}
+	sc := c.scope(stream, connectionID)
+	switch {
+	case sc.authErr != nil:
+		return sc.authErr
+	case !sc.ok && c.t.ExpandGate == ExpandGateFailClosed:
+		return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand_capabilities of stream '" + stream + "' are unknown (GET /v1/schema failed)"}
+	case !sc.ok || !sc.found || sc.expand: // fail open: the RS decides
+		return nil
+	}
+	msg := "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") +
+		". Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected."
+	return &toolError{Code: "invalid_expand", Param: "expand", Message: msg}
+}

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // Text helpers shared by every renderer: cutting to a size, keeping
@@ -188,4 +190,17 @@ func firstOf(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+func str(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
