@@ -225,7 +225,7 @@ func TestClassifyNestedShapeChanges(t *testing.T) {
 
 // A run whose every tool call failed says so: its passes say little.
 func TestWarnsWhenOnlyErrorPathsRan(t *testing.T) {
-	bin := pdppMCPBinary(t)
+	bin := adaptertest.Binary(t)
 	rep, err := Run(context.Background(), Config{Target: TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}})
 	if err != nil {
 		t.Fatal(err)

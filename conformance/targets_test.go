@@ -7,10 +7,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,33 +37,6 @@ func TestMain(m *testing.M) {
 		hostile.RunStdio(os.Getenv(hostile.Env), os.Stdin, os.Stdout)
 	}
 	os.Exit(0)
-}
-
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-// pdppMCPBinary builds cmd/pdpp-mcp once per test run.
-func pdppMCPBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpcheck-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "pdpp-mcp")
-		out, err := exec.Command("go", "build", "-o", builtBin, "../cmd/pdpp-mcp").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
 }
 
 // serveBinary runs `pdpp-mcp serve` against a fresh fixture RS and returns
@@ -97,7 +68,7 @@ func serveBinaryWithOwner(t *testing.T) (string, string, string) {
 func serveBinaryOn(t *testing.T, rsURL string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, pdppMCPBinary(t), "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
+	cmd := exec.CommandContext(ctx, adaptertest.Binary(t), "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +105,7 @@ func TestTargetsAgree(t *testing.T) {
 	if err != nil || ref.TargetError != nil {
 		t.Fatalf("reference: %v %v", err, ref.TargetError)
 	}
-	bin := pdppMCPBinary(t)
+	bin := adaptertest.Binary(t)
 	stdio, err := Run(ctx, Config{Target: TargetSpec{Stdio: bin + " --provider-url {rs_url}"}})
 	if err != nil || stdio.TargetError != nil {
 		t.Fatalf("stdio: %v %v", err, stdio.TargetError)

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 )
 
 // The shipped pdpp-mcp carries no variation: it does not link this
@@ -22,11 +23,7 @@ func TestShippedAdapterHasNoVariation(t *testing.T) {
 	if strings.Contains(string(deps), "adapter/variation") {
 		t.Error("cmd/pdpp-mcp imports adapter/variation")
 	}
-	bin := filepath.Join(t.TempDir(), "pdpp-mcp")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/pdpp-mcp").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(bin)
+	data, err := os.ReadFile(adaptertest.Binary(t))
 	if err != nil {
 		t.Fatal(err)
 	}

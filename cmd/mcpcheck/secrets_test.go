@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -29,31 +30,21 @@ func TestTokensNeverAppearInReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = shutdown(context.Background()) }()
-	secrets := map[string]string{"token": rs.ClientToken(), "owner": rs.OwnerToken(), "expired": rs.ExpiredToken(), "foreign": rs.ForeignResourceToken()}
-	dir := t.TempDir()
-	for name, tok := range secrets {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(tok+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, m := range []string{"echo-bearer-in-errors", "accept-owner-bearer"} {
 		t.Run(m, func(t *testing.T) {
-			opts := adapter.Options{ProviderURL: rsURL}
+			var opts adapter.Options
 			variation.Configure(variation.MustLookup(m), &opts)
-			a, err := adapter.New(opts)
-			if err != nil {
-				t.Fatal(err)
+			srv := adaptertest.Start(t, fx, opts)
+			rs := srv.RS
+			secrets := map[string]string{"token": rs.ClientToken(), "owner": rs.OwnerToken(), "expired": rs.ExpiredToken(), "foreign": rs.ForeignResourceToken()}
+			dir := t.TempDir()
+			for name, tok := range secrets {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(tok+"\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
 			}
-			srv := httptest.NewServer(a.Handler())
-			defer srv.Close()
 			junit, js := filepath.Join(dir, m+".xml"), filepath.Join(dir, m+".json")
-			code, out, stderr := run(t, nil, "--url", srv.URL+adapter.MCPPath, "--token-file", filepath.Join(dir, "token"),
+			code, out, stderr := run(t, nil, "--url", srv.MCPURL, "--token-file", filepath.Join(dir, "token"),
 				"--owner-token-file", filepath.Join(dir, "owner"), "--expired-token-file", filepath.Join(dir, "expired"),
 				"--foreign-token-file", filepath.Join(dir, "foreign"), "--junit", junit, "--json", js)
 			if code != conformance.ExitFail {
