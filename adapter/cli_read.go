@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
 	json "github.com/segmentio/encoding/json"
 )
 
@@ -164,22 +165,7 @@ func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, t *Tu
 			} else {
 				cmd = append(cmd, "--limit-chars", strconv.Itoa(t.FieldWindow))
 			}
-			fmt.Fprintf(w, "   read: %s\n", shellJoin(cmd))
+			fmt.Fprintf(w, "   read: %s\n", shellquote.Join(cmd))
 		}
 	}
-}
-
-// shellJoin quotes each argument for a POSIX shell.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-		}) < 0 {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }

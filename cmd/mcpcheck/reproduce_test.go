@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -39,10 +40,10 @@ func TestInvocationRepeatsVerdictFlags(t *testing.T) {
 	words := []string{"it's", "a b", "{rs_url}", "plain"}
 	var quoted []string
 	for _, w := range words {
-		quoted = append(quoted, quoteArg(w))
+		quoted = append(quoted, shellquote.Quote(w))
 	}
 	if got, err := conformance.SplitCommand(strings.Join(quoted, " ")); err != nil || !reflect.DeepEqual(got, words) {
-		t.Errorf("quoteArg does not round-trip: %q, %v", got, err)
+		t.Errorf("shellquote.Quote does not round-trip: %q, %v", got, err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
 	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/spf13/cobra"
@@ -60,20 +61,10 @@ func invocation(fs *pflag.FlagSet) []string {
 			vals = sv.GetSlice()
 		}
 		for _, v := range vals {
-			out = append(out, "--"+name, quoteArg(v))
+			out = append(out, "--"+name, shellquote.Quote(v))
 		}
 	}
 	return out
-}
-
-// quoteArg quotes a flag value for a POSIX shell when it needs it.
-func quoteArg(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // spec validates the flags and builds the target spec.
