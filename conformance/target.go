@@ -522,7 +522,7 @@ func referenceStdioTools(ctx context.Context, args []string, token string, extra
 	}()
 	tap := wiretap.New()
 	tr := &mcp.IOTransport{Reader: wiretap.StdoutReader(tap, outR), Writer: wiretap.StdinWriter(tap, inW)}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: adapter.Version}, nil).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version()}, nil).
 		Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		inW.Close()
@@ -554,7 +554,7 @@ func (t *Target) handshake(ctx context.Context, tr mcp.Transport, timeout time.D
 	t.callTimeout = timeout
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: adapter.Version}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version()}, nil)
 	cs, err := client.Connect(hctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return t.explain("initialize", err, hctx, timeout, diagnose)

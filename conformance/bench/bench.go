@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -164,7 +163,7 @@ type Run struct {
 // NewRun starts a run record with the options it uses.
 func NewRun(o Options) *Run {
 	o.defaults()
-	r := &Run{Schema: Schema, Tool: "mcpcheck " + adapter.Version, Started: time.Now().UTC(), GoVersion: runtime.Version(), CPUs: runtime.GOMAXPROCS(0)}
+	r := &Run{Schema: Schema, Tool: "mcpcheck " + conformance.Version(), Started: time.Now().UTC(), GoVersion: runtime.Version(), CPUs: runtime.GOMAXPROCS(0)}
 	r.Options.Samples, r.Options.DurationNS, r.Options.Concurrency = o.Samples, int64(o.Duration), o.Concurrency
 	return r
 }

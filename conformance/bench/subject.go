@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pdpp-connect/mcpcheck/adapter"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -104,7 +103,7 @@ func connect(ctx context.Context, endpoint, token string) (*mcp.ClientSession, f
 	if err != nil {
 		return nil, nil, err
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck-bench", Version: adapter.Version}, nil).Connect(ctx,
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck-bench", Version: conformance.Version()}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1},
 		&mcp.ClientSessionOptions{ProtocolVersion: conformance.ProtocolVersion})
 	if err != nil {
