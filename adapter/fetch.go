@@ -33,12 +33,7 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 	if err := encodeExpand(q, in.Expand, nil); err != nil {
 		return nil, err
 	}
-	if len(in.Expand) > 0 {
-		if err := c.expandGate(ref.Stream, ref.ConnectionID, in.Expand); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.requireSource(ref.Stream, ref.ConnectionID); err != nil {
+	if err := c.checkRead(ref.Stream, ref.ConnectionID, in.Expand); err != nil {
 		return nil, err
 	}
 	// The stream's declared roles decide the document's title and text.
@@ -66,8 +61,9 @@ func (c *call) fetch(in fetchArgs) (*mcp.CallToolResult, error) {
 	return textResult(text, json.RawMessage(text)), nil
 }
 
-// A document is the MCP/OpenAI search-fetch document, and nothing more.
-type document struct {
+// A Document is what fetch returns, in text (compact JSON) and as
+// structuredContent: the MCP/OpenAI search-fetch document, and nothing more.
+type Document struct {
 	ID       string         `json:"id"`
 	Title    string         `json:"title"`
 	Text     string         `json:"text"`
@@ -79,7 +75,7 @@ const fetchFallbackText = 1024
 
 // documentFor builds the fetch document. With fields it shows only those
 // (and the stream's declared key fields), whatever else the RS sent.
-func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope, fields []string) document {
+func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope, fields []string) Document {
 	data := rawObject(rec.Data)
 	projected := len(fields) > 0
 	if projected {
@@ -88,7 +84,7 @@ func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope
 	if ref.ConnectionID == "" {
 		ref.ConnectionID = rec.ConnectionID
 	}
-	doc := document{ID: id, Metadata: map[string]any{"stream": ref.Stream, "record_id": ref.RecordID}}
+	doc := Document{ID: id, Metadata: map[string]any{"stream": ref.Stream, "record_id": ref.RecordID}}
 	if !strings.Contains(id, ":") {
 		doc.ID = c.t.IDs.Format(ref)
 	}
@@ -178,7 +174,7 @@ func inlineRequestedJSON(safe map[string]any, ev []*fieldEvidence, data map[stri
 // boundDocumentText cuts a text longer than the fetch text limit and says
 // so, in the text and in metadata, with the read_record_field call that
 // continues it: never a silent cut that passes for the whole (seeds 002, 004).
-func (c *call) boundDocumentText(doc *document, ref RecordRef, field string) {
+func (c *call) boundDocumentText(doc *Document, ref RecordRef, field string) {
 	limit := c.t.FetchTextLimit
 	runes := []rune(doc.Text)
 	if len(runes) <= limit {

@@ -208,6 +208,18 @@ func (sc streamScope) fieldWithRole(role string) string {
 	return found
 }
 
+// checkRead makes the checks a record read makes against the live schema
+// before it reaches the RS: the expand gate, when it expands, then the
+// source check.
+func (c *call) checkRead(stream, conn string, expand []string) error {
+	if len(expand) > 0 {
+		if err := c.expandGate(stream, conn, expand); err != nil {
+			return err
+		}
+	}
+	return c.requireSource(stream, conn)
+}
+
 // expandGate rejects expand on a stream whose live compact schema advertises
 // no expand_capabilities (seed 000). Unless Tuning.ExpandGate says
 // otherwise, it leaves the decision to the RS when the schema is

@@ -40,12 +40,7 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if err := encodeExpand(q, in.Expand, in.ExpandLimit); err != nil {
 		return nil, err
 	}
-	if len(in.Expand) > 0 {
-		if err := c.expandGate(in.Stream, in.ConnectionID, in.Expand); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.requireSource(in.Stream, in.ConnectionID); err != nil {
+	if err := c.checkRead(in.Stream, in.ConnectionID, in.Expand); err != nil {
 		return nil, err
 	}
 	for _, f := range in.Fields {

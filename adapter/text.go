@@ -81,7 +81,7 @@ func (e ellipsis) clipBytes(s string, n int) string {
 		return s
 	}
 	n -= len(e)
-	for n > 0 && n < len(s) && !utf8Start(s[n]) {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:max(0, n)] + string(e)
@@ -103,15 +103,13 @@ func (e ellipsis) fitLines(body, tail string, n int) string {
 	if len(out)+len(tail) > n {
 		// Room for the ellipsis and a closing tag balanceMarks may add.
 		cut := max(0, n-len(tail)-len(e)-len("</mark>"))
-		for cut > 0 && !utf8Start(out[cut]) {
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
 			cut--
 		}
 		out = balanceMarks(trimPartialTag(out[:cut]) + string(e))
 	}
 	return out + tail
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // trimPartialTag drops a trailing fragment that could be half a highlight
 // tag ("<", "<ma", "</mar"), so no host sees a tag cut in two.

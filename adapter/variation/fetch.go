@@ -10,30 +10,22 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter"
 	json "github.com/segmentio/encoding/json"
 )
 
 // Variations of fetch and read_record_field.
 
-// A document is fetch's result, in the adapter's key order.
-type document struct {
-	ID       string         `json:"id"`
-	Title    string         `json:"title"`
-	Text     string         `json:"text"`
-	URL      string         `json:"url"`
-	Metadata map[string]any `json:"metadata"`
-}
-
 // onFetch rewrites fetch's document (its text and structuredContent); the
 // call's state holds what the RS answered.
-func onFetch(f func(req *mcp.CallToolRequest, st *callState, doc *document, r *result)) func(*Seams) {
+func onFetch(f func(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, r *result)) func(*Seams) {
 	return tracked(onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
 		res, err := next(ctx, req)
 		if err != nil || res.IsError || req.Params.Name != "fetch" {
 			return res, err
 		}
 		r := result{res}
-		var doc document
+		var doc adapter.Document
 		if decodeJSON([]byte(r.text()), &doc) != nil {
 			return res, err
 		}
@@ -63,12 +55,12 @@ func rsRecord(st *callState) map[string]any {
 }
 
 // addFetchDataKey returns the RS's canonical record beside the document.
-func addFetchDataKey(_ *mcp.CallToolRequest, st *callState, doc *document, r *result) {
+func addFetchDataKey(_ *mcp.CallToolRequest, st *callState, doc *adapter.Document, r *result) {
 	r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata, "data": rsRecord(st)})
 }
 
 // silentCutFetchText keeps the cut of a long text but not what says so.
-func silentCutFetchText(_ *mcp.CallToolRequest, _ *callState, doc *document, _ *result) {
+func silentCutFetchText(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
 	if doc.Metadata["text_truncated"] != true {
 		return
 	}
@@ -82,7 +74,7 @@ func silentCutFetchText(_ *mcp.CallToolRequest, _ *callState, doc *document, _ *
 
 // leakUnrequestedFields copies the record fields the RS sent beyond a
 // fetch(fields) projection, and beyond the stream's key, into metadata.
-func leakUnrequestedFields(req *mcp.CallToolRequest, st *callState, doc *document, _ *result) {
+func leakUnrequestedFields(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
 	var args struct {
 		Fields []string `json:"fields"`
 	}

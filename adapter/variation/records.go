@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
@@ -134,16 +133,12 @@ func inlineBase64Body() func(*Seams) {
 	}))
 }
 
-// clipBytes cuts s to at most n bytes on a rune boundary, ending in "…".
+// clipBytes cuts s to at most n bytes, ending in "…".
 func clipBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	n = max(0, n-len("…"))
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return strings.ToValidUTF8(s[:max(0, n-len("…"))], "") + "…"
 }
 
 var otherCountRe = regexp.MustCompile(` other_count=[^;]*;`)

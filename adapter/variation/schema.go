@@ -107,7 +107,7 @@ func keepFieldDetailInIndex() func(*Seams) {
 		if decodeJSON(st.seen["/v1/schema"], &doc) != nil || doc == nil {
 			return res, err
 		}
-		dropKey(doc, "connector_instance_id")
+		eachObject(doc, func(m map[string]any) { delete(m, "connector_instance_id") })
 		if cs, ok := doc["connectors"].([]any); ok && len(cs) > 0 {
 			delete(doc, "streams")
 		}
@@ -120,16 +120,17 @@ func keepFieldDetailInIndex() func(*Seams) {
 	}))
 }
 
-func dropKey(v any, key string) {
+// eachObject calls f on every JSON object in v, outermost first.
+func eachObject(v any, f func(map[string]any)) {
 	switch t := v.(type) {
 	case map[string]any:
-		delete(t, key)
+		f(t)
 		for _, c := range t {
-			dropKey(c, key)
+			eachObject(c, f)
 		}
 	case []any:
 		for _, c := range t {
-			dropKey(c, key)
+			eachObject(c, f)
 		}
 	}
 }
