@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -172,7 +173,7 @@ func probeChildren() func(*Seams) {
 	sourceRequired := func(r *http.Request) bool {
 		st := callOf(r.Context())
 		q := r.URL.Query()
-		return st != nil && st.tool != "schema" && st.tool != "search" && st.tool != "aggregate" &&
+		return st != nil && slices.Contains([]string{"query_records", "fetch", "read_record_field"}, st.tool) &&
 			rsPath(r) == "/v1/schema" && q.Get("view") == "compact" && q.Get("stream") != "" && !q.Has("connection_id")
 	}
 	return all(tracked(), withRS(func(next http.RoundTripper) http.RoundTripper {
@@ -186,7 +187,7 @@ func probeChildren() func(*Seams) {
 			if conns := streamConnections(body, stream); len(conns) > 1 {
 				for _, c := range conns {
 					child := r.Clone(r.Context())
-					child.URL.Path = strings.TrimSuffix(r.URL.Path, "/v1/schema") + "/v1/streams/" + url.PathEscape(stream) + "/records"
+					child.URL.Path = strings.TrimSuffix(r.URL.Path, "/v1/schema") + "/v1/streams/" + stream + "/records"
 					child.URL.RawPath = ""
 					child.URL.RawQuery = url.Values{"connection_id": {c}, "limit": {"1"}}.Encode()
 					if cr, err := next.RoundTrip(child); err == nil {

@@ -124,11 +124,10 @@ func inTool(tool string, match func(*http.Request) bool) func(*http.Request) boo
 type callState struct {
 	tool string
 	mu   sync.Mutex
-	add  url.Values            // parameters the transport adds to the call's RS reads
-	seen map[string][]byte     // RS answers by path, for middleware to read
-	vars map[string]any        // anything else a variation carries along
-	rs   int                   // RS requests the call made
-	hook func(r *http.Request) // runs on each RS request of the call
+	add  url.Values        // parameters the transport adds to the call's data reads
+	seen map[string][]byte // RS answers by path, for middleware to read
+	vars map[string]any    // anything else a variation carries along
+	rs   int               // RS requests the call made
 }
 
 type callKey struct{}
@@ -151,7 +150,7 @@ func trackCalls() mcp.Middleware {
 
 // trackRS records, per call, the RS requests made and the successful
 // answers (by path), and adds the parameters the call's middleware put
-// in add to its RS reads.
+// in add to its data reads (not to its schema lookups).
 func trackRS(next http.RoundTripper) http.RoundTripper {
 	return roundTrip(func(r *http.Request) (*http.Response, error) {
 		st := callOf(r.Context())
@@ -160,18 +159,15 @@ func trackRS(next http.RoundTripper) http.RoundTripper {
 		}
 		st.mu.Lock()
 		st.rs++
-		add, hook := st.add, st.hook
+		add := st.add
 		st.mu.Unlock()
-		if len(add) > 0 {
+		if len(add) > 0 && rsPath(r) != "/v1/schema" {
 			r = r.Clone(r.Context())
 			q := r.URL.Query()
 			for k, vs := range add {
 				q[k] = vs
 			}
 			r.URL.RawQuery = q.Encode()
-		}
-		if hook != nil {
-			hook(r)
 		}
 		resp, err := next.RoundTrip(r)
 		if err != nil || resp.StatusCode != http.StatusOK {

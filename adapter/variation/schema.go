@@ -52,10 +52,10 @@ func cacheExpandSchema() func(*Seams) {
 }
 
 // grantWideFullSchema answers schema(detail: "full") without a stream by
-// fetching the grant-wide schema instead of refusing.
+// reading the grant-wide schema (no view=compact) instead of refusing.
 func grantWideFullSchema() func(*Seams) {
-	return tracked(
-		onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
+	return all(
+		tracked(onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
 			var args map[string]json.RawMessage
 			if req.Params.Name != "schema" || json.Unmarshal(req.Params.Arguments, &args) != nil ||
 				string(args["detail"]) != `"full"` || args["stream"] != nil {
@@ -64,16 +64,11 @@ func grantWideFullSchema() func(*Seams) {
 			delete(args, "detail")
 			callOf(ctx).vars["grant-wide"] = true
 			return next(ctx, withArgs(req, args))
-		}),
-	)
-}
-
-// grantWideQuery drops view=compact from the grant-wide call's schema read.
-func grantWideQuery() func(*Seams) {
-	return onQuery(func(r *http.Request) bool {
-		st := callOf(r.Context())
-		return st != nil && st.vars["grant-wide"] == true && rsPath(r) == "/v1/schema"
-	}, func(_ *http.Request, q url.Values) { q.Del("view") })
+		})),
+		onQuery(func(r *http.Request) bool {
+			st := callOf(r.Context())
+			return st != nil && st.vars["grant-wide"] == true && rsPath(r) == "/v1/schema"
+		}, func(_ *http.Request, q url.Values) { q.Del("view") }))
 }
 
 // onSchemaResult rewrites the results of schema calls; scoped says whether
