@@ -15,8 +15,8 @@ type SchemaGrammar interface {
 	// its structured form, structuredContent's field_capability_legend.
 	Legend() (line string, keys map[string]string)
 	// Row is a stream row's capability summary: fields, aggregations, key,
-	// sort, projection, count, expand and search, as segments without
-	// spaces that the text joins with spaces.
+	// sort, projection, count, expand and search, as segments the text
+	// joins with spaces.
 	Row(row map[string]any) []string
 }
 
