@@ -10,9 +10,6 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,10 +41,18 @@ type Options struct {
 	HTTPClient *http.Client
 	// Name overrides serverInfo.name. If empty, ServerName.
 	Name string
-	// Mutant injects one deliberate fault (tests only).
-	Mutant Mutant
-	// Stdio marks the stdio transport (some mutants differ by transport).
+	// Stdio marks the stdio transport; Main sets it for what it serves
+	// over stdin and stdout.
 	Stdio bool
+	// Middleware wraps every MCP request the adapter's servers receive
+	// (initialize, tools/list, tools/call, …), and the tool calls of the
+	// search and read-field commands; the first is outermost. Empty: none.
+	Middleware []mcp.Middleware
+	// HostedMiddleware wraps the hosted surface (Handler) inside its Host
+	// check; the first is outermost. Empty: none.
+	HostedMiddleware []func(http.Handler) http.Handler
+	// Tuning holds the adapter's knobs; its zero value is the default.
+	Tuning Tuning
 	// PublicOrigin is the origin clients reach the hosted endpoint at
 	// ("https://mcp.example"), used in metadata, challenges and icons. If
 	// empty, each request's own origin is used.
@@ -87,13 +92,11 @@ type Options struct {
 // An Adapter serves the MCP surface for one RS.
 type Adapter struct {
 	hostedState
-	opts      Options
-	rs        *rsclient.Client
-	srv       *mcp.Server
-	gateCache sync.Map // the cache-expand-schema mutant's memory
-	// fallbackToken is the switch-credential-after-401 mutant's other bearer.
-	fallbackToken atomic.Value
-	args          map[string]*argSchema
+	opts Options
+	tune Tuning // opts.Tuning with every default filled in
+	rs   *rsclient.Client
+	srv  *mcp.Server
+	args map[string]*argSchema
 }
 
 // argsOf is a tool's argument validator.
@@ -105,14 +108,11 @@ func New(opts Options) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Adapter{opts: opts, rs: rs, args: map[string]*argSchema{}}
-	for _, t := range mutateSurfaceTools(opts) {
+	a := &Adapter{opts: opts, tune: opts.Tuning.withDefaults(), rs: rs, args: map[string]*argSchema{}}
+	for _, t := range surface() {
 		args, err := compileArgs(t.schema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: input schema: %w", t.name, err)
-		}
-		if opts.Mutant == AcceptUnknownArguments {
-			args.closed = false
 		}
 		a.args[t.name] = args
 	}
@@ -127,28 +127,48 @@ func (a *Adapter) newServer(icons []mcp.Icon) *mcp.Server {
 	if name == "" {
 		name = ServerName
 	}
-	_, instructions := mutateSurface(a.opts.Mutant, surface(), Instructions, a.opts.Stdio)
 	srv := mcp.NewServer(&mcp.Implementation{Name: name, Title: "PDPP MCP reference adapter", Version: Version, Icons: icons},
-		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
-	for _, t := range mutateSurfaceTools(a.opts) {
-		t, args := t, a.args[t.name]
+		&mcp.ServerOptions{Instructions: Instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+	for _, t := range surface() {
 		// Registered raw: the adapter validates arguments itself, so every
 		// rejection is a typed error naming the argument (see args.go).
-		srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: readOnly},
-			recoverTool(withCaller(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				in := req.Params.Arguments
-				if e := args.check(in); e != nil && !a.mutantAccepts(t.name, e) {
-					return a.errorResult(e, ""), nil
-				}
-				return a.dispatch(ctx, req, t.name, in), nil
-			})))
+		srv.AddTool(t.tool(), recoverTool(withCaller(a.callTool)))
 	}
+	srv.AddReceivingMiddleware(a.opts.Middleware...)
 	return srv
 }
 
-func mutateSurfaceTools(opts Options) []toolSpec {
-	tools, _ := mutateSurface(opts.Mutant, surface(), Instructions, opts.Stdio)
-	return tools
+// callTool validates a tool call's arguments and runs it.
+func (a *Adapter) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name, in := req.Params.Name, req.Params.Arguments
+	args := a.args[name]
+	if args == nil {
+		return adapterError("unsupported_tool", "tool "+name+" is not part of the normal read surface"), nil
+	}
+	if e := args.check(in); e != nil {
+		return errorResult(e, ""), nil
+	}
+	return a.dispatch(ctx, req, name, in), nil
+}
+
+// callThroughMiddleware runs a tool call as an MCP server of this adapter
+// would, Options.Middleware included: for the command-line tools, whose
+// output shows what the MCP tools show.
+func (a *Adapter) callThroughMiddleware(ctx context.Context, name string, in json.RawMessage) *mcp.CallToolResult {
+	var h mcp.MethodHandler = func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		return recoverTool(a.callTool)(ctx, req.(*mcp.CallToolRequest))
+	}
+	for i := len(a.opts.Middleware) - 1; i >= 0; i-- {
+		h = a.opts.Middleware[i](h)
+	}
+	res, err := h(ctx, "tools/call", &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: in}})
+	if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r != nil {
+		return r
+	}
+	if err == nil {
+		err = errors.New("no tool result")
+	}
+	return errorResult(err, "")
 }
 
 // recoverTool turns a panic in a tool handler into a typed isError result.
@@ -171,162 +191,3 @@ func recoverTool(h mcp.ToolHandler) mcp.ToolHandler {
 
 // Server returns the MCP server.
 func (a *Adapter) Server() *mcp.Server { return a.srv }
-
-// call is one tool invocation with its caller's bearer.
-type call struct {
-	a          *Adapter
-	token      string
-	context    context.Context
-	gateResult error // what the expand gate decided, for the cache-expand-schema mutant
-	scopes     map[string]streamScope
-}
-
-func (a *Adapter) dispatch(ctx context.Context, req *mcp.CallToolRequest, name string, in json.RawMessage) *mcp.CallToolResult {
-	c := &call{a: a, token: a.opts.Token, context: ctx}
-	if req.Extra != nil && req.Extra.Header != nil {
-		if tok, ok := bearer(req.Extra.Header.Get("Authorization")); ok {
-			c.token = tok
-		}
-	}
-	if c.token == "" {
-		return adapterError("missing_token", "no grant-scoped client token is configured")
-	}
-	var (
-		res *mcp.CallToolResult
-		err error
-	)
-	switch name {
-	case "schema":
-		res, err = decodeThen(in, c.schema)
-	case "query_records":
-		res, err = decodeThen(in, c.queryRecords)
-	case "aggregate":
-		res, err = decodeThen(in, c.aggregate)
-	case "search":
-		res, err = decodeThen(in, c.search)
-	case "fetch":
-		res, err = decodeThen(in, c.fetch)
-	case "read_record_field":
-		res, err = decodeThen(in, c.readRecordField)
-	case "list_streams": // mutants only
-		res, err = c.passthrough(ctx, "/v1/streams", nil)
-	default:
-		return adapterError("unsupported_tool", "tool "+name+" is not part of the normal read surface")
-	}
-	if err != nil {
-		if a.opts.Mutant == EchoBearerInErrors {
-			return errorResult(&toolError{Code: "rs_error", Message: "the RS refused bearer " + c.token + ": " + err.Error()}, "")
-		}
-		return a.errorResult(err, c.token)
-	}
-	return res
-}
-
-// decodeThen unmarshals tool arguments into In before running fn. args.check
-// has already validated them against the advertised input schema.
-func decodeThen[In any](raw json.RawMessage, fn func(In) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
-	var in In
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &in); err != nil {
-			// The schema's integers include 1.0 and 1e2, which Go will not
-			// decode into an int: retry once with every number re-encoded
-			// from float64, which writes integral values plainly.
-			in = *new(In)
-			if err := decodeCanonical(raw, &in); err != nil {
-				var ute *json.UnmarshalTypeError
-				if errors.As(err, &ute) && ute.Field != "" {
-					return nil, &toolError{Code: "invalid_arguments", Param: ute.Field, Message: ute.Field + ": " + ute.Value + " is out of range"}
-				}
-				return nil, &toolError{Code: "invalid_arguments", Message: err.Error()}
-			}
-		}
-	}
-	return fn(in)
-}
-
-func decodeCanonical(raw json.RawMessage, v any) error {
-	var generic any
-	if err := json.Unmarshal(raw, &generic); err != nil {
-		return err
-	}
-	canon, err := json.Marshal(generic)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(canon, v)
-}
-
-func bearer(h string) (string, bool) {
-	const p = "Bearer "
-	if len(h) > len(p) && strings.EqualFold(h[:len(p)], p) {
-		return strings.TrimSpace(h[len(p):]), true
-	}
-	return "", false
-}
-
-// A toolError is an adapter-side rejection, raised before or instead of an RS call.
-type toolError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Param   string `json:"param,omitempty"`
-	// Extra carries typed retry hints such as retry_with.
-	Extra map[string]any `json:"-"`
-}
-
-func (e *toolError) Error() string { return e.Code + ": " + e.Message }
-
-func adapterError(code, msg string) *mcp.CallToolResult {
-	return errorResult(&toolError{Code: code, Message: msg}, "")
-}
-
-// errorResult renders any failure as an isError tool result whose text is the
-// compact JSON error object and whose structuredContent is {error:{…}}.
-func errorResult(err error, token string) *mcp.CallToolResult {
-	body := map[string]any{}
-	var (
-		te *toolError
-		re *rsclient.Error
-	)
-	switch {
-	case errors.As(err, &te):
-		body["type"], body["code"], body["message"] = "adapter_error", te.Code, te.Message
-		if te.Param != "" {
-			body["param"] = te.Param
-		}
-		for k, v := range te.Extra {
-			body[k] = v
-		}
-	case errors.As(err, &re):
-		if len(re.Raw) > 0 && json.Unmarshal(re.Raw, &body) == nil {
-			// RS error object verbatim.
-		} else {
-			body["type"], body["code"], body["message"] = re.Type, re.Code, re.Message
-		}
-		if re.HTTPStatus != 0 {
-			body["http_status"] = re.HTTPStatus
-		}
-	default:
-		body["type"], body["code"], body["message"] = "adapter_error", "tool_handler_error", err.Error()
-	}
-	text := compactJSON(body)
-	if token != "" {
-		text = strings.ReplaceAll(text, token, "[redacted]")
-	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: map[string]any{"error": json.RawMessage(text)}}
-}
-
-// compactJSON marshals v without HTML escaping, so <mark> stays readable.
-func compactJSON(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprintf(`{"error":%q}`, err.Error())
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func textResult(text string, structured any) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
-}

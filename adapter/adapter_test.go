@@ -24,7 +24,7 @@ func TestParseRecordID(t *testing.T) {
 	}
 	for _, tc := range ok {
 		ref, err := parseRecordID(tc.id, tc.conn)
-		if err != nil || ref.String() != tc.want {
+		if err != nil || (PathIDs{}).Format(ref) != tc.want {
 			t.Errorf("parseRecordID(%q, %q) = %v, %v; want %s", tc.id, tc.conn, ref, err, tc.want)
 		}
 	}
@@ -57,7 +57,7 @@ func TestParseRecordID(t *testing.T) {
 
 func TestEncodeFilter(t *testing.T) {
 	q := url.Values{}
-	err := encodeFilter(q, json.RawMessage(`{"label":"inbox","size":1.50,"sent_at":{"gte":"2026-01-01","lt":"2026-02-01"},"flagged":true}`), "")
+	err := encodeFilter(q, json.RawMessage(`{"label":"inbox","size":1.50,"sent_at":{"gte":"2026-01-01","lt":"2026-02-01"},"flagged":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestEncodeFilter(t *testing.T) {
 		"nested object": `{"a":{"gte":{"x":1}}}`,
 	} {
 		q := url.Values{}
-		err := encodeFilter(q, json.RawMessage(f), "")
+		err := encodeFilter(q, json.RawMessage(f))
 		te, _ := err.(*toolError)
 		if te == nil || te.Code != "invalid_filter" {
 			t.Errorf("%s: err %v, want invalid_filter", name, err)
@@ -90,12 +90,12 @@ func TestEncodeFilter(t *testing.T) {
 func TestClipMarkedStaysBalanced(t *testing.T) {
 	s := "alpha <mark>beta</mark> gamma <mark>delta epsilon</mark> zeta"
 	for n := 2; n <= len([]rune(s))+1; n++ {
-		got := clipMarked(s, n)
+		got := testCut.clipMarked(s, n)
 		if strings.Count(got, "<mark>") != strings.Count(got, "</mark>") {
-			t.Fatalf("clipMarked(%d) = %q: unbalanced", n, got)
+			t.Fatalf("testCut.clipMarked(%d) = %q: unbalanced", n, got)
 		}
 		if i := strings.LastIndexByte(got, '<'); i >= 0 && !strings.Contains(got[i:], ">") {
-			t.Fatalf("clipMarked(%d) = %q: half a tag", n, got)
+			t.Fatalf("testCut.clipMarked(%d) = %q: half a tag", n, got)
 		}
 	}
 }
@@ -136,15 +136,15 @@ func TestClipMarkedPropertyHolds(t *testing.T) {
 		}
 		s := b.String()
 		n := 2 + rng.IntN(len([]rune(s))+4)
-		got := clipMarked(s, n)
+		got := testCut.clipMarked(s, n)
 		if !wellFormedMarks(got) {
-			t.Fatalf("clipMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
+			t.Fatalf("testCut.clipMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
 		}
 		if plain := strings.NewReplacer("<mark>", "", "</mark>", "", "&lt;", "<").Replace(got); len([]rune(plain)) > n+1 {
-			t.Fatalf("clipMarked(%q, %d) = %q: longer than the cut", s, n, got)
+			t.Fatalf("testCut.clipMarked(%q, %d) = %q: longer than the cut", s, n, got)
 		}
-		if got := centerMarked(s, n); !wellFormedMarks(got) {
-			t.Fatalf("centerMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
+		if got := testCut.centerMarked(s, n); !wellFormedMarks(got) {
+			t.Fatalf("testCut.centerMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
 		}
 	}
 }
@@ -190,9 +190,9 @@ func TestRenderSearchFitsWithoutCuttingTags(t *testing.T) {
 		resume := func(n int) string {
 			return "search " + compactJSON(map[string]any{"q": q, "cursor": fmt.Sprintf("skip~%d~", n)})
 		}
-		got := renderSearch(results, true, cursor, "", resume)
-		if len(got) > textBudget || !utf8.ValidString(got) || !strings.HasSuffix(got, tail) {
-			t.Fatalf("search text is %d B (budget %d), valid UTF-8 %t, guidance whole %t:\n%s", len(got), textBudget, utf8.ValidString(got), strings.HasSuffix(got, tail), got)
+		got := renderSearch(results, true, cursor, defaultTuning(), resume)
+		if len(got) > DefaultTextBudget || !utf8.ValidString(got) || !strings.HasSuffix(got, tail) {
+			t.Fatalf("search text is %d B (budget %d), valid UTF-8 %t, guidance whole %t:\n%s", len(got), DefaultTextBudget, utf8.ValidString(got), strings.HasSuffix(got, tail), got)
 		}
 		for _, line := range strings.Split(got, "\n") {
 			if !wellFormedMarks(line) {
@@ -205,7 +205,7 @@ func TestRenderSearchFitsWithoutCuttingTags(t *testing.T) {
 // A centred preview keeps the highlight and text on both sides of it.
 func TestCenterMarkedKeepsContext(t *testing.T) {
 	long := strings.Repeat("lead words before ", 20) + "the <mark>budget</mark> draft" + strings.Repeat(" and trailing words after", 20)
-	got := centerMarked(long, 96)
+	got := testCut.centerMarked(long, 96)
 	if !strings.Contains(got, "<mark>budget</mark>") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
 		t.Fatalf("centerMarked lost the match or its context: %q", got)
 	}
@@ -214,8 +214,8 @@ func TestCenterMarkedKeepsContext(t *testing.T) {
 		t.Errorf("want words on both sides of the match: %q", got)
 	}
 	for n := 8; n < 120; n++ {
-		if got := centerMarked(long, n); !wellFormedMarks(got) {
-			t.Fatalf("centerMarked(%d) = %q", n, got)
+		if got := testCut.centerMarked(long, n); !wellFormedMarks(got) {
+			t.Fatalf("testCut.centerMarked(%d) = %q", n, got)
 		}
 	}
 }
@@ -238,9 +238,8 @@ func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
 		{"owner cookie env, serve", map[string]string{"PDPP_OWNER_SESSION_COOKIE": "x"}, []string{"serve", "--provider-url", "http://127.0.0.1:1"}, ExitOwnerToken, "Refusing to start"},
 		{"no credential", map[string]string{"PDPP_CACHE_ROOT": t.TempDir()}, []string{"--provider-url", "http://127.0.0.1:1"}, ExitCredentials, "not_connected"},
 		// The production entry point has no mutant flag at all.
-		{"mutant flag", nil, []string{"--mutant", string(AddEventSubscriptionTool), "--provider-url", "http://x"}, ExitUsage, "flag provided but not defined: -mutant"},
-		{"mutant flag, search", nil, []string{"search", "--mutant", string(CLIOmitReadCommand), "x"}, ExitUsage, "flag provided but not defined: -mutant"},
-		{"unknown mutant", nil, []string{"--mutant", "nope", "--provider-url", "http://x"}, ExitUsage, "unknown mutant"},
+		{"mutant flag", nil, []string{"--mutant", "add-tool-create-event-subscription", "--provider-url", "http://x"}, ExitUsage, "flag provided but not defined: -mutant"},
+		{"mutant flag, search", nil, []string{"search", "--mutant", "cli-omit-read-command", "x"}, ExitUsage, "flag provided but not defined: -mutant"},
 		{"zero read timeout", nil, []string{"serve", "--read-timeout", "0s", "--provider-url", "http://x"}, ExitUsage, "--read-timeout 0s: want a positive duration"},
 		{"negative idle timeout", nil, []string{"serve", "--idle-timeout", "-1s", "--provider-url", "http://x"}, ExitUsage, "--idle-timeout -1s: want a positive duration"},
 		{"no connections", nil, []string{"serve", "--max-conns", "0", "--provider-url", "http://x"}, ExitUsage, "--max-conns 0: want 1 or more"},
@@ -251,12 +250,8 @@ func TestMainExitCodesAndStdoutHygiene(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			main := Main
-			if tc.name == "unknown mutant" {
-				main = MainWithMutants
-			}
 			var out, errb bytes.Buffer
-			code := main(context.Background(), tc.args, func(k string) string { return tc.env[k] }, strings.NewReader(""), &out, &errb)
+			code := Main(context.Background(), tc.args, func(k string) string { return tc.env[k] }, strings.NewReader(""), &out, &errb)
 			stdout, stderr := out.String(), errb.String()
 			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("exit %d stderr %q; want %d containing %q", code, stderr, tc.code, tc.stderr)
@@ -303,15 +298,10 @@ func TestLoadTokenFromCache(t *testing.T) {
 	}
 }
 
-func TestMutantCatalogue(t *testing.T) {
-	seen := map[Mutant]bool{}
-	for _, m := range Mutants() {
-		if seen[m.ID] || len(m.Kills) == 0 || m.Doc == "" {
-			t.Errorf("mutant %s: duplicate, or missing kills/doc", m.ID)
-		}
-		seen[m.ID] = true
-		if _, err := ParseMutant(string(m.ID)); err != nil {
-			t.Error(err)
-		}
-	}
+// testCut cuts text as the adapter does by default.
+const testCut ellipsis = "…"
+
+func defaultTuning() *Tuning {
+	t := Tuning{}.withDefaults()
+	return &t
 }

@@ -3,11 +3,11 @@ package adapter_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -29,20 +29,9 @@ func newChain(b *testing.B, fixture string) *chain {
 		b.Fatal(err)
 	}
 	fx.SpecClientReads = true
-	rs := fakers.New(fx)
-	rs.KeepRequests(0)
-	rsURL, stop, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = stop(context.Background()) })
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := httptest.NewServer(a.Handler())
-	b.Cleanup(srv.Close)
-	c := &chain{endpoint: srv.URL + adapter.MCPPath, token: rs.ClientToken(), tr: &http.Transport{MaxIdleConnsPerHost: 256}}
+	srv := adaptertest.Start(b, fx, adapter.Options{})
+	srv.RS.KeepRequests(0)
+	c := &chain{endpoint: srv.MCPURL, token: srv.RS.ClientToken(), tr: &http.Transport{MaxIdleConnsPerHost: 256}}
 	b.Cleanup(c.tr.CloseIdleConnections)
 	return c
 }

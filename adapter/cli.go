@@ -29,7 +29,8 @@ const (
 	ExitCredentials = 78
 )
 
-const helpText = `pdpp-mcp: the PDPP MCP reference adapter (read-only, grant-scoped).
+// HelpText is what pdpp-mcp prints for --help.
+const HelpText = `pdpp-mcp: the PDPP MCP reference adapter (read-only, grant-scoped).
 
 Usage:
   pdpp-mcp --provider-url URL                          MCP over stdio
@@ -68,27 +69,32 @@ credential cache; over HTTP each request's bearer is forwarded to the provider.
 Owner and control-plane credentials are refused.
 `
 
-// profileHelp is what the advertise-profile-flag mutant adds to --help.
-const profileHelp = "  --profile NAME       tool profile: core|events|full (env PDPP_MCP_PROFILE)\n"
-
 // An Env reads environment variables; os.Getenv in production.
 type Env func(string) string
 
+// A Command is the pdpp-mcp command line. Its zero value is the command
+// as shipped (Main); a program that embeds the adapter may change its help
+// text and the Options each subcommand builds.
+type Command struct {
+	// Help is printed for --help and after a usage error. Empty means
+	// HelpText.
+	Help string
+	// Configure, when set, adjusts the Options of every subcommand after
+	// its flags and environment are read and just before the adapter is
+	// built; Options.Stdio says whether it serves stdio. Nil leaves them.
+	Configure func(*Options)
+}
+
 // Main runs pdpp-mcp and returns its exit code. stdout carries MCP frames
-// only; everything else goes to stderr. No mutant can be selected.
+// only; everything else goes to stderr.
 func Main(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
-	return run(ctx, args, getenv, stdin, stdout, stderr, false)
+	return Command{}.Run(ctx, args, getenv, stdin, stdout, stderr)
 }
 
-// MainWithMutants is Main plus a hidden --mutant flag: for mcpcheck's own
-// harness (its hidden pdpp-mcp subcommand and in-process targets) only.
-func MainWithMutants(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
-	return run(ctx, args, getenv, stdin, stdout, stderr, true)
-}
-
-func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer, mutants bool) int {
+// Run runs the command and returns its exit code, as Main does.
+func (c Command) Run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "search" || args[0] == "read-field") {
-		return runCLI(ctx, args[0], args[1:], getenv, stdout, stderr, mutants)
+		return c.runCLI(ctx, args[0], args[1:], getenv, stdout, stderr)
 	}
 	if path := getenv("PDPP_MCP_CPUPROFILE"); path != "" { // for BENCHMARKS.md: profile the real process under load
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
@@ -118,17 +124,13 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		maxHeader   = fs.Int("max-header", DefaultMaxHeaderBytes, "")
 		refusedTTL  = fs.Duration("refused-bearer-ttl", DefaultRefusalCacheTTL, "")
 		version     = fs.Bool("version", false, "")
-		mutantName  = new(string)
 	)
-	if mutants {
-		fs.StringVar(mutantName, "mutant", "", "")
-	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, usage(*mutantName))
+			fmt.Fprint(stderr, c.usage())
 			return ExitOK
 		}
-		fmt.Fprintf(stderr, "pdpp-mcp: %v\n%s", err, usage(*mutantName))
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n%s", err, c.usage())
 		return ExitUsage
 	}
 	if fs.NArg() > 0 {
@@ -138,14 +140,6 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 	if *version {
 		fmt.Fprintln(stderr, "pdpp-mcp "+Version)
 		return ExitOK
-	}
-	mutant, err := ParseMutant(*mutantName)
-	if err != nil {
-		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
-		return ExitUsage
-	}
-	if mutant == HonourProfileEnv && !serve && getenv("PDPP_MCP_PROFILE") == "full" {
-		mutant = AddEventSubscriptionTool
 	}
 	// Refuse before any credential is loaded: the owner value is never read
 	// as a credential (seed 001).
@@ -204,11 +198,12 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 	if *refusedTTL == 0 {
 		*refusedTTL = -1 // Options: zero is the default, negative is off
 	}
-	opts := Options{ProviderURL: u.String(), Name: *serverName, Mutant: mutant, Stdio: !serve, PublicOrigin: *publicOrig,
+	opts := Options{ProviderURL: u.String(), Name: *serverName, Stdio: !serve, PublicOrigin: *publicOrig,
 		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL, ReadTimeout: *readTO, WriteTimeout: *writeTO, IdleTimeout: *idleTO,
 		MaxConns: *maxConns, MaxBodyBytes: *maxBody, MaxHeaderBytes: *maxHeader,
 		RefusalCacheTTL: *refusedTTL}
 	if serve {
+		c.configure(&opts)
 		return runServe(ctx, opts, *addr, stderr)
 	}
 	token, code, err := loadToken(getenv, *cacheRoot, u.Host)
@@ -217,6 +212,7 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		return code
 	}
 	opts.Token = token
+	c.configure(&opts)
 	a, err := New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
@@ -230,11 +226,12 @@ func run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 	return ExitOK
 }
 
-func usage(mutant string) string {
-	if Mutant(mutant) == AdvertiseProfileFlag {
-		return strings.Replace(helpText, "  --version", profileHelp+"  --version", 1)
+func (c Command) usage() string { return firstOf(c.Help, HelpText) }
+
+func (c Command) configure(opts *Options) {
+	if c.Configure != nil {
+		c.Configure(opts)
 	}
-	return helpText
 }
 
 type nopWriteCloser struct{ io.Writer }

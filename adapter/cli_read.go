@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
+	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
 	json "github.com/segmentio/encoding/json"
 )
 
@@ -33,7 +34,7 @@ The token comes from PDPP_CLIENT_TOKEN or the credential cache, as for stdio.
 
 var firstMarkRe = regexp.MustCompile(`<mark>([^<]+)</mark>`)
 
-func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, stderr io.Writer, mutants bool) int {
+func (c Command) runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pdpp-mcp "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
@@ -45,12 +46,8 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 		field       = fs.String("field", "", "")
 		qText       = fs.String("q", "", "")
 		format      = fs.String("format", "text", "")
-		mutantName  = new(string)
 		ints        = map[string]*int{}
 	)
-	if mutants {
-		fs.StringVar(mutantName, "mutant", "", "")
-	}
 	for _, k := range []string{"offset-chars", "limit-chars", "before-chars", "after-chars"} {
 		ints[k] = fs.Int(k, -1, "")
 	}
@@ -60,11 +57,6 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 			return ExitOK
 		}
 		fmt.Fprintf(stderr, "pdpp-mcp %s: %v\n%s", sub, err, cliHelp)
-		return ExitUsage
-	}
-	mutant, err := ParseMutant(*mutantName)
-	if err != nil {
-		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return ExitUsage
 	}
 	if *format != "text" && *format != "json" {
@@ -81,7 +73,9 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return code
 	}
-	a, err := New(Options{ProviderURL: u.String(), Token: token, Mutant: mutant})
+	opts := Options{ProviderURL: u.String(), Token: token}
+	c.configure(&opts)
+	a, err := New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return ExitUsage
@@ -118,7 +112,7 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 		fmt.Fprintf(stderr, "pdpp-mcp %s: %s\n", sub, e.Message)
 		return ExitUsage
 	}
-	res := a.dispatch(ctx, &mcp.CallToolRequest{}, tool, raw)
+	res := a.callThroughMiddleware(ctx, tool, raw)
 	if res.IsError {
 		fmt.Fprintf(stderr, "pdpp-mcp %s: %s\n", sub, text(res))
 		return ExitFailure
@@ -128,7 +122,7 @@ func runCLI(ctx context.Context, sub string, args []string, getenv Env, stdout, 
 		out, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
 		fmt.Fprintln(stdout, string(out))
 	case sub == "search":
-		printSearch(stdout, res, u.String(), mutant)
+		printSearch(stdout, res, u.String(), &a.tune)
 	default:
 		fmt.Fprintln(stdout, text(res))
 	}
@@ -149,9 +143,14 @@ func text(res *mcp.CallToolResult) string {
 
 // printSearch lists hits with their evidence and, for each evidence
 // excerpt, the command that reads a bounded window around the match.
-func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, m Mutant) {
-	sc, _ := res.StructuredContent.(map[string]any)
-	results, _ := sc["results"].([]searchResult)
+func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, t *Tuning) {
+	var sc struct {
+		Results []searchResult `json:"results"`
+	}
+	// Marshalled again: middleware may have rewritten structuredContent.
+	raw, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(raw, &sc)
+	results := sc.Results
 	if len(results) == 0 {
 		fmt.Fprintln(w, "no hits")
 		return
@@ -159,32 +158,14 @@ func printSearch(w io.Writer, res *mcp.CallToolResult, providerURL string, m Mut
 	for i, r := range results {
 		fmt.Fprintf(w, "%d. %s  %s\n", i+1, r.ID, r.Title)
 		for _, e := range r.Evidence {
-			fmt.Fprintf(w, "   evidence %s (%s): %s\n", e.FieldPath, e.PreviewStatus, centerMarked(e.PreviewText, 160))
-			if m == CLIOmitReadCommand {
-				continue
-			}
+			fmt.Fprintf(w, "   evidence %s (%s): %s\n", e.FieldPath, e.PreviewStatus, ellipsis(t.Ellipsis).centerMarked(e.PreviewText, 160))
 			cmd := []string{"pdpp-mcp", "read-field", "--provider-url", providerURL, "--id", r.ID, "--field", e.FieldPath}
 			if mk := firstMarkRe.FindStringSubmatch(e.PreviewText); mk != nil {
 				cmd = append(cmd, "--q", mk[1], "--before-chars", "200", "--after-chars", "200")
 			} else {
-				cmd = append(cmd, "--limit-chars", strconv.Itoa(previewWindow))
+				cmd = append(cmd, "--limit-chars", strconv.Itoa(t.FieldWindow))
 			}
-			fmt.Fprintf(w, "   read: %s\n", shellJoin(cmd))
+			fmt.Fprintf(w, "   read: %s\n", shellquote.Join(cmd))
 		}
 	}
-}
-
-// shellJoin quotes each argument for a POSIX shell.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-		}) < 0 {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }

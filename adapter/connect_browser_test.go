@@ -2,7 +2,6 @@ package adapter_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -38,18 +38,7 @@ func TestSetupPageInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	rsURL, stop, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop(context.Background())
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(a.Handler())
-	defer srv.Close()
+	srv := adaptertest.Start(t, fx, adapter.Options{})
 
 	// Flags as the machine notes advise: no background networking, which
 	// this closed network refuses, and a fresh profile directory.

@@ -14,9 +14,6 @@ import (
 // names, and promotion reads declared roles only.
 
 const (
-	// previewWindow is how much of a large text field a preview shows
-	// before escalating to read_record_field.
-	previewWindow = 4096
 	// jsonPreviewChars bounds a JSON object field's preview.
 	jsonPreviewChars = 512
 	// base64MinLen is the shortest string treated as a base64 blob.
@@ -72,7 +69,8 @@ type fieldEvidence struct {
 
 // inspectField classifies one top-level value. It returns nil for a value
 // that is safe to show inline in full.
-func inspectField(id string, path string, v any, baseURL string) *fieldEvidence {
+func inspectField(id string, path string, v any, baseURL string, t *Tuning) *fieldEvidence {
+	cut := ellipsis(t.Ellipsis)
 	if ref, ok := blobRef(v); ok {
 		e := &fieldEvidence{FieldPath: path, PreviewStatus: "binary-only", Binary: true, MimeType: str(ref["mime_type"]), BlobID: str(ref["blob_id"]),
 			Digest: firstOf(str(ref["sha256"]), str(ref["digest"]))}
@@ -91,9 +89,9 @@ func inspectField(id string, path string, v any, baseURL string) *fieldEvidence 
 		if isBase64Blob(x) {
 			return &fieldEvidence{FieldPath: path, PreviewStatus: "binary-only", Binary: true, Encoding: "base64", SizeBytes: base64.StdEncoding.DecodedLen(len(x))}
 		}
-		if n := utf8.RuneCountInString(x); n > previewWindow {
-			return &fieldEvidence{FieldPath: path, PreviewStatus: "truncated", TextLike: true, TotalChars: n, PreviewText: clip(x, 240),
-				Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": id, "field_path": path, "offset_chars": 0, "limit_chars": previewWindow}}}
+		if n := utf8.RuneCountInString(x); n > t.FieldWindow {
+			return &fieldEvidence{FieldPath: path, PreviewStatus: "truncated", TextLike: true, TotalChars: n, PreviewText: cut.clip(x, 240),
+				Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": id, "field_path": path, "offset_chars": 0, "limit_chars": t.FieldWindow}}}
 		}
 	case map[string]any, []any:
 		raw := compactJSON(x)
@@ -102,14 +100,14 @@ func inspectField(id string, path string, v any, baseURL string) *fieldEvidence 
 			if n > jsonPreviewChars {
 				status = "truncated"
 			}
-			// fetch(fields) returns a JSON field whole up to fetchTextLimit;
+			// fetch(fields) returns a JSON field whole up to the fetch text limit;
 			// a larger one is read as windows of its compact JSON text.
 			read := map[string]any{"tool": "fetch", "args": map[string]any{"id": id, "fields": []string{path}}}
-			if n > fetchTextLimit {
-				read = map[string]any{"tool": "read_record_field", "args": map[string]any{"id": id, "field_path": path, "offset_chars": 0, "limit_chars": previewWindow}}
+			if n > t.FetchTextLimit {
+				read = map[string]any{"tool": "read_record_field", "args": map[string]any{"id": id, "field_path": path, "offset_chars": 0, "limit_chars": t.FieldWindow}}
 			}
 			return &fieldEvidence{FieldPath: path, PreviewStatus: status, JSON: true, MimeType: "application/json", TotalChars: n,
-				PreviewText: clip(raw, jsonPreviewChars), Read: read}
+				PreviewText: cut.clip(raw, jsonPreviewChars), Read: read}
 		}
 	}
 	return nil
@@ -118,7 +116,7 @@ func inspectField(id string, path string, v any, baseURL string) *fieldEvidence 
 // safeRecord returns the record's data with every field that must not show
 // inline (binary, large text, large JSON) replaced by its descriptor, and
 // the descriptors in field order.
-func safeRecord(id string, data map[string]any, baseURL string) (map[string]any, []*fieldEvidence) {
+func safeRecord(id string, data map[string]any, baseURL string, t *Tuning) (map[string]any, []*fieldEvidence) {
 	keys := make([]string, 0, len(data))
 	for k := range data {
 		keys = append(keys, k)
@@ -127,7 +125,7 @@ func safeRecord(id string, data map[string]any, baseURL string) (map[string]any,
 	out := make(map[string]any, len(data))
 	var ev []*fieldEvidence
 	for _, k := range keys {
-		e := inspectField(id, k, data[k], baseURL)
+		e := inspectField(id, k, data[k], baseURL, t)
 		if e == nil {
 			out[k] = data[k]
 			continue

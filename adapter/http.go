@@ -1,13 +1,12 @@
 package adapter
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,8 +48,15 @@ func (a *Adapter) Handler() http.Handler {
 	mux.HandleFunc("GET "+SetupPath, a.serveSetup)
 	mux.HandleFunc("GET "+LLMsPath, a.serveLLMs)
 	mux.HandleFunc("GET "+IconPath, serveIcon)
-	return guardHost(mux)
+	var h http.Handler = mux
+	for i := len(a.opts.HostedMiddleware) - 1; i >= 0; i-- {
+		h = a.opts.HostedMiddleware[i](h)
+	}
+	return guardHost(h)
 }
+
+// serves reports whether the hosted endpoint serves bearers of a kind.
+func (a *Adapter) serves(kind string) bool { return slices.Contains(a.tune.TokenKinds, kind) }
 
 // origin is the public origin a request reached: the configured one, the
 // forwarded one when the operator trusts its proxy, else the request's own.
@@ -113,7 +119,7 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 	}
 	v := a.probeBearer(ctx, token)
 	switch {
-	case v.status == http.StatusUnauthorized || v.status == http.StatusForbidden || v.status == 0 && v.kind != "client":
+	case v.status == http.StatusUnauthorized || v.status == http.StatusForbidden || v.status == 0 && !a.serves(v.kind):
 		a.refused.put(key, v, a.refusalTTL())
 	case v.status == 0 && ttl > 0:
 		v.expires = time.Now().Add(ttl)
@@ -129,7 +135,7 @@ func (a *Adapter) probeBearer(ctx context.Context, token string) bearerVerdict {
 	resp, err := a.rs.Get(ctx, token, "/v1/schema", url.Values{"view": {"compact"}, "stream": {AuthProbeStream}})
 	var re *rsclient.Error
 	switch {
-	case errors.As(err, &re) && re.HTTPStatus == http.StatusForbidden && re.Code == "permission_error" && a.opts.Mutant != ChallengeControlPlane:
+	case errors.As(err, &re) && re.HTTPStatus == http.StatusForbidden && re.Code == "permission_error":
 		// A bearer the RS knows but that may not read (control plane): refused, not challenged.
 		return bearerVerdict{status: http.StatusForbidden, code: "permission_error", message: clientTokenOnly}
 	case errors.As(err, &re) && (re.HTTPStatus == http.StatusUnauthorized || re.HTTPStatus == http.StatusForbidden):
@@ -153,10 +159,6 @@ const clientTokenOnly = "MCP requires a grant-scoped client token. Owner and con
 // control-plane bearers are refused, and never processed as MCP).
 func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn := w
-		if a.opts.Mutant == ForwardRefusedBearer {
-			w = &forwardAnyway{ResponseWriter: w, next: next, r: r}
-		}
 		origin := a.origin(r)
 		// Refusals are decided from the headers alone, and end the
 		// connection without reading (or waiting for) the body.
@@ -164,14 +166,14 @@ func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 		tok, ok := bearer(r.Header.Get("Authorization"))
 		if !ok || tok == "" {
 			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", "authentication_error", "Missing Bearer token")
-			hangUp(conn)
+			hangUp(w)
 			return
 		}
 		v := a.verifyBearer(r.Context(), tok)
 		switch {
 		case v.status == http.StatusUnauthorized:
 			a.challenge(w, origin, http.StatusUnauthorized, "authentication_error", v.code, v.message)
-		case v.status == http.StatusForbidden, v.status == 0 && v.kind != "client" && a.opts.Mutant != AcceptOwnerBearer:
+		case v.status == http.StatusForbidden, v.status == 0 && !a.serves(v.kind):
 			writeHTTPError(w, http.StatusForbidden, map[string]any{"type": "permission_error", "code": "permission_error", "message": clientTokenOnly})
 		case v.status != 0:
 			writeHTTPError(w, v.status, map[string]any{"type": "api_error", "code": v.code, "message": v.message})
@@ -180,7 +182,7 @@ func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		hangUp(conn)
+		hangUp(w)
 	})
 }
 
@@ -189,41 +191,15 @@ func (a *Adapter) requireClientBearer(next http.Handler) http.Handler {
 func (a *Adapter) challenge(w http.ResponseWriter, origin string, status int, typ, code, msg string) {
 	meta := origin + MCPMetadataPath
 	body := map[string]any{"type": typ, "code": code, "message": msg}
-	if a.opts.Mutant != ChallengeWithoutMetadata {
-		attrs := `Bearer resource_metadata="` + meta + `"`
-		if code == "invalid_token" {
-			attrs += `, error="invalid_token"`
-		}
-		w.Header().Set("WWW-Authenticate", attrs)
-		body["resource_metadata"] = meta
-		body["next_step"] = "Fetch error.resource_metadata and connect through it to get a grant-scoped client token."
+	attrs := `Bearer resource_metadata="` + meta + `"`
+	if code == "invalid_token" {
+		attrs += `, error="invalid_token"`
 	}
+	w.Header().Set("WWW-Authenticate", attrs)
+	body["resource_metadata"] = meta
+	body["next_step"] = "Fetch error.resource_metadata and connect through it to get a grant-scoped client token."
 	writeHTTPError(w, status, body)
 }
-
-// forwardAnyway is the forward-refused-bearer mutant: when the gate
-// refuses, the request still runs, its answer discarded.
-type forwardAnyway struct {
-	http.ResponseWriter
-	next http.Handler
-	r    *http.Request
-}
-
-func (f *forwardAnyway) WriteHeader(status int) {
-	if status == http.StatusUnauthorized || status == http.StatusForbidden {
-		body, _ := io.ReadAll(f.r.Body)
-		r := f.r.Clone(f.r.Context())
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		f.next.ServeHTTP(discardWriter{http.Header{}}, r)
-	}
-	f.ResponseWriter.WriteHeader(status)
-}
-
-type discardWriter struct{ h http.Header }
-
-func (d discardWriter) Header() http.Header         { return d.h }
-func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (d discardWriter) WriteHeader(int)             {}
 
 func writeHTTPError(w http.ResponseWriter, status int, errObj map[string]any) {
 	w.Header().Set("Content-Type", "application/json")

@@ -5,32 +5,25 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // hostedAdapter serves the adapter's hosted surface over loopback, in front
-// of an in-process fixture RS.
-func hostedAdapter(t *testing.T, opts adapter.Options) (*httptest.Server, *fakers.RS) {
+// of a fixture RS.
+func hostedAdapter(t *testing.T, opts adapter.Options) (*adaptertest.Server, *fakers.RS) {
 	t.Helper()
 	fx, err := fakers.LoadFixture(fakers.DefaultFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := fakers.New(fx)
-	opts.ProviderURL, opts.HTTPClient = fakers.MockBaseURL, &http.Client{Transport: rs.Transport()}
-	a, err := adapter.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(a.Handler())
-	t.Cleanup(srv.Close)
-	return srv, rs
+	srv := adaptertest.Start(t, fx, opts)
+	return srv, srv.RS
 }
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -67,7 +60,7 @@ func hostedDo(t *testing.T, method, url, bearer, body string, header map[string]
 // publicURLs are the four places the hosted surface names its own origin.
 type publicURLs struct{ challenge, resource, connect, icon string }
 
-func observePublicURLs(t *testing.T, srv *httptest.Server, rs *fakers.RS, header map[string]string) publicURLs {
+func observePublicURLs(t *testing.T, srv *adaptertest.Server, rs *fakers.RS, header map[string]string) publicURLs {
 	t.Helper()
 	var p publicURLs
 	resp, _ := hostedDo(t, "POST", srv.URL+adapter.MCPPath, "", initialize, header)

@@ -2,24 +2,48 @@ package adapter
 
 import (
 	"encoding/base64"
+	"errors"
 	"net/url"
 	"strings"
 
 	json "github.com/segmentio/encoding/json"
 )
 
-// A recordRef addresses one record: {connection_id}/{stream}:{record_id}, or
-// the legacy {stream}:{record_id} with an optional connection_id argument.
-type recordRef struct {
+// A RecordRef addresses one record of one stream, in one connection when
+// ConnectionID is set.
+type RecordRef struct {
 	ConnectionID, Stream, RecordID string
 }
 
-// String renders the self-contained id when the connection is known.
-func (r recordRef) String() string {
+// An IDCodec writes the record ids the tools show (search results, record
+// previews, fetch documents, field windows, continuations) and reads the ids
+// fetch and read_record_field take. An id it writes must read back as the
+// same record with no other argument (seed 001: self-contained ids).
+type IDCodec interface {
+	// Format is the id of ref.
+	Format(ref RecordRef) string
+	// Parse reads an id, with the call's connection_id argument ("" when
+	// absent). It must refuse traversal and empty segments before any RS
+	// call; an error that is not the adapter's own becomes invalid_id.
+	Parse(id, connectionID string) (RecordRef, error)
+}
+
+// PathIDs is the default IDCodec: connection_id/stream:record_id, or the
+// legacy stream:record_id with an optional connection_id argument; Parse
+// also takes pdpp://record/ handles.
+type PathIDs struct{}
+
+// Format renders the self-contained id when the connection is known.
+func (PathIDs) Format(r RecordRef) string {
 	if r.ConnectionID != "" && !strings.ContainsAny(r.ConnectionID, "/:") {
 		return r.ConnectionID + "/" + r.Stream + ":" + r.RecordID
 	}
 	return r.Stream + ":" + r.RecordID
+}
+
+// Parse implements IDCodec.
+func (PathIDs) Parse(id, connectionID string) (RecordRef, error) {
+	return parseRecordID(id, connectionID)
 }
 
 // RecordURIPrefix starts a record handle. The adapter never emits one, but
@@ -27,16 +51,13 @@ func (r recordRef) String() string {
 // anywhere must be callable).
 const RecordURIPrefix = "pdpp://record/"
 
-// URI is the record's handle: pdpp://record/ and the escaped id.
-func (r recordRef) URI() string { return RecordURIPrefix + url.PathEscape(r.String()) }
-
 // parseRecordID rejects empty segments, extra separators and traversal
 // (including percent-encoded forms) before any RS call is made. It also
 // takes pdpp://record/ handles: the escaped id, or base64url JSON
 // {connection_id, stream, record_id}.
-func parseRecordID(id, connArg string) (recordRef, error) {
-	bad := func(msg string) (recordRef, error) {
-		return recordRef{}, &toolError{Code: "invalid_id", Param: "id",
+func parseRecordID(id, connArg string) (RecordRef, error) {
+	bad := func(msg string) (RecordRef, error) {
+		return RecordRef{}, &toolError{Code: "invalid_id", Param: "id",
 			Message: "id must be connection_id/stream:record_id, stream:record_id or a pdpp://record/ handle (" + msg + ")"}
 	}
 	if rest, ok := strings.CutPrefix(id, RecordURIPrefix); ok {
@@ -49,7 +70,7 @@ func parseRecordID(id, connArg string) (recordRef, error) {
 	if strings.HasPrefix(id, "pdpp:") {
 		return bad("only pdpp://record/ handles name a record")
 	}
-	var ref recordRef
+	var ref RecordRef
 	head, rid, ok := strings.Cut(id, ":")
 	if !ok {
 		return bad("missing ':'")
@@ -70,11 +91,11 @@ func parseRecordID(id, connArg string) (recordRef, error) {
 	}
 	if connArg != "" {
 		if ref.ConnectionID != "" && ref.ConnectionID != connArg {
-			return recordRef{}, &toolError{Code: "conflicting_connection_id", Param: "connection_id",
+			return RecordRef{}, &toolError{Code: "conflicting_connection_id", Param: "connection_id",
 				Message: "id embeds connection_id '" + ref.ConnectionID + "' but the connection_id argument is '" + connArg + "'; pass one or make them equal"}
 		}
 		if err := checkSegment(connArg); err != "" {
-			return recordRef{}, &toolError{Code: "invalid_connection_id", Param: "connection_id", Message: "connection_id " + err}
+			return RecordRef{}, &toolError{Code: "invalid_connection_id", Param: "connection_id", Message: "connection_id " + err}
 		}
 		ref.ConnectionID = connArg
 	}
@@ -110,24 +131,14 @@ func checkSegment(seg string) string {
 	return ""
 }
 
-// parseID is parseRecordID, except under the forward-traversal-id mutant,
-// which splits the id without checking its segments.
-func (c *call) parseID(id, connArg string) (recordRef, error) {
-	if c.a.opts.Mutant == ForwardTraversalID {
-		var ref recordRef
-		head, rid, _ := strings.Cut(id, ":")
-		ref.RecordID = rid
-		if conn, stream, has := strings.Cut(head, "/"); has {
-			ref.ConnectionID, ref.Stream = conn, stream
-		} else {
-			ref.Stream = head
-		}
-		if connArg != "" {
-			ref.ConnectionID = connArg
-		}
-		return ref, nil
+// parseID reads a tool's id argument with the adapter's codec.
+func (c *call) parseID(id, connArg string) (RecordRef, error) {
+	ref, err := c.t.IDs.Parse(id, connArg)
+	var te *toolError
+	if err != nil && !errors.As(err, &te) {
+		err = &toolError{Code: "invalid_id", Param: "id", Message: err.Error()}
 	}
-	return parseRecordID(id, connArg)
+	return ref, err
 }
 
 // decodeRecordHandle turns the part after pdpp://record/ into a plain id.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -226,7 +227,7 @@ func TestServeUnderAttack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	rs, rsURL := startRS(t)
-	pid, endpoint := spawnServe(t, ctx, buildServe(t), rsURL)
+	pid, endpoint := spawnServe(t, ctx, adaptertest.Binary(t), rsURL)
 	addr, token := hostOf(t, endpoint), rs.ClientToken()
 	peak := func(when string) {
 		t.Logf("serve peak RSS %d MB after %s", peakRSSKB(t, pid)>>10, when)
@@ -482,7 +483,7 @@ func TestServeTimeouts(t *testing.T) {
 	defer cancel()
 	rs, rsURL := startRS(t)
 	const readTimeout, idleTimeout = 2 * time.Second, time.Second
-	_, endpoint := spawnServe(t, ctx, buildServe(t), rsURL, "--read-timeout", readTimeout.String(), "--idle-timeout", idleTimeout.String())
+	_, endpoint := spawnServe(t, ctx, adaptertest.Binary(t), rsURL, "--read-timeout", readTimeout.String(), "--idle-timeout", idleTimeout.String())
 	addr := hostOf(t, endpoint)
 	post := func(auth string) string {
 		return "POST " + adapter.MCPPath + " HTTP/1.1\r\nHost: " + addr + "\r\n" + auth +

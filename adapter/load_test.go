@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -221,21 +221,11 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.tr.RoundTrip(r)
 }
 
-// startServe builds cmd/pdpp-mcp and runs `pdpp-mcp serve` on loopback; it
+// startServe runs the built cmd/pdpp-mcp as `pdpp-mcp serve` on loopback; it
 // returns the process id and the /mcp endpoint.
 func startServe(t *testing.T, ctx context.Context, rsURL string) (int, string) {
 	t.Helper()
-	return spawnServe(t, ctx, buildServe(t), rsURL)
-}
-
-// buildServe builds cmd/pdpp-mcp into the test's temporary directory.
-func buildServe(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pdpp-mcp")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/pdpp-mcp").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return spawnServe(t, ctx, adaptertest.Binary(t), rsURL)
 }
 
 // spawnServe runs `bin serve` on loopback with extra flags; it returns the

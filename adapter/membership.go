@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -96,7 +97,7 @@ func parseScope(body json.RawMessage, stream string) streamScope {
 		var pk []string
 		if json.Unmarshal(row["primary_key"], &pk) == nil {
 			for _, k := range pk {
-				if !contains(sc.keys, k) {
+				if !slices.Contains(sc.keys, k) {
 					sc.keys = append(sc.keys, k)
 				}
 			}
@@ -144,10 +145,6 @@ func parseScope(body json.RawMessage, stream string) streamScope {
 	return sc
 }
 
-// ambiguityListLimit caps available_connections in ambiguity errors, as the
-// anchor's package client does.
-const ambiguityListLimit = 12
-
 // requireSource makes a source-required read (query_records, fetch,
 // read_record_field) name its connection when its stream is served by more
 // than one. The error is built from grant membership, one schema lookup,
@@ -164,22 +161,7 @@ func (c *call) requireSource(stream, conn string) error {
 	if !sc.ok || len(sc.conns) <= 1 {
 		return nil
 	}
-	m := c.a.opts.Mutant
-	if m == ProbeChildrenForAmbiguity {
-		for _, mb := range sc.conns {
-			_, _, _ = c.get("/v1/streams/"+url.PathEscape(stream)+"/records", url.Values{"connection_id": {mb.ConnectionID}, "limit": {"1"}})
-		}
-	}
-	limit := ambiguityListLimit
-	if m == ListThirteenAmbiguityEntries {
-		limit = 13
-	}
-	list := sc.conns[:min(limit, len(sc.conns))]
-	if m == DropGrantIDFromAmbiguity {
-		for i := range list {
-			list[i].GrantID = ""
-		}
-	}
+	list := sc.conns[:min(c.t.AmbiguityListLimit, len(sc.conns))]
 	extra := map[string]any{"retry_with": "connection_id", "available_connections": list, "available_connection_count": len(sc.conns),
 		"discovery_hint": "Call `schema` for the full granted connection index before retrying with `connection_id`."}
 	if omitted := len(sc.conns) - len(list); omitted > 0 {
@@ -224,4 +206,38 @@ func (sc streamScope) fieldWithRole(role string) string {
 		}
 	}
 	return found
+}
+
+// checkRead makes the checks a record read makes against the live schema
+// before it reaches the RS: the expand gate, when it expands, then the
+// source check.
+func (c *call) checkRead(stream, conn string, expand []string) error {
+	if len(expand) > 0 {
+		if err := c.expandGate(stream, conn, expand); err != nil {
+			return err
+		}
+	}
+	return c.requireSource(stream, conn)
+}
+
+// expandGate rejects expand on a stream whose live compact schema advertises
+// no expand_capabilities (seed 000). Unless Tuning.ExpandGate says
+// otherwise, it leaves the decision to the RS when the schema is
+// unavailable or the stream is not found.
+func (c *call) expandGate(stream, connectionID string, rels []string) error {
+	if c.t.ExpandGate == ExpandGateOff {
+		return nil
+	}
+	sc := c.scope(stream, connectionID)
+	switch {
+	case sc.authErr != nil:
+		return sc.authErr
+	case !sc.ok && c.t.ExpandGate == ExpandGateFailClosed:
+		return &toolError{Code: "invalid_expand", Param: "expand", Message: "expand_capabilities of stream '" + stream + "' are unknown (GET /v1/schema failed)"}
+	case !sc.ok || !sc.found || sc.expand: // fail open: the RS decides
+		return nil
+	}
+	msg := "Stream '" + stream + "' has no advertised expand_capabilities. Relations requested: " + strings.Join(rels, ",") +
+		". Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected."
+	return &toolError{Code: "invalid_expand", Param: "expand", Message: msg}
 }

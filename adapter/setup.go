@@ -26,15 +26,6 @@ func (a *Adapter) serveMCPMetadata(w http.ResponseWriter, r *http.Request) {
 		"pdpp_agent_discovery": map[string]any{"advisory": true, "mcp": map[string]any{"endpoint": origin + MCPPath, "transport": "streamable_http",
 			"no_owner_token": true, "setup_intent": "grant_scoped_read", "tool_surface": "profile_free_normal_read", "setup_url": origin + SetupPath}},
 	}
-	if a.opts.Mutant == ProfileInMetadata {
-		doc["pdpp_mcp_profiles"] = []string{"core", "events", "full"}
-	}
-	switch a.opts.Mutant {
-	case AdvertiseControlPlaneKind:
-		doc["pdpp_token_kinds_supported"] = []string{"client", "control_plane"}
-	case DropMCPEndpointHint:
-		delete(doc["pdpp_agent_discovery"].(map[string]any)["mcp"].(map[string]any), "endpoint")
-	}
 	writeJSONDoc(w, doc)
 }
 
@@ -63,16 +54,11 @@ func writeJSONDoc(w http.ResponseWriter, doc any) {
 // setupView is what the setup page and /llms.txt show.
 type setupView struct {
 	MCPURL, Claude, Codex string
-	OwnerAsk              bool // the owner-instruction-on-connect mutant
-	NoRemote              bool // the drop-remote-client-setup mutant
-	NoLLMsCodex           bool // the drop-llms-codex-command mutant
 }
 
 func (a *Adapter) setupView(r *http.Request) setupView {
 	u := a.origin(r) + MCPPath
-	return setupView{MCPURL: u, Claude: "claude mcp add --transport http pdpp " + u, Codex: "codex mcp add pdpp --url " + u,
-		OwnerAsk: a.opts.Mutant == OwnerInstructionOnConnect, NoRemote: a.opts.Mutant == DropRemoteClientSetup,
-		NoLLMsCodex: a.opts.Mutant == DropLLMsCodexCommand}
+	return setupView{MCPURL: u, Claude: "claude mcp add --transport http pdpp " + u, Codex: "codex mcp add pdpp --url " + u}
 }
 
 var setupPage = template.Must(template.New("connect").Parse(`<!doctype html>
@@ -96,15 +82,14 @@ h2{margin-top:2rem;font-size:1.1rem}
 <h1>Connect an AI app</h1>
 <p>This is your MCP server URL. Add it to your AI app to give it read access to the data you granted.</p>
 <div class="row"><code id="mcp-url">{{.MCPURL}}</code><button type="button" data-copy="mcp-url">Copy</button></div>
-{{if .OwnerAsk}}<p id="owner-ask">Then paste your owner bearer token into the app's Authorization header.</p>{{end}}
 <p>The app asks you to approve access the first time it connects.</p>
 <h2>Claude Code</h2>
 <div class="row"><pre><code id="claude">{{.Claude}}</code></pre><button type="button" data-copy="claude">Copy</button></div>
 <h2>Codex</h2>
 <div class="row"><pre><code id="codex">{{.Codex}}</code></pre><button type="button" data-copy="codex">Copy</button></div>
-{{if not .NoRemote}}<h2>ChatGPT, Claude.ai and other remote MCP clients</h2>
+<h2>ChatGPT, Claude.ai and other remote MCP clients</h2>
 <p>Add a custom connector and paste the MCP server URL above.</p>
-{{end}}<p>Agents that read instructions can start from <a href="/llms.txt">/llms.txt</a>.</p>
+<p>Agents that read instructions can start from <a href="/llms.txt">/llms.txt</a>.</p>
 <p role="status" id="copy-status" aria-live="polite"></p>
 </main>
 <script>
@@ -134,14 +119,9 @@ func (a *Adapter) serveLLMs(w http.ResponseWriter, r *http.Request) {
 	b.WriteString("Grant-scoped, read-only access to personal data over MCP. One endpoint, one set of read tools.\n\n")
 	b.WriteString("MCP server URL: " + v.MCPURL + "\n\n")
 	b.WriteString("Claude Code: " + v.Claude + "\n")
-	if !v.NoLLMsCodex {
-		b.WriteString("Codex: " + v.Codex + "\n")
-	}
+	b.WriteString("Codex: " + v.Codex + "\n")
 	b.WriteString("ChatGPT and other remote MCP clients: add a custom connector with the URL above.\n\n")
 	b.WriteString("Tools: schema, query_records, aggregate, search, fetch, read_record_field. Start with schema.\n")
-	if v.OwnerAsk {
-		b.WriteString("Send your owner bearer token in the Authorization header.\n")
-	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(b.String()))
 }

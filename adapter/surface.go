@@ -1,8 +1,6 @@
 package adapter
 
 import (
-	"strings"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	json "github.com/segmentio/encoding/json"
 )
@@ -39,6 +37,21 @@ const filterProp = `"filter":{"type":"object","description":"Typed object, not a
 // A toolSpec is one tool's advertised definition.
 type toolSpec struct {
 	name, description, schema string
+}
+
+func (t toolSpec) tool() *mcp.Tool {
+	ann := *readOnly
+	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: &ann}
+}
+
+// Tools is the tool surface as tools/list advertises it: a fresh copy, so
+// callers may change it.
+func Tools() []*mcp.Tool {
+	var out []*mcp.Tool
+	for _, t := range surface() {
+		out = append(out, t.tool())
+	}
+	return out
 }
 
 // surface is the normal six-tool read surface.
@@ -91,11 +104,6 @@ func surface() []toolSpec {
 				`"before_chars":{"type":"integer","minimum":0,"maximum":8192},"after_chars":{"type":"integer","minimum":0,"maximum":8192}},"required":["id","field_path"],"additionalProperties":false}`,
 		},
 	}
-}
-
-// withProperty returns schema with one more top-level property. Mutants use it.
-func withProperty(schema, name, def string) string {
-	return strings.Replace(schema, `"properties":{`, `"properties":{"`+name+`":`+def+`,`, 1)
 }
 
 func rawSchema(s string) json.RawMessage {

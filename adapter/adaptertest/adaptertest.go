@@ -1,11 +1,16 @@
 // Package adaptertest serves the reference adapter over real Streamable HTTP
 // in front of a loopback fixture RS, for tests in other packages (as
-// net/http/httptest does for handlers).
+// net/http/httptest does for handlers), and builds its command.
 package adaptertest
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
@@ -16,6 +21,7 @@ import (
 type Server struct {
 	RS     *fakers.RS
 	RSURL  string // the fixture RS's base URL
+	URL    string // the adapter's origin
 	MCPURL string // the adapter's /mcp endpoint
 }
 
@@ -36,5 +42,27 @@ func Start(t testing.TB, fx *fakers.Fixture, opts adapter.Options) *Server {
 	}
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(srv.Close)
-	return &Server{RS: rs, RSURL: rsURL, MCPURL: srv.URL + adapter.MCPPath}
+	return &Server{RS: rs, RSURL: rsURL, URL: srv.URL, MCPURL: srv.URL + adapter.MCPPath}
+}
+
+var built = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "pdpp-mcp-bin")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "pdpp-mcp")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/pdpp-connect/mcpcheck/cmd/pdpp-mcp").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build cmd/pdpp-mcp: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// Binary is cmd/pdpp-mcp, the shipped command, built once per test binary.
+func Binary(t testing.TB) string {
+	t.Helper()
+	bin, err := built()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }

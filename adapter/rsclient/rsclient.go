@@ -35,6 +35,10 @@ var pooled = func() *http.Transport {
 	return t
 }()
 
+// DefaultTransport is the pooled transport a Client built without an
+// http.Client uses; wrappers of the RS transport start from it.
+func DefaultTransport() http.RoundTripper { return pooled }
+
 // A Client calls one RS. The zero value is not usable; use [New].
 type Client struct {
 	base *url.URL

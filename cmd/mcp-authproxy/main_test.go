@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -54,20 +55,9 @@ func TestProxyReplacesAuthorizationAndKeepsHost(t *testing.T) {
 // The official suite's dns-rebinding-protection scenario only means
 // something if the adapter still sees the client's Host through the proxy.
 func TestProxyInFrontOfTheAdapterKeepsRebindingProtection(t *testing.T) {
-	rs := fakers.New(mustFixture(t))
-	rsURL, shutdown, err := rs.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = shutdown(context.Background()) }()
-	a, err := adapter.New(adapter.Options{ProviderURL: rsURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mcpSrv := httptest.NewServer(a.Handler())
-	defer mcpSrv.Close()
-	target, _ := url.Parse(mcpSrv.URL + adapter.MCPPath)
-	proxy := httptest.NewServer(newProxy(target, rs.ClientToken()))
+	mcpSrv := adaptertest.Start(t, mustFixture(t), adapter.Options{})
+	target, _ := url.Parse(mcpSrv.MCPURL)
+	proxy := httptest.NewServer(newProxy(target, mcpSrv.RS.ClientToken()))
 	defer proxy.Close()
 
 	post := func(host string) int {

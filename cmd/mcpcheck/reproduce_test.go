@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -40,10 +40,10 @@ func TestInvocationRepeatsVerdictFlags(t *testing.T) {
 	words := []string{"it's", "a b", "{rs_url}", "plain"}
 	var quoted []string
 	for _, w := range words {
-		quoted = append(quoted, quoteArg(w))
+		quoted = append(quoted, shellquote.Quote(w))
 	}
 	if got, err := conformance.SplitCommand(strings.Join(quoted, " ")); err != nil || !reflect.DeepEqual(got, words) {
-		t.Errorf("quoteArg does not round-trip: %q, %v", got, err)
+		t.Errorf("shellquote.Quote does not round-trip: %q, %v", got, err)
 	}
 }
 
@@ -54,7 +54,7 @@ func TestInvocationRepeatsVerdictFlags(t *testing.T) {
 func TestFailureRowsReproduce(t *testing.T) {
 	dir := t.TempDir()
 	js := filepath.Join(dir, "report.json")
-	code, out, stderr := run(t, nil, "--mutant", string(adapter.HidePagingHandles), "--budget", "1000", "--timeout", "20s",
+	code, out, stderr := run(t, nil, "--mutant", "hide-paging-handles", "--budget", "1000", "--timeout", "20s",
 		"--json", js, "S004", "S012", "S023")
 	if code != conformance.ExitFail {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, stderr)

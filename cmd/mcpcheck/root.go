@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
+
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
@@ -61,20 +63,10 @@ func invocation(fs *pflag.FlagSet) []string {
 			vals = sv.GetSlice()
 		}
 		for _, v := range vals {
-			out = append(out, "--"+name, quoteArg(v))
+			out = append(out, "--"+name, shellquote.Quote(v))
 		}
 	}
 	return out
-}
-
-// quoteArg quotes a flag value for a POSIX shell when it needs it.
-func quoteArg(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // spec validates the flags and builds the target spec.

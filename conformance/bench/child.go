@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -108,18 +109,11 @@ func stdioSpec(spec conformance.TargetSpec, o Options) (conformance.TargetSpec, 
 	}
 	words := make([]string, len(o.Reference))
 	for i, w := range o.Reference {
-		words[i] = shellQuote(w)
+		words[i] = shellquote.Quote(w)
 	}
 	s := spec
 	s.Stdio = strings.Join(words, " ")
 	return s, true, ""
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // measureStartup starts the adapter over stdio o.StartupRuns times and

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
+
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -13,7 +15,7 @@ import (
 // and token from its own variables gets them through --env templating, and
 // the data-dependent checks run against it.
 func TestStdioEnvTemplating(t *testing.T) {
-	bin := pdppMCPBinary(t)
+	bin := adaptertest.Binary(t)
 	wrapper := filepath.Join(t.TempDir(), "adapter.sh")
 	// It sees neither PDPP_* nor MCPCHECK_* variables: only RS_URL and RS_TOKEN.
 	script := "#!/bin/sh\nexec env -u PDPP_PROVIDER_URL -u PDPP_CLIENT_TOKEN -u MCPCHECK_RS_URL -u MCPCHECK_RS_TOKEN " +

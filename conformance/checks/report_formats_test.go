@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
+
 	junit "github.com/joshdk/go-junit"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -83,7 +85,7 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 	// Two more, which need a built adapter and a hostile server: an adapter
 	// whose RS is down reaches only error paths (warnings), and a target that
 	// stops answering mid-call leaves a check it could not judge (error).
-	bin := pdppMCPBinary(t)
+	bin := adaptertest.Binary(t)
 	hang := httptest.NewServer(&hostile.Server{Mode: hostile.HangOnCall, Hold: 5 * time.Second})
 	defer hang.Close()
 	for name, cfg := range map[string]conformance.Config{

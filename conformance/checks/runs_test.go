@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
+
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -56,7 +58,7 @@ func TestBaselineExpectedAndStale(t *testing.T) {
 
 // A run whose every tool call failed says so: its passes say little.
 func TestWarnsWhenOnlyErrorPathsRan(t *testing.T) {
-	bin := pdppMCPBinary(t)
+	bin := adaptertest.Binary(t)
 	rep, err := run(context.Background(), conformance.Config{Target: conformance.TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}})
 	if err != nil {
 		t.Fatal(err)

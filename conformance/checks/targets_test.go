@@ -7,12 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 
@@ -46,27 +47,6 @@ var (
 	buildErr  error
 )
 
-// pdppMCPBinary builds cmd/pdpp-mcp once per test run.
-func pdppMCPBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpcheck-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "pdpp-mcp")
-		out, err := exec.Command("go", "build", "-o", builtBin, "../../cmd/pdpp-mcp").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
-}
-
 // serveBinary runs `pdpp-mcp serve` against a fresh fixture RS and returns
 // the /mcp URL and the client token.
 func serveBinary(t *testing.T) (string, string) {
@@ -91,7 +71,7 @@ func serveBinaryWithOwner(t *testing.T) (string, string, string) {
 func serveBinaryOn(t *testing.T, rsURL string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, pdppMCPBinary(t), "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
+	cmd := exec.CommandContext(ctx, adaptertest.Binary(t), "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +108,7 @@ func TestTargetsAgree(t *testing.T) {
 	if err != nil || ref.TargetError != nil {
 		t.Fatalf("reference: %v %v", err, ref.TargetError)
 	}
-	bin := pdppMCPBinary(t)
+	bin := adaptertest.Binary(t)
 	stdio, err := run(ctx, conformance.Config{Target: conformance.TargetSpec{Stdio: bin + " --provider-url {rs_url}"}})
 	if err != nil || stdio.TargetError != nil {
 		t.Fatalf("stdio: %v %v", err, stdio.TargetError)

@@ -11,15 +11,15 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
-// An Adapter is pdpp-mcp, optionally with one mutant.
+// An Adapter is pdpp-mcp, optionally with one variation.
 type Adapter struct {
-	mutant adapter.Mutant
+	v *variation.Variation // nil: as shipped
 }
 
 var _ conformance.InProcess = (*Adapter)(nil)
@@ -27,11 +27,11 @@ var _ conformance.InProcess = (*Adapter)(nil)
 // New returns the reference adapter with the named mutant, or with none
 // for "". An unknown name is an error that lists the known ones.
 func New(mutant string) (*Adapter, error) {
-	m, err := adapter.ParseMutant(mutant)
+	v, err := variation.Lookup(mutant)
 	if err != nil {
 		return nil, err
 	}
-	return &Adapter{mutant: m}, nil
+	return &Adapter{v: v}, nil
 }
 
 // Spec is a target spec whose in-process adapter is the reference adapter
@@ -48,15 +48,17 @@ func Spec(mutant string) (conformance.TargetSpec, error) {
 // Name is how reports describe the target.
 func (a *Adapter) Name() string {
 	name := "reference adapter (pdpp-mcp over loopback HTTP, fixture RS)"
-	if a.mutant != "" {
-		name += ", mutant " + string(a.mutant)
+	if a.v != nil {
+		name += ", mutant " + a.v.ID
 	}
 	return name
 }
 
 // Handler is the hosted surface for the RS at rsURL, read with rs.
 func (a *Adapter) Handler(rsURL string, rs *http.Client) (http.Handler, error) {
-	ad, err := adapter.New(adapter.Options{ProviderURL: rsURL, Mutant: a.mutant, HTTPClient: rs})
+	opts := adapter.Options{ProviderURL: rsURL, HTTPClient: rs}
+	variation.Configure(a.v, &opts)
+	ad, err := adapter.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -66,17 +68,9 @@ func (a *Adapter) Handler(rsURL string, rs *http.Client) (http.Handler, error) {
 // MCPPath is where the hosted surface serves MCP.
 func (a *Adapter) MCPPath() string { return adapter.MCPPath }
 
-// Main runs pdpp-mcp's command line with the adapter's mutant: after a
-// subcommand (its flags stop at the first operand), else first.
+// Main runs pdpp-mcp's command line with the adapter's variation.
 func (a *Adapter) Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if a.mutant != "" {
-		at := 0
-		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			at = 1
-		}
-		args = append(append(append([]string(nil), args[:at]...), "--mutant", string(a.mutant)), args[at:]...)
-	}
-	return Main(ctx, args, getenv, stdin, stdout, stderr)
+	return variation.Run(ctx, a.v, args, getenv, stdin, stdout, stderr)
 }
 
 // AuthProbe is the RS request the hosted pdpp-mcp makes to check each
@@ -89,7 +83,7 @@ func (a *Adapter) AuthProbe() conformance.RSRequest {
 // only mcpcheck offers (its hidden pdpp-mcp subcommand): the production
 // binary has no mutant hook.
 func Main(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return adapter.MainWithMutants(ctx, args, getenv, stdin, stdout, stderr)
+	return variation.Main(ctx, args, getenv, stdin, stdout, stderr)
 }
 
 // A Mutant is one entry of the catalogue: its id, the scenario ids whose
@@ -103,8 +97,8 @@ type Mutant struct {
 // Mutants lists the catalogue, by id.
 func Mutants() []Mutant {
 	var out []Mutant
-	for _, m := range adapter.Mutants() {
-		out = append(out, Mutant{ID: string(m.ID), Kills: m.Kills, Doc: m.Doc})
+	for _, v := range variation.All() {
+		out = append(out, Mutant{ID: v.ID, Kills: v.Kills, Doc: v.Doc})
 	}
 	return out
 }

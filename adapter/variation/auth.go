@@ -1,0 +1,46 @@
+package variation
+
+import (
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// Variations of what the adapter does with bearers and the RS's refusals.
+
+// retryAfter401 sends a tool call's RS read again after the RS refused it.
+func retryAfter401() func(*Seams) {
+	return withRS(func(next http.RoundTripper) http.RoundTripper {
+		return roundTrip(func(r *http.Request) (*http.Response, error) {
+			resp, err := next.RoundTrip(r)
+			if err == nil && resp.StatusCode == http.StatusUnauthorized && !isAuthProbe(r) {
+				readBody(resp)
+				return next.RoundTrip(r.Clone(r.Context()))
+			}
+			return resp, err
+		})
+	})
+}
+
+// switchCredentialAfter401 sends every later tool-call read with another,
+// owner-style, credential once the RS refused one.
+func switchCredentialAfter401() func(*Seams) {
+	return withRS(func(next http.RoundTripper) http.RoundTripper {
+		var fallback atomic.Value
+		return roundTrip(func(r *http.Request) (*http.Response, error) {
+			if isAuthProbe(r) {
+				return next.RoundTrip(r)
+			}
+			token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if fb, _ := fallback.Load().(string); fb != "" {
+				r = r.Clone(r.Context())
+				r.Header.Set("Authorization", "Bearer "+fb)
+			}
+			resp, err := next.RoundTrip(r)
+			if err == nil && resp.StatusCode == http.StatusUnauthorized {
+				fallback.Store(strings.TrimSuffix(token, "_client") + "_owner")
+			}
+			return resp, err
+		})
+	})
+}

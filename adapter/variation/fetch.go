@@ -1,0 +1,274 @@
+package variation
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	json "github.com/segmentio/encoding/json"
+)
+
+// Variations of fetch and read_record_field.
+
+// onFetch rewrites fetch's document (its text and structuredContent); the
+// call's state holds what the RS answered.
+func onFetch(f func(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, r *result)) func(*Seams) {
+	return tracked(onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
+		res, err := next(ctx, req)
+		if err != nil || res.IsError || req.Params.Name != "fetch" {
+			return res, err
+		}
+		r := result{res}
+		var doc adapter.Document
+		if decodeJSON([]byte(r.text()), &doc) != nil {
+			return res, err
+		}
+		f(req, callOf(ctx), &doc, &r)
+		if r.StructuredContent == nil || isRaw(r.StructuredContent) {
+			text := compactJSON(doc)
+			r.setText(text)
+			r.setStructured(json.RawMessage(text))
+		}
+		return res, nil
+	}))
+}
+
+func isRaw(v any) bool { _, ok := v.(json.RawMessage); return ok }
+
+// rsRecord is the record the RS answered in this call, as JSON.
+func rsRecord(st *callState) map[string]any {
+	for path, body := range st.seen {
+		if strings.Contains(path, "/records/") && !strings.HasSuffix(path, "/field-window") {
+			var rec map[string]any
+			if decodeJSON(body, &rec) == nil {
+				return rec
+			}
+		}
+	}
+	return nil
+}
+
+// addFetchDataKey returns the RS's canonical record beside the document.
+func addFetchDataKey(_ *mcp.CallToolRequest, st *callState, doc *adapter.Document, r *result) {
+	r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata, "data": rsRecord(st)})
+}
+
+// silentCutFetchText keeps the cut of a long text but not what says so.
+func silentCutFetchText(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
+	if doc.Metadata["text_truncated"] != true {
+		return
+	}
+	if i := strings.LastIndex(doc.Text, " [text truncated at "); i >= 0 {
+		doc.Text = strings.TrimSuffix(doc.Text[:i], "…")
+	}
+	for _, k := range []string{"text_truncated", "text_field", "text_total_chars", "text_continuation"} {
+		delete(doc.Metadata, k)
+	}
+}
+
+// leakUnrequestedFields copies the record fields the RS sent beyond a
+// fetch(fields) projection, and beyond the stream's key, into metadata.
+func leakUnrequestedFields(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
+	var args struct {
+		Fields []string `json:"fields"`
+	}
+	_ = json.Unmarshal(req.Params.Arguments, &args)
+	rec := rsRecord(st)
+	data, _ := rec["data"].(map[string]any)
+	if len(args.Fields) == 0 || data == nil {
+		return
+	}
+	keep := append(args.Fields, primaryKey(st.seen["/v1/schema"], str(rec["stream"]))...)
+	other := map[string]any{}
+	for k, v := range data {
+		if !slices.Contains(keep, k) {
+			other[k] = v
+		}
+	}
+	if len(other) > 0 {
+		doc.Metadata["other_fields"] = other
+	}
+}
+
+// primaryKey is a stream's declared key in a compact schema document.
+func primaryKey(body []byte, stream string) []string {
+	var doc struct {
+		Streams    []schemaRow `json:"streams"`
+		Connectors []struct {
+			Streams []schemaRow `json:"streams"`
+		} `json:"connectors"`
+	}
+	_ = json.Unmarshal(body, &doc)
+	rows := doc.Streams
+	for _, c := range doc.Connectors {
+		rows = append(rows, c.Streams...)
+	}
+	var out []string
+	for _, r := range rows {
+		if r.Name == stream {
+			out = append(out, r.PrimaryKey...)
+		}
+	}
+	return out
+}
+
+type schemaRow struct {
+	Name       string   `json:"name"`
+	PrimaryKey []string `json:"primary_key"`
+}
+
+// guessTitleByName makes fetch read the stream's schema with no declared
+// display roles, and a title and text role on the fields named like them.
+func guessTitleByName() func(*Seams) {
+	return all(tracked(), onBody(inTool("fetch", pathIs("/v1/schema")), func(_ *http.Request, body []byte) []byte {
+		var doc map[string]any
+		if decodeJSON(body, &doc) != nil || doc == nil {
+			return body
+		}
+		rows, _ := doc["streams"].([]any)
+		cs, _ := doc["connectors"].([]any)
+		for _, c := range cs {
+			cm, _ := c.(map[string]any)
+			list, _ := cm["streams"].([]any)
+			rows = append(rows, list...)
+		}
+		for _, row := range rows {
+			rm, _ := row.(map[string]any)
+			if caps, ok := rm["field_capabilities"].(map[string]any); ok {
+				guessRoles(caps)
+			}
+		}
+		return mustJSON(doc)
+	}))
+}
+
+func guessRoles(caps map[string]any) {
+	for name, v := range caps {
+		caps[name] = withRole(v, "")
+	}
+	for role, names := range map[string][]string{"primary-title": {"title", "name", "subject", "summary"}, "primary-text": {"text", "content", "body", "summary"}} {
+		for _, n := range names {
+			if v, ok := caps[n]; ok {
+				caps[n] = withRole(v, role)
+				break
+			}
+		}
+	}
+}
+
+// withRole is a field capability (flags or object) with its role replaced.
+func withRole(v any, role string) any {
+	switch c := v.(type) {
+	case string:
+		toks := slices.DeleteFunc(strings.Split(c, ","), func(t string) bool { return strings.HasPrefix(t, "role=") })
+		if role != "" {
+			toks = append(toks, "role="+role)
+		}
+		return strings.Join(toks, ",")
+	case map[string]any:
+		delete(c, "role")
+		if role != "" {
+			c["role"] = role
+		}
+	}
+	return v
+}
+
+// noJSONFieldWindows refuses, in read_record_field, the record read that
+// windows a JSON field, so the field stays unreadable as not text.
+func noJSONFieldWindows() func(*Seams) {
+	return all(tracked(), withRS(func(next http.RoundTripper) http.RoundTripper {
+		return roundTrip(func(r *http.Request) (*http.Response, error) {
+			if inTool("read_record_field", isRecordRead)(r) {
+				return nil, errors.New("JSON field windows are not read")
+			}
+			return next.RoundTrip(r)
+		})
+	}))
+}
+
+// onWindow rewrites read_record_field's result: its text header (before
+// the window text), the window text, and structuredContent.
+func onWindow(f func(req *mcp.CallToolRequest, header *string, sc map[string]any, r *result)) func(*Seams) {
+	return withMiddleware(onResult("read_record_field", func(req *mcp.CallToolRequest, r *result) {
+		if r.IsError {
+			return
+		}
+		sc := r.structured()
+		window, _ := sc["window"].(map[string]any)
+		wtext := "\n" + str(window["text"])
+		header := strings.TrimSuffix(r.text(), wtext)
+		f(req, &header, sc, r)
+		r.setText(header + wtext)
+		if r.StructuredContent != nil {
+			r.setStructured(sc)
+		}
+	}))
+}
+
+// windowHandle is a pdpp://field-window/ handle of a window's arguments.
+func windowHandle(req *mcp.CallToolRequest, sc map[string]any) string {
+	record, _ := sc["record"].(map[string]any)
+	field, _ := sc["field"].(map[string]any)
+	window, _ := sc["window"].(map[string]any)
+	args := map[string]any{"id": record["id"], "field_path": field["path"], "offset_chars": window["start_chars"]}
+	var in struct {
+		LimitChars int `json:"limit_chars"`
+	}
+	if json.Unmarshal(req.Params.Arguments, &in) == nil && in.LimitChars > 0 {
+		args["limit_chars"] = in.LimitChars
+	}
+	return "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(compactJSON(args)))
+}
+
+// smallTextAsResourceLink answers a complete window with a resource link
+// instead of its text.
+func smallTextAsResourceLink(req *mcp.CallToolRequest, _ *string, sc map[string]any, r *result) {
+	window, _ := sc["window"].(map[string]any)
+	if window["complete"] != true {
+		return
+	}
+	field, _ := sc["field"].(map[string]any)
+	r.Content = []mcp.Content{&mcp.ResourceLink{URI: windowHandle(req, sc), Name: str(field["path"]), MIMEType: "text/plain"}}
+}
+
+func emitFieldWindowURI(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	h := windowHandle(req, sc)
+	sc["resource_uri"] = h
+	*header += "\nresource_uri=" + h
+}
+
+// dropWindowArgs drops the next (when next) and previous window's
+// arguments from text and structuredContent.
+func dropWindowArgs(next bool) func(*mcp.CallToolRequest, *string, map[string]any, *result) {
+	return func(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+		ways := []string{"previous"}
+		if next {
+			ways = append(ways, "next")
+		}
+		window, _ := sc["window"].(map[string]any)
+		lines := strings.Split(*header, "\n")
+		for _, way := range ways {
+			window[way+"_cursor"] = nil
+			lines[0] = cursorRe[way].ReplaceAllString(lines[0], "")
+			lines = slices.DeleteFunc(lines, func(l string) bool {
+				return strings.HasPrefix(l, way+"_offset_chars=") || strings.HasPrefix(l, way+" read_record_field args=")
+			})
+		}
+		*header = strings.Join(lines, "\n")
+	}
+}
+
+func omitWindowStructure(_ *mcp.CallToolRequest, _ *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	delete(window, "total_chars")
+	delete(window, "complete")
+}
+
+var cursorRe = map[string]*regexp.Regexp{"next": regexp.MustCompile(` next_cursor=\d+`), "previous": regexp.MustCompile(` previous_cursor=\d+`)}

@@ -1,0 +1,155 @@
+package variation
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	json "github.com/segmentio/encoding/json"
+)
+
+// Variations of query_records and aggregate: what their text and
+// structuredContent show of a page.
+
+// onRecordsText rewrites query_records' text.
+func onRecordsText(f func(string) string) func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if !r.IsError {
+			r.setText(f(r.text()))
+		}
+	}))
+}
+
+var quotedHandleRe = regexp.MustCompile(` (next_cursor|next_changes_since)="(?:[^"\\]|\\.)*"`)
+
+// hidePagingHandles drops next_cursor, next_changes_since and count from
+// the first line of query_records' text.
+func hidePagingHandles(text string) string {
+	line, rest, _ := strings.Cut(text, "\n")
+	line = quotedHandleRe.ReplaceAllString(line, "")
+	if i := strings.Index(line, " count="); i >= 0 {
+		end := strings.Index(line[i:], ". Showing up to")
+		if end < 0 {
+			end = len(line) - i
+		}
+		line = line[:i] + line[i+end:]
+	}
+	if rest == "" && !strings.Contains(text, "\n") {
+		return line
+	}
+	return line + "\n" + rest
+}
+
+// dropContinuations removes the "Fields not shown inline" section: the
+// continuations of every field a preview cut or left out.
+func dropContinuations(text string) string {
+	lines := strings.Split(text, "\n")
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		if lines[i] != "Fields not shown inline:" {
+			out = append(out, lines[i])
+			continue
+		}
+		for i+1 < len(lines) && (strings.HasPrefix(lines[i+1], "record[") || strings.HasPrefix(lines[i+1], "more_fields=")) {
+			i++
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// dropLadder removes structuredContent.content_ladder.
+func dropLadder(r *result) {
+	sc := r.structured()
+	delete(sc, "content_ladder")
+	r.setStructured(sc)
+}
+
+var truncatedMarkRe = regexp.MustCompile(` \[truncated: \d+ chars\]`)
+
+// silentCutRecordPreview cuts large text in record previews with no
+// marker, no continuation and no ladder entry.
+func silentCutRecordPreview() func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if !r.IsError {
+			r.setText(dropContinuations(truncatedMarkRe.ReplaceAllString(r.text(), "")))
+			dropLadder(r)
+		}
+	}))
+}
+
+var previewIDRe = regexp.MustCompile(`(?m)^(record\[\d+\]) id=\S+ `)
+
+// dropPreviewIDs shows record previews without their ids or continuations.
+func dropPreviewIDs(text string) string {
+	return dropContinuations(previewIDRe.ReplaceAllString(text, "$1 "))
+}
+
+var previewLineRe = regexp.MustCompile(`(?m)^record\[\d+\] id=(\S+) (.*)$`)
+
+// inlineBase64Body previews each record's data as the RS sent it, base64
+// bodies included, in the room its safe preview had.
+func inlineBase64Body() func(*Seams) {
+	return tracked(onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
+		res, err := next(ctx, req)
+		if err != nil || res.IsError || req.Params.Name != "query_records" {
+			return res, err
+		}
+		var args struct {
+			Stream string `json:"stream"`
+		}
+		_ = json.Unmarshal(req.Params.Arguments, &args)
+		raw := map[string]map[string]any{}
+		for path, body := range callOf(ctx).seen {
+			if !strings.HasSuffix(path, "/records") {
+				continue
+			}
+			var env struct {
+				Data []map[string]any `json:"data"`
+			}
+			_ = decodeJSON(body, &env)
+			for _, rec := range env.Data {
+				delete(rec, "connector_instance_id")
+				stream := str(rec["stream"])
+				if stream == "" {
+					stream = args.Stream
+				}
+				raw[adapter.PathIDs{}.Format(adapter.RecordRef{ConnectionID: str(rec["connection_id"]), Stream: stream, RecordID: str(rec["id"])})] = rec
+			}
+		}
+		r := result{res}
+		text := previewLineRe.ReplaceAllStringFunc(r.text(), func(l string) string {
+			m := previewLineRe.FindStringSubmatch(l)
+			rec, ok := raw[m[1]]
+			if !ok {
+				return l
+			}
+			return strings.TrimSuffix(l, m[2]) + clipBytes(compactJSON(rec), len(m[2]))
+		})
+		r.setText(dropContinuations(text))
+		dropLadder(&r)
+		return res, nil
+	}))
+}
+
+// clipBytes cuts s to at most n bytes, ending in "…".
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max(0, n-len("…"))], "") + "…"
+}
+
+var otherCountRe = regexp.MustCompile(` other_count=[^;]*;`)
+
+// onAggregateText rewrites aggregate's text.
+func onAggregateText(f func(string) string) func(*Seams) {
+	return withMiddleware(onResult("aggregate", func(_ *mcp.CallToolRequest, r *result) {
+		if !r.IsError {
+			r.setText(f(r.text()))
+		}
+	}))
+}
+
+func hideOtherCount(text string) string { return otherCountRe.ReplaceAllString(text, "") }

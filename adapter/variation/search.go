@@ -1,0 +1,308 @@
+package variation
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	json "github.com/segmentio/encoding/json"
+)
+
+// Variations of search: the hits the adapter takes from the RS, and what
+// its text and structuredContent show of them.
+
+// onHits rewrites the hits of the RS's search answers, as JSON objects.
+func onHits(f func(hits []map[string]any)) func(*Seams) {
+	return onBody(pathIs("/v1/search"), func(_ *http.Request, body []byte) []byte {
+		var env map[string]any
+		if decodeJSON(body, &env) != nil || env == nil {
+			return body
+		}
+		list, _ := env["data"].([]any)
+		hits := make([]map[string]any, 0, len(list))
+		for _, h := range list {
+			if m, ok := h.(map[string]any); ok {
+				hits = append(hits, m)
+			}
+		}
+		f(hits)
+		return mustJSON(env)
+	})
+}
+
+// snippetText is a hit's snippet, a string or {text}.
+func snippetText(h map[string]any) string {
+	switch s := h["snippet"].(type) {
+	case string:
+		return s
+	case map[string]any:
+		t, _ := s["text"].(string)
+		return t
+	}
+	return ""
+}
+
+func untitled(h map[string]any) bool { t, _ := h["title"].(string); return t == "" }
+
+func snippetAsTitle(hits []map[string]any) {
+	for _, h := range hits {
+		if s := snippetText(h); untitled(h) && s != "" {
+			h["title"] = s
+		}
+	}
+}
+
+// titleFromEmittedAt hides the authored time of untitled hits, so their
+// fallback titles use emitted_at.
+func titleFromEmittedAt(hits []map[string]any) {
+	for _, h := range hits {
+		if e, _ := h["emitted_at"].(string); untitled(h) && e != "" {
+			delete(h, "authored_at")
+		}
+	}
+}
+
+// firstEvidence is a hit's first evidence excerpt, or nil.
+func firstEvidence(h map[string]any) map[string]any {
+	list, _ := h["evidence_excerpts"].([]any)
+	if len(list) == 0 {
+		return nil
+	}
+	e, _ := list[0].(map[string]any)
+	return e
+}
+
+// rotateEvidencePreviews swaps first evidence previews between hits, so
+// each shows another hit's text.
+func rotateEvidencePreviews(hits []map[string]any) {
+	var with []map[string]any
+	for _, h := range hits {
+		if e := firstEvidence(h); e != nil {
+			with = append(with, e)
+		}
+	}
+	for i := 0; i+1 < len(with); i++ {
+		with[i]["preview_text"], with[i+1]["preview_text"] = with[i+1]["preview_text"], with[i]["preview_text"]
+	}
+}
+
+var firstMarkRe = regexp.MustCompile(`<mark>[^<]+</mark>`)
+
+func evidenceTermOnly(hits []map[string]any) {
+	for _, h := range hits {
+		list, _ := h["evidence_excerpts"].([]any)
+		for _, x := range list {
+			if e, ok := x.(map[string]any); ok {
+				p, _ := e["preview_text"].(string)
+				e["preview_text"] = firstMarkRe.FindString(p)
+			}
+		}
+	}
+}
+
+// inventEvidence gives every hit without evidence a body excerpt that
+// nothing in the record backs.
+func inventEvidence(hits []map[string]any) {
+	for _, h := range hits {
+		if list, _ := h["evidence_excerpts"].([]any); len(list) > 0 {
+			continue
+		}
+		preview, _ := h["title"].(string)
+		if preview == "" {
+			preview, _ = h["stream"].(string)
+		}
+		h["evidence_excerpts"] = []any{map[string]any{"field_path": "body", "preview_text": preview, "truncated": false}}
+	}
+}
+
+// perConnectionSearchLimit asks the RS for 100 hits and keeps limit hits
+// of each connection, instead of limit merged hits.
+func perConnectionSearchLimit() func(*Seams) {
+	return all(
+		tracked(onArgs("search", func(ctx context.Context, args map[string]json.RawMessage) {
+			limit := 25
+			_ = json.Unmarshal(args["limit"], &limit)
+			callOf(ctx).vars["limit"] = limit
+			args["limit"] = json.RawMessage("100")
+		})),
+		onBody(pathIs("/v1/search"), func(r *http.Request, body []byte) []byte {
+			st := callOf(r.Context())
+			if st == nil {
+				return body
+			}
+			limit, _ := st.vars["limit"].(int)
+			var env map[string]any
+			if decodeJSON(body, &env) != nil || env == nil {
+				return body
+			}
+			list, _ := env["data"].([]any)
+			n, kept := map[any]int{}, []any{}
+			for _, h := range list {
+				m, _ := h.(map[string]any)
+				if n[m["connection_id"]]++; n[m["connection_id"]] <= limit {
+					kept = append(kept, h)
+				}
+			}
+			env["data"] = kept
+			return mustJSON(env)
+		}))
+}
+
+// onSearchText rewrites search's text.
+func onSearchText(f func(string) string) func(*Seams) {
+	return withMiddleware(onResult("search", func(_ *mcp.CallToolRequest, r *result) {
+		if !r.IsError {
+			r.setText(f(r.text()))
+		}
+	}))
+}
+
+// onSearchResults rewrites search's structuredContent.results.
+func onSearchResults(f func(res map[string]any)) func(*Seams) {
+	return withMiddleware(onResult("search", func(_ *mcp.CallToolRequest, r *result) {
+		if r.IsError {
+			return
+		}
+		sc := r.structured()
+		list, _ := sc["results"].([]any)
+		for _, x := range list {
+			if m, ok := x.(map[string]any); ok {
+				f(m)
+			}
+		}
+		r.setStructured(sc)
+	}))
+}
+
+var sourceMixRe = regexp.MustCompile(` source_mix=(\S+)`)
+
+func dropSourceMix(text string) string { return sourceMixRe.ReplaceAllString(text, "") }
+
+var mixCountRe = regexp.MustCompile(`:(\d+)}$`)
+
+// miscountSourceMix counts the hits of every connection after the first twice.
+func miscountSourceMix(text string) string {
+	return sourceMixRe.ReplaceAllStringFunc(text, func(m string) string {
+		parts := strings.Split(strings.TrimPrefix(m, " source_mix="), "|")
+		for i := 1; i < len(parts); i++ {
+			end := strings.TrimSuffix(parts[i], ".")
+			parts[i] = mixCountRe.ReplaceAllStringFunc(end, func(c string) string {
+				n, _ := strconv.Atoi(c[1 : len(c)-1])
+				return ":" + strconv.Itoa(2*n) + "}"
+			}) + parts[i][len(end):]
+		}
+		return " source_mix=" + strings.Join(parts, "|")
+	})
+}
+
+// hideFetchIDs keeps only the first sentence of search's text and points
+// at structuredContent for the rest.
+func hideFetchIDs(text string) string {
+	head := text
+	if i := strings.Index(text, " first_fetch_id="); i >= 0 {
+		head = text[:i]
+	}
+	return head + " Results are in structuredContent.results."
+}
+
+func hideEvidenceLines(text string) string {
+	start := strings.Index(text, "\nEvidence excerpts:\n")
+	end := strings.Index(text, "\nTop results:")
+	if start < 0 || end < start {
+		return text
+	}
+	return text[:start] + text[end:]
+}
+
+var evidenceLineRe = regexp.MustCompile(`(?m)^(\d+\. result=\d+ field_path=(\S+) snippet=".*") id=(\S+) complete=(?:true|false) read=read_record_field$`)
+
+// fieldWindowURI is a pdpp://field-window/ handle nothing can read.
+func fieldWindowURI(id, field string) string {
+	return "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(id+"#"+field))
+}
+
+// resourceOnlyEvidence points every evidence excerpt at a field-window
+// resource instead of a read_record_field call.
+func resourceOnlyEvidence() func(*Seams) {
+	return all(
+		onSearchResults(func(res map[string]any) {
+			list, _ := res["evidence_excerpts"].([]any)
+			for _, x := range list {
+				if e, ok := x.(map[string]any); ok {
+					e["read"] = map[string]any{"uri": fieldWindowURI(str(res["id"]), str(e["field_path"]))}
+				}
+			}
+		}),
+		onSearchText(func(text string) string {
+			return evidenceLineRe.ReplaceAllStringFunc(text, func(l string) string {
+				m := evidenceLineRe.FindStringSubmatch(l)
+				return m[1] + " uri=" + fieldWindowURI(m[3], m[2])
+			})
+		}))
+}
+
+var topLineRe = regexp.MustCompile(`(?m)^\d+\. id=(\S+) title=.*$`)
+
+// emitDeadRecordURI shows each hit with a pdpp://record/v2/ URI that fetch
+// does not take.
+func emitDeadRecordURI() func(*Seams) {
+	uri := func(id string) string { return "pdpp://record/v2/" + id }
+	return all(
+		onSearchResults(func(res map[string]any) { res["uri"] = uri(str(res["id"])) }),
+		onSearchText(func(text string) string {
+			return topLineRe.ReplaceAllStringFunc(text, func(l string) string {
+				return l + " uri=" + uri(topLineRe.FindStringSubmatch(l)[1])
+			})
+		}))
+}
+
+var (
+	moreResultsRe = regexp.MustCompile(`more_results=(\d+); next: search \{[^\n]*\}`)
+	moreRecordsRe = regexp.MustCompile(`more_records=(\d+); next: query_records \{[^\n]*\}\n`)
+	moreFieldsRe  = regexp.MustCompile(`more_fields=(\d+); next: fetch \{[^\n]*\}`)
+)
+
+// structuredOnlyOmissions points the omission markers of search and
+// query_records at structuredContent instead of the call that continues.
+func structuredOnlyOmissions() func(*Seams) {
+	return all(
+		onSearchText(func(text string) string {
+			return moreResultsRe.ReplaceAllString(text, "more_results=$1 (structuredContent.results)")
+		}),
+		onRecordsText(func(text string) string {
+			text = moreRecordsRe.ReplaceAllString(text, "more_records=$1; followup=rerun_cursor_or_limit; ")
+			return moreFieldsRe.ReplaceAllString(text, "more_fields=$1 (structuredContent.content_ladder)")
+		}))
+}
+
+// cliOmitReadCommand drops the read-field command from the search
+// command's output.
+func cliOmitReadCommand(s *Seams) {
+	if s.Stdout != nil {
+		s.Stdout = dropWrites{s.Stdout, "   read: "}
+	}
+}
+
+// dropWrites drops every write that starts with prefix (the search
+// command writes one line per write).
+type dropWrites struct {
+	io.Writer
+	prefix string
+}
+
+func (d dropWrites) Write(b []byte) (int, error) {
+	if strings.HasPrefix(string(b), d.prefix) {
+		return len(b), nil
+	}
+	return d.Writer.Write(b)
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

@@ -1,0 +1,144 @@
+// Package variation changes the reference adapter through the seams it
+// exposes (MCP middleware, its RS transport, a wrapper around its hosted
+// handler, its Tuning knobs and its command line), never through branches
+// in its handlers. The catalogue holds the mutants: named single faults,
+// each with the scenario ids that must fail against it, which prove that
+// every check can fail. mcpcheck selects one; the shipped pdpp-mcp does not
+// import this package.
+package variation
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+)
+
+// A Variation is one named change to the reference adapter.
+type Variation struct {
+	ID    string
+	Kills []string // scenario ids that must fail against it
+	Doc   string
+	// Apply makes the change through the seams.
+	Apply func(*Seams)
+}
+
+// Seams are where a variation changes the reference adapter.
+type Seams struct {
+	// Command is the pdpp-mcp command line: its help text, and the
+	// Configure hook through which every Options change reaches each
+	// subcommand. Use Options to change Options.
+	Command *adapter.Command
+	// Stdout is where the command writes; a variation may wrap it. Nil
+	// for an adapter built in process.
+	Stdout io.Writer
+	// Getenv is the command's environment; it returns "" for an adapter
+	// built in process.
+	Getenv adapter.Env
+}
+
+// Options adds a change to the Options the adapter is built with, over
+// every transport; Options.Stdio says which one.
+func (s *Seams) Options(change func(*adapter.Options)) {
+	prev := s.Command.Configure
+	s.Command.Configure = func(o *adapter.Options) {
+		if prev != nil {
+			prev(o)
+		}
+		change(o)
+	}
+}
+
+// All returns the catalogue, sorted by id.
+func All() []Variation {
+	out := slices.Clone(catalogue)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup finds a variation by id. The empty id is no variation (nil).
+func Lookup(id string) (*Variation, error) {
+	if id == "" {
+		return nil, nil
+	}
+	for i := range catalogue {
+		if catalogue[i].ID == id {
+			v := catalogue[i]
+			return &v, nil
+		}
+	}
+	ids := make([]string, len(catalogue))
+	for i, v := range catalogue {
+		ids[i] = v.ID
+	}
+	sort.Strings(ids)
+	return nil, fmt.Errorf("unknown mutant %q (known: %s)", id, strings.Join(ids, ", "))
+}
+
+// Configure applies v (nil: none) to the Options of an adapter built in
+// process, with no command line and an empty environment.
+func Configure(v *Variation, opts *adapter.Options) {
+	if v == nil {
+		return
+	}
+	s := &Seams{Command: &adapter.Command{}, Getenv: func(string) string { return "" }}
+	v.Apply(s)
+	if s.Command.Configure != nil {
+		s.Command.Configure(opts)
+	}
+}
+
+// Run runs pdpp-mcp with v (nil: none) applied, as adapter.Main does.
+func Run(ctx context.Context, v *Variation, args []string, getenv adapter.Env, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := adapter.Command{}
+	s := &Seams{Command: &cmd, Stdout: stdout, Getenv: getenv}
+	if v != nil {
+		v.Apply(s)
+	}
+	return cmd.Run(ctx, args, getenv, stdin, s.Stdout, stderr)
+}
+
+// Main is pdpp-mcp with a hidden --mutant NAME flag that selects a
+// variation: what mcpcheck's hidden pdpp-mcp subcommand runs.
+func Main(ctx context.Context, args []string, getenv adapter.Env, stdin io.Reader, stdout, stderr io.Writer) int {
+	id, args := cutMutantFlag(args)
+	v, err := Lookup(id)
+	if err != nil {
+		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+		return adapter.ExitUsage
+	}
+	return Run(ctx, v, args, getenv, stdin, stdout, stderr)
+}
+
+// cutMutantFlag takes --mutant NAME (or --mutant=NAME, one dash or two)
+// out of args, wherever it is.
+func cutMutantFlag(args []string) (string, []string) {
+	id, out := "", make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "mutant" {
+			out = append(out, a)
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			i++
+			value = args[i]
+		}
+		id = value
+	}
+	return id, out
+}
+
+// MustLookup is Lookup for ids known to exist; it panics on any other.
+func MustLookup(id string) *Variation {
+	v, err := Lookup(id)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
