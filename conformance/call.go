@@ -69,7 +69,9 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 		// failures as *jsonrpc.Error too; the tap says which it was.
 		tgt.calls.Add(1)
 		tgt.failedCalls.Add(1)
-		return &Call{Tool: name, Args: args, Result: &mcp.CallToolResult{IsError: true}, RPCError: rpcErr, redact: tgt.redact}
+		c := &Call{Tool: name, Args: args, Result: &mcp.CallToolResult{IsError: true}, RPCError: rpcErr, redact: tgt.redact}
+		t.run.noteCall(c)
+		return c
 	case err != nil:
 		panic(errorSignal{tgt.callFailed(ctx, "call "+name, err)})
 	}
@@ -81,7 +83,7 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 	if seen {
 		c.Raw = ex.Result
 	}
-	t.noteCall(c)
+	t.run.noteCall(c)
 	return c
 }
 

@@ -9,9 +9,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
-	"strings"
-	"time"
 
 	"github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -29,14 +26,24 @@ const (
 	ModePROC Mode = "proc" // not MCP wire: docs, setup, process
 )
 
-// A Check is one executable scenario.
+// A Check is one executable scenario. It judges the scenario's clauses
+// (scenarios.Clause: its THEN and AND bullets, keyed "S029.2") with
+// [T.Clause], and nothing another scenario owns.
 type Check struct {
 	ID   string // catalog id, "S012"
 	Slug string // the catalog slug, "tools-exact-membership"
 	Mode Mode
 	// Needs lists capabilities without which the check is skipped with a reason.
 	Needs []Capability
-	Run   func(t *T)
+	// Tools are the read tools the scenario is about. A target that serves
+	// none of them makes the check not applicable (S012 reports the missing
+	// tools once). Empty: the scenario is about the surface itself.
+	Tools []string
+	// Manual gives, by clause number, the clauses MCP traffic cannot judge
+	// and what stands in for each ("why; proxy"): they are reported as
+	// manual, never as exercised.
+	Manual map[int]string
+	Run    func(t *T)
 }
 
 // Name is "S012-tools-exact-membership": the Ginkgo spec text, the JUnit
@@ -50,25 +57,15 @@ type Settings struct {
 }
 
 // T is what a check runs with. Assertions are gomega's, so a check reads the
-// same under the Ginkgo suite and under the CLI.
+// same under the Ginkgo suite and under the CLI. Inside [T.Clause] an
+// assertion is soft: a failure is recorded against that clause and the
+// check goes on, so every broken clause is reported.
 type T struct {
 	gomega.Gomega
 	ctx      context.Context
 	Target   *Target
 	Settings Settings
-	entries  *[]ReportEntry
-	cleanups *[]func()
-	calls    *[]string // the last few calls, described
-}
-
-// maxReportedCalls bounds the calls a failure report shows.
-const maxReportedCalls = 3
-
-func (t *T) noteCall(c *Call) {
-	*t.calls = append(*t.calls, c.Describe())
-	if n := len(*t.calls); n > maxReportedCalls {
-		*t.calls = (*t.calls)[n-maxReportedCalls:]
-	}
+	run      *checkRun // shared by t and every view of it ([T.On])
 }
 
 // Context is the check's context; it carries the per-check deadline.
@@ -126,94 +123,15 @@ func (t *T) On(tgt *Target) *T {
 }
 
 // Cleanup registers f to run when the check ends, last registered first.
-func (t *T) Cleanup(f func()) { *t.cleanups = append(*t.cleanups, f) }
+func (t *T) Cleanup(f func()) { t.run.cleanup(f) }
 
 // Record attaches a measured value to the check's result (bytes, tokens, …).
 func (t *T) Record(name string, value any) {
-	*t.entries = append(*t.entries, ReportEntry{Name: name, Value: fmt.Sprint(value)})
+	t.run.record(ReportEntry{Name: name, Value: fmt.Sprint(value)})
 }
 
 // A ReportEntry is a named measurement attached to a result.
 type ReportEntry struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
-}
-
-// A Verdict is the outcome of one check.
-type Verdict string
-
-const (
-	Pass  Verdict = "pass"
-	Fail  Verdict = "fail"
-	Skip  Verdict = "skip"
-	Error Verdict = "error" // the harness could not judge: transport fault, timeout, panic
-)
-
-// A Result is one check's verdict.
-type Result struct {
-	ID       string        `json:"id"`
-	Name     string        `json:"name"`
-	Mode     Mode          `json:"mode"`
-	Verdict  Verdict       `json:"verdict"`
-	Message  string        `json:"message,omitempty"`
-	Duration time.Duration `json:"duration_ns"`
-	Entries  []ReportEntry `json:"entries,omitempty"`
-	// Calls are the last tool calls of a check that did not pass: what was
-	// sent and, bounded, what came back.
-	Calls []string `json:"calls,omitempty"`
-}
-
-type (
-	failSignal  struct{ msg string }
-	skipSignal  struct{ reason string }
-	errorSignal struct{ msg string }
-)
-
-// DefaultCheckTimeout bounds one check.
-const DefaultCheckTimeout = 30 * time.Second
-
-// Evaluate runs one check against a target and returns its verdict. Both
-// runners call it; nothing else decides a verdict.
-func Evaluate(ctx context.Context, c *Check, tgt *Target, s Settings) (res Result) {
-	res = Result{ID: c.ID, Name: c.Name(), Mode: c.Mode}
-	start := time.Now()
-	for _, need := range c.Needs {
-		if !tgt.Has(need) {
-			res.Verdict, res.Message = Skip, need.SkipReason()
-			return res
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, DefaultCheckTimeout)
-	defer cancel()
-	t := &T{ctx: ctx, Target: tgt, Settings: s, entries: &[]ReportEntry{}, cleanups: &[]func(){}, calls: &[]string{}}
-	t.Gomega = gomega.NewGomega(func(message string, _ ...int) { panic(failSignal{message}) })
-	defer func() {
-		for i := len(*t.cleanups) - 1; i >= 0; i-- {
-			(*t.cleanups)[i]()
-		}
-		res.Duration = time.Since(start)
-		res.Entries = *t.entries
-		defer func() {
-			if res.Verdict == Fail || res.Verdict == Error {
-				for _, c := range *t.calls {
-					res.Calls = append(res.Calls, tgt.redact(c))
-				}
-			}
-		}()
-		switch sig := recover().(type) {
-		case nil:
-			res.Verdict = Pass
-		case failSignal:
-			res.Verdict, res.Message = Fail, tgt.redact(strings.TrimSpace(sig.msg))
-		case skipSignal:
-			res.Verdict, res.Message = Skip, sig.reason
-		case errorSignal:
-			res.Verdict, res.Message = Error, sig.msg
-		default:
-			res.Verdict = Error
-			res.Message = tgt.redact(fmt.Sprintf("check panicked: %v\n%s", sig, debug.Stack()))
-		}
-	}()
-	c.Run(t)
-	return res
 }

@@ -15,11 +15,12 @@ import (
 // Exit codes shared by mcpcheck and its documentation.
 const (
 	ExitPass        = 0
-	ExitFail        = 1
+	ExitFail        = 1 // a required clause failed (any clause, with --strict), or the harness could not judge
 	ExitUsage       = 2
-	ExitIncomplete  = 3 // no failures, but skipped checks
+	ExitIncomplete  = 3 // no failures, but skipped checks or partly exercised scenarios
 	ExitUnreachable = 4
 	ExitAuth        = 5
+	ExitNotAdapter  = 6 // the target serves none of the PDPP read tools
 )
 
 // Config selects a target and the checks to run against it.
@@ -41,6 +42,9 @@ type Config struct {
 	// UpdateGolden rewrites them instead of comparing.
 	GoldenDir    string
 	UpdateGolden bool
+	// Strict makes recommended failures (mcpcheck's own contract and
+	// thresholds) fail the run as required ones do.
+	Strict bool
 	// Invocation is how the user reached this target, as mcpcheck flags
 	// without secrets ("--url https://x/mcp --token-file t"): the start of
 	// each failure's reproduction line.
@@ -60,10 +64,13 @@ type Row struct {
 	// Baseline says how a baseline judged this row: an expected failure, or
 	// a stale entry that now passes.
 	Baseline string `json:"baseline,omitempty"`
-	// Requires is the scenario's THEN clauses, on rows that did not pass.
-	Requires []string `json:"requires,omitempty"`
+	// Level is the scenario's: required (a seed's SHALL) or recommended
+	// (mcpcheck's own adapter contract).
+	Level scenarios.Level `json:"level"`
 	// Reproduce is the mcpcheck command that reruns this one check.
 	Reproduce string `json:"reproduce,omitempty"`
+
+	clauses []scenarios.Clause // the scenario's, for rows without clause results
 }
 
 // A Report is the outcome of one run.
@@ -75,29 +82,47 @@ type Report struct {
 	Started     time.Time     `json:"started"`
 	Duration    time.Duration `json:"duration_ns"`
 	TargetError *TargetError  `json:"target_error,omitempty"`
-	Rows        []Row         `json:"scenarios"`
-	Footprint   *Footprint    `json:"footprint,omitempty"`
-	Golden      *GoldenReport `json:"golden,omitempty"`
-	Warnings    []string      `json:"warnings,omitempty"`
-	Totals      Totals        `json:"totals"`
+	// Applicability says how much of the PDPP read surface the target
+	// serves; a target that serves none of it is not judged at all.
+	Applicability *Applicability `json:"applicability,omitempty"`
+	// Strict says recommended failures fail this run.
+	Strict bool `json:"strict,omitempty"`
+	// Verbose makes the text report print whole calls, not cut to its width.
+	Verbose   bool          `json:"-"`
+	Rows      []Row         `json:"scenarios"`
+	Footprint *Footprint    `json:"footprint,omitempty"`
+	Golden    *GoldenReport `json:"golden,omitempty"`
+	Warnings  []string      `json:"warnings,omitempty"`
+	Totals    Totals        `json:"totals"`
 }
 
-// Totals counts verdicts and coverage.
+// Totals counts verdicts and coverage. Every report format prints these
+// same numbers.
 type Totals struct {
 	Scenarios int `json:"scenarios"`
 	Passed    int `json:"passed"`
-	Failed    int `json:"failed"`
-	Skipped   int `json:"skipped"`
-	Errors    int `json:"errors"`
-	Pending   int `json:"pending"`
-	Manual    int `json:"manual"`
+	Partial   int `json:"partial"`
+	// Failed counts failures at the required level; FailedRecommended
+	// those where only recommended clauses or thresholds failed.
+	Failed            int `json:"failed"`
+	FailedRecommended int `json:"failed_recommended"`
+	Skipped           int `json:"skipped"`
+	NotApplicable     int `json:"not_applicable"`
+	// Errors counts checks the harness could not judge, and checks not run
+	// because the target could not be reached.
+	Errors  int `json:"errors"`
+	Pending int `json:"pending"`
+	Manual  int `json:"manual"`
 	// Expected counts baselined failures; Stale baselined ids that passed.
 	Expected int `json:"expected_failures"`
 	Stale    int `json:"stale_baseline"`
+	// Clauses counts the same rows clause by clause: what the JUnit
+	// report's attributes count.
+	Clauses ClauseTotals `json:"clauses"`
 }
 
 // ReportSchema versions the JSON report format.
-const ReportSchema = "mcpcheck.report/v1"
+const ReportSchema = "mcpcheck.report/v2"
 
 // A UsageError is a mistake in the run's configuration.
 type UsageError struct{ Msg string }
@@ -176,13 +201,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Schema: ReportSchema, Tool: "mcpcheck " + Version(), TargetKind: cfg.Target.Kind(), Started: time.Now()}
+	rep := &Report{Schema: ReportSchema, Tool: "mcpcheck " + Version(), TargetKind: cfg.Target.Kind(), Started: time.Now(), Strict: cfg.Strict}
 	defer func() { rep.Duration = time.Since(rep.Started) }()
 	rep.Rows = make([]Row, len(entries))
-	thens := map[string][]string{}
 	for i, e := range entries {
-		rep.Rows[i] = Row{ID: e.Scenario.ID, Name: e.Scenario.Name(), Title: e.Scenario.Title, Seed: e.Scenario.Seed, Group: e.Scenario.Group, Status: e.Status, Reason: e.Reason}
-		thens[e.Scenario.ID] = e.Scenario.Then
+		rep.Rows[i] = Row{ID: e.Scenario.ID, Name: e.Scenario.Name(), Title: e.Scenario.Title, Seed: e.Scenario.Seed, Group: e.Scenario.Group,
+			Level: e.Scenario.Level, Status: e.Status, Reason: e.Reason, clauses: e.Scenario.Clauses}
 	}
 	if cfg.Target.Redactor == nil {
 		cfg.Target.Redactor = NewRedactor()
@@ -202,7 +226,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer tgt.Close()
 	rep.Target = tgt.Description
-	results := EvaluateAll(ctx, entries, tgt, settings, cfg.Parallel)
+	rep.Applicability = Applicable(tgt, settings.Surface)
+	var results map[string]Result
+	if rep.Applicability.NotAdapter() {
+		results = notJudged(entries, rep.Applicability.Verdict())
+	} else {
+		results = EvaluateAll(ctx, entries, tgt, settings, cfg.Parallel)
+	}
 	if reason := tgt.Down(); reason != "" {
 		rep.TargetError = &TargetError{Unreachable: true, Reason: "the target stopped serving during the run: " + reason}
 	}
@@ -212,7 +242,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			r := r
 			row.Result = &r
 			if r.Verdict == Fail || r.Verdict == Error {
-				row.Requires = thens[row.ID]
 				row.Reproduce = strings.Join(append(append([]string{"mcpcheck"}, cfg.Invocation...), "--focus", row.ID), " ")
 			}
 		}
@@ -254,13 +283,13 @@ func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, 
 		}
 		wg.Add(1)
 		sem <- struct{}{}
-		go func(c *Check) {
+		go func(e Entry) {
 			defer func() { <-sem; wg.Done() }()
-			r := Evaluate(ctx, c, tgt, s)
+			r := Evaluate(ctx, e, tgt, s)
 			mu.Lock()
-			out[c.ID] = r
+			out[e.Check.ID] = r
 			mu.Unlock()
-		}(e.Check)
+		}(e)
 	}
 	wg.Wait()
 	return out
@@ -275,7 +304,13 @@ func (r *Report) tally() {
 		case Manual:
 			t.Manual++
 		}
+		for _, c := range r.clauseViews(row) {
+			t.Clauses.add(c.kind)
+		}
 		if row.Result == nil {
+			if row.Status == Checked { // not run: the target could not be reached
+				t.Errors++
+			}
 			continue
 		}
 		switch {
@@ -288,10 +323,18 @@ func (r *Report) tally() {
 		switch row.Result.Verdict {
 		case Pass:
 			t.Passed++
+		case Partial:
+			t.Partial++
 		case Fail:
-			t.Failed++
+			if row.Result.FailLevel == scenarios.Recommended {
+				t.FailedRecommended++
+			} else {
+				t.Failed++
+			}
 		case Skip:
 			t.Skipped++
+		case NA:
+			t.NotApplicable++
 		case Error:
 			t.Errors++
 		}
@@ -299,16 +342,25 @@ func (r *Report) tally() {
 	r.Totals = t
 }
 
+// Failing reports whether a result fails the run: a required failure, or
+// any failure in a strict run.
+func (r *Report) Failing(res *Result) bool {
+	return res != nil && res.Verdict == Fail && (r.Strict || res.FailLevel != scenarios.Recommended)
+}
+
 // ExitCode maps the report to mcpcheck's documented exit codes.
 func (r *Report) ExitCode() int {
+	t := r.Totals
 	switch {
 	case r.TargetError != nil && r.TargetError.Unreachable:
 		return ExitUnreachable
 	case r.TargetError != nil:
 		return ExitAuth
-	case r.Totals.Failed > 0 || r.Totals.Errors > 0 || r.Totals.Stale > 0 || r.Golden.failed():
+	case r.Applicability.NotAdapter():
+		return ExitNotAdapter
+	case t.Failed > 0 || r.Strict && t.FailedRecommended > 0 || t.Errors > 0 || t.Stale > 0 || r.Golden.failed():
 		return ExitFail
-	case r.Totals.Skipped > 0 || r.Totals.Pending > 0:
+	case t.Skipped > 0 || t.Partial > 0 || t.Pending > 0:
 		return ExitIncomplete
 	}
 	return ExitPass

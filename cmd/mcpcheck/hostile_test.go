@@ -66,10 +66,13 @@ func TestCLIAgainstHostileTargets(t *testing.T) {
 			if code != conformance.ExitUnreachable {
 				t.Errorf("exit %d, want 4; stderr %q", code, stderr)
 			}
-			var lines []string
+			var lines []string // a long reason wraps onto indented lines
 			for _, l := range strings.Split(out, "\n") {
-				if strings.HasPrefix(l, "TARGET ERROR (unreachable): ") {
+				switch {
+				case strings.HasPrefix(l, "TARGET ERROR (unreachable): "):
 					lines = append(lines, l)
+				case len(lines) > 0 && strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "     "):
+					lines[len(lines)-1] += " " + strings.TrimSpace(l)
 				}
 			}
 			if len(lines) != 1 || !strings.Contains(lines[0], tc.reason) {

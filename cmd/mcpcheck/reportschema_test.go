@@ -33,7 +33,7 @@ func TestReportSchemaValidatesTheCLIsOwnJSONReport(t *testing.T) {
 	}
 
 	broken := filepath.Join(dir, "broken.json")
-	if err := os.WriteFile(broken, []byte(`{"schema":"mcpcheck.report/v1"}`), 0o600); err != nil {
+	if err := os.WriteFile(broken, []byte(`{"schema":"mcpcheck.report/v2"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := run(t, nil, "report-schema", "--validate", broken); code != conformance.ExitFail || !strings.Contains(stderr, "not a valid "+conformance.ReportSchema+" report") {

@@ -68,10 +68,17 @@ func TestFailureRowsReproduce(t *testing.T) {
 			continue
 		}
 		failed++
-		if len(row.Requires) == 0 {
-			t.Errorf("%s: no requires", row.ID)
+		calls := len(row.Result.Calls)
+		for _, c := range row.Result.FailedClauses() {
+			if c.Text == "" || len(c.Failures) == 0 {
+				t.Errorf("%s: failed clause %s without its text or failures", row.ID, c.Key)
+			}
+			calls += len(c.Calls)
 		}
-		if !noCalls[row.ID] && len(row.Result.Calls) == 0 {
+		if len(row.Result.FailedClauses()) == 0 && row.Result.Message == "" {
+			t.Errorf("%s: a failure that names no clause and says nothing", row.ID)
+		}
+		if !noCalls[row.ID] && calls == 0 {
 			t.Errorf("%s: no calls", row.ID)
 		}
 		if !strings.HasSuffix(row.Reproduce, " --focus "+row.ID) || !strings.HasPrefix(row.Reproduce, "mcpcheck ") {

@@ -268,7 +268,7 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 	to.addFlags(root)
 	f := root.Flags()
 	f.StringVar(&junit, "junit", "", "write a JUnit XML report to FILE")
-	f.StringVar(&jsonOut, "json", "", "write a JSON report (schema mcpcheck.report/v1) to FILE")
+	f.StringVar(&jsonOut, "json", "", "write a JSON report (schema mcpcheck.report/v2) to FILE")
 	f.IntVar(&budget, "budget", 0, "tools/list byte budget (default 24576, from scenarios/surface.json)")
 	f.IntVar(&parallel, "parallel", 4, "checks to run at once")
 	f.BoolVar(&quietFootprintTable, "no-footprint", false, "omit the footprint table")

@@ -38,7 +38,7 @@ func TestRSControlRunsControlledChecksOnURL(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	for _, id := range []string{"S009", "S045", "S032"} {
-		if !regexp.MustCompile(`(?m)^\s+PASS\s+` + id + `-`).MatchString(out) {
+		if !regexp.MustCompile(`(?m)^\s+PASS\s+\S+\s+` + id + `-`).MatchString(out) {
 			t.Errorf("%s did not pass:\n%s", id, out)
 		}
 	}

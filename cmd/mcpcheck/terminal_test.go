@@ -14,7 +14,7 @@ import (
 )
 
 // forgedVerdict is a report line at the verdict column that the target wrote.
-var forgedVerdict = regexp.MustCompile(`(?m)^ {0,2}(PASS|FAIL|SKIP|ERROR|MANUAL|PENDING)\s+S999`)
+var forgedVerdict = regexp.MustCompile(`(?m)^ {0,2}(PASS|FAIL|WARN|PARTIAL|N/A|SKIP|ERROR|MANUAL|PENDING)\s+(\S+\s+)?S999`)
 
 // terminalUnsafe lists what in text a terminal would obey rather than show:
 // C0 controls but newline and tab, DEL, C1 controls, invalid UTF-8 (an

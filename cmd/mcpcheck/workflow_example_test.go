@@ -126,7 +126,7 @@ func TestWorkflowExampleCheckStepRuns(t *testing.T) {
 		t.Fatalf("check step with the token: exit %d, want 0\n%s", code, out)
 	}
 	// The lent bearers reach the auth checks: S015 runs, U13 tries every case.
-	if !regexp.MustCompile(`PASS +S015`).MatchString(out) || !regexp.MustCompile(`PASS +U13-bearer-challenge\n`).MatchString(out) {
+	if !regexp.MustCompile(`PASS +required +S015`).MatchString(out) || !regexp.MustCompile(`PASS +recommended +U13-bearer-challenge\n`).MatchString(out) {
 		t.Errorf("with the refused bearers lent, S015 and U13 must pass with nothing left untried:\n%s", out)
 	}
 	for _, secret := range []string{rs.ClientToken(), rs.OwnerToken(), rs.ExpiredToken(), rs.ForeignResourceToken()} {

@@ -44,6 +44,8 @@ var realReports = sync.OnceValues(func() (map[string]*conformance.Report, error)
 	hosted := httptest.NewServer(h)
 	defer hosted.Close()
 	hostedURL := hosted.URL + a.MCPPath()
+	generic := httptest.NewServer(hostile.Generic())
+	defer generic.Close()
 
 	configs := map[string]conformance.Config{
 		"reference":     {},                                                                        // pass, pending, manual, footprint
@@ -55,7 +57,10 @@ var realReports = sync.OnceValues(func() (map[string]*conformance.Report, error)
 		"baselined": {Target: mutant("drop-tool-fetch"), Only: []string{"S012", "S013"}, Invocation: []string{"--mutant", "drop-tool-fetch"},
 			Baseline:  &conformance.Baseline{ExpectedFailures: map[string]string{"S012": "fetch is missing on purpose", "S013": "believed broken"}},
 			GoldenDir: "../../golden/reference"},
-		"calls": {Target: mutant("snippet-as-title"), Only: []string{"S027"}}, // a failure after tool calls
+		"calls":   {Target: mutant("snippet-as-title"), Only: []string{"S027"}},   // a failure after tool calls
+		"generic": {Target: conformance.TargetSpec{URL: generic.URL, Token: "t"}}, // not a PDPP adapter: every row n/a
+		// clause results: a failed clause with its calls, and recommended failures
+		"clauses": {Target: mutant("strip-routing-from-aggregate"), Only: []string{"S003", "S012"}},
 	}
 	out := map[string]*conformance.Report{}
 	for name, cfg := range configs {
@@ -115,9 +120,10 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 	// could drift from it unnoticed: require every optional one to show up.
 	for _, want := range []string{
 		"target_error", "target_error.unreachable=true", "target_error.unreachable=false", "footprint",
-		"scenario.reason", "scenario.result", "result.message", "result.entries",
-		"scenario.baseline", "scenario.requires", "scenario.reproduce", "result.calls", "golden", "golden.changes",
-		"status=checked", "status=manual", "verdict=pass", "verdict=fail", "verdict=skip", "verdict=error", "warnings",
+		"scenario.reason", "scenario.result", "result.message", "result.entries", "result.clauses", "result.fail_level",
+		"clause.failures", "applicability", "applicability.missing",
+		"scenario.baseline", "scenario.reproduce", "result.calls", "golden", "golden.changes",
+		"status=checked", "status=manual", "verdict=pass", "verdict=fail", "verdict=skip", "verdict=error", "verdict=n/a", "warnings",
 	} {
 		if !seen[want] {
 			t.Errorf("no real report carried %s; pick targets that produce it", want)
@@ -135,17 +141,25 @@ func presentFields(t *testing.T, data []byte) []string {
 		Golden      *struct {
 			Changes []json.RawMessage `json:"changes"`
 		} `json:"golden"`
+		Applicability *struct {
+			Missing []string `json:"missing"`
+		} `json:"applicability"`
 		Scenarios []struct {
-			Status    string   `json:"status"`
-			Reason    string   `json:"reason"`
-			Baseline  string   `json:"baseline"`
-			Requires  []string `json:"requires"`
-			Reproduce string   `json:"reproduce"`
+			Status    string `json:"status"`
+			Reason    string `json:"reason"`
+			Baseline  string `json:"baseline"`
+			Reproduce string `json:"reproduce"`
 			Result    *struct {
-				Verdict string            `json:"verdict"`
-				Message string            `json:"message"`
-				Entries []json.RawMessage `json:"entries"`
-				Calls   []string          `json:"calls"`
+				Verdict   string            `json:"verdict"`
+				FailLevel string            `json:"fail_level"`
+				Message   string            `json:"message"`
+				Entries   []json.RawMessage `json:"entries"`
+				Calls     []string          `json:"calls"`
+				Clauses   []struct {
+					Reason   string            `json:"reason"`
+					Failures []json.RawMessage `json:"failures"`
+					Calls    []string          `json:"calls"`
+				} `json:"clauses"`
 			} `json:"result"`
 		} `json:"scenarios"`
 	}
@@ -159,6 +173,12 @@ func presentFields(t *testing.T, data []byte) []string {
 	if doc.Footprint != nil {
 		out = append(out, "footprint")
 	}
+	if doc.Applicability != nil {
+		out = append(out, "applicability")
+		if len(doc.Applicability.Missing) > 0 {
+			out = append(out, "applicability.missing")
+		}
+	}
 	if len(doc.Warnings) > 0 {
 		out = append(out, "warnings")
 	}
@@ -171,7 +191,7 @@ func presentFields(t *testing.T, data []byte) []string {
 	for _, s := range doc.Scenarios {
 		out = append(out, "status="+s.Status)
 		for name, v := range map[string]bool{"scenario.reason": s.Reason != "", "scenario.baseline": s.Baseline != "",
-			"scenario.requires": len(s.Requires) > 0, "scenario.reproduce": s.Reproduce != ""} {
+			"scenario.reproduce": s.Reproduce != ""} {
 			if v {
 				out = append(out, name)
 			}
@@ -187,6 +207,19 @@ func presentFields(t *testing.T, data []byte) []string {
 			if len(r.Calls) > 0 {
 				out = append(out, "result.calls")
 			}
+			if r.FailLevel != "" {
+				out = append(out, "result.fail_level")
+			}
+			if len(r.Clauses) > 0 {
+				out = append(out, "result.clauses")
+			}
+			for _, c := range r.Clauses {
+				for name, v := range map[string]bool{"clause.failures": len(c.Failures) > 0, "clause.calls": len(c.Calls) > 0, "clause.reason": c.Reason != ""} {
+					if v {
+						out = append(out, name)
+					}
+				}
+			}
 		}
 	}
 	return out
@@ -198,7 +231,7 @@ func TestSchemaRejectsReportsThatBreakIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, breakIt := range map[string]func(doc map[string]any){
-		"other schema version": func(doc map[string]any) { doc["schema"] = "mcpcheck.report/v2" },
+		"other schema version": func(doc map[string]any) { doc["schema"] = "mcpcheck.report/v1" },
 		"unknown field":        func(doc map[string]any) { doc["extra"] = true },
 		"missing totals":       func(doc map[string]any) { delete(doc, "totals") },
 		"unknown verdict": func(doc map[string]any) {
@@ -242,7 +275,9 @@ func firstRow(doc map[string]any, status string) map[string]any {
 }
 
 // A real JUnit consumer (go-junit, the parser behind several CI report
-// tools) must read every report with the counts and statuses mcpcheck meant.
+// tools) must read every report with the counts and statuses mcpcheck
+// meant: a testsuite per scenario, a testcase per clause, and counts equal
+// to the report's clause totals.
 func TestJUnitReportsParseWithARealConsumer(t *testing.T) {
 	for name, rep := range mustRealReports(t) {
 		t.Run(name, func(t *testing.T) {
@@ -254,64 +289,77 @@ func TestJUnitReportsParseWithARealConsumer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(suites) != 1 {
-				t.Fatalf("go-junit found %d suites, want 1", len(suites))
+			if len(suites) != len(rep.Rows) {
+				t.Fatalf("go-junit found %d suites, want one per scenario (%d)", len(suites), len(rep.Rows))
 			}
-			s := suites[0]
-			want := map[string]junit.Status{}
-			if rep.TargetError != nil {
-				want["target"] = junit.StatusError
-			}
-			for _, row := range rep.Rows {
-				want[row.Name] = junitStatus(row)
-			}
-			got := map[string]junit.Status{}
-			for _, tc := range s.Tests {
-				got[tc.Name] = tc.Status
-				if tc.Status != junit.StatusPassed && tc.Message == "" {
-					t.Errorf("%s: %s without a message", tc.Name, tc.Status)
+			var failed, errored, passed, skipped int
+			for i, s := range suites {
+				row := rep.Rows[i]
+				if s.Name != row.Name {
+					t.Errorf("suite %d is %q, want %q", i, s.Name, row.Name)
+				}
+				for _, tc := range s.Tests {
+					if !strings.HasPrefix(tc.Name, row.ID+".") {
+						t.Errorf("%s: testcase %q is not named by a clause key", row.ID, tc.Name)
+					}
+					if tc.Status != junit.StatusPassed && tc.Message == "" {
+						t.Errorf("%s: %s without a message", tc.Name, tc.Status)
+					}
+					switch tc.Status {
+					case junit.StatusFailed:
+						failed++
+					case junit.StatusError:
+						errored++
+					case junit.StatusPassed:
+						passed++
+					case junit.StatusSkipped:
+						skipped++
+					}
+				}
+				if want := junitVerdict(row); want != "" && !suiteHas(s, want) {
+					t.Errorf("%s: no testcase is %s, the scenario's verdict", row.ID, want)
 				}
 			}
-			if len(s.Tests) != len(want) || len(got) != len(want) {
-				t.Errorf("go-junit read %d test cases (%d names), want %d", len(s.Tests), len(got), len(want))
-			}
-			for name, st := range want {
-				if got[name] != st {
-					t.Errorf("%s: go-junit read %q, want %q", name, got[name], st)
-				}
-			}
-			// The counts in our attributes must agree with what the consumer counts.
+			// The counts in our attributes, the consumer's, and the report's
+			// clause totals must all agree.
 			var attrs struct {
 				Tests    int `xml:"tests,attr"`
 				Failures int `xml:"failures,attr"`
 				Errors   int `xml:"errors,attr"`
-				Skipped  int `xml:"skipped,attr"`
 			}
 			if err := xml.Unmarshal(buf.Bytes(), &attrs); err != nil {
 				t.Fatal(err)
 			}
-			tot := s.Totals
-			if attrs.Tests != tot.Tests || attrs.Failures != tot.Failed || attrs.Errors != tot.Error || attrs.Skipped != tot.Skipped {
-				t.Errorf("<testsuites> says tests=%d failures=%d errors=%d skipped=%d; go-junit counts %+v",
-					attrs.Tests, attrs.Failures, attrs.Errors, attrs.Skipped, tot)
+			c := rep.Totals.Clauses
+			if attrs.Tests != c.Total || attrs.Failures != c.Failed+c.FailedRecommended || attrs.Errors != c.Errors {
+				t.Errorf("<testsuites> says tests=%d failures=%d errors=%d; the report's clause totals are %+v", attrs.Tests, attrs.Failures, attrs.Errors, c)
 			}
-			if tot.Failed != rep.Totals.Failed+rep.Totals.Stale {
-				t.Errorf("go-junit counts %d failures, the report %d failed and %d stale", tot.Failed, rep.Totals.Failed, rep.Totals.Stale)
+			if failed != c.Failed+c.FailedRecommended || errored != c.Errors || passed != c.Passed || skipped != c.Skipped {
+				t.Errorf("go-junit reads %d failed, %d errors, %d passed, %d skipped; the report's clause totals are %+v", failed, errored, passed, skipped, c)
 			}
 		})
 	}
 }
 
-func junitStatus(row conformance.Row) junit.Status {
+// junitVerdict is a status some clause of the row's suite must have.
+func junitVerdict(row conformance.Row) junit.Status {
 	switch {
 	case row.Result == nil && row.Status == conformance.Checked:
 		return junit.StatusError // not run: the target could not be reached
-	case row.Result == nil:
-		return junit.StatusSkipped // pending or manual
-	case strings.HasPrefix(row.Baseline, "expected"):
+	case row.Result == nil, strings.HasPrefix(row.Baseline, "expected"):
 		return junit.StatusSkipped
 	case strings.HasPrefix(row.Baseline, "stale"):
 		return junit.StatusFailed
 	}
-	return map[conformance.Verdict]junit.Status{conformance.Pass: junit.StatusPassed, conformance.Fail: junit.StatusFailed, conformance.Skip: junit.StatusSkipped, conformance.Error: junit.StatusError}[row.Result.Verdict]
+	return map[conformance.Verdict]junit.Status{conformance.Pass: junit.StatusPassed, conformance.Fail: junit.StatusFailed,
+		conformance.Skip: junit.StatusSkipped, conformance.NA: junit.StatusSkipped, conformance.Error: junit.StatusError}[row.Result.Verdict]
+}
+
+func suiteHas(s junit.Suite, st junit.Status) bool {
+	for _, tc := range s.Tests {
+		if tc.Status == st {
+			return true
+		}
+	}
+	return false
 }

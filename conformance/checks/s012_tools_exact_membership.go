@@ -1,12 +1,29 @@
 package checks
 
 import (
+	"slices"
+
 	. "github.com/onsi/gomega"
 )
 
 var s012 = &Check{ID: "S012", Slug: "tools-exact-membership", Mode: ModeBB, Run: func(t *T) {
-	expectNoForbiddenTools(t)
-	t.Expect(toolNames(t.Target)).To(ConsistOf(t.Settings.Surface.Tools), "tools/list must hold exactly the normal read tools (scenarios/surface.json)")
+	names := toolNames(t.Target)
+	t.Clause(1, func() {
+		var missing, extra []string
+		for _, want := range t.Settings.Surface.Tools {
+			if !slices.Contains(names, want) {
+				missing = append(missing, want)
+			}
+		}
+		for _, got := range names {
+			if !slices.Contains(t.Settings.Surface.Tools, got) {
+				extra = append(extra, got)
+			}
+		}
+		t.Expect(missing).To(BeEmpty(), "tools/list lacks these read tools of scenarios/surface.json")
+		t.Expect(extra).To(BeEmpty(), "tools/list has tools beyond scenarios/surface.json")
+	})
+	t.Clause(2, func() { expectNoForbiddenTools(t) })
 }}
 
 func expectNoForbiddenTools(t *T) {

@@ -185,3 +185,17 @@ func shownPreviews(c *Call) []shownPreview {
 	}
 	return out
 }
+
+// readDocument is a fetch result's document for checks that judge what is
+// in it, not its shape (S029's): a failed fetch, or a result without a
+// document object, blocks the clause being judged.
+func readDocument(t *T, f *Call) map[string]any {
+	if f.IsError() {
+		t.BlockedBy("S029", "fetch returned no document: %s", f.Describe())
+	}
+	doc := f.Structured()
+	if doc == nil {
+		t.BlockedBy("S029", "fetch's structuredContent is not a document object: %s", f.Describe())
+	}
+	return doc
+}

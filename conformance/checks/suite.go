@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
 // A Suite is the Ginkgo definition of the conformance suite: one labelled
@@ -39,6 +41,7 @@ type Suite struct {
 type suiteFlags struct {
 	url, tokenFile, stdio, mutant *string
 	budget                        *int
+	strict                        *bool
 }
 
 func registerSuiteFlags() suiteFlags {
@@ -48,6 +51,7 @@ func registerSuiteFlags() suiteFlags {
 		stdio:     flag.String("mcpcheck.stdio", "", "stdio adapter command; {rs_url} and {token} are replaced"),
 		budget:    flag.Int("mcpcheck.budget", 0, "tools/list byte budget (default from scenarios/surface.json)"),
 		mutant:    flag.String("mcpcheck.mutant", "", "a mutant of the reference adapter to check instead (harness self-test)"),
+		strict:    flag.Bool("mcpcheck.strict", false, "fail on recommended clauses too (mcpcheck's own contract and thresholds)"),
 	}
 }
 
@@ -117,20 +121,15 @@ func (s Suite) Declare() bool {
 			return
 		}
 		for _, e := range entries {
-			declare(e, func(ctx context.Context, c *Check) {
-				r := conformance.Evaluate(ctx, c, target, settings)
+			declare(e, func(ctx context.Context, e conformance.Entry) {
+				r := conformance.Evaluate(ctx, e, target, settings)
 				observedMu.Lock()
-				observed[c.ID] = r.Verdict
+				observed[e.Check.ID] = r.Verdict
 				observedMu.Unlock()
 				for _, en := range r.Entries {
 					ginkgo.AddReportEntry(en.Name, en.Value, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 				}
-				switch r.Verdict {
-				case conformance.Skip:
-					ginkgo.Skip(r.Message)
-				case conformance.Fail, conformance.Error:
-					ginkgo.Fail(string(r.Verdict) + ": " + r.Message) // the prefix tells a harness error from a failure
-				}
+				reportToGinkgo(r, *f.strict)
 			})
 		}
 	})
@@ -145,7 +144,7 @@ func (s Suite) Declare() bool {
 		}
 		entries, err := LoadRegistry()
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		rep, err := conformance.Run(ctx, conformance.Config{Target: spec, Entries: entries, BudgetBytes: *f.budget, Only: conformance.SortedIDs(observed)})
+		rep, err := conformance.Run(ctx, conformance.Config{Target: spec, Entries: entries, BudgetBytes: *f.budget, Strict: *f.strict, Only: conformance.SortedIDs(observed)})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(rep.TargetError).To(gomega.BeNil())
 		gomega.Expect(rep.Verdicts()).To(gomega.Equal(observed), "the CLI runner and the Ginkgo runner disagree")
@@ -157,8 +156,43 @@ func (s Suite) Declare() bool {
 	return true
 }
 
+// reportToGinkgo ends a spec as its verdict says. Ginkgo has pass, skip
+// and fail only: a partial pass, a not-applicable check and a failure of
+// recommended clauses (outside -mcpcheck.strict) are skips whose message
+// says which, so none of them shows as a plain pass.
+func reportToGinkgo(r conformance.Result, strict bool) {
+	switch {
+	case r.Verdict == conformance.Pass:
+	case r.Verdict == conformance.Fail && (strict || r.FailLevel != scenarios.Recommended), r.Verdict == conformance.Error:
+		ginkgo.Fail(string(r.Verdict) + ": " + failureText(r)) // the prefix tells a harness error from a failure
+	case r.Verdict == conformance.Fail:
+		ginkgo.Skip("recommended clauses failed (fail the run with -mcpcheck.strict): " + failureText(r))
+	default:
+		ginkgo.Skip(string(r.Verdict) + ": " + r.Message)
+	}
+}
+
+// failureText is a failed result's clauses, their failures and calls.
+func failureText(r conformance.Result) string {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	for _, c := range r.FailedClauses() {
+		fmt.Fprintf(&b, "\n%s (%s): %s", c.Key, c.FailLevel(), c.Text)
+		for _, f := range c.Failures {
+			fmt.Fprintf(&b, "\n  - %s", f.Message)
+		}
+		for _, call := range c.Calls {
+			fmt.Fprintf(&b, "\n  call: %s", call)
+		}
+	}
+	for _, call := range r.Calls {
+		fmt.Fprintf(&b, "\ncall: %s", call)
+	}
+	return b.String()
+}
+
 // declare turns one registry entry into a spec; evaluate runs a check.
-func declare(e conformance.Entry, evaluate func(context.Context, *Check)) {
+func declare(e conformance.Entry, evaluate func(context.Context, conformance.Entry)) {
 	labels := ginkgo.Label(e.Scenario.ID, "seed-"+e.Scenario.Seed)
 	switch e.Status {
 	case conformance.Manual:
@@ -169,7 +203,7 @@ func declare(e conformance.Entry, evaluate func(context.Context, *Check)) {
 		return
 	}
 	c := e.Check
-	ginkgo.It(c.Name(), labels, ginkgo.Label(string(c.Mode)), func(ctx ginkgo.SpecContext) { evaluate(ctx, c) },
+	ginkgo.It(c.Name(), labels, ginkgo.Label(string(c.Mode)), func(ctx ginkgo.SpecContext) { evaluate(ctx, e) },
 		ginkgo.NodeTimeout(conformance.DefaultCheckTimeout+5*time.Second))
 }
 

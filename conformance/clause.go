@@ -1,0 +1,276 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+	"github.com/pdpp-connect/mcpcheck/scenarios"
+)
+
+// A clauseState is what the check found about one clause so far.
+type clauseState struct {
+	failures  []Failure
+	passes    int // judgements that asserted something and found nothing wrong
+	asserted  int // assertions made in the judgement under way
+	reason    string
+	blockedBy string
+	calls     []*Call
+}
+
+func (c *clauseState) fail(msg string, level scenarios.Level) {
+	c.failures = append(c.failures, Failure{Message: msg, Level: level})
+}
+
+// Clause judges clause n of the check's scenario (key "S029.n") with
+// judge. Inside it, assertions are soft: a failure is recorded against the
+// clause and judge goes on (an assertion returns false when it failed, so
+// judge can stop where later steps would be meaningless). [T.Skipf] or
+// [T.BlockedBy] end the judgement with the clause not exercised; a call to
+// a tool the target lacks does too. A judgement that asserts nothing
+// exercises nothing: the clause never passes vacuously. Clause may judge
+// the same clause more than once (for each tool, say); it holds when some
+// judgement asserted and none failed.
+func (t *T) Clause(n int, judge func()) {
+	r := t.run
+	if n < 1 || n > len(r.scenario.Clauses) {
+		panic(errorSignal{fmt.Sprintf("%s judges clause %s.%d, which its scenario does not have (%d clauses)", r.check.ID, r.check.ID, n, len(r.scenario.Clauses))})
+	}
+	if _, manual := r.check.Manual[n]; manual {
+		panic(errorSignal{fmt.Sprintf("%s.%d is declared manual but the check judges it", r.check.ID, n)})
+	}
+	r.mu.Lock()
+	st := r.clauses[n]
+	if st == nil {
+		st = &clauseState{}
+		r.clauses[n] = st
+	}
+	prev, failed := r.cur, len(st.failures)
+	r.cur, st.asserted = st, 0
+	r.mu.Unlock()
+	defer func() {
+		r.setCurrent(prev)
+		switch sig := recover().(type) {
+		case nil:
+			if len(st.failures) == failed && st.asserted > 0 {
+				st.passes++
+			} else if st.asserted == 0 && st.reason == "" {
+				st.reason = "nothing on this target to judge it by"
+			}
+		case skipSignal:
+			st.reason = sig.reason
+		case blockSignal:
+			st.blockedBy, st.reason = sig.by, sig.reason
+		case failSignal: // a failure that ends the judgement ([T.Fatalf])
+			st.fail(sig.msg, scenarios.Required)
+		case errorSignal:
+			panic(sig)
+		default:
+			// A step that assumed what a failed assertion denied (a nil
+			// document, say) is that failure's consequence, not a fault.
+			if len(st.failures) == failed {
+				panic(errorSignal{r.redact(checkPanicked(sig))})
+			}
+		}
+	}()
+	judge()
+}
+
+// Expect is gomega's Expect; inside a clause its failure is recorded
+// against the clause and the check goes on.
+func (t *T) Expect(actual any, extra ...any) types.Assertion {
+	if cur := t.run.current(); cur != nil {
+		cur.asserted++
+	}
+	return t.Gomega.Expect(actual, extra...)
+}
+
+// Assert judges one condition: inside a clause, false records a failure
+// with the message and the check goes on; either way the clause was
+// exercised. It returns ok.
+func (t *T) Assert(ok bool, format string, args ...any) bool {
+	if cur := t.run.current(); cur != nil {
+		cur.asserted++
+	}
+	if !ok {
+		t.run.failHandler(scenarios.Required)(fmt.Sprintf(format, args...))
+	}
+	return ok
+}
+
+// Fail records a failure of the clause being judged and goes on; outside
+// any clause it ends the check failed.
+func (t *T) Fail(format string, args ...any) {
+	if cur := t.run.current(); cur != nil {
+		cur.asserted++
+	}
+	t.run.failHandler(scenarios.Required)(fmt.Sprintf(format, args...))
+}
+
+// Fatalf records a failure of the clause being judged and ends that
+// judgement: what follows would only repeat it.
+func (t *T) Fatalf(format string, args ...any) {
+	if cur := t.run.current(); cur != nil {
+		cur.asserted++
+	}
+	panic(failSignal{t.run.redact(fmt.Sprintf(format, args...))})
+}
+
+// BlockedBy ends the judgement: what the clause needs is broken in a way
+// scenario id owns (the fetch document's shape, the schema index), so the
+// clause is reported as blocked by it, never as failed. Outside any
+// clause, it blocks every clause the check has not judged yet.
+func (t *T) BlockedBy(id, format string, args ...any) {
+	panic(blockSignal{by: id, reason: t.run.redact(fmt.Sprintf(format, args...))})
+}
+
+// Threshold asserts against one of mcpcheck's own numbers where the seed
+// says only "bounded": its failures are recommended, so they fail a run
+// only under --strict.
+func (t *T) Threshold() gomega.Gomega {
+	g := gomega.NewGomega(t.run.failHandler(scenarios.Recommended))
+	return thresholdGomega{Gomega: g, t: t}
+}
+
+type thresholdGomega struct {
+	gomega.Gomega
+	t *T
+}
+
+func (g thresholdGomega) Expect(actual any, extra ...any) types.Assertion {
+	if cur := g.t.run.current(); cur != nil {
+		cur.asserted++
+	}
+	return g.Gomega.Expect(actual, extra...)
+}
+
+// clauseResults turns what the check found into one result per clause of
+// its scenario. sig is how the check ended: a skip or block outside any
+// clause is the reason for every clause it left unjudged.
+func (r *checkRun) clauseResults(sig any) []ClauseResult {
+	if len(r.clauses) == 0 && len(r.check.Manual) == 0 {
+		return nil // a check not (yet) written clause by clause
+	}
+	var endReason, endBlock string
+	switch s := sig.(type) {
+	case skipSignal:
+		endReason = s.reason
+	case blockSignal:
+		endReason, endBlock = s.reason, s.by
+	case errorSignal:
+		endReason = "not judged: the check ended in a harness error"
+	}
+	out := make([]ClauseResult, len(r.scenario.Clauses))
+	for i, cl := range r.scenario.Clauses {
+		n := i + 1
+		res := ClauseResult{Key: cl.Key, Text: cl.Text, Level: cl.Level}
+		st := r.clauses[n]
+		switch {
+		case r.check.Manual[n] != "":
+			res.Outcome, res.Reason = ManualClause, "manual: "+r.check.Manual[n]
+		case st == nil:
+			res.Outcome, res.Reason, res.BlockedBy = NotExercised, firstNonEmpty(endReason, "the check did not reach it"), endBlock
+		case len(st.failures) > 0:
+			res.Outcome, res.Failures = Broken, st.failures
+			res.Calls = boundCalls(r.describeCalls(st.calls), maxCallBytes)
+		case st.passes > 0:
+			res.Outcome = Held
+		default:
+			res.Outcome, res.Reason, res.BlockedBy = NotExercised, firstNonEmpty(st.reason, endReason), firstNonEmpty(st.blockedBy, endBlock)
+		}
+		out[i] = res
+	}
+	return out
+}
+
+// verdict judges the scenario from its clauses and how the check ended.
+func (r *checkRun) verdict(sig any, clauses []ClauseResult) (Verdict, string) {
+	switch s := sig.(type) {
+	case errorSignal:
+		return Error, s.msg
+	case failSignal:
+		return Fail, s.msg
+	case nil, skipSignal, blockSignal:
+	default:
+		return Error, r.redact(checkPanicked(s))
+	}
+	if clauses == nil { // not written clause by clause: the check as a whole
+		switch s := sig.(type) {
+		case skipSignal:
+			return Skip, s.reason
+		case blockSignal:
+			return Skip, "blocked by " + s.by + ": " + s.reason
+		}
+		return Pass, ""
+	}
+	var failed, held, open []string
+	for _, c := range clauses {
+		switch c.Outcome {
+		case Broken:
+			failed = append(failed, c.Key)
+		case Held:
+			held = append(held, c.Key)
+		case NotExercised:
+			why := c.Reason
+			if c.BlockedBy != "" {
+				why = "blocked by " + c.BlockedBy + ": " + why
+			}
+			open = append(open, c.Key+" ("+why+")")
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return Fail, "failed: " + strings.Join(failed, ", ")
+	case len(open) == 0 && len(held) > 0:
+		return Pass, ""
+	case len(held) > 0:
+		return Partial, "not exercised: " + strings.Join(open, "; ")
+	case len(open) > 0:
+		return Skip, "not exercised: " + strings.Join(open, "; ")
+	}
+	return Skip, "every clause is manual"
+}
+
+// maxCallBytes bounds the calls a failure shows: all of them that fit.
+const maxCallBytes = 8 << 10
+
+func (r *checkRun) describeCalls(calls []*Call) []string {
+	out := make([]string, 0, len(calls))
+	seen := map[*Call]bool{}
+	for _, c := range calls {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c.Describe())
+		}
+	}
+	return out
+}
+
+// boundCalls keeps the calls that fit in max bytes, in order, and says
+// how many did not.
+func boundCalls(calls []string, max int) []string {
+	var out []string
+	used := 0
+	for i, c := range calls {
+		if used+len(c) > max && len(out) > 0 {
+			rest := 0
+			for _, d := range calls[i:] {
+				rest += len(d)
+			}
+			return append(out, fmt.Sprintf("… %d more calls (%d bytes) not shown", len(calls)-i, rest))
+		}
+		out = append(out, c)
+		used += len(c)
+	}
+	return out
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
