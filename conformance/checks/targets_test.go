@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,12 +39,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(0)
 }
-
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
 
 // serveBinary runs `pdpp-mcp serve` against a fresh fixture RS and returns
 // the /mcp URL and the client token.
