@@ -18,14 +18,27 @@ import (
 	"github.com/pdpp-connect/mcpcheck/adapter"
 )
 
-// A Variation is one named change to the reference adapter.
+// A Variation is one named change to the reference adapter: a mutant (a
+// single fault some check must catch) or a conforming variant (a single
+// freedom the seeds allow, which every check must pass).
 type Variation struct {
-	ID    string
-	Kills []string // scenario ids that must fail against it
-	Doc   string
+	ID string
+	// Kills, for a mutant, are what must fail against it: clause keys
+	// ("S029.2") or, for a fault no one clause owns, scenario ids.
+	Kills []string
+	// Collateral, for a mutant, are further scenario ids its fault really
+	// breaks; the matrix fails on any other failing id.
+	Collateral []string
+	Doc        string
+	// Freedom and Allowed, for a conforming variant, name the freedom it
+	// exercises and quote the seed text that allows it.
+	Freedom, Allowed string
 	// Apply makes the change through the seams.
 	Apply func(*Seams)
 }
+
+// Conforming reports a variant, which no check may fail.
+func (v Variation) Conforming() bool { return v.Freedom != "" }
 
 // Seams are where a variation changes the reference adapter.
 type Seams struct {
@@ -53,9 +66,14 @@ func (s *Seams) Options(change func(*adapter.Options)) {
 	}
 }
 
-// All returns the catalogue, sorted by id.
-func All() []Variation {
-	out := slices.Clone(catalogue)
+// All returns the mutants, sorted by id.
+func All() []Variation { return sorted(catalogue) }
+
+// Variants returns the conforming variants, sorted by id.
+func Variants() []Variation { return sorted(variants) }
+
+func sorted(vs []Variation) []Variation {
+	out := slices.Clone(vs)
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
@@ -65,18 +83,17 @@ func Lookup(id string) (*Variation, error) {
 	if id == "" {
 		return nil, nil
 	}
-	for i := range catalogue {
-		if catalogue[i].ID == id {
-			v := catalogue[i]
+	for _, v := range append(slices.Clone(catalogue), variants...) {
+		if v.ID == id {
 			return &v, nil
 		}
 	}
-	ids := make([]string, len(catalogue))
-	for i, v := range catalogue {
-		ids[i] = v.ID
+	var ids []string
+	for _, v := range append(slices.Clone(catalogue), variants...) {
+		ids = append(ids, v.ID)
 	}
 	sort.Strings(ids)
-	return nil, fmt.Errorf("unknown mutant %q (known: %s)", id, strings.Join(ids, ", "))
+	return nil, fmt.Errorf("unknown mutant or variant %q (known: %s)", id, strings.Join(ids, ", "))
 }
 
 // Configure applies v (nil: none) to the Options of an adapter built in

@@ -279,7 +279,7 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 	root.Flags().SetInterspersed(true)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv, red), newVersionCommand(stdout), newReportSchemaCommand(stdout),
-		newMutantsCommand(stdout, code), newBenchCommand(stdout, getenv, code, red), newReferenceAdapterCommand(getenv, code))
+		newMutantsCommand(stdout, code), newVariantsCommand(stdout, code), newBenchCommand(stdout, getenv, code, red), newReferenceAdapterCommand(getenv, code))
 	addCompletions(root)
 	return root
 }

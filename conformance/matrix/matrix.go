@@ -1,46 +1,75 @@
-// Package matrix proves that the checks can fail: it runs the whole
+// Package matrix proves what the checks are worth. It runs the whole
 // registry once per mutant of the reference adapter (a named, deliberate
-// fault) and judges whether the ids the mutant names caught it.
+// fault) and judges whether the clauses the mutant names caught it, and
+// nothing it does not own; and once per conforming variant (a freedom the
+// seeds leave open) and judges that no check fails it.
 package matrix
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
-	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 )
 
-// Mutant verdicts: how the registry fared against one mutant.
+// Verdicts: how the registry fared against one mutant or variant.
 const (
-	Killed       = "killed"       // every id the mutant names failed
-	WrongReason  = "wrong-reason" // other ids failed, but not all of its own
-	Survived     = "survived"     // nothing failed
+	Killed       = "killed"        // every clause or id the mutant names failed
+	WrongReason  = "wrong-reason"  // other ids failed, but not all of its own
+	Survived     = "survived"      // nothing failed
+	Conforms     = "conforms"      // a variant every check passes as it passes the reference
+	FalseFailure = "false-failure" // a variant some check fails, or judges less than the reference
 	HarnessFault = "harness-error"
 )
 
-// A Result is one mutant run through every check.
+// A Result is one mutant or variant run through every check.
 type Result struct {
-	Mutant  string   `json:"mutant"`
-	Doc     string   `json:"doc"`
-	Expect  []string `json:"expect"`  // the ids that must fail
-	Failed  []string `json:"failed"`  // the ids that did fail
-	Errors  []string `json:"errors"`  // ids the harness could not judge
-	Verdict string   `json:"verdict"` // Killed, WrongReason, Survived or HarnessFault
+	Mutant     string   `json:"mutant"`
+	Doc        string   `json:"doc"`
+	Conforming bool     `json:"conforming,omitempty"`
+	Freedom    string   `json:"freedom,omitempty"`
+	Expect     []string `json:"expect,omitempty"`     // the clause keys or ids that must fail
+	Collateral []string `json:"collateral,omitempty"` // further ids it declares it breaks
+	Failed     []string `json:"failed"`               // the ids that failed
+	// FailedClauses are the clause keys that failed.
+	FailedClauses []string `json:"failed_clauses,omitempty"`
+	// Undeclared are failing ids the mutant neither names nor declares: a
+	// check failing on a property it does not own, or a fault broader
+	// than its row says.
+	Undeclared []string `json:"undeclared,omitempty"`
+	// Degraded are ids a variant left less judged than the reference
+	// (pass there, partial or skip here).
+	Degraded []string `json:"degraded,omitempty"`
+	Errors   []string `json:"errors"`  // ids the harness could not judge
+	Verdict  string   `json:"verdict"` // Killed, WrongReason, Survived, Conforms, FalseFailure or HarnessFault
 }
 
-// Run opens the reference adapter once per mutant (all of them, or those
-// named) and evaluates every check against it. A check nobody has seen
-// fail is not done: this is where each is seen failing.
-func Run(ctx context.Context, only []string, parallel int) ([]Result, error) {
+// OK reports a mutant killed by its own clauses with no undeclared
+// collateral, or a variant that conforms.
+func (r Result) OK() bool {
+	return (r.Verdict == Killed && len(r.Undeclared) == 0) || r.Verdict == Conforms
+}
+
+// Mutants opens the reference adapter once per mutant (all of them, or
+// those named) and evaluates every check against it.
+func Mutants(ctx context.Context, only []string, parallel int) ([]Result, error) {
+	return run(ctx, reference.Mutants(), "mutant", only, parallel)
+}
+
+// Variants opens the reference adapter once per conforming variant (all of
+// them, or those named) and evaluates every check against it, and once as
+// shipped, whose verdicts each variant must equal.
+func Variants(ctx context.Context, only []string, parallel int) ([]Result, error) {
+	return run(ctx, reference.Variants(), "variant", only, parallel)
+}
+
+func run(ctx context.Context, rows []reference.Mutant, kind string, only []string, parallel int) ([]Result, error) {
 	entries, err := checks.LoadRegistry()
 	if err != nil {
 		return nil, err
@@ -49,12 +78,12 @@ func Run(ctx context.Context, only []string, parallel int) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var infos []reference.Mutant
+	var picked []reference.Mutant
 	known := map[string]bool{}
-	for _, m := range reference.Mutants() {
+	for _, m := range rows {
 		known[m.ID] = true
 		if len(only) == 0 || slices.Contains(only, m.ID) {
-			infos = append(infos, m)
+			picked = append(picked, m)
 		}
 	}
 	var unknown []string
@@ -64,89 +93,111 @@ func Run(ctx context.Context, only []string, parallel int) ([]Result, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, &conformance.UsageError{Msg: fmt.Sprintf("no mutant is named %s (mcpcheck mutants lists them all)", strings.Join(unknown, ", "))}
+		return nil, &conformance.UsageError{Msg: fmt.Sprintf("no %s is named %s (mcpcheck %ss lists them all)", kind, strings.Join(unknown, ", "), kind)}
 	}
 	if parallel <= 0 {
 		parallel = 2
 	}
-	out := make([]Result, len(infos))
+	var baseline map[string]conformance.Verdict
+	if slices.ContainsFunc(picked, reference.Mutant.Conforming) {
+		ref, err := evaluate(ctx, reference.Mutant{}, entries, settings)
+		if err != nil {
+			return nil, fmt.Errorf("the reference adapter: %w", err)
+		}
+		baseline = map[string]conformance.Verdict{}
+		for id, r := range ref {
+			baseline[id] = r.Verdict
+		}
+	}
+	out := make([]Result, len(picked))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, parallel)
-	for i, m := range infos {
+	for i, m := range picked {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(i int, m reference.Mutant) {
 			defer func() { <-sem; wg.Done() }()
-			out[i] = runMutant(ctx, m, entries, settings)
+			out[i] = judge(ctx, m, entries, settings, baseline)
 		}(i, m)
 	}
 	wg.Wait()
 	return out, nil
 }
 
-func runMutant(ctx context.Context, m reference.Mutant, entries []conformance.Entry, s conformance.Settings) Result {
-	r := Result{Mutant: m.ID, Doc: m.Doc, Expect: m.Kills}
+func evaluate(ctx context.Context, m reference.Mutant, entries []conformance.Entry, s conformance.Settings) (map[string]conformance.Result, error) {
 	spec, err := reference.Spec(m.ID)
+	if err != nil {
+		return nil, err
+	}
+	tgt, err := conformance.Open(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	defer tgt.Close()
+	return conformance.EvaluateAll(ctx, entries, tgt, s, 4), nil
+}
+
+// judge runs one mutant or variant; baseline holds the reference's
+// verdicts, which a variant must equal.
+func judge(ctx context.Context, m reference.Mutant, entries []conformance.Entry, s conformance.Settings, baseline map[string]conformance.Verdict) Result {
+	r := Result{Mutant: m.ID, Doc: m.Doc, Conforming: m.Conforming(), Freedom: m.Freedom, Expect: m.Kills, Collateral: m.Collateral}
+	results, err := evaluate(ctx, m, entries, s)
 	if err != nil {
 		r.Errors, r.Verdict = []string{err.Error()}, HarnessFault
 		return r
 	}
-	tgt, err := conformance.Open(ctx, spec)
-	if err != nil {
-		r.Errors, r.Verdict = []string{"open: " + err.Error()}, HarnessFault
-		return r
-	}
-	defer tgt.Close()
-	for id, res := range conformance.EvaluateAll(ctx, entries, tgt, s, 4) {
+	for id, res := range results {
 		switch res.Verdict {
 		case conformance.Fail:
 			r.Failed = append(r.Failed, id)
+			for _, c := range res.FailedClauses() {
+				r.FailedClauses = append(r.FailedClauses, c.Key)
+			}
 		case conformance.Error:
 			r.Errors = append(r.Errors, id+": "+conformance.FirstLine(res.Message))
 		}
-	}
-	sort.Strings(r.Failed)
-	sort.Strings(r.Errors)
-	own := 0
-	for _, id := range m.Kills {
-		if slices.Contains(r.Failed, id) {
-			own++
+		if m.Conforming() && baseline[id] == conformance.Pass && (res.Verdict == conformance.Partial || res.Verdict == conformance.Skip) {
+			r.Degraded = append(r.Degraded, id+" ("+string(res.Verdict)+": "+conformance.FirstLine(res.Message)+")")
 		}
 	}
+	sort.Strings(r.Failed)
+	sort.Strings(r.FailedClauses)
+	sort.Strings(r.Errors)
+	sort.Strings(r.Degraded)
 	switch {
 	case len(r.Errors) > 0:
 		r.Verdict = HarnessFault
-	case own == len(m.Kills):
-		r.Verdict = Killed
-	case len(r.Failed) > 0:
+	case m.Conforming() && len(r.Failed) == 0 && len(r.Degraded) == 0:
+		r.Verdict = Conforms
+	case m.Conforming():
+		r.Verdict = FalseFailure
+	case len(r.Failed) == 0:
+		r.Verdict = Survived
+	case slices.ContainsFunc(m.Kills, func(k string) bool { return !r.caught(k) }):
 		r.Verdict = WrongReason
 	default:
-		r.Verdict = Survived
+		r.Verdict = Killed
+	}
+	if !m.Conforming() {
+		for _, id := range r.Failed {
+			if !slices.ContainsFunc(m.Kills, func(k string) bool { return scenarioOf(k) == id }) && !slices.Contains(m.Collateral, id) {
+				r.Undeclared = append(r.Undeclared, id)
+			}
+		}
 	}
 	return r
 }
 
-// WriteTable prints the matrix: mutant, the ids it must fail, the ids
-// that failed, and the verdict.
-func WriteTable(w io.Writer, results []Result) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MUTANT\tEXPECTED\tVERDICT\tFAILED") // FAILED last: a broad mutant fails dozens of ids
-	killed := 0
-	for _, r := range results {
-		failed := strings.Join(r.Failed, ",")
-		if failed == "" {
-			failed = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Mutant, strings.Join(r.Expect, ","), r.Verdict, failed)
-		if r.Verdict == Killed {
-			killed++
-		}
+// caught reports whether a kill, a clause key or a scenario id, failed.
+func (r Result) caught(kill string) bool {
+	if strings.Contains(kill, ".") {
+		return slices.Contains(r.FailedClauses, kill)
 	}
-	tw.Flush()
-	for _, r := range results {
-		for _, e := range r.Errors {
-			fmt.Fprintf(w, "harness error under %s: %s\n", r.Mutant, termsafe.Line(e))
-		}
-	}
-	fmt.Fprintf(w, "%d mutants: %d killed by their own ids (%.0f%%)\n", len(results), killed, 100*float64(killed)/float64(max(1, len(results))))
+	return slices.Contains(r.Failed, kill)
+}
+
+// scenarioOf is the scenario id of a clause key ("S029.2" → "S029").
+func scenarioOf(kill string) string {
+	id, _, _ := strings.Cut(kill, ".")
+	return id
 }

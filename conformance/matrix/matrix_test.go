@@ -2,6 +2,8 @@ package matrix
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -9,17 +11,52 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 )
 
-// Every mutant of the reference adapter must fail each scenario id it names:
-// a check nobody has seen fail is not done. A mutant that only unrelated
-// checks catch is a wrong-reason kill, and fails this test too.
+// Every mutant of the reference adapter must fail each clause or id it
+// names: a check nobody has seen fail is not done. A mutant that only
+// unrelated checks catch is a wrong-reason kill, and fails this test too,
+// as does a failing id the mutant does not declare: a check that fails on
+// a property another scenario owns. At most a tenth of the mutants may
+// have collateral at all.
 func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
-	results, err := Run(context.Background(), nil, 2)
+	results, err := Mutants(context.Background(), nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	collateral := 0
+	for _, r := range results {
+		if r.Verdict != Killed {
+			t.Errorf("mutant %s (%s): %s; must fail %v, failed %v (clauses %v), harness errors %v", r.Mutant, r.Doc, r.Verdict, r.Expect, r.Failed, r.FailedClauses, r.Errors)
+		}
+		if len(r.Undeclared) > 0 {
+			t.Errorf("mutant %s (%s) also fails %v, which it does not declare: a check failing on what it does not own, or collateral to declare", r.Mutant, r.Doc, r.Undeclared)
+		}
+		if len(r.Collateral) > 0 {
+			collateral++
+		}
+	}
+	if collateral*10 > len(results) {
+		t.Errorf("%d of %d mutants declare collateral; at most a tenth may", collateral, len(results))
+	}
+	entries, err := checks.LoadRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	WriteCoverage(&out, ClauseCoverage(entries, results))
+	t.Log(out.String())
+}
+
+// No check may fail a conforming variant, nor judge it less than the
+// shipped adapter: a check is done when it kills a mutant and passes every
+// variant.
+func TestVariantsPassEveryCheck(t *testing.T) {
+	results, err := Variants(context.Background(), nil, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range results {
-		if r.Verdict != Killed {
-			t.Errorf("mutant %s (%s): %s; must fail %v, failed %v, harness errors %v", r.Mutant, r.Doc, r.Verdict, r.Expect, r.Failed, r.Errors)
+		if r.Verdict != Conforms {
+			t.Errorf("variant %s (%s): %s; failed %v (clauses %v), judged less %v, harness errors %v", r.Mutant, r.Freedom, r.Verdict, r.Failed, r.FailedClauses, r.Degraded, r.Errors)
 		}
 	}
 }
@@ -29,7 +66,7 @@ func TestEveryCheckHasAMutant(t *testing.T) {
 	killed := map[string]bool{}
 	for _, m := range reference.Mutants() {
 		for _, id := range m.Kills {
-			killed[id] = true
+			killed[scenarioOf(id)] = true
 		}
 	}
 	for _, c := range checks.All() {
@@ -54,17 +91,32 @@ func TestMutantVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	baseline := map[string]conformance.Verdict{"S001": conformance.Pass, "S012": conformance.Pass}
 	for name, c := range map[string]struct {
 		m    reference.Mutant
 		want string
 	}{
-		"own ids":    {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S012"}}, Killed},
-		"wrong ids":  {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S001"}}, WrongReason},
-		"some wrong": {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S001", "S012"}}, WrongReason},
-		"no-op":      {reference.Mutant{ID: "", Kills: []string{"S012"}}, Survived},
+		"own ids":       {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S012"}}, Killed},
+		"own clause":    {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S012.1"}}, Killed},
+		"other clause":  {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S012.2"}}, WrongReason},
+		"wrong ids":     {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S001"}}, WrongReason},
+		"some wrong":    {reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S001", "S012"}}, WrongReason},
+		"no-op":         {reference.Mutant{ID: "", Kills: []string{"S012"}}, Survived},
+		"conforms":      {reference.Mutant{ID: "", Freedom: "none"}, Conforms},
+		"false failure": {reference.Mutant{ID: "drop-tool-fetch", Freedom: "pretends"}, FalseFailure},
 	} {
-		if r := runMutant(ctx, c.m, entries, settings); r.Verdict != c.want {
-			t.Errorf("%s: verdict %s, want %s (failed %v, errors %v)", name, r.Verdict, c.want, r.Failed, r.Errors)
+		r := judge(ctx, c.m, entries, settings, baseline)
+		if r.Verdict != c.want {
+			t.Errorf("%s: verdict %s, want %s (failed %v, clauses %v, errors %v)", name, r.Verdict, c.want, r.Failed, r.FailedClauses, r.Errors)
 		}
+	}
+	// Collateral: a failing id the mutant neither names nor declares.
+	undeclared := judge(ctx, reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S001"}}, entries, settings, nil)
+	if !slices.Equal(undeclared.Undeclared, []string{"S012"}) || undeclared.OK() {
+		t.Errorf("undeclared collateral %v, OK %t; want [S012] and not OK", undeclared.Undeclared, undeclared.OK())
+	}
+	declared := judge(ctx, reference.Mutant{ID: "drop-tool-fetch", Kills: []string{"S001"}, Collateral: []string{"S012"}}, entries, settings, nil)
+	if len(declared.Undeclared) != 0 {
+		t.Errorf("declared collateral still reported undeclared: %v", declared.Undeclared)
 	}
 }

@@ -86,19 +86,31 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdin 
 	return variation.Main(ctx, args, getenv, stdin, stdout, stderr)
 }
 
-// A Mutant is one entry of the catalogue: its id, the scenario ids whose
-// checks must fail against it, and what it breaks.
+// A Mutant is one entry of the catalogue: a mutant (Kills: the clause
+// keys or scenario ids that must fail against it, and its declared
+// Collateral), or a conforming variant (Freedom and Allowed: what the seeds
+// leave open), which no check may fail.
 type Mutant struct {
-	ID    string
-	Kills []string
-	Doc   string
+	ID               string
+	Kills            []string
+	Collateral       []string
+	Doc              string
+	Freedom, Allowed string
 }
 
-// Mutants lists the catalogue, by id.
-func Mutants() []Mutant {
-	var out []Mutant
-	for _, v := range variation.All() {
-		out = append(out, Mutant{ID: v.ID, Kills: v.Kills, Doc: v.Doc})
+// Conforming reports a conforming variant.
+func (m Mutant) Conforming() bool { return m.Freedom != "" }
+
+// Mutants lists the mutants, by id.
+func Mutants() []Mutant { return rows(variation.All()) }
+
+// Variants lists the conforming variants, by id.
+func Variants() []Mutant { return rows(variation.Variants()) }
+
+func rows(vs []variation.Variation) []Mutant {
+	out := make([]Mutant, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, Mutant{ID: v.ID, Kills: v.Kills, Collateral: v.Collateral, Doc: v.Doc, Freedom: v.Freedom, Allowed: v.Allowed})
 	}
 	return out
 }
