@@ -64,7 +64,7 @@ func (t *T) Clause(n int, judge func()) {
 			st.blockedBy, st.reason = sig.by, sig.reason
 		case failSignal: // a failure that ends the judgement ([T.Fatalf])
 			st.fail(sig.msg, scenarios.Required)
-		case errorSignal:
+		case errorSignal, naSignal:
 			panic(sig)
 		default:
 			// A step that assumed what a failed assertion denied (a nil
@@ -125,6 +125,13 @@ func (t *T) BlockedBy(id, format string, args ...any) {
 	panic(blockSignal{by: id, reason: t.run.redact(fmt.Sprintf(format, args...))})
 }
 
+// NotApplicable ends the check as not applicable: its subject is absent
+// from this target (an adapter that answers a multi-source read by fanning
+// in has no ambiguity error to judge). Never a pass, and never a failure.
+func (t *T) NotApplicable(format string, args ...any) {
+	panic(naSignal{t.run.redact(fmt.Sprintf(format, args...))})
+}
+
 // Threshold asserts against one of mcpcheck's own numbers where the seed
 // says only "bounded": its failures are recommended, so they fail a run
 // only under --strict.
@@ -160,6 +167,8 @@ func (r *checkRun) clauseResults(sig any) []ClauseResult {
 		endReason, endBlock = s.reason, s.by
 	case errorSignal:
 		endReason = "not judged: the check ended in a harness error"
+	case naSignal:
+		endReason = "not applicable: " + s.reason
 	}
 	out := make([]ClauseResult, len(r.scenario.Clauses))
 	for i, cl := range r.scenario.Clauses {
@@ -189,6 +198,8 @@ func (r *checkRun) verdict(sig any, clauses []ClauseResult) (Verdict, string) {
 	switch s := sig.(type) {
 	case errorSignal:
 		return Error, s.msg
+	case naSignal:
+		return NA, "not applicable: " + s.reason
 	case failSignal:
 		return Fail, s.msg
 	case nil, skipSignal, blockSignal:

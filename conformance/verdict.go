@@ -117,6 +117,7 @@ type (
 	skipSignal  struct{ reason string }
 	blockSignal struct{ by, reason string }
 	errorSignal struct{ msg string }
+	naSignal    struct{ reason string }
 )
 
 // DefaultCheckTimeout bounds one check.

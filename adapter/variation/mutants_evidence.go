@@ -1,0 +1,51 @@
+package variation
+
+import (
+	"github.com/pdpp-connect/mcpcheck/adapter"
+)
+
+// evidenceMutants break the evidence ladder: S035–S052.
+var evidenceMutants = []Variation{
+	{ID: "resource-only-evidence", Kills: []string{"S035"}, Doc: "search evidence is reachable only through a pdpp://field-window/ resource",
+		Apply: resourceOnlyEvidence()},
+	{ID: "small-text-as-resource-link", Kills: []string{"S036", "S049"}, Doc: "a small field comes back as a resource_link only",
+		Apply: onWindow(smallTextAsResourceLink)},
+	{ID: "guess-title-by-name", Kills: []string{"S037"}, Doc: "fetch promotes fields named like a title or text, whatever their declared role",
+		Apply: guessTitleByName()},
+	{ID: "inline-base64-body", Kills: []string{"S038"}, Doc: "record previews inline base64 bodies",
+		Apply: inlineBase64Body()},
+	{ID: "hide-evidence-lines", Kills: []string{"S043"}, Doc: "search text drops the evidence excerpts",
+		Apply: onSearchText(hideEvidenceLines)},
+	{ID: "evidence-term-only", Kills: []string{"S044"}, Doc: "evidence previews collapse to the highlighted term",
+		Apply: onHits(evidenceTermOnly)},
+	{ID: "invent-evidence", Kills: []string{"S045"}, Doc: "metadata-only hits get an invented body evidence window",
+		Apply: onHits(inventEvidence)},
+	{ID: "rotate-evidence-previews", Kills: []string{"S045"}, Doc: "each evidence preview shows another hit's text",
+		Apply: onHits(rotateEvidencePreviews)},
+	{ID: "emit-dead-record-uri", Kills: []string{"S046"}, Doc: "search shows pdpp://record/ URIs that fetch rejects",
+		Apply: emitDeadRecordURI()},
+	{ID: "emit-field-window-uri", Kills: []string{"S047", "S048"}, Doc: "read_record_field shows a pdpp://field-window/ URI nothing can read",
+		Apply: onWindow(emitFieldWindowURI)},
+	{ID: "drop-window-continuation-args", Kills: []string{"S048"}, Doc: "incomplete windows show no next arguments",
+		Apply: onWindow(dropWindowArgs(true))},
+	{ID: "drop-previous-window-args", Kills: []string{"S048"}, Doc: "a later window shows no previous arguments",
+		Apply: onWindow(dropWindowArgs(false))},
+	{ID: "omit-window-structure", Kills: []string{"S049"}, Doc: "the window in structuredContent lacks total_chars and complete",
+		Apply: onWindow(omitWindowStructure)},
+	{ID: "silent-cut-record-preview", Kills: []string{"S050"}, Doc: "a large text in a record preview is cut with no flag and no continuation",
+		Apply: silentCutRecordPreview()},
+	{ID: "no-json-field-windows", Kills: []string{"S050"}, Doc: "read_record_field refuses a JSON field as not text, so a large one is never readable in full",
+		Apply: noJSONFieldWindows()},
+	{ID: "cli-omit-read-command", Kills: []string{"S052"}, Doc: "pdpp-mcp search prints evidence without the read-field command",
+		Apply: cliOmitReadCommand},
+	{ID: "advertise-control-plane-kind", Kills: []string{"S039"}, Doc: "the MCP metadata lists control_plane among its token kinds",
+		Apply: onMetadata(func(doc map[string]any) { doc["pdpp_token_kinds_supported"] = []string{"client", "control_plane"} })},
+	{ID: "drop-mcp-endpoint-hint", Kills: []string{"S039"}, Doc: "the MCP metadata names no MCP endpoint",
+		Apply: onMetadata(dropEndpointHint)},
+	{ID: "drop-remote-client-setup", Kills: []string{"S040"}, Doc: "the setup page drops the ChatGPT and other remote clients section",
+		Apply: onPage(adapter.SetupPath, dropRemoteClientSetup)},
+	{ID: "drop-llms-codex-command", Kills: []string{"S040"}, Doc: "/llms.txt omits the codex mcp add command",
+		Apply: onPage(adapter.LLMsPath, dropCodexLine)},
+	{ID: "profile-in-metadata", Kills: []string{"S039"}, Doc: "the MCP metadata advertises core/events/full profiles",
+		Apply: onMetadata(func(doc map[string]any) { doc["pdpp_mcp_profiles"] = []string{"core", "events", "full"} })},
+}

@@ -1,0 +1,86 @@
+package variation
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+)
+
+// surfaceMutants break initialize, tools/list, the command line and the hosted endpoint: S001–S016, U03, U13.
+var surfaceMutants = []Variation{
+	{ID: "drop-instructions", Kills: []string{"S001", "S004"}, Doc: "initialize carries no instructions",
+		Apply: instructions(func(string) string { return "" })},
+	{ID: "ask-owner-token-in-instructions", Kills: []string{"S001"}, Doc: "instructions ask the client to pass an owner bearer",
+		Apply: instructions(func(s string) string {
+			return "For full access, pass your owner bearer token as the Authorization header. " + s
+		})},
+	{ID: "bury-guidance-past-512", Kills: []string{"S001"}, Doc: "a long preamble pushes the usage pattern past character 512",
+		Apply: instructions(func(s string) string {
+			return strings.Repeat("This server exposes personal data that belongs to its owner. ", 10) + s
+		})},
+	{ID: "duplicate-connection-prose", Kills: []string{"S002", "S004"}, Doc: "every connection_id argument repeats a long recovery paragraph",
+		Apply: duplicateConnectionProse()},
+	{ID: "strip-routing-from-aggregate", Kills: []string{"S003"}, Doc: "the aggregate description loses its endpoint and read-only statement",
+		Apply: describe("aggregate", func(d string) string { return strings.Split(d, " Read-only;")[0] })},
+	{ID: "pad-descriptions", Kills: []string{"S004", "S016"}, Doc: "descriptions padded past the byte budget",
+		Apply: padDescriptions()},
+	{ID: "claim-hidden-structured-content", Kills: []string{"S005"}, Doc: "query_records says structuredContent is hidden from the model",
+		Apply: describe("query_records", func(d string) string {
+			return strings.Replace(d, "the full page is structured output in structuredContent.data", "the full page goes to structuredContent, which is hidden from the model", 1)
+		})},
+	{ID: "add-tool-list-streams", Kills: []string{"S012", "S016"}, Doc: "a seventh tool, list_streams",
+		Apply: withMiddleware(extraTool(listStreamsTool))},
+	{ID: "add-tool-create-event-subscription", Kills: []string{"S012", "S016"}, Doc: "an event-subscription management tool",
+		Apply: withMiddleware(extraTool(eventSubscriptionTool))},
+	{ID: "drop-tool-fetch", Kills: []string{"S012"}, Doc: "fetch is missing",
+		Apply: dropTool("fetch")},
+	{ID: "expose-connector-instance-id", Kills: []string{"S013"}, Doc: "query_records and fetch advertise connector_instance_id",
+		Apply: addProperty([]string{"query_records", "fetch"}, "connector_instance_id", `{"type":"string"}`)},
+	{ID: "require-connection-id", Kills: []string{"S013"}, Doc: "search requires connection_id",
+		Apply: requireArgument("search", "connection_id")},
+	{ID: "advertise-profile-flag", Kills: []string{"S011"}, Doc: "stdio --help advertises a --profile selector",
+		Apply: advertiseProfileFlag},
+	{ID: "drift-stdio-surface", Kills: []string{"S011"}, Doc: "stdio serves a different tool set from hosted HTTP",
+		Apply: stdioOnly(extraTool(driftTool))},
+	{ID: "drop-expand-param", Kills: []string{"S007"}, Doc: "query_records passes the expand gate but never sends expand to the RS",
+		Apply: onQuery(isRecordList, func(_ *http.Request, q url.Values) { q.Del("expand") })},
+	{ID: "expand-gate-fails-closed", Kills: []string{"S007"}, Doc: "the expand gate rejects when GET /v1/schema fails, instead of deferring to the RS",
+		Apply: tune(func(t *adapter.Tuning) { t.ExpandGate = adapter.ExpandGateFailClosed })},
+	{ID: "skip-expand-gate", Kills: []string{"S008"}, Doc: "unadvertised expand goes to the RS unchecked",
+		Apply: tune(func(t *adapter.Tuning) { t.ExpandGate = adapter.ExpandGateOff })},
+	{ID: "expand-error-without-schema-pointer", Kills: []string{"S008"}, Doc: "the invalid_expand message names expand_capabilities but not GET /v1/schema",
+		Apply: onError(func(e map[string]any) {
+			if msg, ok := e["message"].(string); ok && e["code"] == "invalid_expand" {
+				e["message"] = strings.Replace(msg, " Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected.", "", 1)
+			}
+		})},
+	{ID: "cache-expand-schema", Kills: []string{"S009"}, Doc: "the expand gate remembers the first schema it saw per stream",
+		Apply: cacheExpandSchema()},
+	{ID: "retry-after-401", Kills: []string{"S014"}, Doc: "after an RS 401 the adapter tries the same call again",
+		Apply: retryAfter401()},
+	{ID: "switch-credential-after-401", Kills: []string{"S014"}, Doc: "after an RS 401 the adapter sends later calls with another (owner-style) credential",
+		Apply: switchCredentialAfter401()},
+	{ID: "echo-bearer-in-errors", Kills: []string{"S014"}, Doc: "error text quotes the refused bearer",
+		Apply: echoBearerInErrors},
+	{ID: "accept-unknown-arguments", Kills: []string{"U03"}, Doc: "undeclared arguments are ignored instead of rejected",
+		Apply: acceptUnknownArguments()},
+	{ID: "challenge-without-resource-metadata", Kills: []string{"U13"}, Doc: "401 answers carry no WWW-Authenticate resource_metadata challenge",
+		Apply: challengeWithoutMetadata()},
+	{ID: "accept-owner-bearer", Kills: []string{"S015"}, Doc: "the hosted endpoint serves an owner bearer",
+		Apply: tune(func(t *adapter.Tuning) { t.TokenKinds = []string{"client", "owner"} })},
+	{ID: "honour-profile-env", Kills: []string{"S011"}, Doc: "stdio started with PDPP_MCP_PROFILE=full serves an extra event-subscription tool",
+		Apply: honourProfileEnv},
+	{ID: "challenge-control-plane-bearer", Kills: []string{"S015"}, Doc: "a control-plane bearer the RS refuses gets a 401 challenge instead of 403",
+		Apply: challengeControlPlane()},
+	{ID: "forward-refused-bearer", Kills: []string{"S015", "U13"}, Doc: "the hosted endpoint answers 401/403 but still runs the refused request against the RS",
+		Apply: forwardRefusedBearer()},
+	{ID: "owner-instruction-on-connect", Kills: []string{"S010", "S040"}, Doc: "the setup page tells the user to paste an owner bearer",
+		Apply: ownerInstructionOnConnect()},
+	{ID: "unbounded-record-text", Kills: []string{"S006"}, Doc: "query_records text previews whole records, unbudgeted",
+		Apply: tune(func(t *adapter.Tuning) { t.TextBudget = math.MaxInt32 })},
+	{ID: "advertise-result-detail", Kills: []string{"S006"}, Doc: "query_records grows an ad-hoc result_detail argument",
+		Apply: addProperty([]string{"query_records"}, "result_detail", `{"enum":["compact","full"]}`)},
+}
