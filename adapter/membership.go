@@ -220,6 +220,19 @@ func (c *call) checkRead(stream, conn string, expand []string) error {
 	return c.requireSource(stream, conn)
 }
 
+// checkList makes query_records' checks: checkRead's, except that under
+// UnscopedListsFanIn a read without connection_id goes to the RS, which
+// fans in.
+func (c *call) checkList(stream, conn string, expand []string) error {
+	if c.t.UnscopedLists != UnscopedListsFanIn {
+		return c.checkRead(stream, conn, expand)
+	}
+	if len(expand) > 0 {
+		return c.expandGate(stream, conn, expand)
+	}
+	return nil
+}
+
 // expandGate rejects expand on a stream whose live compact schema advertises
 // no expand_capabilities (seed 000). Unless Tuning.ExpandGate says
 // otherwise, it leaves the decision to the RS when the schema is

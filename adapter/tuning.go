@@ -41,6 +41,10 @@ type Tuning struct {
 	// ExpandGate is how query_records and fetch check expand against the
 	// live schema. The zero value is ExpandGateLive.
 	ExpandGate ExpandGate
+	// UnscopedLists is how query_records reads a stream that several of
+	// the grant's connections serve when the call names no connection_id.
+	// The zero value is UnscopedListsAsk.
+	UnscopedLists UnscopedListPolicy
 	// TokenKinds are the bearer kinds (the RS's token_kind) the hosted
 	// endpoint serves. Nil means grant-scoped client tokens only.
 	TokenKinds []string
@@ -70,6 +74,21 @@ const (
 	// ExpandGateOff leaves every expand to the RS, which rejects what it
 	// does not support with its own typed error.
 	ExpandGateOff
+)
+
+// An UnscopedListPolicy says how query_records answers a read without
+// connection_id of a stream that several connections serve.
+type UnscopedListPolicy int
+
+const (
+	// UnscopedListsAsk answers with a typed ambiguous_connection error
+	// built from grant membership, before any record read: seed 001's rule
+	// for source-required reads.
+	UnscopedListsAsk UnscopedListPolicy = iota
+	// UnscopedListsFanIn forwards the read, which the RS fans in over the
+	// grant's connections (one page each, no next_cursor, a partial_results
+	// warning: contract §6.4); every previewed record names its connection.
+	UnscopedListsFanIn
 )
 
 // withDefaults fills every zero knob with its default.
