@@ -48,6 +48,10 @@ type Tuning struct {
 	// TokenKinds are the bearer kinds (the RS's token_kind) the hosted
 	// endpoint serves. Nil means grant-scoped client tokens only.
 	TokenKinds []string
+	// FallbackTitle names a search hit or fetch document that has no source
+	// title, from its source, stream and time (the authored time when
+	// known, else the emitted one). Nil means "source / stream / time".
+	FallbackTitle func(source, stream, at string) string
 	// IDs writes the record ids the tools show and reads the ids they take.
 	// Nil means PathIDs.
 	IDs IDCodec
@@ -112,6 +116,9 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.TokenKinds == nil {
 		t.TokenKinds = []string{"client"}
+	}
+	if t.FallbackTitle == nil {
+		t.FallbackTitle = fallbackTitle
 	}
 	if t.IDs == nil {
 		t.IDs = PathIDs{}

@@ -2,6 +2,7 @@ package adapter_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -101,5 +102,32 @@ func TestInlineValuesKeepTheirStructureWithABracketedEllipsis(t *testing.T) {
 		if strings.Contains(s, "[…]") {
 			t.Errorf("segment %q carries the raw bracketed ellipsis", s)
 		}
+	}
+}
+
+// FallbackTitle names what has no source title, in search and in fetch;
+// nil keeps "source / stream / time".
+func TestFallbackTitle(t *testing.T) {
+	id := map[string]any{"id": "cin_work/messages:" + fakers.NoSubjectRecordID}
+	title := func(cs *mcp.ClientSession) string {
+		var doc struct{ Title, Text string }
+		res := answer(t, cs, "fetch", id)
+		if err := json.Unmarshal([]byte(text(res)), &doc); err != nil {
+			t.Fatalf("fetch: %v: %s", err, text(res))
+		}
+		return doc.Title
+	}
+	shipped, _ := sessionTuned(t, adapter.Tuning{})
+	def := title(shipped)
+	if !strings.HasPrefix(def, "Work Mail / messages / 2026-") {
+		t.Errorf("default fallback title %q", def)
+	}
+	named, _ := sessionTuned(t, adapter.Tuning{FallbackTitle: func(source, stream, at string) string { return source + " | " + stream + " | " + at }})
+	if got, want := title(named), strings.ReplaceAll(def, " / ", " | "); got != want {
+		t.Errorf("fetch title %q, want %q", got, want)
+	}
+	res := answer(t, named, "search", map[string]any{"q": "Work Mail", "connection_id": "cin_work", "limit": 100})
+	if !strings.Contains(text(res), `title="Work Mail | messages | 2026-`) {
+		t.Errorf("search's untitled hits must use FallbackTitle:\n%s", text(res))
 	}
 }
