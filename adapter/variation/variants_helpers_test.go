@@ -1,0 +1,32 @@
+package variation
+
+import (
+	"testing"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+)
+
+// The reordered mirror is the same JSON value with reversed keys.
+func TestReversedJSON(t *testing.T) {
+	var v any
+	if err := decodeJSON([]byte(`{"a":1,"b":{"x":"<m>","y":[true,null,2.50]}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := reversedJSON(v), `{"b":{"y":[true,null,2.50],"x":"<m>"},"a":1}`; got != want {
+		t.Errorf("reversedJSON = %s, want %s", got, want)
+	}
+}
+
+// Each source mix form reads as the same counts in a sentence.
+func TestSourceMixSentence(t *testing.T) {
+	s := &Seams{Command: &adapter.Command{}}
+	sourceMixSentence()(s)
+	for in, want := range map[string]string{
+		"search: 3 hit(s). first_fetch_id=a/s:1 source_mix={connection_id:a,connector_key:gmail,count:2}|{connection_id:b,connector_key:slack,count:1}.\nrest": "search: 3 hit(s). first_fetch_id=a/s:1 Source mix: 2 hits from a (gmail), 1 hit from b (slack).\nrest",
+		"search: 9 hit(s). first_fetch_id=a/s:1 source_mix={a:5}|{b:4}|more:7.":                                                                                "search: 9 hit(s). first_fetch_id=a/s:1 Source mix: 5 hits from a, 4 hits from b, and 7 more connections.",
+	} {
+		if got := firstLine(in, func(l string) string { return sourceMixRe.ReplaceAllStringFunc(l, mixSentence) }); got != want {
+			t.Errorf("got  %q\nwant %q", got, want)
+		}
+	}
+}
