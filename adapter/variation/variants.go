@@ -57,4 +57,18 @@ var variants = []Variation{
 		Allowed: `seed 001: "a typed ambiguous_connection error with retry_with" and seed 000: "a typed invalid_expand error with a message that names the stream" (typed objects; no seed fixes their text layout)`,
 		Doc:     "MCP middleware indents the JSON text of isError results; structuredContent.error is unchanged",
 		Apply:   prettyErrors()},
+
+	// Who checks arguments.
+	{ID: "protocol-argument-errors", Freedom: "refuses arguments that break a tool's input schema with the SDK's JSON-RPC -32602 error naming the argument",
+		Allowed: `seed 001: "the adapter SHALL forward or validate the request against the same resource-server read contracts" (no seed fixes the channel of a schema refusal); scenario-catalog correction 2026-11-23: "Typed rejections may come from the MCP SDK's input validation (JSON-RPC -32602 …)"`,
+		Doc:     "MCP middleware validates each call against the advertised input schema before the adapter, as an SDK does",
+		Apply:   sdkValidation(protocolRejection)},
+	{ID: "sdk-text-argument-errors", Freedom: `refuses arguments that break a tool's input schema with the TypeScript SDK's isError text ("MCP error -32602: Input validation error: … at filter"), no structured error`,
+		Allowed: `seed 001: "the adapter SHALL forward or validate the request against the same resource-server read contracts"; scenario-catalog correction 2026-11-23: "or isError text naming the argument"`,
+		Doc:     "MCP middleware validates each call against the advertised input schema and answers an isError text result",
+		Apply:   sdkValidation(textRejection)},
+	{ID: "rs-checks-value-domains", Freedom: "leaves value domains (order, count, granularity, aggregate's limit, filter range operator names) to the RS and relays its typed 400",
+		Allowed: `seed 001: "the adapter SHALL forward or validate the request against the same resource-server read contracts"; seed 000 makes the adapter gate expand only`,
+		Doc:     "MCP middleware takes out-of-domain values out of the call and the RS transport forwards them on the data read",
+		Apply:   rsChecksValueDomains()},
 }

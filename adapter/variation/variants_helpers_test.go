@@ -30,3 +30,20 @@ func TestSourceMixSentence(t *testing.T) {
 		}
 	}
 }
+
+// The SDK-style validation names the argument that breaks the schema.
+func TestInputSchemaNamesTheArgument(t *testing.T) {
+	s := inputSchemas()["query_records"]
+	for args, want := range map[string][2]string{
+		`{"stream":"m","limit":101}`:  {"limit", "maximum: 101 is greater than 100"},
+		`{"stream":"m","filter":"x"}`: {"filter", `type: x has type "string", want "object"`},
+		`{"limit":1}`:                 {"stream", "Required"},
+		`{"stream":"m","bogus":1}`:    {"", `Unrecognized key: "bogus"`},
+		`[1]`:                         {"", "Expected object, received array"},
+		`{"stream":"m"}`:              {"", ""},
+	} {
+		if param, why := s.invalid([]byte(args)); param != want[0] || why != want[1] {
+			t.Errorf("%s: (%q, %q), want (%q, %q)", args, param, why, want[0], want[1])
+		}
+	}
+}
