@@ -71,4 +71,18 @@ var variants = []Variation{
 		Allowed: `seed 001: "the adapter SHALL forward or validate the request against the same resource-server read contracts"; seed 000 makes the adapter gate expand only`,
 		Doc:     "MCP middleware takes out-of-domain values out of the call and the RS transport forwards them on the data read",
 		Apply:   rsChecksValueDomains()},
+
+	// Source identity and ids.
+	{ID: "fan-in-unscoped-lists", Freedom: "forwards query_records without connection_id over a stream several connections serve; the RS fans in and each previewed record names its connection",
+		Allowed: `seed 001: ambiguous_connection is for "a source-required MCP read … against a package containing multiple configured sources"; seed 003: source identity "answers \"which connection did this record come from?\" from the result itself"; RS contract §6.4 fans in`,
+		Doc:     "Tuning.UnscopedLists is UnscopedListsFanIn; fetch and read_record_field still ask",
+		Apply:   tune(func(t *adapter.Tuning) { t.UnscopedLists = adapter.UnscopedListsFanIn })},
+	{ID: "opaque-record-ids", Freedom: "writes record ids as opaque base64url tokens of (connection_id, stream, record_id), and still reads path ids",
+		Allowed: `seed 001: "WHEN a client calls fetch with an id returned by search" and "each hit SHALL include connection_id, connector_key, stream name, record id" (ids must be fetchable; the tuple stays in fields); seed 003 names the tuple, not a format`,
+		Doc:     "Tuning.IDs is a token codec; fetch's description says so",
+		Apply:   opaqueRecordIDs()},
+	{ID: "paren-schema-grammar", Freedom: "writes scoped schema fields as name(type; filter=eq,gte; agg=sum,group_by; …) with a legend for that grammar",
+		Allowed: `seed 001: "WHEN a compact schema response uses abbreviated capability flags or a mini-grammar THEN the response SHALL include a model-visible legend explaining those flags"; seed 003: "either replaced with clearer compact fields or accompanied by a visible legend"`,
+		Doc:     "Tuning.Grammar is parenGrammar",
+		Apply:   parenSchemaGrammar()},
 }

@@ -1,10 +1,60 @@
 package variation
 
 import (
+	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
 )
+
+// and a contradicting connection_id are refused.
+func TestTokenIDs(t *testing.T) {
+	ref := adapter.RecordRef{ConnectionID: "cin_work", Stream: "messages", RecordID: "m:1"}
+	tok := tokenIDs{}.Format(ref)
+	if !strings.HasPrefix(tok, recordTokenPrefix) || strings.ContainsAny(tok, ":/") {
+		t.Fatalf("token %q is not opaque", tok)
+	}
+	for _, id := range []string{tok, adapter.RecordURIPrefix + tok, "cin_work/messages:m:1"} {
+		if got, err := (tokenIDs{}).Parse(id, ""); err != nil || got != ref {
+			t.Errorf("Parse(%q) = %v, %v; want %v", id, got, err, ref)
+		}
+	}
+	if got := (tokenIDs{}).Format(adapter.RecordRef{Stream: "messages", RecordID: "m1"}); got != "messages:m1" {
+		t.Errorf("a record of no known connection keeps the path id, got %q", got)
+	}
+	forge := func(parts string) string {
+		return recordTokenPrefix + base64.RawURLEncoding.EncodeToString([]byte(parts))
+	}
+	for _, bad := range []string{
+		forge(`["cin_work","messages","../secret"]`),
+		forge(`["cin/x","messages","m1"]`),
+		forge(`["cin_work","messages"]`),
+		recordTokenPrefix + "%%%",
+	} {
+		if _, err := (tokenIDs{}).Parse(bad, ""); err == nil {
+			t.Errorf("Parse(%q) accepted a token it did not write", bad)
+		}
+	}
+	if _, err := (tokenIDs{}).Parse(tok, "cin_home"); err == nil {
+		t.Error("a connection_id that contradicts the token must be refused")
+	}
+}
+
+// parenGrammar says what the default grammar's flags say, in words.
+func TestParenField(t *testing.T) {
+	for in, want := range map[string]string{
+		"sent_at[t=timestamp,eq,r=gte|lt,a=group_by_time|max]": "sent_at(timestamp; filter=eq,gte,lt; agg=group_by_time,max)",
+		"body[t=string,role=primary-text,eq,lex,sem]":          "body(string; filter=eq; search=lexical,semantic; role=primary-text)",
+		"secret[t=string,g=false]":                             "secret(string; not granted)",
+		"notes[declared]":                                      "notes(untyped)",
+		"more:4":                                               "more:4",
+	} {
+		if got := parenField(in); got != want {
+			t.Errorf("parenField(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
 
 // The reordered mirror is the same JSON value with reversed keys.
 func TestReversedJSON(t *testing.T) {
