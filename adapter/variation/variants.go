@@ -85,4 +85,20 @@ var variants = []Variation{
 		Allowed: `seed 001: "WHEN a compact schema response uses abbreviated capability flags or a mini-grammar THEN the response SHALL include a model-visible legend explaining those flags"; seed 003: "either replaced with clearer compact fields or accompanied by a visible legend"`,
 		Doc:     "Tuning.Grammar is parenGrammar",
 		Apply:   parenSchemaGrammar()},
+
+	// Resources beside the tools.
+	{ID: "record-resources", Freedom: "serves pdpp://record/ URIs through resources/read and advertises their template; search hits name their URI beside their id",
+		Allowed: `seed 002: "The MCP adapter MAY return MCP resource_link blocks and resource templates for host-controlled reads. The adapter SHALL NOT make resources/read the only path"; seed 004: "either make that URI readable through MCP resource reading OR accept that URI"`,
+		Doc:     "MCP middleware adds the resources capability and answers resources/templates/list and resources/read through fetch",
+		Apply:   recordResources()},
+	{ID: "resource-links", Freedom: "adds resource_link blocks after the text of search, query_records and read_record_field for the records they refer to",
+		Allowed: `seed 002: "MAY return MCP resource_link blocks"; seed 004: a small text field read "SHALL NOT return only a resource link" (links beside inline text are allowed); fetch takes every linked URI`,
+		Doc:     "MCP middleware appends pdpp://record/ resource_link content",
+		Apply:   resourceLinks()},
+
+	// Setup copy.
+	{ID: "profile-free-prose", Freedom: `describes the profile-free design in words in --help and /llms.txt ("no profiles or toolsets to choose")`,
+		Allowed: `seed 001: setup "SHALL NOT advertise profile-selection flags or environment variables" and SHALL NOT expose "profile names, or profile selectors" (saying there are none advertises none); seed 003: "The SLVP ideal is one profile-free normal MCP read entrypoint"`,
+		Doc:     "Command.Help and hosted middleware on /llms.txt add one sentence; the setup page, which seed 003 keeps free of profile vocabulary, is unchanged",
+		Apply:   profileFreeProse},
 }

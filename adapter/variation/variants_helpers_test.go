@@ -8,6 +8,8 @@ import (
 	"github.com/pdpp-connect/mcpcheck/adapter"
 )
 
+// A record token reads back as its record, alone or as a pdpp://record/
+// handle; path ids still read; a token hiding traversal, a foreign token
 // and a contradicting connection_id are refused.
 func TestTokenIDs(t *testing.T) {
 	ref := adapter.RecordRef{ConnectionID: "cin_work", Stream: "messages", RecordID: "m:1"}
@@ -95,5 +97,20 @@ func TestInputSchemaNamesTheArgument(t *testing.T) {
 		if param, why := s.invalid([]byte(args)); param != want[0] || why != want[1] {
 			t.Errorf("%s: (%q, %q), want (%q, %q)", args, param, why, want[0], want[1])
 		}
+	}
+}
+
+// resources/read of a record URI is fetch's document for that record, read
+// with the caller's bearer; the template names the URI form.
+func TestRecordResources(t *testing.T) {
+	obs := observe(t, MustLookup("record-resources"))
+	if !strings.Contains(obs["resources/read"], `"mimeType":"application/json"`) || !strings.Contains(obs["resources/read"], `\"title\":\"Team update 1\"`) {
+		t.Errorf("resources/read must answer fetch's document: %s", obs["resources/read"])
+	}
+	if !strings.Contains(obs["resources/templates/list"], `"uriTemplate":"pdpp://record/{id}"`) {
+		t.Errorf("the record template is not listed: %s", obs["resources/templates/list"])
+	}
+	if !strings.Contains(obs["initialize"], `"resources":{}`) {
+		t.Errorf("initialize must advertise resources: %s", obs["initialize"])
 	}
 }
