@@ -16,12 +16,7 @@ import (
 // sessionTuned is session with the adapter's knobs set.
 func sessionTuned(t *testing.T, tune adapter.Tuning) (*mcp.ClientSession, *fakers.RS) {
 	t.Helper()
-	fx, err := fakers.LoadFixture(fakers.DefaultFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx.SpecClientReads = true
-	rs := fakers.New(fx)
+	rs := fakers.New(specFixture(t))
 	return connectInMemory(t, adapter.Options{ProviderURL: fakers.MockBaseURL, Token: rs.ClientToken(),
 		HTTPClient: &http.Client{Transport: rs.Transport()}, Tuning: tune}), rs
 }

@@ -36,22 +36,9 @@ func recordResources() func(*Seams) {
 			return next(ctx, method, req)
 		}
 	}
-	return withMiddleware(
-		advertiseResources,
-		serve,
-		onResult("search", func(_ *mcp.CallToolRequest, r *result) {
-			if r.IsError {
-				return
-			}
-			sc := r.structured()
-			list, _ := sc["results"].([]any)
-			for _, x := range list {
-				if m, ok := x.(map[string]any); ok {
-					m["uri"] = recordURI(str(m["id"]))
-				}
-			}
-			r.setStructured(sc)
-		}))
+	return all(
+		withMiddleware(advertiseResources, serve),
+		onSearchResults(func(res map[string]any) { res["uri"] = recordURI(str(res["id"])) }))
 }
 
 // advertiseResources adds the resources capability to what initialize and
