@@ -42,6 +42,9 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 		on = t.On(t.Fork(fx))
 	}
 	t.Clause(2, func() {
+		if !serves(on.Target, "query_records") {
+			t.BlockedBy("S012", "the target serves no query_records to measure a page of")
+		}
 		for i, s := range sources(readIndex(on)) {
 			if i == maxStreamProbes {
 				t.Skipf("query_records failed for the first %d streams: no page to measure (S031 and S023 judge the reads)", maxStreamProbes)
@@ -52,7 +55,7 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 			}
 			on.Record("query_records text bytes", len(c.Text()))
 			t.Threshold().Expect(len(c.Text())).To(BeNumerically("<=", textBudgetBytes), "query_records text for a page of %s should stay within %d bytes", s.stream, textBudgetBytes)
-			if word := searchableWord(records(c)); word != "" {
+			if word := searchableWord(records(c)); word != "" && serves(on.Target, "search") {
 				if sr := on.Call("search", map[string]any{"q": word, "limit": 100}); !sr.IsError() {
 					on.Record("search text bytes", len(sr.Text()))
 					t.Threshold().Expect(len(sr.Text())).To(BeNumerically("<=", textBudgetBytes), "search text for %q should stay within %d bytes", word, textBudgetBytes)

@@ -33,6 +33,9 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 	}
 	var calls []gated
 	try := func(what, tool string, args map[string]any) {
+		if !serves(on.Target, tool) {
+			return // S012 reports the missing tool
+		}
 		before := 0
 		if logged {
 			before = len(on.RS().RequestsTo(recordsPath(et.stream)))
@@ -44,8 +47,10 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 	limitOnly := et.args(map[string]any{"expand_limit": map[string]any{et.rel: 2}})
 	delete(limitOnly, "expand")
 	try("query_records with expand_limit alone", "query_records", limitOnly)
-	if id := hitIDOnStream(on, et); id != "" {
-		try("fetch with expand", "fetch", map[string]any{"id": id, "expand": []string{et.rel}})
+	if serves(on.Target, "fetch") && serves(on.Target, "search") {
+		if id := hitIDOnStream(on, et); id != "" {
+			try("fetch with expand", "fetch", map[string]any{"id": id, "expand": []string{et.rel}})
+		}
 	}
 	for _, g := range calls {
 		t.Clause(1, func() {

@@ -269,8 +269,11 @@ func sampleCalls(t *T) []*Call {
 		out = append(out, c)
 		return c
 	}
-	index := call("schema", map[string]any{})
-	if index == nil || index.IsError() {
+	if !serves(t.Target, "schema") {
+		return out
+	}
+	index := schemaCall(t, map[string]any{})
+	if out = append(out, index); index.IsError() {
 		return out
 	}
 	srcs := sources(schemaRows(index.Data()))
