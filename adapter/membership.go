@@ -233,6 +233,21 @@ func (c *call) checkList(stream, conn string, expand []string) error {
 	return nil
 }
 
+// requestedRelations are the relations a record read names: its expand
+// values and its expand_limit keys, which seed 000 gates alike.
+func requestedRelations(q url.Values) []string {
+	var limited []string
+	for k := range q {
+		if rel, ok := strings.CutPrefix(k, "expand_limit["); ok && strings.HasSuffix(rel, "]") {
+			if rel = strings.TrimSuffix(rel, "]"); !slices.Contains(q["expand"], rel) {
+				limited = append(limited, rel)
+			}
+		}
+	}
+	slices.Sort(limited)
+	return append(slices.Clone(q["expand"]), limited...)
+}
+
 // expandGate rejects expand on a stream whose live compact schema advertises
 // no expand_capabilities (seed 000). Unless Tuning.ExpandGate says
 // otherwise, it leaves the decision to the RS when the schema is
