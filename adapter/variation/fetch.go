@@ -227,17 +227,6 @@ func windowHandle(req *mcp.CallToolRequest, sc map[string]any) string {
 	return "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(compactJSON(args)))
 }
 
-// smallTextAsResourceLink answers a complete window with a resource link
-// instead of its text.
-func smallTextAsResourceLink(req *mcp.CallToolRequest, _ *string, sc map[string]any, r *result) {
-	window, _ := sc["window"].(map[string]any)
-	if window["complete"] != true {
-		return
-	}
-	field, _ := sc["field"].(map[string]any)
-	r.Content = []mcp.Content{&mcp.ResourceLink{URI: windowHandle(req, sc), Name: str(field["path"]), MIMEType: "text/plain"}}
-}
-
 func emitFieldWindowURI(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
 	h := windowHandle(req, sc)
 	sc["resource_uri"] = h
@@ -263,12 +252,6 @@ func dropWindowArgs(next bool) func(*mcp.CallToolRequest, *string, map[string]an
 		}
 		*header = strings.Join(lines, "\n")
 	}
-}
-
-func omitWindowStructure(_ *mcp.CallToolRequest, _ *string, sc map[string]any, _ *result) {
-	window, _ := sc["window"].(map[string]any)
-	delete(window, "total_chars")
-	delete(window, "complete")
 }
 
 var cursorRe = map[string]*regexp.Regexp{"next": regexp.MustCompile(` next_cursor=\d+`), "previous": regexp.MustCompile(` previous_cursor=\d+`)}

@@ -6,10 +6,13 @@ import (
 
 // evidenceMutants break the evidence ladder: S035–S052.
 var evidenceMutants = []Variation{
+	{ID: "handles-through-resources-only", Kills: []string{"S035.1"}, Doc: "pdpp:// handles are served by resources/read and refused as fetch and read_record_field ids",
+		Apply: handlesThroughResourcesOnly()},
 	{ID: "resource-only-evidence", Kills: []string{"S035"}, Doc: "search evidence is reachable only through a pdpp://field-window/ resource",
 		Apply: resourceOnlyEvidence()},
-	{ID: "small-text-as-resource-link", Kills: []string{"S036", "S049"}, Doc: "a small field comes back as a resource_link only",
-		Apply: onWindow(smallTextAsResourceLink)},
+	{ID: "small-text-as-file-link", Kills: []string{"S036.1", "S036.2", "S049.1", "S049.2", "S052.1"}, Collateral: []string{"S033", "S034"},
+		Doc:   "a small field comes back as a link to a file export only (the search-to-read journeys of S033 and S034 read one)",
+		Apply: onWindow(smallTextAsFileLink)},
 	{ID: "guess-title-by-name", Kills: []string{"S037"}, Doc: "fetch promotes fields named like a title or text, whatever their declared role",
 		Apply: guessTitleByName()},
 	{ID: "inline-base64-body", Kills: []string{"S038"}, Doc: "record previews inline base64 bodies",
@@ -30,8 +33,8 @@ var evidenceMutants = []Variation{
 		Apply: onWindow(dropWindowArgs(true))},
 	{ID: "drop-previous-window-args", Kills: []string{"S048"}, Doc: "a later window shows no previous arguments",
 		Apply: onWindow(dropWindowArgs(false))},
-	{ID: "omit-window-structure", Kills: []string{"S049"}, Doc: "the window in structuredContent lacks total_chars and complete",
-		Apply: onWindow(omitWindowStructure)},
+	{ID: "omit-window-total", Kills: []string{"S049.1"}, Doc: "a window shows no total size, in text or structuredContent",
+		Apply: onWindow(omitWindowTotal)},
 	{ID: "silent-cut-record-preview", Kills: []string{"S050"}, Doc: "a large text in a record preview is cut with no flag and no continuation",
 		Apply: silentCutRecordPreview()},
 	{ID: "no-json-field-windows", Kills: []string{"S050"}, Doc: "read_record_field refuses a JSON field as not text, so a large one is never readable in full",
