@@ -18,7 +18,7 @@ import (
 // and refuses them as fetch and read_record_field ids: a host that cannot
 // read resources reaches nothing a handle names.
 func handlesThroughResourcesOnly() func(*Seams) {
-	return withMiddleware(advertiseResources(), undocumentHandleIDs(), refuseHandleIDs(), readHandlesAsResources())
+	return withMiddleware(advertiseResources, undocumentHandleIDs(), refuseHandleIDs(), readHandlesAsResources())
 }
 
 // undocumentHandleIDs drops from the tools' documentation that their ids
@@ -35,18 +35,6 @@ func undocumentHandleIDs() mcp.Middleware {
 	})
 }
 
-// advertiseResources adds the resources capability to initialize.
-func advertiseResources() mcp.Middleware {
-	return onInitialize(func(r *mcp.InitializeResult) {
-		caps := mcp.ServerCapabilities{}
-		if r.Capabilities != nil {
-			caps = *r.Capabilities
-		}
-		caps.Resources = &mcp.ResourceCapabilities{}
-		r.Capabilities = &caps
-	})
-}
-
 // refuseHandleIDs answers a pdpp:// id in fetch or read_record_field with
 // the adapter's invalid_id error.
 func refuseHandleIDs() mcp.Middleware {
@@ -54,7 +42,9 @@ func refuseHandleIDs() mcp.Middleware {
 		var args struct{ ID string }
 		_ = json.Unmarshal(req.Params.Arguments, &args)
 		if strings.HasPrefix(args.ID, "pdpp://") && (req.Params.Name == "fetch" || req.Params.Name == "read_record_field") {
-			return toolError("invalid_id", "id", "pdpp:// handles are resources: read them with resources/read"), nil
+			r := result{&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{}}}}
+			r.setError(map[string]any{"code": "invalid_id", "param": "id", "message": "pdpp:// handles are resources: read them with resources/read"})
+			return r.CallToolResult, nil
 		}
 		return next(ctx, req)
 	})
