@@ -80,13 +80,20 @@ func handleURIs(c *Call, kind string) []string {
 	var out []string
 	for _, s := range []string{c.Text(), string(c.Raw)} {
 		for _, u := range handleURIRe.FindAllString(s, -1) {
-			if strings.HasPrefix(u, "pdpp://"+kind+"/") && !seen[u] {
+			// A URI cut by a preview's mark is part of a clipped value,
+			// not a handle the model can use.
+			if strings.HasPrefix(u, "pdpp://"+kind+"/") && !seen[u] && !clippedURI(u) {
 				seen[u] = true
 				out = append(out, u)
 			}
 		}
 	}
 	return out
+}
+
+// clippedURI tells a URI a preview cut (it runs into a cut mark).
+func clippedURI(u string) bool {
+	return strings.Contains(u, "…") || strings.HasSuffix(u, "...")
 }
 
 // An evidenceLine is one visible evidence excerpt of a search result.
