@@ -79,8 +79,11 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // onMetadata rewrites the MCP endpoint's protected-resource metadata.
-func onMetadata(f func(doc map[string]any)) func(*Seams) {
-	return onAnswer(hostedPath(adapter.MCPMetadataPath), statusIs(http.StatusOK), func(_ *http.Request, a *answer) {
+func onMetadata(f func(doc map[string]any)) func(*Seams) { return onJSONDoc(adapter.MCPMetadataPath, f) }
+
+// onJSONDoc rewrites the JSON document a hosted path serves.
+func onJSONDoc(path string, f func(doc map[string]any)) func(*Seams) {
+	return onAnswer(hostedPath(path), statusIs(http.StatusOK), func(_ *http.Request, a *answer) {
 		var doc map[string]any
 		if decodeJSON(a.body, &doc) == nil && doc != nil {
 			f(doc)
