@@ -116,3 +116,6 @@ func omitWindowTotal(_ *mcp.CallToolRequest, header *string, sc map[string]any, 
 }
 
 var windowTotalRe = regexp.MustCompile(` total_chars="\d+"`)
+
+// mcpURLRowRe is the setup page's row that shows the MCP URL on its own.
+var mcpURLRowRe = regexp.MustCompile(`<div class="row"><code id="mcp-url">[^<]*</code>`)
