@@ -119,3 +119,15 @@ var windowTotalRe = regexp.MustCompile(` total_chars="\d+"`)
 
 // mcpURLRowRe is the setup page's row that shows the MCP URL on its own.
 var mcpURLRowRe = regexp.MustCompile(`<div class="row"><code id="mcp-url">[^<]*</code>`)
+
+// binaryByName shows every field named like binary content as binary
+// metadata in query_records' text, whatever it holds.
+func binaryByName() func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if !r.IsError {
+			r.setText(binaryNamedRe.ReplaceAllString(r.text(), `"$1":"binary-only; metadata only"`))
+		}
+	}))
+}
+
+var binaryNamedRe = regexp.MustCompile(`"(image|photo|avatar|attachment|blob|thumbnail|file)":"(?:[^"\\]|\\.)*"`)

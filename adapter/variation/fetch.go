@@ -123,63 +123,6 @@ type schemaRow struct {
 	PrimaryKey []string `json:"primary_key"`
 }
 
-// guessTitleByName makes fetch read the stream's schema with no declared
-// display roles, and a title and text role on the fields named like them.
-func guessTitleByName() func(*Seams) {
-	return all(tracked(), onBody(inTool("fetch", pathIs("/v1/schema")), func(_ *http.Request, body []byte) []byte {
-		var doc map[string]any
-		if decodeJSON(body, &doc) != nil || doc == nil {
-			return body
-		}
-		rows, _ := doc["streams"].([]any)
-		cs, _ := doc["connectors"].([]any)
-		for _, c := range cs {
-			cm, _ := c.(map[string]any)
-			list, _ := cm["streams"].([]any)
-			rows = append(rows, list...)
-		}
-		for _, row := range rows {
-			rm, _ := row.(map[string]any)
-			if caps, ok := rm["field_capabilities"].(map[string]any); ok {
-				guessRoles(caps)
-			}
-		}
-		return mustJSON(doc)
-	}))
-}
-
-func guessRoles(caps map[string]any) {
-	for name, v := range caps {
-		caps[name] = withRole(v, "")
-	}
-	for role, names := range map[string][]string{"primary-title": {"title", "name", "subject", "summary"}, "primary-text": {"text", "content", "body", "summary"}} {
-		for _, n := range names {
-			if v, ok := caps[n]; ok {
-				caps[n] = withRole(v, role)
-				break
-			}
-		}
-	}
-}
-
-// withRole is a field capability (flags or object) with its role replaced.
-func withRole(v any, role string) any {
-	switch c := v.(type) {
-	case string:
-		toks := slices.DeleteFunc(strings.Split(c, ","), func(t string) bool { return strings.HasPrefix(t, "role=") })
-		if role != "" {
-			toks = append(toks, "role="+role)
-		}
-		return strings.Join(toks, ",")
-	case map[string]any:
-		delete(c, "role")
-		if role != "" {
-			c["role"] = role
-		}
-	}
-	return v
-}
-
 // noJSONFieldWindows refuses, in read_record_field, the record read that
 // windows a JSON field, so the field stays unreadable as not text.
 func noJSONFieldWindows() func(*Seams) {
