@@ -99,14 +99,11 @@ func previewIsInField(t *T, cl shownPreview) {
 		return
 	}
 	field := strings.ToLower(spacesRe.ReplaceAllString(str(w["text"]), " "))
-	for _, part := range cutMarkRe.Split(markTagRe.ReplaceAllString(cl.text, ""), -1) {
+	for _, part := range ellipsisRe.Split(markTagRe.ReplaceAllString(cl.text, ""), -1) {
 		part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(entityRe.Replace(part), " ")))
 		t.Assert(strings.Contains(field, part), "the evidence preview %q of %s must be text of its field %s (%q is not)", clipText(cl.text, 200), cl.id, cl.field, clipText(part, 80))
 	}
 }
-
-// cutMarkRe matches any common mark of a cut.
-var cutMarkRe = regexp.MustCompile(`\[…\]|\[\.\.\.\]|\(truncated\)|…|\.\.\.`)
 
 // metadataOnlyTerm is a word that occurs in a metadata-role lexical field
 // and in no other lexical field of the fixture.
