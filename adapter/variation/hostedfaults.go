@@ -79,7 +79,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // onMetadata rewrites the MCP endpoint's protected-resource metadata.
-func onMetadata(f func(doc map[string]any)) func(*Seams) { return onJSONDoc(adapter.MCPMetadataPath, f) }
+func onMetadata(f func(doc map[string]any)) func(*Seams) {
+	return onJSONDoc(adapter.MCPMetadataPath, f)
+}
 
 // onJSONDoc rewrites the JSON document a hosted path serves.
 func onJSONDoc(path string, f func(doc map[string]any)) func(*Seams) {
