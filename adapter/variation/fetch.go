@@ -72,6 +72,14 @@ func silentCutFetchText(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Docum
 	}
 }
 
+// cutLabelledInMetadataOnly keeps the metadata of a cut fetch text but
+// drops the notice from the text.
+func cutLabelledInMetadataOnly(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
+	if i := strings.LastIndex(doc.Text, " [text truncated at "); i >= 0 && doc.Metadata["text_truncated"] == true {
+		doc.Text = strings.TrimSuffix(doc.Text[:i], "…")
+	}
+}
+
 // leakUnrequestedFields copies the record fields the RS sent beyond a
 // fetch(fields) projection, and beyond the stream's key, into metadata.
 func leakUnrequestedFields(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
