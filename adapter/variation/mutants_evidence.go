@@ -43,7 +43,7 @@ var evidenceMutants = []Variation{
 		Apply: silentCutRecordPreview()},
 	{ID: "no-json-field-windows", Kills: []string{"S050.2"}, Doc: "read_record_field refuses a JSON field as not text, so a large one is never readable in full",
 		Apply: noJSONFieldWindows()},
-	{ID: "cli-omit-read-command", Kills: []string{"S052"}, Doc: "pdpp-mcp search prints evidence without the read-field command",
+	{ID: "cli-omit-read-command", Kills: []string{"S052.1"}, Doc: "pdpp-mcp search prints evidence without the read-field command",
 		Apply: cliOmitReadCommand},
 	{ID: "advertise-control-plane-kind", Kills: []string{"S039.3"}, Doc: "the MCP metadata lists control_plane among its token kinds",
 		Apply: onMetadata(func(doc map[string]any) { doc["pdpp_token_kinds_supported"] = []string{"client", "control_plane"} })},
