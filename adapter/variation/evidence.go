@@ -131,3 +131,35 @@ func binaryByName() func(*Seams) {
 }
 
 var binaryNamedRe = regexp.MustCompile(`"(image|photo|avatar|attachment|blob|thumbnail|file)":"(?:[^"\\]|\\.)*"`)
+
+// dropBlobRoutes removes every grant-scoped blob route from what
+// query_records and fetch show (fetch's document stays mirrored).
+func dropBlobRoutes() func(*Seams) {
+	return withMiddleware(onResult("", func(req *mcp.CallToolRequest, r *result) {
+		if r.IsError || (req.Params.Name != "query_records" && req.Params.Name != "fetch") {
+			return
+		}
+		text := blobRouteRe.ReplaceAllString(r.text(), "")
+		r.setText(text)
+		if req.Params.Name == "fetch" {
+			r.setStructured(json.RawMessage(text))
+		}
+	}))
+}
+
+var blobRouteRe = regexp.MustCompile(`(?:GET )?https?://[^\s"\\]*/v1/blobs/[^\s"\\]+`)
+
+// hideBinaryFields drops binary fields from query_records' previews: their
+// metadata entries and their continuation lines, so nothing says they exist.
+func hideBinaryFields() func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if !r.IsError {
+			r.setText(binaryLineRe.ReplaceAllString(binaryEntryRe.ReplaceAllString(r.text(), ""), ""))
+		}
+	}))
+}
+
+var (
+	binaryEntryRe = regexp.MustCompile(`"[^"]+":"\[binary-only:[^"]*\]",?`)
+	binaryLineRe  = regexp.MustCompile(`(?m)^record\[\d+\]\.\S+ binary-only.*\n?`)
+)
