@@ -163,3 +163,24 @@ var (
 	binaryEntryRe = regexp.MustCompile(`"[^"]+":"\[binary-only:[^"]*\]",?`)
 	binaryLineRe  = regexp.MustCompile(`(?m)^record\[\d+\]\.\S+ binary-only.*\n?`)
 )
+
+// evidenceIDRe is the id an evidence line names.
+var evidenceIDRe = regexp.MustCompile(`(?m)^(\d+\. result=\d+ field_path=.*) id=\S+`)
+
+// hideUnprovenHitIDs drops from search's text the id of every hit that
+// carries no evidence window: a metadata-only hit leaves no fetch path.
+func hideUnprovenHitIDs() func(*Seams) {
+	return withMiddleware(onResult("search", func(_ *mcp.CallToolRequest, r *result) {
+		if r.IsError {
+			return
+		}
+		text := r.text()
+		list, _ := r.structured()["results"].([]any)
+		for _, x := range list {
+			if m, _ := x.(map[string]any); m != nil && m["evidence_excerpts"] == nil && str(m["id"]) != "" {
+				text = strings.ReplaceAll(text, str(m["id"]), "")
+			}
+		}
+		r.setText(text)
+	}))
+}
