@@ -35,6 +35,8 @@ var evidenceMutants = []Variation{
 		Apply: onHits(rotateEvidencePreviews)},
 	{ID: "emit-dead-record-uri", Kills: []string{"S046.1", "S035.1"}, Doc: "search shows pdpp://record/ URIs that fetch rejects",
 		Apply: emitDeadRecordURI()},
+	{ID: "undocument-handle-ids", Kills: []string{"S046.2", "S047.2"}, Doc: "the tools' documentation no longer says their ids may be pdpp:// handles",
+		Apply: withMiddleware(undocumentHandleIDs())},
 	{ID: "emit-field-window-uri", Kills: []string{"S047.1", "S047.2", "S048.2"}, Doc: "read_record_field shows a pdpp://field-window/ URI nothing can read",
 		Apply: onWindow(emitFieldWindowURI)},
 	{ID: "drop-window-continuation-args", Kills: []string{"S048.1"}, Collateral: []string{"S033"}, Doc: "incomplete windows show no next arguments",
