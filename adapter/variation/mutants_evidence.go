@@ -8,7 +8,7 @@ import (
 var evidenceMutants = []Variation{
 	{ID: "handles-through-resources-only", Kills: []string{"S035.1"}, Doc: "pdpp:// handles are served by resources/read and refused as fetch and read_record_field ids",
 		Apply: handlesThroughResourcesOnly()},
-	{ID: "resource-only-evidence", Kills: []string{"S035.1", "S047.1", "S047.2"}, Doc: "search evidence is reachable only through a pdpp://field-window/ resource",
+	{ID: "resource-only-evidence", Kills: []string{"S035.1", "S043.2", "S047.1", "S047.2"}, Doc: "search evidence is reachable only through a pdpp://field-window/ resource",
 		Apply: resourceOnlyEvidence()},
 	{ID: "small-text-as-file-link", Kills: []string{"S036.1", "S036.2", "S049.1", "S049.2", "S052.1"}, Collateral: []string{"S033", "S034"},
 		Doc:   "a small field comes back as a link to a file export only (the search-to-read journeys of S033 and S034 read one)",
@@ -39,7 +39,7 @@ var evidenceMutants = []Variation{
 		Apply: withMiddleware(undocumentHandleIDs())},
 	{ID: "emit-field-window-uri", Kills: []string{"S047.1", "S047.2", "S048.2"}, Doc: "read_record_field shows a pdpp://field-window/ URI nothing can read",
 		Apply: onWindow(emitFieldWindowURI)},
-	{ID: "drop-window-continuation-args", Kills: []string{"S048.1"}, Collateral: []string{"S033"}, Doc: "incomplete windows show no next arguments",
+	{ID: "drop-window-continuation-args", Kills: []string{"S048.1", "S050.2"}, Collateral: []string{"S033"}, Doc: "incomplete windows show no next arguments",
 		Apply: onWindow(dropWindowArgs(true))},
 	{ID: "drop-previous-window-args", Kills: []string{"S048.1"}, Doc: "a later window shows no previous arguments",
 		Apply: onWindow(dropWindowArgs(false))},
