@@ -25,10 +25,6 @@ const (
 	EvidencePhrase = "harbor lantern inventory"
 )
 
-// noteTraps are the text-like field names a note carries besides its
-// declared primary text: none declares a role (seed 002: no promotion by
-// field name).
-var noteTraps = []string{"text", "content", "body", "summary"}
 
 // buildEvidence is one notebook connection with four streams:
 //   - notes: a declared primary-title (headline) and primary-text (entry),

@@ -302,21 +302,6 @@ func plainOf(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
-// fixtureValue is a record field's value in fx, the data behind a fork.
-func fixtureValue(fx *fakers.Fixture, stream, rid, field string) (any, bool) {
-	if fx == nil {
-		return nil, false
-	}
-	for _, s := range fx.StreamsNamed(stream) {
-		for _, r := range s.Records {
-			if r.ID == rid {
-				v, ok := r.Data[field]
-				return v, ok
-			}
-		}
-	}
-	return nil, false
-}
 
 // handleJSON decodes a pdpp:// handle whose path is base64url JSON, as the
 // canonical record and field-window handles are; nil for any other.
