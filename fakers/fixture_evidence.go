@@ -25,7 +25,6 @@ const (
 	EvidencePhrase = "harbor lantern inventory"
 )
 
-
 // buildEvidence is one notebook connection with four streams:
 //   - notes: a declared primary-title (headline) and primary-text (entry),
 //     entries from 150 to 70,000 characters, undeclared text-like traps,

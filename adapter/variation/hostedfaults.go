@@ -114,7 +114,6 @@ func dropRemoteClientSetup(page string) string {
 	return strings.Replace(page, remoteClientSection, "", 1)
 }
 
-
 // ownerInstructionOnConnect tells the user, on the setup page and in
 // /llms.txt, to hand the app an owner bearer.
 func ownerInstructionOnConnect() func(*Seams) {

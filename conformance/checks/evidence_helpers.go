@@ -288,6 +288,15 @@ func evidenceView(t *T) (*T, *fakers.Fixture) {
 	return t.On(t.Fork(fx)), fx
 }
 
+// withEvidenceView is t, and the evidence-ladder fork of it when the
+// target takes fixtures: the views a check judges.
+func withEvidenceView(t *T) []*T {
+	if ev, fx := evidenceView(t); fx != nil {
+		return []*T{t, ev}
+	}
+	return []*T{t}
+}
+
 // cutLabelRe finds a visible statement that a value is cut: any common
 // ellipsis, or words that say so.
 var cutLabelRe = regexp.MustCompile(`(?i)…|\.\.\.|truncat|\bcut\b|partial|incomplete|complete["']?\s*[=:]\s*["']?false|has_more["']?\s*[=:]\s*["']?true|more_(text|chars|characters)`)
@@ -301,7 +310,6 @@ func plainOf(s string) string {
 	s = entityRe.Replace(markTagRe.ReplaceAllString(s, ""))
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
-
 
 // handleJSON decodes a pdpp:// handle whose path is base64url JSON, as the
 // canonical record and field-window handles are; nil for any other.

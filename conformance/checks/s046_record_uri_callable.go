@@ -15,10 +15,7 @@ const recordURIPrefix = "pdpp://record/"
 // its tool documentation promises: each is readable through resources/read
 // or taken as an id by the read tools, and the model is told how.
 var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
-	views := []*T{t}
-	if ev, fx := evidenceView(t); fx != nil {
-		views = append(views, ev)
-	}
+	views := withEvidenceView(t)
 	documented := documentingTools(t.Target, recordURIPrefix)
 	judged := 0
 	for _, v := range views {

@@ -23,10 +23,7 @@ import (
 // judged; values and sizes are found by value, cut marks in any common
 // form.
 var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
-	views := []*T{t}
-	if ev, fx := evidenceView(t); fx != nil {
-		views = append(views, ev)
-	}
+	views := withEvidenceView(t)
 	judged := 0
 	for _, v := range views {
 		if large, ok := longestRecord(v); ok {
