@@ -196,7 +196,8 @@ func followFieldContinuation(t, v *T, tool, text, field, id string) {
 
 var jsonMarkerRe = regexp.MustCompile(`(?i)json`)
 
-// largeJSONField judges JSON object fields over the preview bound on a fork
+// largeJSONField judges JSON object fields (not blob references, which
+// are binary) over the preview bound on a fork
 // whose records hold them at two sizes: one that fetch(fields) can return
 // whole and one beyond any single read. Each marker shows the size and the
 // media type, and its continuation, followed, yields the whole value.
@@ -208,7 +209,8 @@ func largeJSONField(t *T) bool {
 	var stream, conn, field string
 	for _, st := range fx.Streams {
 		for _, f := range st.Fields {
-			if f.Type == "object" && field == "" && len(st.Records) > 0 {
+			blobs := slices.ContainsFunc(st.Records, func(r fakers.Record) bool { return looksBinary(r.Data[f.Name]) })
+			if f.Type == "object" && field == "" && len(st.Records) > 0 && !blobs {
 				stream, conn, field = st.Name, st.Records[0].ConnectionID, f.Name
 				for i, r := range st.Records {
 					r.Data[field] = bigObject(i, 2000)
