@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/base64"
 	"encoding/json"
+	"iter"
 	"regexp"
 	"strings"
 
@@ -288,13 +289,19 @@ func evidenceView(t *T) (*T, *fakers.Fixture) {
 	return t.On(t.Fork(fx)), fx
 }
 
-// withEvidenceView is t, and the evidence-ladder fork of it when the
-// target takes fixtures: the views a check judges.
-func withEvidenceView(t *T) []*T {
-	if ev, fx := evidenceView(t); fx != nil {
-		return []*T{t, ev}
+// evidenceViews yields t, then the evidence-ladder fork of it when the
+// target takes fixtures: the views a check judges. The fork opens only
+// after t is judged, since a controlled URL target's fork replaces the
+// data its RS serves.
+func evidenceViews(t *T) iter.Seq[*T] {
+	return func(yield func(*T) bool) {
+		if !yield(t) {
+			return
+		}
+		if ev, fx := evidenceView(t); fx != nil {
+			yield(ev)
+		}
 	}
-	return []*T{t}
 }
 
 // cutLabelRe finds a visible statement that a value is cut: any common

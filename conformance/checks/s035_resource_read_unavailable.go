@@ -11,9 +11,8 @@ import (
 // resources/read could serve it is S046's and S047's; whether an omission
 // without any handle has a continuation is S033's.
 var s035 = &Check{ID: "S035", Slug: "resource-read-unavailable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
-	views := withEvidenceView(t)
 	shown := 0
-	for _, v := range views {
+	for v := range evidenceViews(t) {
 		seen := map[string]bool{}
 		for _, c := range readURIs(v) {
 			for _, kind := range []string{"record", "field-window"} {

@@ -15,9 +15,8 @@ var binaryWordRe = regexp.MustCompile(`(?i)binary`)
 // such field as metadata (clause 1), show the grant-scoped route a blob
 // has (2), and never show a base64 body (3).
 var s038 = &Check{ID: "S038", Slug: "binary-metadata-only", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
-	views := withEvidenceView(t)
 	judged := 0
-	for _, v := range views {
+	for v := range evidenceViews(t) {
 		rec, ok := scanRecords(v, func(r aRecord) bool { return slices.ContainsFunc(mapValues(r.Data), looksBinary) })
 		if !ok {
 			continue

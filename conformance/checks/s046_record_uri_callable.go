@@ -15,10 +15,9 @@ const recordURIPrefix = "pdpp://record/"
 // its tool documentation promises: each is readable through resources/read
 // or taken as an id by the read tools, and the model is told how.
 var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
-	views := withEvidenceView(t)
 	documented := documentingTools(t.Target, recordURIPrefix)
 	judged := 0
-	for _, v := range views {
+	for v := range evidenceViews(t) {
 		seen := map[string]bool{}
 		for _, c := range readURIs(v) {
 			for _, u := range handleURIs(c, "record") {

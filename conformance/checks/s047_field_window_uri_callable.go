@@ -12,10 +12,9 @@ const fieldWindowURIPrefix = "pdpp://field-window/"
 // bounded field read takes it, and a failed resource read is never the
 // only next step the model is given.
 var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
-	views := withEvidenceView(t)
 	documented := len(documentingTools(t.Target, fieldWindowURIPrefix)) > 0
 	judged := 0
-	for _, v := range views {
+	for v := range evidenceViews(t) {
 		seen := map[string]bool{}
 		outputs := readURIs(v)
 		if _, c, _ := fanInTerm(v); c != nil {

@@ -23,9 +23,8 @@ import (
 // judged; values and sizes are found by value, cut marks in any common
 // form.
 var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
-	views := withEvidenceView(t)
 	judged := 0
-	for _, v := range views {
+	for v := range evidenceViews(t) {
 		if large, ok := longestRecord(v); ok {
 			judged++
 			largePreview(t, v, large)
