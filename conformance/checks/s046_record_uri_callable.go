@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/base64"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,25 +18,9 @@ const recordURIPrefix = "pdpp://record/"
 var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
 	documented := documentingTools(t.Target, recordURIPrefix)
 	judged := 0
-	for v := range evidenceViews(t) {
-		seen := map[string]bool{}
-		for _, c := range readURIs(v) {
-			for _, u := range handleURIs(c, "record") {
-				if seen[u] {
-					continue
-				}
-				seen[u] = true
-				judged++
-				t.Clause(1, func() {
-					t.Assert(resourceReadable(v, u) || takenAsID(v, "fetch", u), "%s shows %s: resources/read must serve it or fetch must take it as an id", c.Tool, u)
-				})
-				t.Clause(2, func() { namesRecordURIPath(v, c, u, documented) })
-			}
-		}
-	}
 	// A read tool that documents pdpp://record/ ids takes one built from a
 	// record the target itself shows, in the escaped-id form or the
-	// canonical base64url JSON form.
+	// canonical base64url JSON form (judged before the evidence fork opens).
 	if len(documented) > 0 {
 		if _, sc, _ := fanInTerm(t); sc != nil && len(hitsWithEvidence(sc)) > 0 {
 			h := hitsWithEvidence(sc)[0]
@@ -55,6 +40,25 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 					}
 					t.Assert(ok, "%s documents pdpp://record/ ids, so it must take one for record %s (tried %s)", tool, h.ID, strings.Join(forms, ", "))
 				})
+				t.Clause(2, func() {
+					t.Assert(slices.Contains(documented, tool), "%s's documentation names pdpp://record/ ids as its callable path", tool)
+				})
+			}
+		}
+	}
+	for v := range evidenceViews(t) {
+		seen := map[string]bool{}
+		for _, c := range readURIs(v) {
+			for _, u := range handleURIs(c, "record") {
+				if seen[u] {
+					continue
+				}
+				seen[u] = true
+				judged++
+				t.Clause(1, func() {
+					t.Assert(resourceReadable(v, u) || takenAsID(v, "fetch", u), "%s shows %s: resources/read must serve it or fetch must take it as an id", c.Tool, u)
+				})
+				t.Clause(2, func() { namesRecordURIPath(v, c, u, documented) })
 			}
 		}
 	}
