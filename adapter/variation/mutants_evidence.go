@@ -1,6 +1,8 @@
 package variation
 
 import (
+	"strings"
+
 	"github.com/pdpp-connect/mcpcheck/adapter"
 )
 
@@ -63,6 +65,10 @@ var evidenceMutants = []Variation{
 		Apply: onPage(adapter.SetupPath, dropRemoteClientSetup)},
 	{ID: "setup-url-not-first", Kills: []string{"S040.1"}, Doc: "the setup page shows the MCP URL only inside the client commands",
 		Apply: onPage(adapter.SetupPath, func(page string) string { return mcpURLRowRe.ReplaceAllString(page, "") })},
+	{ID: "profile-on-connect", Kills: []string{"S040.3"}, Collateral: []string{"S010"}, Doc: "the setup page asks the user to pick a profile for the toolset",
+		Apply: onPage(adapter.SetupPath, func(page string) string {
+			return strings.Replace(page, "</body>", "<p>Pick the core, events or full profile to choose your toolset.</p></body>", 1)
+		})},
 	{ID: "profile-in-metadata", Kills: []string{"S039.2"}, Doc: "the MCP metadata advertises core/events/full profiles",
 		Apply: onMetadata(func(doc map[string]any) { doc["pdpp_mcp_profiles"] = []string{"core", "events", "full"} })},
 	{ID: "root-metadata-without-mcp-hint", Kills: []string{"S039.4"}, Doc: "the origin's root metadata drops its hint to the MCP endpoint",
