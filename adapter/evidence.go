@@ -87,7 +87,11 @@ func inspectField(id string, path string, v any, baseURL string, t *Tuning) *fie
 	switch x := v.(type) {
 	case string:
 		if isBase64Blob(x) {
-			return &fieldEvidence{FieldPath: path, PreviewStatus: "binary-only", Binary: true, Encoding: "base64", SizeBytes: base64.StdEncoding.DecodedLen(len(x))}
+			// No blob route serves an inline body, so its explicit read is
+			// read_record_field over the encoded text (seed 004: binary
+			// escalates through an explicit read, never inline by default).
+			return &fieldEvidence{FieldPath: path, PreviewStatus: "binary-only", Binary: true, Encoding: "base64", SizeBytes: base64.StdEncoding.DecodedLen(len(x)),
+				TotalChars: len(x), Read: map[string]any{"tool": "read_record_field", "args": map[string]any{"id": id, "field_path": path, "offset_chars": 0, "limit_chars": t.FieldWindow}}}
 		}
 		if n := utf8.RuneCountInString(x); n > t.FieldWindow {
 			return &fieldEvidence{FieldPath: path, PreviewStatus: "truncated", TextLike: true, TotalChars: n, PreviewText: cut.clip(x, 240),

@@ -4,6 +4,7 @@ package adapter
 // JSON fields as compact JSON text (seed 004).
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -38,6 +39,11 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 		return nil, sel("q places the window itself; do not combine it with cursor or offset_chars")
 	case in.Q == "" && (in.BeforeChars != nil || in.AfterChars != nil):
 		return nil, sel("before_chars and after_chars need q")
+	}
+	if rest, ok := strings.CutPrefix(in.ID, FieldWindowURIPrefix); ok {
+		if err := in.fromWindowHandle(rest); err != nil {
+			return nil, err
+		}
 	}
 	ref, err := c.parseID(in.ID, in.ConnectionID)
 	if err != nil {
@@ -83,6 +89,52 @@ func (c *call) readRecordField(in fieldArgs) (*mcp.CallToolResult, error) {
 		return nil, &toolError{Code: "rs_malformed_body", Message: "field-window body is not a JSON object"}
 	}
 	return renderFieldWindow(ref, in, &fw, c.t), nil
+}
+
+// FieldWindowURIPrefix starts a field-window handle. The adapter never
+// emits one, but read_record_field takes one as its id wherever a record
+// or a client shows it (seed 004: a field-window URI is accepted directly
+// by the bounded field read, so a failed resource read is never the only
+// next step).
+const FieldWindowURIPrefix = "pdpp://field-window/"
+
+// fromWindowHandle reads a field-window handle, base64url JSON of the
+// record ({connection_id, stream, record_id}), its field_path and its
+// window (offset_chars, limit_chars), into the call's arguments: the
+// record as a pdpp://record/ handle, checked as any id is, and the window
+// where the call names none of its own.
+func (in *fieldArgs) fromWindowHandle(rest string) error {
+	bad := func(msg string) error {
+		return &toolError{Code: "invalid_id", Param: "id", Message: "malformed pdpp://field-window/ handle: " + msg}
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(rest, "="))
+	if err != nil || len(raw) == 0 || raw[0] != '{' {
+		return bad("not base64url JSON")
+	}
+	var h struct {
+		ConnectionID string `json:"connection_id"`
+		Stream       string `json:"stream"`
+		RecordID     string `json:"record_id"`
+		FieldPath    string `json:"field_path"`
+		OffsetChars  *int   `json:"offset_chars"`
+		LimitChars   int    `json:"limit_chars"`
+	}
+	if json.Unmarshal(raw, &h) != nil || h.Stream == "" || h.RecordID == "" || h.FieldPath == "" {
+		return bad("it needs stream, record_id and field_path")
+	}
+	if in.FieldPath != h.FieldPath {
+		return &toolError{Code: "invalid_field_window_selector", Param: "field_path",
+			Message: "the handle reads field " + h.FieldPath + " but field_path is " + in.FieldPath + "; pass the handle's field"}
+	}
+	record, _ := json.Marshal(map[string]string{"connection_id": h.ConnectionID, "stream": h.Stream, "record_id": h.RecordID})
+	in.ID = RecordURIPrefix + base64.RawURLEncoding.EncodeToString(record)
+	if in.Cursor == "" && in.OffsetChars == nil && in.Q == "" {
+		in.OffsetChars = h.OffsetChars
+	}
+	if in.LimitChars == 0 {
+		in.LimitChars = h.LimitChars
+	}
+	return nil
 }
 
 // jsonFieldWindow reads a JSON object or array field, which the RS's field

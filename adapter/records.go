@@ -274,6 +274,8 @@ func continuation(e *fieldEvidence) string {
 	switch {
 	case e.Binary && e.BlobRoute != "":
 		return fmt.Sprintf("binary-only %s %d bytes; export: %s", firstOf(e.MimeType, "application/octet-stream"), e.SizeBytes, e.BlobRoute)
+	case e.Binary && e.Read != nil:
+		return fmt.Sprintf("binary-only %s %d bytes; explicit raw read: %s args=%s", firstOf(e.MimeType, e.Encoding), e.SizeBytes, e.Read["tool"], compactJSON(e.Read["args"]))
 	case e.Binary:
 		return fmt.Sprintf("binary-only %s %d bytes; metadata only", firstOf(e.MimeType, e.Encoding), e.SizeBytes)
 	}

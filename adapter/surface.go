@@ -113,7 +113,7 @@ func surface() []toolSpec {
 			name: "read_record_field",
 			description: "Read a bounded window of one text field of a record: from offset_chars, from a cursor, or around q with context. " +
 				"Returns inline text, offsets, total size, completeness and next/previous arguments. Text fields: schema(stream). Read-only; GET /v1/streams/{stream}/records/{id}/field-window.",
-			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1,"description":"Record id as shown by search or fetch, or a pdpp://record/ URI."},"field_path":{"type":"string","minLength":1},` + bareConnectionIDProp +
+			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1,"description":"Record id as shown by search or fetch, a pdpp://record/ URI, or a pdpp://field-window/ URI (with its field_path)."},"field_path":{"type":"string","minLength":1},` + bareConnectionIDProp +
 				`,"offset_chars":{"type":"integer","minimum":0},"limit_chars":{"type":"integer","minimum":1,"maximum":16384},"cursor":{"type":"string","pattern":"^[0-9]+$"},"q":{"type":"string","minLength":1},` +
 				`"before_chars":{"type":"integer","minimum":0,"maximum":8192},"after_chars":{"type":"integer","minimum":0,"maximum":8192}},"required":["id","field_path"],"additionalProperties":false}`,
 			output: windowOrError,

@@ -72,6 +72,14 @@ func silentCutFetchText(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Docum
 	}
 }
 
+// cutLabelledInMetadataOnly keeps the metadata of a cut fetch text but
+// drops the notice from the text.
+func cutLabelledInMetadataOnly(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
+	if i := strings.LastIndex(doc.Text, " [text truncated at "); i >= 0 && doc.Metadata["text_truncated"] == true {
+		doc.Text = strings.TrimSuffix(doc.Text[:i], "…")
+	}
+}
+
 // leakUnrequestedFields copies the record fields the RS sent beyond a
 // fetch(fields) projection, and beyond the stream's key, into metadata.
 func leakUnrequestedFields(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
@@ -123,63 +131,6 @@ type schemaRow struct {
 	PrimaryKey []string `json:"primary_key"`
 }
 
-// guessTitleByName makes fetch read the stream's schema with no declared
-// display roles, and a title and text role on the fields named like them.
-func guessTitleByName() func(*Seams) {
-	return all(tracked(), onBody(inTool("fetch", pathIs("/v1/schema")), func(_ *http.Request, body []byte) []byte {
-		var doc map[string]any
-		if decodeJSON(body, &doc) != nil || doc == nil {
-			return body
-		}
-		rows, _ := doc["streams"].([]any)
-		cs, _ := doc["connectors"].([]any)
-		for _, c := range cs {
-			cm, _ := c.(map[string]any)
-			list, _ := cm["streams"].([]any)
-			rows = append(rows, list...)
-		}
-		for _, row := range rows {
-			rm, _ := row.(map[string]any)
-			if caps, ok := rm["field_capabilities"].(map[string]any); ok {
-				guessRoles(caps)
-			}
-		}
-		return mustJSON(doc)
-	}))
-}
-
-func guessRoles(caps map[string]any) {
-	for name, v := range caps {
-		caps[name] = withRole(v, "")
-	}
-	for role, names := range map[string][]string{"primary-title": {"title", "name", "subject", "summary"}, "primary-text": {"text", "content", "body", "summary"}} {
-		for _, n := range names {
-			if v, ok := caps[n]; ok {
-				caps[n] = withRole(v, role)
-				break
-			}
-		}
-	}
-}
-
-// withRole is a field capability (flags or object) with its role replaced.
-func withRole(v any, role string) any {
-	switch c := v.(type) {
-	case string:
-		toks := slices.DeleteFunc(strings.Split(c, ","), func(t string) bool { return strings.HasPrefix(t, "role=") })
-		if role != "" {
-			toks = append(toks, "role="+role)
-		}
-		return strings.Join(toks, ",")
-	case map[string]any:
-		delete(c, "role")
-		if role != "" {
-			c["role"] = role
-		}
-	}
-	return v
-}
-
 // noJSONFieldWindows refuses, in read_record_field, the record read that
 // windows a JSON field, so the field stays unreadable as not text.
 func noJSONFieldWindows() func(*Seams) {
@@ -227,17 +178,6 @@ func windowHandle(req *mcp.CallToolRequest, sc map[string]any) string {
 	return "pdpp://field-window/" + base64.RawURLEncoding.EncodeToString([]byte(compactJSON(args)))
 }
 
-// smallTextAsResourceLink answers a complete window with a resource link
-// instead of its text.
-func smallTextAsResourceLink(req *mcp.CallToolRequest, _ *string, sc map[string]any, r *result) {
-	window, _ := sc["window"].(map[string]any)
-	if window["complete"] != true {
-		return
-	}
-	field, _ := sc["field"].(map[string]any)
-	r.Content = []mcp.Content{&mcp.ResourceLink{URI: windowHandle(req, sc), Name: str(field["path"]), MIMEType: "text/plain"}}
-}
-
 func emitFieldWindowURI(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
 	h := windowHandle(req, sc)
 	sc["resource_uri"] = h
@@ -263,12 +203,6 @@ func dropWindowArgs(next bool) func(*mcp.CallToolRequest, *string, map[string]an
 		}
 		*header = strings.Join(lines, "\n")
 	}
-}
-
-func omitWindowStructure(_ *mcp.CallToolRequest, _ *string, sc map[string]any, _ *result) {
-	window, _ := sc["window"].(map[string]any)
-	delete(window, "total_chars")
-	delete(window, "complete")
 }
 
 var cursorRe = map[string]*regexp.Regexp{"next": regexp.MustCompile(` next_cursor=\d+`), "previous": regexp.MustCompile(` previous_cursor=\d+`)}

@@ -80,7 +80,12 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // onMetadata rewrites the MCP endpoint's protected-resource metadata.
 func onMetadata(f func(doc map[string]any)) func(*Seams) {
-	return onAnswer(hostedPath(adapter.MCPMetadataPath), statusIs(http.StatusOK), func(_ *http.Request, a *answer) {
+	return onJSONDoc(adapter.MCPMetadataPath, f)
+}
+
+// onJSONDoc rewrites the JSON document a hosted path serves.
+func onJSONDoc(path string, f func(doc map[string]any)) func(*Seams) {
+	return onAnswer(hostedPath(path), statusIs(http.StatusOK), func(_ *http.Request, a *answer) {
 		var doc map[string]any
 		if decodeJSON(a.body, &doc) == nil && doc != nil {
 			f(doc)
@@ -108,8 +113,6 @@ const remoteClientSection = "<h2>ChatGPT, Claude.ai and other remote MCP clients
 func dropRemoteClientSetup(page string) string {
 	return strings.Replace(page, remoteClientSection, "", 1)
 }
-
-func dropCodexLine(txt string) string { return dropLines(txt, "Codex: ") }
 
 // ownerInstructionOnConnect tells the user, on the setup page and in
 // /llms.txt, to hand the app an owner bearer.

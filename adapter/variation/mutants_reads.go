@@ -55,8 +55,6 @@ var readsMutants = []Variation{
 		Apply: onQuery(pathIs("/v1/search"), func(_ *http.Request, q url.Values) { q.Del("connection_id") })},
 	{ID: "add-fetch-data-key", Kills: []string{"S029"}, Doc: "fetch adds the canonical record under structuredContent.data",
 		Apply: onFetch(addFetchDataKey)},
-	{ID: "silent-cut-fetch-text", Kills: []string{"S029"}, Doc: "fetch cuts a 60,000-character text to 16,384 without saying so",
-		Apply: onFetch(silentCutFetchText)},
 	{ID: "ignore-fetch-fields", Kills: []string{"S030"}, Doc: "fetch(fields) neither forwards nor applies the projection",
 		Apply: withMiddleware(onArgs("fetch", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "fields") }))},
 	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata",

@@ -1,11 +1,14 @@
 package checks
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"iter"
 	"regexp"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // A continuation is a model-callable next step found in visible text.
@@ -78,13 +81,20 @@ func handleURIs(c *Call, kind string) []string {
 	var out []string
 	for _, s := range []string{c.Text(), string(c.Raw)} {
 		for _, u := range handleURIRe.FindAllString(s, -1) {
-			if strings.HasPrefix(u, "pdpp://"+kind+"/") && !seen[u] {
+			// A URI cut by a preview's mark is part of a clipped value,
+			// not a handle the model can use.
+			if strings.HasPrefix(u, "pdpp://"+kind+"/") && !seen[u] && !clippedURI(u) {
 				seen[u] = true
 				out = append(out, u)
 			}
 		}
 	}
 	return out
+}
+
+// clippedURI tells a URI a preview cut (it runs into a cut mark).
+func clippedURI(u string) bool {
+	return strings.Contains(u, "…") || strings.HasSuffix(u, "...")
 }
 
 // An evidenceLine is one visible evidence excerpt of a search result.
@@ -174,9 +184,15 @@ func sampleRecords(t *T) []aRecord {
 			for _, r := range records(c) {
 				data, _ := r["data"].(map[string]any)
 				conn := firstNonEmptyString(str(r["connection_id"]), s.conn)
-				rec := aRecord{ID: conn + "/" + s.stream + ":" + str(r["id"]), Stream: s.stream, Conn: conn, Data: data}
-				if conn == "" {
+				// The id the target shows for the record; the path form
+				// only when its answer shows none.
+				rec := aRecord{ID: shownIDOf(c, str(r["id"])), Stream: s.stream, Conn: conn, Data: data}
+				switch {
+				case rec.ID != "":
+				case conn == "":
 					rec.ID = s.stream + ":" + str(r["id"])
+				default:
+					rec.ID = conn + "/" + s.stream + ":" + str(r["id"])
 				}
 				if data != nil {
 					out = append(out, rec)
@@ -201,4 +217,150 @@ func looksBinary(v any) bool {
 		return id || u
 	}
 	return false
+}
+
+// idTokenRe finds an id handed out in text: id=X, "id":"X" or id: X.
+var idTokenRe = regexp.MustCompile(`\bid"?\s*[=:]\s*"?([^\s",;{}]+)`)
+
+// shownIDOf finds, by value, the id a read answer shows for the record
+// whose RS id is rid: an object of its structuredContent beside the RS
+// envelope that names rid as its record_id, or an id token on the text
+// line that shows rid. "" when the answer shows none.
+func shownIDOf(c *Call, rid string) string {
+	if rid == "" {
+		return ""
+	}
+	sc := c.Structured()
+	for k, v := range sc {
+		if k == "data" {
+			continue
+		}
+		found := ""
+		eachObject(v, func(m map[string]any) {
+			if found == "" && str(m["record_id"]) == rid && str(m["id"]) != "" && str(m["id"]) != rid {
+				found = str(m["id"])
+			}
+		})
+		if found != "" {
+			return found
+		}
+	}
+	for _, line := range strings.Split(c.Text(), "\n") {
+		if !strings.Contains(line, `"`+rid+`"`) && !strings.Contains(line, "="+rid) {
+			continue
+		}
+		for _, m := range idTokenRe.FindAllStringSubmatch(line, -1) {
+			if id := strings.TrimRight(m[1], ".,;"); id != rid {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// eachObject calls f on every JSON object within v, outermost first.
+func eachObject(v any, f func(map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		f(x)
+		for _, e := range x {
+			eachObject(e, f)
+		}
+	case []any:
+		for _, e := range x {
+			eachObject(e, f)
+		}
+	}
+}
+
+// evidenceView is t on a fork serving the evidence-ladder fixture, whose
+// data has every shape the evidence scenarios are about (long primary
+// texts, undeclared text-like fields, binary fields with and without a
+// blob route, pdpp:// handles in records), with that fixture. A target
+// that cannot fork gives t on its own data, and a nil fixture.
+func evidenceView(t *T) (*T, *fakers.Fixture) {
+	if !t.Target.Has(CapFixture) {
+		return t, nil
+	}
+	fx, err := conformance.LoadFixture(fakers.EvidenceFixture)
+	if err != nil {
+		t.Skipf("load the %s fixture: %v", fakers.EvidenceFixture, err)
+	}
+	return t.On(t.Fork(fx)), fx
+}
+
+// evidenceViews yields t, then the evidence-ladder fork of it when the
+// target takes fixtures: the views a check judges. The fork opens only
+// after t is judged, since a controlled URL target's fork replaces the
+// data its RS serves.
+func evidenceViews(t *T) iter.Seq[*T] {
+	return func(yield func(*T) bool) {
+		if !yield(t) {
+			return
+		}
+		if ev, fx := evidenceView(t); fx != nil {
+			yield(ev)
+		}
+	}
+}
+
+// cutLabelRe finds a visible statement that a value is cut: any common
+// ellipsis, or words that say so.
+var cutLabelRe = regexp.MustCompile(`(?i)…|\.\.\.|truncat|\bcut\b|partial|incomplete|complete["']?\s*[=:]\s*["']?false|has_more["']?\s*[=:]\s*["']?true|more_(text|chars|characters)`)
+
+// ellipsisRe splits a preview at the cuts it marks.
+var ellipsisRe = regexp.MustCompile(`\[…\]|\[\.\.\.\]|\(truncated\)|…|\.\.\.`)
+
+// plainOf is text as a reader compares it: highlight tags and common
+// entities gone, whitespace folded, lower case.
+func plainOf(s string) string {
+	s = entityRe.Replace(markTagRe.ReplaceAllString(s, ""))
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// handleJSON decodes a pdpp:// handle whose path is base64url JSON, as the
+// canonical record and field-window handles are; nil for any other.
+func handleJSON(uri string) map[string]any {
+	i := strings.Index(strings.TrimPrefix(uri, "pdpp://"), "/")
+	if !strings.HasPrefix(uri, "pdpp://") || i < 0 {
+		return nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(uri[len("pdpp://")+i+1:], "="))
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// readURIs are the read results a check scans for pdpp:// handles: a page
+// of every stream the index lists (up to maxStreamProbes), a search of the
+// target's own words, and a fetch of each record whose page shows one.
+func readURIs(t *T) []*Call {
+	_, index := schemaIndex(t)
+	var out []*Call
+	for i, s := range sources(index) {
+		if i == maxStreamProbes {
+			break
+		}
+		c := t.Call("query_records", s.args(map[string]any{"limit": 5}))
+		if c.IsError() {
+			continue
+		}
+		out = append(out, c)
+		for _, r := range records(c) {
+			if data, _ := r["data"].(map[string]any); strings.Contains(compactJSONOf(data), "pdpp://") {
+				if id := shownIDOf(c, str(r["id"])); id != "" {
+					out = append(out, t.Call("fetch", map[string]any{"id": id}))
+				}
+			}
+		}
+	}
+	if _, c, _ := fanInTerm(t); c != nil {
+		out = append(out, c)
+	}
+	return out
 }

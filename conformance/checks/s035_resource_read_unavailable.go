@@ -2,31 +2,84 @@ package checks
 
 import (
 	"strings"
-
-	. "github.com/onsi/gomega"
 )
 
-// Seen from a host that cannot read pdpp:// resources: every piece of
-// evidence is still reachable through a tool call.
-var s035 = &Check{ID: "S035", Slug: "resource-read-unavailable", Mode: ModeBBD, Run: func(t *T) {
-	_, c, _ := fanInTerm(t)
-	if c == nil || len(hitsWithEvidence(c)) == 0 {
-		t.Skipf("no search of the target's own words returned evidence to reach")
-	}
-	for _, h := range hitsWithEvidence(c) {
-		ex, _ := h.Raw["evidence_excerpts"].([]any)
-		for _, x := range ex {
-			xm, _ := x.(map[string]any)
-			read, _ := xm["read"].(map[string]any)
-			tool := str(read["tool"])
-			t.Expect(tool).NotTo(BeEmpty(), "evidence of %s must name a tool to read it, not only a resource URI: %v", h.ID, read)
+// S035 plays a host that cannot read resources: it never calls
+// resources/read. Every pdpp:// handle a read result shows, on the
+// target's data and on records that carry handles (the evidence-ladder
+// fixture), must lead to the same content through a tool call. Whether
+// resources/read could serve it is S046's and S047's; whether an omission
+// without any handle has a continuation is S033's.
+var s035 = &Check{ID: "S035", Slug: "resource-read-unavailable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
+	shown := 0
+	for v := range evidenceViews(t) {
+		seen := map[string]bool{}
+		for _, c := range readURIs(v) {
+			for _, kind := range []string{"record", "field-window"} {
+				for _, u := range handleURIs(c, kind) {
+					if seen[u] {
+						continue
+					}
+					seen[u] = true
+					shown++
+					t.Clause(1, func() { reachByTool(v, c, u) })
+				}
+			}
 		}
 	}
-	lines := evidenceLines(c.Text())
-	t.Expect(lines).NotTo(BeEmpty(), "the visible text must show the evidence it proves")
-	for _, e := range lines {
-		t.Expect(e.ID != "" && strings.Contains(e.Line, "read_record_field")).To(BeTrue(), "a visible evidence line must give a tool path (id and read_record_field), not only a resource: %s", e.Line)
-		r := t.Call("read_record_field", map[string]any{"id": e.ID, "field_path": e.FieldPath})
-		t.Expect(r.IsError()).To(BeFalse(), "the tool path must read the evidence without resources/read: %s", r.Describe())
+	if shown == 0 {
+		t.NotApplicable("no read result shows a pdpp:// resource URI, so no content depends on reading one")
 	}
 }}
+
+// reachByTool judges one handle a result shows: a tool call reaches the
+// content it names, without resources/read. A record handle is a fetch
+// id, a field-window handle a read_record_field id (with the field the
+// handle names); the content is the handle's own when it says which.
+func reachByTool(t *T, from *Call, uri string) {
+	h := handleJSON(uri)
+	if strings.HasPrefix(uri, "pdpp://record/") {
+		f := t.Call("fetch", map[string]any{"id": uri})
+		if !t.Assert(!f.IsError(), "%s shows %s; a host that cannot read resources must reach that record with a tool (fetch with it as id): %s", from.Tool, uri, f.Describe()) {
+			return
+		}
+		if rid := str(h["record_id"]); rid != "" {
+			t.Assert(strings.Contains(f.Text(), rid), "fetch of %s must return record %s, the record the handle names: %s", uri, rid, f.Describe())
+		}
+		return
+	}
+	field := str(h["field_path"])
+	args := map[string]any{"id": uri}
+	if field != "" {
+		args["field_path"] = field
+	}
+	r := t.Call("read_record_field", args)
+	if !t.Assert(!r.IsError(), "%s shows %s; a host that cannot read resources must reach that field window with a tool (read_record_field with it as id): %s", from.Tool, uri, r.Describe()) {
+		return
+	}
+	if want := windowQuote(from, uri); want != "" {
+		t.Assert(strings.Contains(plainOf(r.Text()), plainOf(want)), "read_record_field of %s must return the window the handle names (%q): %s", uri, clipText(want, 80), r.Describe())
+	}
+}
+
+// windowQuote is the text a field-window handle names, when the record
+// showing it also quotes it: the value of a sibling field that the
+// window's record field contains, found by value in the showing record.
+func windowQuote(from *Call, uri string) string {
+	for _, r := range records(from) {
+		data, _ := r["data"].(map[string]any)
+		holds := false
+		for _, v := range data {
+			holds = holds || v == uri
+		}
+		if !holds {
+			continue
+		}
+		for _, v := range data {
+			if s, ok := v.(string); ok && s != uri && !strings.HasPrefix(s, "pdpp://") && len(strings.Fields(s)) > 4 {
+				return s
+			}
+		}
+	}
+	return ""
+}

@@ -4,8 +4,6 @@ import (
 	"html"
 	"regexp"
 	"strings"
-
-	. "github.com/onsi/gomega"
 )
 
 var (
@@ -15,40 +13,53 @@ var (
 )
 
 // setupText is the setup page as a reader sees it: text without markup.
-func setupText(t *T) (string, bool) {
+func setupText(t *T) (text string, status int) {
 	a := hostedDo(t.Context(), "GET", t.Hosted().Origin()+"/connect", "", nil, nil)
-	if a.Status == 404 || a.Err != nil {
-		return "", false
+	if a.Err != nil {
+		return "", 0
 	}
-	t.Expect(a.Status).To(Equal(200), "GET /connect")
-	return html.UnescapeString(tagRe.ReplaceAllString(string(a.Body), " ")), true
+	return html.UnescapeString(tagRe.ReplaceAllString(string(a.Body), " ")), a.Status
 }
 
+// S040 reads the connect page: the MCP URL first (clause 1), commands for
+// Claude Code and Codex and the URL for remote clients (2), and an
+// ordinary path without profile vocabulary or owner bearer (3). The
+// scenario is the connect page's; /llms.txt is S010's and S011's.
 var s040 = &Check{ID: "S040", Slug: "setup-page", Mode: ModePROC, Needs: []Capability{CapHTTP}, Run: func(t *T) {
-	text, ok := setupText(t)
-	if !ok {
+	text, status := setupText(t)
+	if status == 404 || status == 0 {
 		t.Skipf("the target serves no setup page at /connect")
+	}
+	if status != 200 {
+		t.Clause(1, func() { t.Fail("GET /connect answers %d", status) })
+		return
 	}
 	url := t.Hosted().MCPURL()
 	claude := "claude mcp add --transport http pdpp " + url
 	codex := "codex mcp add pdpp --url " + url
 	first := strings.Index(text, url)
-	t.Expect(first).To(BeNumerically(">=", 0), "the setup page must show the MCP URL %s", url)
-	for _, cmd := range []string{claude, codex} {
-		at := strings.Index(text, cmd)
-		t.Expect(at).To(BeNumerically(">=", 0), "the setup page must show the command %q", cmd)
-		t.Expect(first).To(BeNumerically("<", at), "the MCP URL comes before any client-specific command")
-	}
-	t.Expect(remoteClientsGuidance(text, url)).To(BeTrue(), "the setup page must tell ChatGPT and other remote MCP clients to use the MCP URL")
-	t.Expect(ownerAskRe.FindString(text)).To(BeEmpty(), "the ordinary path must not ask for an owner or control-plane credential")
-	t.Expect(bearerEnvRe.FindString(text)).To(BeEmpty(), "the ordinary path must not ask for a bearer env var or header")
-	llms := hostedDo(t.Context(), "GET", t.Hosted().Origin()+"/llms.txt", "", nil, nil)
-	t.Expect(llms.Err).NotTo(HaveOccurred())
-	t.Expect(llms.Status).To(Equal(200), "the agent-readable entrypoint /llms.txt must answer")
-	for _, want := range []string{url, claude, codex} {
-		t.Expect(string(llms.Body)).To(ContainSubstring(want), "/llms.txt must give the resolved MCP URL and both commands")
-	}
-	t.Expect(remoteClientsGuidance(string(llms.Body), url)).To(BeTrue(), "/llms.txt must tell ChatGPT and other remote MCP clients to use the MCP URL")
+	t.Clause(1, func() {
+		if !t.Assert(first >= 0, "the setup page must show the MCP URL %s", url) {
+			return
+		}
+		for _, cmd := range []string{claude, codex} {
+			if at := strings.Index(text, cmd); at >= 0 {
+				t.Assert(first < at, "the MCP URL comes before any client-specific command (%q)", cmd)
+			}
+		}
+	})
+	t.Clause(2, func() {
+		for _, cmd := range []string{claude, codex} {
+			t.Assert(strings.Contains(text, cmd), "the setup page must show the command %q", cmd)
+		}
+		t.Assert(remoteClientsGuidance(text, url), "the setup page must tell ChatGPT and other remote MCP clients to use the MCP URL")
+	})
+	t.Clause(3, func() {
+		t.Assert(ownerAskRe.FindString(text) == "", "the ordinary path must not ask for an owner or control-plane credential: %q", ownerAskRe.FindString(text))
+		t.Assert(bearerEnvRe.FindString(text) == "", "the ordinary path must not ask for a bearer env var or header: %q", bearerEnvRe.FindString(text))
+		vocab := exposed(text, setupVocabRe)
+		t.Assert(len(vocab) == 0, "the ordinary path mentions no profile or toolset: %q", vocab)
+	})
 }}
 
 var urlWordRe = regexp.MustCompile(`\bURL\b`)

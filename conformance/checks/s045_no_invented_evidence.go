@@ -6,17 +6,21 @@ import (
 	"regexp"
 	"strings"
 
-	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Run: func(t *T) {
+// S045: a hit that matched only metadata gets no body or text evidence
+// window (clause 1), and its id stays in the text as the fetch path to it
+// (clause 2). Off a controlled RS, clause 1 is judged on the target's own
+// words: each shown preview must be text of the field it names (a window
+// invented for a metadata match would claim a field without the term).
+var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
 	judged := evidenceIsInField(t)
 	if !t.Target.Has(CapControlledRS) {
 		if judged == 0 {
 			t.Skipf("no search of the target's own words showed evidence to check against its field")
 		}
-		t.Record("metadata-only hits", "not exercised: "+CapControlledRS.SkipReason())
+		t.Clause(2, func() { t.Skipf("metadata-only hits: %s", CapControlledRS.SkipReason()) })
 		return
 	}
 	term, ok := metadataOnlyTerm(t.RS().Fixture())
@@ -24,43 +28,82 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Run: 
 		t.Skipf("the fixture has no term that matches only a metadata field")
 	}
 	c := t.Call("search", map[string]any{"q": term, "limit": 10})
-	t.Expect(c.IsError()).To(BeFalse(), "search must succeed: %s", c.Describe())
-	// What the RS proved: replay its answer to this search.
-	var rsHits []map[string]any
-	for _, r := range t.RS().RequestsTo("/v1/search") {
-		if q, _ := url.ParseQuery(r.RawQuery); q.Get("q") == term {
-			_, body := t.RS().Replay(r)
-			var env struct {
-				Data []map[string]any `json:"data"`
-			}
-			_ = json.Unmarshal(body, &env)
-			rsHits = env.Data
-		}
+	if c.IsError() {
+		t.BlockedBy("S024", "search for %q failed: %s", term, c.Describe())
+		return
 	}
-	t.Expect(rsHits).NotTo(BeEmpty(), "the fixture RS must find %q", term)
-	unproven := map[string]bool{}
-	for _, h := range rsHits {
-		if h["evidence_excerpts"] == nil {
-			unproven[str(h["record_key"])] = true
-		}
+	unproven := unprovenRecords(t, term)
+	if len(unproven) == 0 {
+		t.Skipf("the fixture RS proved a window for every hit of %q", term)
 	}
 	shown := false
 	for _, h := range hits(c) {
 		if !unproven[h.Record] {
 			continue
 		}
-		t.Expect(h.Raw["evidence_excerpts"]).To(BeNil(), "hit %s matched metadata only; it must carry no evidence window", h.ID)
+		t.Clause(1, func() {
+			t.Assert(h.Raw["evidence_excerpts"] == nil, "hit %s matched metadata only; it must carry no evidence window", h.ID)
+			for _, e := range evidenceLines(c.Text()) {
+				t.Assert(e.ID == "" || e.ID != h.ID, "evidence line invented for metadata-only hit %s: %s", h.ID, e.Line)
+			}
+		})
 		if !shown {
 			shown = true
-			t.Expect(c.Text()).To(ContainSubstring(h.ID), "the top metadata-only hit %s must stay reachable by fetch from the text", h.ID)
+			t.Clause(2, func() {
+				t.Assert(h.ID != "" && strings.Contains(c.Text(), h.ID), "the metadata-only hit %s must stay reachable: its id (the fetch path) must be in the text", h.ID)
+			})
 		}
 	}
-	for _, e := range evidenceLines(c.Text()) {
-		for _, h := range hits(c) {
-			t.Expect(unproven[h.Record] && strings.HasSuffix(e.ID, ":"+h.Record)).To(BeFalse(), "evidence line invented for metadata-only hit %s: %s", h.ID, e.Line)
-		}
+	if !shown {
+		t.BlockedBy("S024", "search for %q showed none of the RS's metadata-only hits", term)
 	}
 }}
+
+// unprovenRecords are the record keys the RS found for q without proving
+// an evidence window, from its answer replayed.
+func unprovenRecords(t *T, q string) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range t.RS().RequestsTo("/v1/search") {
+		if v, _ := url.ParseQuery(r.RawQuery); v.Get("q") != q {
+			continue
+		}
+		_, body := t.RS().Replay(r)
+		var env struct {
+			Data []map[string]any `json:"data"`
+		}
+		_ = json.Unmarshal(body, &env)
+		for _, h := range env.Data {
+			if h["evidence_excerpts"] == nil {
+				out[str(h["record_key"])] = true
+			}
+		}
+	}
+	return out
+}
+
+// previewIsInField judges one shown preview against the field it names:
+// the highlighted term is found there, and every part between cut marks
+// (any common ellipsis) is its text when the whole field fits one read.
+func previewIsInField(t *T, cl shownPreview) {
+	if term := entityRe.Replace(highlighted(cl.text)); term != "" {
+		r := t.Call("read_record_field", map[string]any{"id": cl.id, "field_path": cl.field, "q": term, "before_chars": 20, "after_chars": 20})
+		t.Assert(!r.IsError(), "the evidence of %s claims %q in field %s, so a q read for it must find it: %s", cl.id, term, cl.field, r.Describe())
+	}
+	r := t.Call("read_record_field", map[string]any{"id": cl.id, "field_path": cl.field, "limit_chars": 16384})
+	if r.IsError() {
+		t.BlockedBy("S049", "the field %s that evidence of %s names is not readable: %s", cl.field, cl.id, r.Describe())
+		return
+	}
+	w, _ := r.Structured()["window"].(map[string]any)
+	if w["complete"] != true {
+		return
+	}
+	field := strings.ToLower(spacesRe.ReplaceAllString(str(w["text"]), " "))
+	for _, part := range ellipsisRe.Split(markTagRe.ReplaceAllString(cl.text, ""), -1) {
+		part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(entityRe.Replace(part), " ")))
+		t.Assert(strings.Contains(field, part), "the evidence preview %q of %s must be text of its field %s (%q is not)", clipText(cl.text, 200), cl.id, cl.field, clipText(part, 80))
+	}
+}
 
 // metadataOnlyTerm is a word that occurs in a metadata-role lexical field
 // and in no other lexical field of the fixture.
@@ -114,22 +157,7 @@ func evidenceIsInField(t *T) int {
 		}
 		seen[cl] = true
 		judged++
-		term := entityRe.Replace(highlighted(cl.text))
-		if term != "" {
-			r := t.Call("read_record_field", map[string]any{"id": cl.id, "field_path": cl.field, "q": term, "before_chars": 20, "after_chars": 20})
-			t.Expect(r.IsError()).To(BeFalse(), "the evidence of %s claims %q in field %s, so a q read for it must find it: %s", cl.id, term, cl.field, r.Describe())
-		}
-		r := t.Call("read_record_field", map[string]any{"id": cl.id, "field_path": cl.field, "limit_chars": 16384})
-		t.Expect(r.IsError()).To(BeFalse(), "the field %s that evidence of %s names must be readable: %s", cl.field, cl.id, r.Describe())
-		w, _ := r.Structured()["window"].(map[string]any)
-		if w["complete"] != true {
-			continue
-		}
-		field := strings.ToLower(spacesRe.ReplaceAllString(str(w["text"]), " "))
-		for _, part := range strings.Split(markTagRe.ReplaceAllString(cl.text, ""), "…") {
-			part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(entityRe.Replace(part), " ")))
-			t.Expect(strings.Contains(field, part)).To(BeTrue(), "the evidence preview %q of %s must be text of its field %s", clipText(cl.text, 200), cl.id, cl.field)
-		}
+		t.Clause(1, func() { previewIsInField(t, cl) })
 	}
 	return judged
 }

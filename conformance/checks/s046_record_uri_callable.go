@@ -1,70 +1,162 @@
 package checks
 
 import (
+	"encoding/base64"
 	"net/url"
+	"slices"
 	"strings"
 
-	. "github.com/onsi/gomega"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Run: func(t *T) {
-	_, c, _ := fanInTerm(t)
-	if c == nil || len(hits(c)) == 0 {
-		t.Skipf("no word from the target's records finds any hit")
-	}
-	h := hits(c)[0]
-	outputs := []*Call{c, t.Call("fetch", map[string]any{"id": h.ID})}
-	if q := firstRecordsCall(t); q != nil {
-		outputs = append(outputs, q)
-	}
-	var seen []string
-	for _, o := range outputs {
-		seen = append(seen, handleURIs(o, "record")...)
-	}
-	for _, u := range seen {
-		f := t.Call("fetch", map[string]any{"id": u})
-		t.Expect(f.IsError()).To(BeFalse(), "the record URI %s appears in output, so fetch must accept it: %s", u, f.Describe())
-	}
-	// A tool that documents record URIs must take them.
-	for _, tool := range []string{"fetch", "read_record_field"} {
-		if !strings.Contains(toolDocs(t.Target, tool), "pdpp://record/") {
-			continue
-		}
-		args := map[string]any{"id": "pdpp://record/" + url.PathEscape(h.ID)}
-		if tool == "read_record_field" {
-			ev := hitsWithEvidence(c)
-			if len(ev) == 0 {
-				continue
+const recordURIPrefix = "pdpp://record/"
+
+// S046 judges every pdpp://record/ URI the target shows (in read results,
+// on its own data and on records that carry handles) and the record URIs
+// its tool documentation promises: each is readable through resources/read
+// or taken as an id by the read tools, and the model is told how.
+var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
+	documented := documentingTools(t.Target, recordURIPrefix)
+	judged := 0
+	// A read tool that documents pdpp://record/ ids takes one built from a
+	// record the target itself shows, in the escaped-id form or the
+	// canonical base64url JSON form (judged before the evidence fork opens).
+	if len(documented) > 0 {
+		if _, sc, _ := fanInTerm(t); sc != nil && len(hitsWithEvidence(sc)) > 0 {
+			h := hitsWithEvidence(sc)[0]
+			forms := []string{recordURIPrefix + url.PathEscape(h.ID)}
+			if h.Stream != "" && h.Record != "" {
+				forms = append(forms, recordHandle(h.Conn, h.Stream, h.Record))
 			}
-			ex, _ := ev[0].Raw["evidence_excerpts"].([]any)
-			x, _ := ex[0].(map[string]any)
-			args = map[string]any{"id": "pdpp://record/" + url.PathEscape(ev[0].ID), "field_path": str(x["field_path"])}
+			for _, tool := range documented {
+				if tool != "fetch" && tool != "read_record_field" {
+					continue
+				}
+				judged++
+				t.Clause(1, func() {
+					ok := false
+					for _, u := range forms {
+						ok = ok || takenAsID(t, tool, u, evidenceField(h)...)
+					}
+					t.Assert(ok, "%s documents pdpp://record/ ids, so it must take one for record %s (tried %s)", tool, h.ID, strings.Join(forms, ", "))
+				})
+				t.Clause(2, func() {
+					t.Assert(slices.Contains(documented, tool), "%s's documentation names pdpp://record/ ids as its callable path", tool)
+				})
+			}
 		}
-		r := t.Call(tool, args)
-		t.Expect(r.IsError()).To(BeFalse(), "%s documents pdpp://record/ ids, so it must accept %v: %s", tool, args["id"], r.Describe())
 	}
-	bad := t.Call("fetch", map[string]any{"id": "pdpp://record/%zz"})
-	t.Expect(bad.IsError()).To(BeTrue(), "a malformed record handle must be rejected")
-	t.Expect(bad.ErrorCode()).NotTo(BeEmpty(), "a malformed record handle gets a typed error")
+	for v := range evidenceViews(t) {
+		seen := map[string]bool{}
+		for _, c := range readURIs(v) {
+			for _, u := range handleURIs(c, "record") {
+				if seen[u] {
+					continue
+				}
+				seen[u] = true
+				judged++
+				t.Clause(1, func() {
+					t.Assert(resourceReadable(v, u) || takenAsID(v, "fetch", u), "%s shows %s: resources/read must serve it or fetch must take it as an id", c.Tool, u)
+				})
+				t.Clause(2, func() { namesRecordURIPath(v, c, u, documented) })
+			}
+		}
+	}
+	if judged == 0 {
+		t.NotApplicable("no read result shows a pdpp://record/ URI and no tool documents one")
+	}
 }}
+
+// documentingTools are the tools whose description or input schema
+// mentions prefix.
+func documentingTools(tgt *Target, prefix string) []string {
+	var out []string
+	for _, tool := range tgt.Tools {
+		if strings.Contains(toolDocs(tgt, tool.Name), prefix) {
+			out = append(out, tool.Name)
+		}
+	}
+	return out
+}
+
+// takenAsID reports whether tool answers a call with uri as its id (and
+// extra, field_path then its value) without an error.
+func takenAsID(t *T, tool, uri string, extra ...string) bool {
+	args := map[string]any{"id": uri}
+	if tool == "read_record_field" {
+		if len(extra) == 0 {
+			return false
+		}
+		args["field_path"] = extra[0]
+	}
+	return !t.Call(tool, args).IsError()
+}
+
+// resourceReadable reports whether resources/read serves uri.
+func resourceReadable(t *T, uri string) bool {
+	if !servesResources(t.Target) {
+		return false
+	}
+	rr, err := t.Target.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+	return err == nil && rr != nil && len(rr.Contents) > 0
+}
+
+func servesResources(tgt *Target) bool {
+	return tgt.Init != nil && tgt.Init.Capabilities != nil && tgt.Init.Capabilities.Resources != nil
+}
+
+// namesRecordURIPath judges that the model is told how to use a record URI
+// it was shown: a tool documents taking pdpp://record/ ids, the result
+// names a tool on the URI's line, or the server lists a resource template
+// for them.
+func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
+	if len(documented) > 0 {
+		t.Assert(true, "")
+		return
+	}
+	line := lineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))
+	if strings.Contains(line, uri) && (strings.Contains(line, "fetch") || strings.Contains(line, "resources/read")) {
+		t.Assert(true, "")
+		return
+	}
+	if servesResources(t.Target) {
+		res, err := t.Target.Session.ListResourceTemplates(t.Context(), nil)
+		if err == nil {
+			for _, tpl := range res.ResourceTemplates {
+				if strings.HasPrefix(tpl.URITemplate, recordURIPrefix) {
+					t.Assert(true, "")
+					return
+				}
+			}
+		}
+	}
+	t.Fail("%s shows %s, but no tool documents pdpp://record/ ids, the result names no tool for it and no resource template lists it: the visible instructions name no callable path", c.Tool, uri)
+}
+
+// recordHandle is the canonical pdpp://record/ handle of a record: base64url
+// JSON {connection_id, stream, record_id}.
+func recordHandle(conn, stream, rid string) string {
+	m := map[string]string{"stream": stream, "record_id": rid}
+	if conn != "" {
+		m["connection_id"] = conn
+	}
+	return recordURIPrefix + base64.RawURLEncoding.EncodeToString([]byte(compactJSONOf(m)))
+}
+
+// evidenceField is the field path of a hit's first evidence excerpt, for a
+// read_record_field call on it; nil when it has none.
+func evidenceField(h hit) []string {
+	ex, _ := h.Raw["evidence_excerpts"].([]any)
+	if len(ex) > 0 {
+		if x, _ := ex[0].(map[string]any); str(x["field_path"]) != "" {
+			return []string{str(x["field_path"])}
+		}
+	}
+	return nil
+}
 
 // toolDocs is everything a tool says about itself: its description and
 // every description in its input schema.
 func toolDocs(tgt *Target, name string) string {
 	return strings.Join(toolDescriptions(tgt)[name], "\n")
-}
-
-// firstRecordsCall is a query_records answer with records from the first
-// streams of the index, so handle checks also scan record previews.
-func firstRecordsCall(t *T) *Call {
-	_, index := schemaIndex(t)
-	for i, s := range sources(index) {
-		if i == maxStreamProbes {
-			break
-		}
-		if c := t.Call("query_records", s.args(map[string]any{"limit": 5})); !c.IsError() && len(records(c)) > 0 {
-			return c
-		}
-	}
-	return nil
 }

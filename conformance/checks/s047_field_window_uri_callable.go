@@ -1,41 +1,71 @@
 package checks
 
 import (
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	. "github.com/onsi/gomega"
+	"strings"
 )
 
-var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, Run: func(t *T) {
-	var outputs []*Call
-	if _, c, _ := fanInTerm(t); c != nil {
-		outputs = append(outputs, c)
-		for _, e := range evidenceLines(c.Text()) {
-			if e.ID != "" {
-				outputs = append(outputs, t.Call("read_record_field", map[string]any{"id": e.ID, "field_path": e.FieldPath, "limit_chars": 200}))
-				break
+const fieldWindowURIPrefix = "pdpp://field-window/"
+
+// S047 judges every pdpp://field-window/ URI the target shows, in read
+// results on its own data and on records that keep such handles (the
+// evidence-ladder fixture's clippings): resources/read serves it or the
+// bounded field read takes it, and a failed resource read is never the
+// only next step the model is given.
+var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
+	documented := len(documentingTools(t.Target, fieldWindowURIPrefix)) > 0
+	judged := 0
+	for v := range evidenceViews(t) {
+		seen := map[string]bool{}
+		outputs := readURIs(v)
+		if _, c, _ := fanInTerm(v); c != nil {
+			for _, e := range evidenceLines(c.Text()) {
+				if e.ID != "" {
+					outputs = append(outputs, v.Call("read_record_field", map[string]any{"id": e.ID, "field_path": e.FieldPath, "limit_chars": 200}))
+					break
+				}
+			}
+		}
+		for _, c := range outputs {
+			for _, u := range handleURIs(c, "field-window") {
+				if seen[u] {
+					continue
+				}
+				seen[u] = true
+				judged++
+				field := fieldOfWindowURI(c, u)
+				readable, taken := resourceReadable(v, u), field != "" && takenAsID(v, "read_record_field", u, field)
+				t.Clause(1, func() {
+					t.Assert(readable || taken, "%s shows %s: resources/read must serve it or read_record_field must take it as its id", c.Tool, u)
+				})
+				t.Clause(2, func() {
+					if readable {
+						t.Assert(true, "")
+						return
+					}
+					// The resource read fails: the model needs a tool path it
+					// is told about, in the tool's documentation or beside
+					// the URI.
+					line := lineAround(c.Text(), max(0, strings.Index(c.Text(), u)))
+					told := documented || strings.Contains(line, "read_record_field")
+					t.Assert(taken && told, "%s shows %s, which resources/read does not serve; read_record_field must take it (%t) and the model must be told so (%t): a failed resource read is its only next step", c.Tool, u, taken, told)
+				})
 			}
 		}
 	}
-	if q := firstRecordsCall(t); q != nil {
-		outputs = append(outputs, q)
-	}
-	if rec, field, _, ok := smallField(t); ok {
-		outputs = append(outputs, t.Call("read_record_field", map[string]any{"id": rec.ID, "field_path": field}))
-	}
-	resources := t.Target.Init != nil && t.Target.Init.Capabilities != nil && t.Target.Init.Capabilities.Resources != nil
-	for _, o := range outputs {
-		for _, u := range handleURIs(o, "field-window") {
-			t.Expect(resources).To(BeTrue(), "%s shows %s but the server offers no resources to read it with", o.Tool, u)
-			rr, err := t.Target.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: u})
-			t.Expect(err).NotTo(HaveOccurred(), "resources/read of %s shown by %s must work", u, o.Tool)
-			t.Expect(rr.Contents).NotTo(BeEmpty())
-		}
-	}
-	bad := t.Call("read_record_field", map[string]any{"id": "pdpp://field-window/not-base64url-json", "field_path": "text"})
-	t.Expect(bad.IsError()).To(BeTrue(), "a malformed field-window handle must be rejected")
-	t.Expect(bad.ErrorCode()).NotTo(BeEmpty(), "a malformed handle gets a typed error")
-	if resources {
-		_, err := t.Target.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "pdpp://field-window/not-base64url-json"})
-		t.Expect(err).To(HaveOccurred(), "resources/read of a malformed handle must be rejected")
+	if judged == 0 {
+		t.NotApplicable("no read result shows a pdpp://field-window/ URI")
 	}
 }}
+
+// fieldOfWindowURI is the field a field-window handle reads: named in the
+// handle when it is base64url JSON, else the field_path shown on the
+// URI's line.
+func fieldOfWindowURI(c *Call, uri string) string {
+	if f := str(handleJSON(uri)["field_path"]); f != "" {
+		return f
+	}
+	if m := evFieldRe.FindStringSubmatch(lineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))); m != nil {
+		return m[1]
+	}
+	return ""
+}

@@ -1,33 +1,26 @@
 package checks
 
 import (
+	"strings"
 	"unicode/utf8"
-
-	. "github.com/onsi/gomega"
 )
 
-var s049 = &Check{ID: "S049", Slug: "small-field-inline", Mode: ModeBBD, Run: func(t *T) {
-	rec, field, value, ok := smallField(t)
-	if !ok {
-		t.Skipf("no record of the target's grant has a short text field")
-	}
-	r := t.Call("read_record_field", map[string]any{"id": rec.ID, "field_path": field})
-	expectInlineText(t, r, value)
-	sc := r.Structured()
-	w, _ := sc["window"].(map[string]any)
-	t.Expect(w).NotTo(BeNil(), "structuredContent.window must describe the window")
-	t.Expect(w["text"]).To(Equal(value), "the window text is the whole small field")
-	for _, k := range []string{"start_chars", "end_chars", "limit_chars", "total_chars", "complete"} {
-		t.Expect(w).To(HaveKey(k), "the window must say %s", k)
-	}
-	t.Expect(w["complete"]).To(Equal(true), "a small field fits one window: complete=true")
-	t.Expect(w["total_chars"]).To(BeNumerically("==", utf8.RuneCountInString(value)), "total_chars is the field's size")
-	t.Expect(w["limit_chars"]).To(BeNumerically(">=", 1))
-	record, _ := sc["record"].(map[string]any)
-	for _, k := range []string{"id", "connection_id", "stream", "record_id"} {
-		t.Expect(record).To(HaveKey(k), "structuredContent.record must carry %s", k)
-	}
-	f, _ := sc["field"].(map[string]any)
-	t.Expect(f["path"]).To(Equal(field))
-	t.Expect(f).To(HaveKey("text_like"))
+// S049: the bounded read of a small field holds the text inline with its
+// window's facts, found by value in text or structuredContent.
+var s049 = &Check{ID: "S049", Slug: "small-field-inline", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
+	r, value := smallFieldRead(t)
+	t.Clause(1, func() {
+		if !t.Assert(!r.IsError() && inlineHolds(r, value), "the bounded read of a small field must hold its text %q inline: %s", clipText(value, 80), r.Describe()) {
+			return
+		}
+		missing := windowFacts(r, utf8.RuneCountInString(value))
+		t.Assert(len(missing) == 0, "the read must show %s: %s", strings.Join(missing, ", "), r.Describe())
+	})
+	t.Clause(2, func() {
+		if r.IsError() {
+			t.Skipf("the bounded read failed (S049.1)")
+		}
+		files := materialized(r)
+		t.Assert(inlineHolds(r, value) || len(files) == 0, "a small field's read must not be only a resource link or file attachment (%s): %s", strings.Join(files, ", "), r.Describe())
+	})
 }}

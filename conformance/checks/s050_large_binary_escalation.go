@@ -3,74 +3,200 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-var truncationRe = regexp.MustCompile(`(?i)truncat|preview_status|complete=false|…`)
-
-// Large text, JSON objects and binary fields in a preview: each shows as a
-// bounded, flagged preview with a continuation, never silently cut.
-var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, Run: func(t *T) {
+// S050 inspects large and binary fields, on the target's data and on the
+// evidence-ladder fixture (notes past any single read, blobs and base64
+// bodies): each shows its size and media type when known, as metadata
+// (clause 1), with an explicit read or export continuation that works (2),
+// and a cut value is labelled as cut, never passed off as complete (3).
+// The record previews, fetch's document text and large JSON fields are
+// judged; values and sizes are found by value, cut marks in any common
+// form.
+var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
 	judged := 0
-	large, ok := scanRecords(t, func(r aRecord) bool { return longestString(r.Data) > 4096 })
-	if ok {
-		judged++
-		field := longestField(large.Data)
-		total := utf8.RuneCountInString(str(large.Data[field]))
-		q := t.Call("query_records", map[string]any{"stream": large.Stream, "connection_id": large.Conn, "fields": []string{field}, "limit": 25})
-		t.Expect(q.IsError()).To(BeFalse(), "query_records must work: %s", q.Describe())
-		for _, line := range strings.Split(q.Text(), "\n") {
-			id := large.ID[strings.LastIndex(large.ID, ":")+1:]
-			if !strings.HasPrefix(line, "record[") || !strings.Contains(line, `"`+id+`"`) {
-				continue
-			}
-			t.Expect(truncationRe.MatchString(line)).To(BeTrue(), "the preview of a %d-character field must be flagged as cut, never pass for complete: %s", total, clipText(line, 300))
+	for v := range evidenceViews(t) {
+		if large, ok := longestRecord(v); ok {
+			judged++
+			largePreview(t, v, large)
+			largeFetchText(t, v, large)
 		}
-		var reads int
-		for _, c := range continuationsIn(q.Text()) {
-			if c.Tool == "read_record_field" && str(c.Args["field_path"]) == field {
-				reads++
-				r := t.Call(c.Tool, c.Args)
-				t.Expect(r.IsError()).To(BeFalse(), "the continuation for %s must work: %s", field, r.Describe())
-			}
+		if bin, ok := scanRecords(v, func(r aRecord) bool { return slices.ContainsFunc(mapValues(r.Data), looksBinary) }); ok {
+			judged++
+			binaryPreview(t, v, bin)
 		}
-		t.Expect(reads).To(BeNumerically(">", 0), "a cut %d-character field must come with a read_record_field continuation in text", total)
-	}
-	binary, ok := scanRecords(t, func(r aRecord) bool {
-		for _, v := range r.Data {
-			if looksBinary(v) {
-				return true
-			}
-		}
-		return false
-	})
-	if ok {
-		judged++
-		q := t.Call("query_records", map[string]any{"stream": binary.Stream, "connection_id": binary.Conn, "limit": 5})
-		t.Expect(q.IsError()).To(BeFalse())
-		t.Expect(binaryWordRe.MatchString(q.Text())).To(BeTrue(), "binary fields must show as metadata in the preview")
 	}
 	if largeJSONField(t) {
 		judged++
 	}
 	if judged == 0 {
-		t.Skipf("no record of the target's grant holds a large text or a binary field")
+		t.NotApplicable("no record of the target's grant holds a large text or a binary field")
 	}
 }}
 
-var (
-	jsonMarkerRe  = regexp.MustCompile(`(?i)json`)
-	previewLineRe = regexp.MustCompile(`^record\[\d+\] `)
-	sizeRe        = regexp.MustCompile(`(\d+) ?(?:chars|characters|bytes)`)
-)
+// longestRecord is the sampled record with the longest text field over
+// 4,096 characters.
+func longestRecord(t *T) (aRecord, bool) {
+	var best aRecord
+	for _, r := range sampleRecords(t) {
+		if longestString(r.Data) > 4096 && longestString(r.Data) > longestString(best.Data) {
+			best = r
+		}
+	}
+	return best, best.Data != nil
+}
 
-// largeJSONField judges JSON object fields over the preview bound on a fork
+// largePreview judges a large text field in its stream's record previews.
+func largePreview(t, v *T, large aRecord) {
+	field := longestField(large.Data)
+	value := str(large.Data[field])
+	total := utf8.RuneCountInString(value)
+	q := v.Call("query_records", source{stream: large.Stream, conn: large.Conn}.args(map[string]any{"fields": []string{field}, "limit": 25}))
+	if q.IsError() {
+		t.BlockedBy("S031", "query_records(fields) failed: %s", q.Describe())
+		return
+	}
+	line := lineHolding(q.Text(), value)
+	if line == "" {
+		t.Clause(3, func() {
+			t.Skipf("no preview line of %s shows the start of its %d-character %s", large.ID, total, field)
+		})
+		return
+	}
+	t.Clause(3, func() {
+		t.Assert(strings.Contains(plainOf(q.Text()), plainOf(value)) || cutLabelRe.MatchString(line),
+			"the preview of the %d-character field %s of %s is cut; it must say so, never pass for complete: %s", total, field, large.ID, clipText(line, 300))
+	})
+	t.Clause(1, func() {
+		t.Assert(showsSize(q.Text()+string(q.Raw), total), "the preview of the %d-character field %s of %s must show its size", total, field, large.ID)
+	})
+	t.Clause(2, func() { followFieldContinuation(t, v, q.Tool, q.Text(), field, large.ID) })
+}
+
+// largeFetchText judges fetch's document text when it is a large field's
+// text: whole, or bounded and labelled as cut in both text and metadata,
+// with a continuation that works (issue 20: a cut labelled only in
+// metadata, or only in text, is silent to one of its readers).
+func largeFetchText(t, v *T, large aRecord) {
+	f := v.Call("fetch", map[string]any{"id": large.ID})
+	if f.IsError() {
+		t.BlockedBy("S029", "fetch of %s failed: %s", large.ID, f.Describe())
+		return
+	}
+	doc := f.Structured()
+	text := str(doc["text"])
+	field := ""
+	for k, val := range large.Data {
+		if s, ok := val.(string); ok && utf8.RuneCountInString(s) > 4096 && len(text) >= 60 && strings.HasPrefix(s, text[:60]) {
+			field = k
+		}
+	}
+	if field == "" {
+		return // the document's text is not a large field's
+	}
+	value := str(large.Data[field])
+	total := utf8.RuneCountInString(value)
+	if strings.Contains(text, value) {
+		t.Clause(3, func() { t.Assert(true, "") })
+		return
+	}
+	meta, _ := json.Marshal(doc["metadata"])
+	t.Clause(3, func() {
+		tail := text[max(0, len(text)-600):]
+		t.Assert(cutLabelRe.MatchString(tail), "fetch of %s cuts the %d-character %s; its text must say so where it ends: %q", large.ID, total, field, clipText(tail, 200))
+		t.Assert(cutLabelRe.MatchString(string(meta)) || showsSize(string(meta), total), "fetch of %s cuts the %d-character %s; its metadata must say so too (a cut flag or the whole size): %s", large.ID, total, field, clipText(string(meta), 300))
+	})
+	t.Clause(1, func() {
+		t.Assert(showsSize(text+string(meta), total), "fetch of %s cuts the %d-character %s; it must show the whole size", large.ID, total, field)
+	})
+	t.Clause(2, func() { followFieldContinuation(t, v, "fetch", text, field, large.ID) })
+}
+
+// binaryPreview judges a record's binary fields in its stream's previews:
+// each named, with its media type when the data says it, and its route
+// when it has one.
+func binaryPreview(t, v *T, rec aRecord) {
+	q := v.Call("query_records", source{stream: rec.Stream, conn: rec.Conn}.args(map[string]any{"limit": 5}))
+	if q.IsError() {
+		t.BlockedBy("S031", "query_records failed: %s", q.Describe())
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(rec.Data)) {
+		val := rec.Data[name]
+		if !looksBinary(val) {
+			continue
+		}
+		obj, _ := val.(map[string]any)
+		t.Clause(1, func() {
+			t.Assert(strings.Contains(q.Text(), name) && binaryWordRe.MatchString(q.Text()), "the preview must show the binary field %s of %s as binary metadata", name, rec.ID)
+			if mt := str(obj["mime_type"]); mt != "" {
+				t.Assert(strings.Contains(q.Text(), mt), "the preview must show the media type %s of %s (%s)", mt, name, rec.ID)
+			}
+		})
+		if route := str(obj["fetch_url"]); route != "" {
+			t.Clause(2, func() {
+				t.Assert(strings.Contains(q.Text(), route), "the preview must give %s's export route %s (%s)", name, route, rec.ID)
+			})
+		}
+	}
+}
+
+// lineHolding is the text line that shows the start of value.
+func lineHolding(text, value string) string {
+	head := plainOf(clipRunes(value, 40))
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(plainOf(line), head) {
+			return line
+		}
+	}
+	return ""
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	return string(r[:min(n, len(r))])
+}
+
+var numberRe = regexp.MustCompile(`\d{3,}`)
+
+// showsSize reports whether text holds a number within 2% of total.
+func showsSize(text string, total int) bool {
+	for _, m := range numberRe.FindAllString(text, -1) {
+		if n, err := strconv.Atoi(m); err == nil && n*50 >= total*49 && n*50 <= total*51 {
+			return true
+		}
+	}
+	return false
+}
+
+// followFieldContinuation follows the continuation a result gives for a
+// cut field: a read_record_field (or fetch) call in text that names the
+// field; it must work and go on from where the text stopped.
+func followFieldContinuation(t, v *T, tool, text, field, id string) {
+	for _, k := range continuationsIn(text) {
+		if str(k.Args["field_path"]) != field && fmt.Sprint(k.Args["fields"]) != "["+field+"]" {
+			continue
+		}
+		r := v.Call(k.Tool, k.Args)
+		t.Assert(!r.IsError(), "the continuation %s %v for %s of %s must work: %s", k.Tool, k.Args, field, id, r.Describe())
+		return
+	}
+	t.Fail("%s cuts %s of %s but its text gives no read_record_field or fetch continuation for it", tool, field, id)
+}
+
+var jsonMarkerRe = regexp.MustCompile(`(?i)json`)
+
+// largeJSONField judges JSON object fields (not blob references, which
+// are binary) over the preview bound on a fork
 // whose records hold them at two sizes: one that fetch(fields) can return
 // whole and one beyond any single read. Each marker shows the size and the
 // media type, and its continuation, followed, yields the whole value.
@@ -82,7 +208,8 @@ func largeJSONField(t *T) bool {
 	var stream, conn, field string
 	for _, st := range fx.Streams {
 		for _, f := range st.Fields {
-			if f.Type == "object" && field == "" && len(st.Records) > 0 {
+			blobs := slices.ContainsFunc(st.Records, func(r fakers.Record) bool { return looksBinary(r.Data[f.Name]) })
+			if f.Type == "object" && field == "" && len(st.Records) > 0 && !blobs {
 				stream, conn, field = st.Name, st.Records[0].ConnectionID, f.Name
 				for i, r := range st.Records {
 					r.Data[field] = bigObject(i, 2000)
@@ -110,60 +237,78 @@ func largeJSONField(t *T) bool {
 		}
 	})
 	q := on.Call("query_records", args)
-	t.Expect(q.IsError()).To(BeFalse(), "query_records must work: %s", q.Describe())
+	if q.IsError() {
+		t.BlockedBy("S031", "query_records(fields) failed: %s", q.Describe())
+		return true
+	}
 	want := map[string]any{}
 	for _, r := range records(q) {
 		d, _ := r["data"].(map[string]any)
-		want[conn+"/"+stream+":"+str(r["id"])] = d[field]
+		want[shownIDOf(q, str(r["id"]))] = d[field]
 	}
-	followed := 0
 	for _, line := range strings.Split(q.Text(), "\n") {
-		if !previewLineRe.MatchString(line) || !strings.Contains(line, `"`+field+`"`) {
+		at := strings.Index(line, `"`+field+`":`)
+		m := evIDRe.FindStringSubmatch(line)
+		if at < 0 || m == nil {
 			continue
 		}
-		at := strings.Index(line, `"`+field+`":`)
-		t.Expect(at).To(BeNumerically(">=", 0), "the preview must show the requested field %s: %s", field, clipText(line, 300))
+		v, ok := want[strings.TrimRight(m[1], ".,;")]
+		if !ok {
+			continue
+		}
 		marker := clipText(line[at:], 120)
-		id := strings.TrimRight(evIDRe.FindStringSubmatch(line)[1], ".,;")
-		size := utf8.RuneCountInString(compactJSONOf(want[id]))
-		t.Expect(jsonMarkerRe.MatchString(marker)).To(BeTrue(), "the preview of a %d-character JSON field must name its media type: %s", size, marker)
-		m := sizeRe.FindStringSubmatch(marker)
-		t.Expect(m).NotTo(BeNil(), "the preview of a %d-character JSON field must show its size: %s", size, marker)
-		n, _ := strconv.Atoi(m[1])
-		t.Expect(n).To(BeNumerically("~", size, size/10), "the marker's size must be the field's size (%d characters): %s", size, marker)
+		size := utf8.RuneCountInString(compactJSONOf(v))
+		t.Clause(1, func() {
+			// The marker may be clipped with its line: the size and media
+			// type may also be on the field's continuation line.
+			t.Assert(jsonMarkerRe.MatchString(marker), "the preview of a %d-character JSON field must name its media type: %s", size, marker)
+			t.Assert(showsSize(marker, size) || showsSize(q.Text()+string(q.Raw), size), "the preview of a %d-character JSON field must show its size: %s", size, marker)
+		})
 	}
+	followed := 0
 	for _, c := range continuationsIn(q.Text()) {
-		id := str(c.Args["id"])
-		v, ok := want[id]
+		v, ok := want[str(c.Args["id"])]
 		if !ok || !(str(c.Args["field_path"]) == field || fmt.Sprint(c.Args["fields"]) == "["+field+"]") {
 			continue
 		}
 		followed++
-		t.Expect(readWholeJSON(on, c, field)).To(Equal(v), "following %s %v must yield the whole JSON field %s of %s", c.Tool, c.Args, field, id)
+		t.Clause(2, func() {
+			got, err := readWholeJSON(on, c, field)
+			if t.Assert(err == nil, "following %s %v must yield the whole JSON field %s: %v", c.Tool, c.Args, field, err) {
+				t.Assert(reflect.DeepEqual(got, v), "following %s %v must yield the whole JSON field %s of %s", c.Tool, c.Args, field, c.Args["id"])
+			}
+		})
 	}
-	t.Expect(followed).To(BeNumerically(">=", 2), "each large JSON field must come with a continuation in text:\n%s", clipText(q.Text(), 800))
+	t.Clause(2, func() {
+		t.Assert(followed >= 2, "each large JSON field must come with a continuation in text:\n%s", clipText(q.Text(), 800))
+	})
 	return true
 }
 
 // readWholeJSON follows a continuation for a JSON field to its end: a fetch
 // document whose text is the projection, or read_record_field windows.
-func readWholeJSON(t *T, c continuation, field string) any {
+func readWholeJSON(t *T, c continuation, field string) (any, error) {
 	var text strings.Builder
 	for step := 0; step < 20; step++ {
 		r := t.Call(c.Tool, c.Args)
-		t.Expect(r.IsError()).To(BeFalse(), "the continuation %s %v must work: %s", c.Tool, c.Args, r.Describe())
+		if r.IsError() {
+			return nil, fmt.Errorf("%s failed: %s", c.Tool, r.Describe())
+		}
 		if c.Tool == "fetch" {
 			var doc struct{ Text string }
-			t.Expect(json.Unmarshal([]byte(r.Text()), &doc)).To(Succeed(), "fetch text must be the document")
+			if err := json.Unmarshal([]byte(r.Text()), &doc); err != nil {
+				return nil, fmt.Errorf("fetch text is not the document: %w", err)
+			}
 			var proj map[string]any
-			t.Expect(json.Unmarshal([]byte(doc.Text), &proj)).To(Succeed(), "fetch(fields:[%s]) must return the field whole as JSON: %s", field, clipText(doc.Text, 300))
-			return proj[field]
+			if err := json.Unmarshal([]byte(doc.Text), &proj); err != nil {
+				return nil, fmt.Errorf("fetch(fields:[%s]) text is not the field as JSON: %s", field, clipText(doc.Text, 200))
+			}
+			return proj[field], nil
 		}
 		w, _ := r.Structured()["window"].(map[string]any)
 		text.WriteString(str(w["text"]))
-		next := continuationsIn(r.Text())
 		c = continuation{}
-		for _, n := range next {
+		for _, n := range continuationsIn(r.Text()) {
 			if n.Tool == "read_record_field" && strings.HasPrefix(n.At, "next") {
 				c = n
 			}
@@ -173,8 +318,10 @@ func readWholeJSON(t *T, c continuation, field string) any {
 		}
 	}
 	var v any
-	t.Expect(json.Unmarshal([]byte(text.String()), &v)).To(Succeed(), "the windows of %s must join into the whole JSON value", field)
-	return v
+	if err := json.Unmarshal([]byte(text.String()), &v); err != nil {
+		return nil, fmt.Errorf("the windows of %s do not join into the whole JSON value: %w", field, err)
+	}
+	return v, nil
 }
 
 func bigObject(seed, chars int) map[string]any {

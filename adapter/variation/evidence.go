@@ -1,0 +1,186 @@
+package variation
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	json "github.com/segmentio/encoding/json"
+)
+
+// The evidence ladder's faults (seeds 002 and 004): how handles, previews,
+// windows and large or binary fields reach the model.
+
+// handlesThroughResourcesOnly serves pdpp:// handles through resources/read
+// and refuses them as fetch and read_record_field ids: a host that cannot
+// read resources reaches nothing a handle names.
+func handlesThroughResourcesOnly() func(*Seams) {
+	return withMiddleware(advertiseResources, undocumentHandleIDs(), refuseHandleIDs(), readHandlesAsResources())
+}
+
+// undocumentHandleIDs drops from the tools' documentation that their ids
+// may be pdpp:// handles.
+func undocumentHandleIDs() mcp.Middleware {
+	drop := strings.NewReplacer(", a pdpp://record/ URI, or a pdpp://field-window/ URI (with its field_path)", "",
+		" or a pdpp://record/ URI", "", ", or a pdpp://record/ URI", "")
+	return onTools(func(tools []*mcp.Tool) []*mcp.Tool {
+		for _, t := range tools {
+			t.Description = drop.Replace(t.Description)
+			setSchemaText(t, drop.Replace(schemaText(t)))
+		}
+		return tools
+	})
+}
+
+// refuseHandleIDs answers a pdpp:// id in fetch or read_record_field with
+// the adapter's invalid_id error.
+func refuseHandleIDs() mcp.Middleware {
+	return onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
+		var args struct{ ID string }
+		_ = json.Unmarshal(req.Params.Arguments, &args)
+		if strings.HasPrefix(args.ID, "pdpp://") && (req.Params.Name == "fetch" || req.Params.Name == "read_record_field") {
+			r := result{&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{}}}}
+			r.setError(map[string]any{"code": "invalid_id", "param": "id", "message": "pdpp:// handles are resources: read them with resources/read"})
+			return r.CallToolResult, nil
+		}
+		return next(ctx, req)
+	})
+}
+
+// readHandlesAsResources lists resource templates for both handles and answers resources/read of a pdpp://record/ handle
+// with its fetch document, and of a pdpp://field-window/ handle with its
+// window, as text; any other read goes on to the adapter.
+func readHandlesAsResources() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "resources/templates/list" {
+				return &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{
+					{Name: "record", URITemplate: "pdpp://record/{handle}", MIMEType: "text/plain"},
+					{Name: "field-window", URITemplate: "pdpp://field-window/{handle}", MIMEType: "text/plain"}}}, nil
+			}
+			rr, ok := req.(*mcp.ReadResourceRequest)
+			if method != "resources/read" || !ok || rr.Params == nil {
+				return next(ctx, method, req)
+			}
+			uri := rr.Params.URI
+			args := map[string]any{"id": uri}
+			tool := "fetch"
+			if strings.HasPrefix(uri, "pdpp://field-window/") {
+				tool, args["field_path"] = "read_record_field", handleField(uri)
+			}
+			raw, _ := json.Marshal(args)
+			out, err := next(ctx, "tools/call", &mcp.CallToolRequest{Session: rr.Session, Extra: rr.Extra, Params: &mcp.CallToolParamsRaw{Name: tool, Arguments: raw}})
+			res, _ := out.(*mcp.CallToolResult)
+			if err != nil || res == nil || res.IsError {
+				return nil, fmt.Errorf("resource not found: %s", uri)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: result{res}.text()}}}, nil
+		}
+	}
+}
+
+// handleField is the field_path a base64url JSON handle names.
+func handleField(uri string) string {
+	var h struct {
+		FieldPath string `json:"field_path"`
+	}
+	_, rest, _ := strings.Cut(strings.TrimPrefix(uri, "pdpp://"), "/")
+	raw, _ := base64.RawURLEncoding.DecodeString(strings.TrimRight(rest, "="))
+	_ = json.Unmarshal(raw, &h)
+	return h.FieldPath
+}
+
+// smallTextAsFileLink answers a complete window with a link to a file
+// export of the field instead of its text.
+func smallTextAsFileLink(_ *mcp.CallToolRequest, _ *string, sc map[string]any, r *result) {
+	window, _ := sc["window"].(map[string]any)
+	record, _ := sc["record"].(map[string]any)
+	field, _ := sc["field"].(map[string]any)
+	if window["complete"] != true {
+		return
+	}
+	name := strings.NewReplacer("/", "_", ":", "_").Replace(str(record["id"])) + "." + str(field["path"]) + ".txt"
+	r.Content = []mcp.Content{&mcp.ResourceLink{URI: "file:///tmp/pdpp-export/" + name, Name: name, MIMEType: "text/plain"}}
+	r.StructuredContent = map[string]any{"record": record, "field": field, "resource": map[string]any{"uri": "file:///tmp/pdpp-export/" + name}}
+}
+
+// omitWindowTotal drops a window's total size from its text and
+// structuredContent.
+func omitWindowTotal(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	delete(window, "total_chars")
+	*header = windowTotalRe.ReplaceAllString(*header, "")
+}
+
+var windowTotalRe = regexp.MustCompile(` total_chars="\d+"`)
+
+// mcpURLRowRe is the setup page's row that shows the MCP URL on its own.
+var mcpURLRowRe = regexp.MustCompile(`<div class="row"><code id="mcp-url">[^<]*</code>`)
+
+// binaryByName shows every field named like binary content as binary
+// metadata in query_records' text, whatever it holds.
+func binaryByName() func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if !r.IsError {
+			r.setText(binaryNamedRe.ReplaceAllString(r.text(), `"$1":"binary-only; metadata only"`))
+		}
+	}))
+}
+
+var binaryNamedRe = regexp.MustCompile(`"(image|photo|avatar|attachment|blob|thumbnail|file)":"(?:[^"\\]|\\.)*"`)
+
+// dropBlobRoutes removes every grant-scoped blob route from what
+// query_records and fetch show (fetch's document stays mirrored).
+func dropBlobRoutes() func(*Seams) {
+	return withMiddleware(onResult("", func(req *mcp.CallToolRequest, r *result) {
+		if r.IsError || (req.Params.Name != "query_records" && req.Params.Name != "fetch") {
+			return
+		}
+		text := blobRouteRe.ReplaceAllString(r.text(), "")
+		r.setText(text)
+		if req.Params.Name == "fetch" {
+			r.setStructured(json.RawMessage(text))
+		}
+	}))
+}
+
+var blobRouteRe = regexp.MustCompile(`(?:GET )?https?://[^\s"\\]*/v1/blobs/[^\s"\\]+`)
+
+// hideBinaryFields drops binary fields from query_records' previews: their
+// metadata entries and their continuation lines, so nothing says they exist.
+func hideBinaryFields() func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if !r.IsError {
+			r.setText(binaryLineRe.ReplaceAllString(binaryEntryRe.ReplaceAllString(r.text(), ""), ""))
+		}
+	}))
+}
+
+var (
+	binaryEntryRe = regexp.MustCompile(`"[^"]+":"\[binary-only:[^"]*\]",?`)
+	binaryLineRe  = regexp.MustCompile(`(?m)^record\[\d+\]\.\S+ binary-only.*\n?`)
+)
+
+// evidenceIDRe is the id an evidence line names.
+var evidenceIDRe = regexp.MustCompile(`(?m)^(\d+\. result=\d+ field_path=.*) id=\S+`)
+
+// hideUnprovenHitIDs drops from search's text the id of every hit that
+// carries no evidence window: a metadata-only hit leaves no fetch path.
+func hideUnprovenHitIDs() func(*Seams) {
+	return withMiddleware(onResult("search", func(_ *mcp.CallToolRequest, r *result) {
+		if r.IsError {
+			return
+		}
+		text := r.text()
+		list, _ := r.structured()["results"].([]any)
+		for _, x := range list {
+			if m, _ := x.(map[string]any); m != nil && m["evidence_excerpts"] == nil && str(m["id"]) != "" {
+				text = strings.ReplaceAll(text, str(m["id"]), "")
+			}
+		}
+		r.setText(text)
+	}))
+}
