@@ -142,6 +142,7 @@ var fixtures = map[string]func(seed uint64) *Fixture{
 	"default":           buildDefault,
 	"single-connection": buildSingle,
 	"wide-25":           buildWide,
+	HighlightFixture:    buildHighlights,
 }
 
 // Fixtures lists the fixture names.

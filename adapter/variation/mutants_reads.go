@@ -47,6 +47,8 @@ var readsMutants = []Variation{
 				res["snippet"] = strings.ReplaceAll(s, "</mark>", "")
 			}
 		})},
+	{ID: "cut-through-mark-tag", Kills: []string{"S026.1"}, Doc: "search cuts snippets and evidence previews at 100 characters, through any highlight tag there",
+		Apply: onSearchResults(cutPreviewsAt(100))},
 	{ID: "snippet-as-title", Kills: []string{"S027"}, Doc: "a hit without a source title is titled by its snippet",
 		Apply: onHits(snippetAsTitle)},
 	{ID: "title-from-emitted-at", Kills: []string{"S027"}, Doc: "fallback titles use emitted_at even when an authored time exists",
@@ -69,4 +71,26 @@ var readsMutants = []Variation{
 		Apply: onRecordsText(dropPreviewIDs)},
 	{ID: "structured-only-omission-markers", Kills: []string{"S033"}, Doc: "more_results, more_records and more_fields point only at structuredContent",
 		Apply: structuredOnlyOmissions()},
+}
+
+// cutPreviewsAt cuts a hit's snippet and evidence previews at n
+// characters, ending in "…", wherever the cut falls.
+func cutPreviewsAt(n int) func(res map[string]any) {
+	cut := func(s string) string {
+		if r := []rune(s); len(r) > n {
+			return string(r[:n]) + "…"
+		}
+		return s
+	}
+	return func(res map[string]any) {
+		if s, ok := res["snippet"].(string); ok {
+			res["snippet"] = cut(s)
+		}
+		list, _ := res["evidence_excerpts"].([]any)
+		for _, x := range list {
+			if e, ok := x.(map[string]any); ok {
+				e["preview_text"] = cut(str(e["preview_text"]))
+			}
+		}
+	}
 }

@@ -108,32 +108,8 @@ func fanInTermNow(t *T) (string, *Call, bool) {
 	return best, bestCall, bestConns >= 2
 }
 
-var (
-	markTagRe   = regexp.MustCompile(`</?mark>`)
-	partialTag  = regexp.MustCompile(`</?m(a(r(k)?)?)?$|</?mark[^>]`)
-	sentinelsRe = regexp.MustCompile(`<<ccr:|«|»|\*\*|\[\[`)
-)
-
-// markupProblem explains why s breaks the highlight invariant, or is "".
-func markupProblem(s string) string {
-	if m := sentinelsRe.FindString(s); m != "" {
-		return "punctuation sentinel " + m
-	}
-	open := false
-	for _, tag := range markTagRe.FindAllString(s, -1) {
-		if (tag == "<mark>") == open {
-			return "unbalanced or nested <mark> tags"
-		}
-		open = !open
-	}
-	if open {
-		return "a <mark> is never closed"
-	}
-	if partialTag.MatchString(s) {
-		return "a highlight tag cut in half"
-	}
-	return ""
-}
+// markTagRe is a whole highlight tag.
+var markTagRe = regexp.MustCompile(`</?mark>`)
 
 // textSnippets are every snippet-like value in a search result.
 func textSnippets(c *Call) []string {
