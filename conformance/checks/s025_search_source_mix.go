@@ -64,12 +64,7 @@ func sourceMixIn(text string, want map[string]int) (string, map[string]int) {
 	var best string
 	var bestCounts map[string]int
 	for _, line := range strings.Split(text, "\n") {
-		counts := map[string]int{}
-		for conn := range want {
-			if n, ok := mixCount(line, conn); ok {
-				counts[conn] = n
-			}
-		}
+		counts := mixCounts(line, want)
 		if len(counts) < len(want) {
 			continue
 		}
@@ -87,24 +82,47 @@ func sourceMixIn(text string, want map[string]int) (string, map[string]int) {
 	return best, bestCounts
 }
 
-// mixCount reads the hit count written beside a connection in a source
-// mix: "{connection_id:C,connector_key:K,count:N}", "{C:N}", "C=N",
-// "C (N hits)", or "N from C". A connection id followed by "/" or ":" and
-// a word is a record id, not a count.
-func mixCount(line, conn string) (int, bool) {
-	q := regexp.QuoteMeta(conn)
-	for _, re := range []string{
-		`(?:^|[^A-Za-z0-9_])` + q + `[^A-Za-z0-9_|\n/][^|\n{}]*?\bcount[:=]\s*(\d+)`,
-		`(?:^|[^A-Za-z0-9_])` + q + `\s*[:=]\s*(\d+)\b`,
-		`(?:^|[^A-Za-z0-9_])` + q + `[^A-Za-z0-9_|\n/:][^|\n\d]{0,23}?(\d+)`,
-		`(\d+)\s*(?:hits?|results?)?\s*(?:from|in|for)\s+` + q + `(?:[^A-Za-z0-9_/]|$)`,
-	} {
-		if m := regexp.MustCompile(re).FindStringSubmatch(line); m != nil {
-			n, err := strconv.Atoi(m[1])
-			return n, err == nil
+// mixLayouts are the ways a source mix writes a count beside a
+// connection C, most specific first: "{connection_id:C,…,count:N}",
+// "{C:N}" or "C=N", "N hits from C", "C (N hits)". A connection id
+// followed by "/" or ":" and a word is a record id, not a count.
+var mixLayouts = []string{
+	`(?:^|[^A-Za-z0-9_])%s[^A-Za-z0-9_|\n/][^|\n{}]*?\bcount[:=]\s*(\d+)`,
+	`(?:^|[^A-Za-z0-9_])%s\s*[:=]\s*(\d+)\b`,
+	`(\d+)\s*(?:hits?|results?)?\s*(?:from|in|for)\s+%s(?:[^A-Za-z0-9_/]|$)`,
+	`(?:^|[^A-Za-z0-9_])%s[^A-Za-z0-9_|\n/:][^|\n\d]{0,23}?(\d+)`,
+}
+
+// mixCounts reads the count beside each connection of want in one line,
+// in the first layout that gives a count for all of them (one mix is
+// written one way: "8 hits from A (gmail), 5 hits from B" must not read
+// B's count after A's name); else each connection in its first layout.
+func mixCounts(line string, want map[string]int) map[string]int {
+	var partial map[string]int
+	for _, layout := range mixLayouts {
+		counts := map[string]int{}
+		for conn := range want {
+			m := regexp.MustCompile(fmt.Sprintf(layout, regexp.QuoteMeta(conn))).FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				counts[conn] = n
+			}
+		}
+		if len(counts) == len(want) {
+			return counts
+		}
+		if partial == nil {
+			partial = map[string]int{}
+		}
+		for conn, n := range counts {
+			if _, seen := partial[conn]; !seen {
+				partial[conn] = n
+			}
 		}
 	}
-	return 0, false
+	return partial
 }
 
 func mixString(m map[string]int) string {

@@ -381,7 +381,9 @@ func followFetchedText(t *T, id, field, recID, v string) int {
 	})
 	for _, c := range conts {
 		r := t.Call(c.Tool, c.Args)
-		t.Clause(1, func() { t.Assert(!r.IsError(), "the continuation %v of the fetched text must work: %s", c.Args, r.Describe()) })
+		t.Clause(1, func() {
+			t.Assert(!r.IsError(), "the continuation %v of the fetched text must work: %s", c.Args, r.Describe())
+		})
 		if r.IsError() {
 			continue
 		}
