@@ -354,3 +354,101 @@ func shownPrefix(text, v string) int {
 	}
 	return lo
 }
+
+// recordIDsShown maps each record of a query_records answer to the id its
+// text shows for it, found by value. A token holding the record's own id
+// that is neither that bare id nor a word of any record's content is a
+// path id: the record maps to its own id (fetchOffered tries its tokens).
+// For the other records the text shows part of, id-like tokens that hold
+// no record's id and are no word of any record's content are probed with
+// fetch, longest first: a token fetch takes and
+// that reads a record back is that record's opaque id. A record the text
+// shows no id for has no entry. fetched caches the probes.
+func recordIDsShown(t *T, c *Call, fetched map[string]*Call) map[string]string {
+	text := c.Text()
+	recs := records(c)
+	content := map[string]bool{}
+	for _, rec := range recs {
+		for _, w := range recordWords(rec) {
+			content[w] = true
+		}
+	}
+	out := map[string]string{}
+	pending := 0
+	for _, rec := range recs {
+		recID := str(rec["id"])
+		if recID == "" {
+			continue
+		}
+		switch {
+		case slices.ContainsFunc(idTokens(text, recID), func(tok string) bool { return tok != recID && !content[tok] }):
+			out[recID] = recID
+		case slices.ContainsFunc(recordValues(rec), func(v string) bool { return partShown(text, v) }):
+			pending++ // shown in part, with no path id: maybe an opaque one
+		}
+	}
+	if pending == 0 {
+		return out
+	}
+	var cands []string
+	for _, tok := range idTokenRe.FindAllString(text, -1) {
+		if _, v, ok := strings.Cut(tok, "="); ok {
+			tok = v
+		}
+		tok = strings.TrimRight(tok, ".:…")
+		if !content[tok] && !slices.Contains(cands, tok) && !slices.ContainsFunc(recs, func(r map[string]any) bool { return str(r["id"]) != "" && containsToken(tok, str(r["id"])) }) && (len(tok) >= 16 || len(tok) >= 6 && strings.ContainsAny(tok, "0123456789")) {
+			cands = append(cands, tok)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return len(cands[i]) > len(cands[j]) })
+	for _, tok := range cands[:min(len(cands), pending+3)] {
+		f, ok := fetched[tok]
+		if !ok {
+			f = t.Call("fetch", map[string]any{"id": tok})
+			fetched[tok] = f
+		}
+		if f.IsError() {
+			continue
+		}
+		got := strings.Join(stringValues(f.Structured()), "\n")
+		for _, rec := range recs {
+			recID, conn := str(rec["id"]), str(rec["connection_id"])
+			if recID != "" && out[recID] == "" && containsToken(got, recID) && (conn == "" || containsToken(got, conn)) {
+				out[recID] = tok
+			}
+		}
+	}
+	return out
+}
+
+// recordValues are a record's text values long enough to recognise it by.
+func recordValues(rec map[string]any) []string {
+	data, _ := rec["data"].(map[string]any)
+	var vals []string
+	for _, v := range data {
+		if s, ok := v.(string); ok && s != str(rec["id"]) && len(s) >= 4 && !looksBinary(s) {
+			vals = append(vals, s)
+		}
+	}
+	return vals
+}
+
+// recordWords are the tokens of a record's keys and string values: what a
+// text shows of its content, never an id the adapter made for it.
+func recordWords(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case string:
+		out = append(out, idTokenRe.FindAllString(x, -1)...)
+	case map[string]any:
+		for k, e := range x {
+			out = append(out, k)
+			out = append(out, recordWords(e)...)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, recordWords(e)...)
+		}
+	}
+	return out
+}

@@ -15,6 +15,11 @@ import (
 var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBBD, Tools: []string{"query_records", "search", "fetch", "read_record_field"}, Run: func(t *T) {
 	index := readsIndex(t)
 	judged := 0
+	fetched := map[string]*Call{}
+	recordsShown := func(c *Call) func(string) bool {
+		ids := recordIDsShown(t, c, fetched)
+		return func(id string) bool { return ids[id] != "" }
+	}
 	var long struct {
 		src   source
 		rec   map[string]any
@@ -29,8 +34,8 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 		if c.IsError() || len(records(c)) == 0 {
 			continue
 		}
-		judged += followHidden(t, c, recordIDs, recordScope(s))
-		judged += followCutValues(t, c, s)
+		judged += followHidden(t, c, recordIDs, recordsShown, recordScope(s))
+		judged += followCutValues(t, c, s, recordIDsShown(t, c, fetched))
 		for _, r := range records(c) {
 			data, _ := r["data"].(map[string]any)
 			if f := longestField(data); long.rec == nil && longestString(data) > 600 {
@@ -41,7 +46,7 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 	if term, _, _ := fanInTerm(t); term != "" {
 		d := t.Call("search", map[string]any{"q": term})
 		if !d.IsError() {
-			judged += followHidden(t, d, hitIDs, searchScope(d))
+			judged += followHidden(t, d, hitIDs, tokensShown, searchScope(d))
 			judged += followEvidence(t, d)
 		}
 	}
@@ -93,13 +98,21 @@ func searchScope(first *Call) scope {
 	}
 }
 
+// tokensShown reports which ids a call's text shows as tokens.
+func tokensShown(c *Call) func(string) bool {
+	text := c.Text()
+	return func(id string) bool { return containsToken(text, id) }
+}
+
 // followHidden judges the items of an answer (records, hits) whose ids its
 // text does not show: calls of the same tool offered in the text must
-// reach them, each followed on until every one was shown.
-func followHidden(t *T, first *Call, ids func(*Call) []string, inScope scope) int {
+// reach them, each followed on until every one was shown. shown tells
+// which ids of its items a call's text shows.
+func followHidden(t *T, first *Call, ids func(*Call) []string, shown func(*Call) func(string) bool, inScope scope) int {
 	var hidden []string
+	firstShows := shown(first)
 	for _, id := range ids(first) {
-		if !containsToken(first.Text(), id) {
+		if !firstShows(id) {
 			hidden = append(hidden, id)
 		}
 	}
@@ -129,8 +142,9 @@ func followHidden(t *T, first *Call, ids func(*Call) []string, inScope scope) in
 					continue
 				}
 				n := len(reached)
+				shows := shown(r)
 				for _, id := range hidden {
-					if containsToken(r.Text(), id) {
+					if shows(id) {
 						reached[id] = true
 					}
 				}
@@ -160,19 +174,21 @@ func followHidden(t *T, first *Call, ids func(*Call) []string, inScope scope) in
 // followCutValues judges the records a query_records text shows with some
 // text value left out or shown only in part (any window, any ellipsis):
 // each such field needs a read_record_field call for it in the text, or
-// the record a fetch call or a fetch id the text shows.
-func followCutValues(t *T, c *Call, s source) int {
+// the record a fetch call or a fetch id the text shows. shownIDs maps
+// each record to the id the text shows for it.
+func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
 	text := c.Text()
 	judged := 0
 	for _, rec := range records(c) {
 		recID := str(rec["id"])
 		data, _ := rec["data"].(map[string]any)
-		if recID == "" || !containsToken(text, recID) {
+		id := shownIDs[recID]
+		if recID == "" || id == "" {
 			continue
 		}
 		var cut []string
 		for field, x := range data {
-			if v, ok := x.(string); ok && v != "" && v != recID && !looksBinary(v) && !shownIn(text, v) {
+			if v, ok := x.(string); ok && v != "" && v != recID && v != id && !looksBinary(v) && !shownIn(text, v) {
 				cut = append(cut, field)
 			}
 		}
@@ -183,7 +199,7 @@ func followCutValues(t *T, c *Call, s source) int {
 		judged++
 		var rest []string
 		for _, field := range cut {
-			cont, ok := writtenCall(text, "read_record_field", recID, field)
+			cont, ok := writtenCall(text, "read_record_field", id, field)
 			if !ok {
 				rest = append(rest, field)
 				continue
@@ -193,7 +209,7 @@ func followCutValues(t *T, c *Call, s source) int {
 		if len(rest) == 0 {
 			continue
 		}
-		cont, r := fetchOffered(t, text, recID)
+		cont, r := fetchOffered(t, text, id)
 		t.Clause(1, func() {
 			t.Assert(r != nil, "record %s shows %v only in part or not at all; the text must offer read_record_field arguments for them or a fetch id for the record:\n%s",
 				recID, rest, clipText(text, 600))
@@ -371,7 +387,7 @@ func followFetchedText(t *T, id, field, recID, v string) int {
 	end := shownPrefix(shown, v)
 	var conts []continuation
 	for _, c := range documentCalls(doc) {
-		if c.Tool == "read_record_field" && refersTo(c, recID) {
+		if c.Tool == "read_record_field" && (refersTo(c, id) || refersTo(c, recID)) {
 			conts = append(conts, c)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: []string{"search", "query_records", "fetch"}, Run: func(t *T) {
 	index := readsIndex(t)
 	judged := false
+	fetched := map[string]*Call{}
 	if _, c, _ := fanInTerm(t); c != nil && !c.IsError() && len(hits(c)) > 0 {
 		judged = true
 		judgeSearchText(t, c)
@@ -22,7 +23,7 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 		}
 		if c := t.Call("query_records", s.args(map[string]any{"limit": 5})); !c.IsError() && len(records(c)) > 0 {
 			judged = true
-			judgeRecordsText(t, c)
+			judgeRecordsText(t, c, fetched)
 		}
 	}
 	if !judged {
@@ -114,31 +115,24 @@ func judgeFetchText(t *T, f *Call, h hit) {
 }
 
 // judgeRecordsText judges a query_records text: each record it shows
-// carries some of its content (S034.1) and an id fetch takes (S034.2).
-func judgeRecordsText(t *T, c *Call) {
+// carries some of its content (S034.1) and an id fetch takes (S034.2),
+// the id found by value (recordIDsShown).
+func judgeRecordsText(t *T, c *Call, fetched map[string]*Call) {
 	text := c.Text()
 	recs := records(c)
-	valuesOf := func(rec map[string]any) []string {
-		data, _ := rec["data"].(map[string]any)
-		var vals []string
-		for _, v := range data {
-			if s, ok := v.(string); ok && s != str(rec["id"]) && len(s) >= 4 && !looksBinary(s) {
-				vals = append(vals, s)
-			}
-		}
-		return vals
-	}
+	shownIDs := recordIDsShown(t, c, fetched)
 	for i, rec := range recs {
 		recID := str(rec["id"])
-		vals := valuesOf(rec)
+		vals := recordValues(rec)
 		var others []string
 		for j, o := range recs {
 			if j != i {
-				others = append(others, valuesOf(o)...)
+				others = append(others, recordValues(o)...)
 			}
 		}
 		content := slices.ContainsFunc(vals, func(v string) bool { return distinctShown(text, v, others) })
-		if recID == "" || (!containsToken(text, recID) && !content) {
+		id := shownIDs[recID]
+		if recID == "" || (id == "" && !content) {
 			continue // not shown: S033 judges how the text reaches it
 		}
 		t.Clause(1, func() {
@@ -148,7 +142,10 @@ func judgeRecordsText(t *T, c *Call) {
 			}
 		})
 		t.Clause(2, func() {
-			_, r := fetchOffered(t, text, recID)
+			var r *Call
+			if id != "" {
+				_, r = fetchOffered(t, text, id)
+			}
 			t.Assert(r != nil, "the query_records text shows record %s without an id fetch takes; its identity is left to structuredContent:\n%s", recID, clipText(text, 600))
 		})
 	}
