@@ -17,6 +17,16 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 		judged = true
 		judgeSearchText(t, c)
 	}
+	// Hits with no evidence to show (a match in metadata only) are listed
+	// by title: their ids must be in the text too.
+	if t.Target.Has(CapControlledRS) {
+		if term, ok := metadataOnlyTerm(t.RS().Fixture()); ok {
+			if c := t.Call("search", map[string]any{"q": term, "limit": 10}); !c.IsError() && len(hits(c)) > 0 {
+				judged = true
+				judgeSearchText(t, c)
+			}
+		}
+	}
 	for i, s := range sources(index) {
 		if i == 3 {
 			break
