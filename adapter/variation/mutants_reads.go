@@ -20,6 +20,8 @@ import (
 var readsMutants = []Variation{
 	{ID: "hide-paging-handles", Kills: []string{"S023.1", "S023.2"}, Doc: "query_records text drops next_cursor, next_changes_since and count",
 		Apply: onRecordsText(hidePagingHandles)},
+	{ID: "hide-search-cursor", Kills: []string{"S023.1", "S023.2"}, Doc: "search text drops next_cursor",
+		Apply: onSearchText(func(text string) string { return quotedHandleRe.ReplaceAllString(text, "") })},
 	{ID: "leak-projected-fields", Kills: []string{"S031.1", "S031.2"}, Doc: "query_records(fields) neither forwards fields nor narrows records",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "fields") }))},
 	{ID: "probe-children-for-ambiguity", Kills: []string{"S032.2"}, Doc: "the ambiguity error is built after reading every connection's records",
