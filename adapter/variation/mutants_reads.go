@@ -36,6 +36,8 @@ var readsMutants = []Variation{
 		Apply: tune(func(t *adapter.Tuning) { t.AggregateGroups = math.MaxInt32 })},
 	{ID: "skip-granularity-gate", Kills: []string{"U09.5"}, Doc: "group_by_time without granularity (or the reverse) goes to the RS unchecked",
 		Apply: skipGranularityGate()},
+	{ID: "hide-aggregate-value", Kills: []string{"U09.1"}, Doc: "a scalar aggregate's text leaves its value to structuredContent",
+		Apply: onAggregateText(func(text string) string { return scalarValueRe.ReplaceAllString(text, "$1 computed.") })},
 	{ID: "describe-aggregate-without-other-count", Kills: []string{"U09.4"}, Doc: "the aggregate description no longer names other_count",
 		Apply: describe("aggregate", func(d string) string {
 			return strings.Replace(d, " other_count counts records in groups past limit.", "", 1)
@@ -103,6 +105,9 @@ var readsMutants = []Variation{
 	{ID: "reject-legacy-ids", Kills: []string{"U05.1"}, Doc: "fetch rejects a legacy stream:record_id id even with connection_id",
 		Apply: tune(func(t *adapter.Tuning) { t.IDs = pathOnlyIDs{} })},
 }
+
+// scalarValueRe is a scalar aggregate's "metric(stream) = value." head.
+var scalarValueRe = regexp.MustCompile(`^(\w+\([^)]*\)(?: field=\S+)?) = [^ ]*\.`)
 
 // markSentinels writes highlight tags as ** pairs.
 var markSentinels = strings.NewReplacer("<mark>", "**", "</mark>", "**")
