@@ -69,17 +69,6 @@ func records(c *Call) []map[string]any {
 	return out
 }
 
-// handleIn finds a named handle in visible text: name="value", name=value
-// or name: value. The value ends at a quote, space, comma or semicolon.
-func handleIn(text, name string) (string, bool) {
-	re := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*[=:]\s*(?:"([^"]+)"|([^\s,;"]+))`)
-	m := re.FindStringSubmatch(text)
-	if m == nil {
-		return "", false
-	}
-	return strings.TrimRight(m[1]+m[2], "."), true
-}
-
 // findKey returns the first value under key anywhere in v (depth first).
 func findKey(v any, key string) (any, bool) {
 	switch x := v.(type) {

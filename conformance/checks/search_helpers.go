@@ -1,10 +1,8 @@
 package checks
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
@@ -133,13 +131,6 @@ func textSnippets(c *Call) []string {
 	}
 	walk(c.Structured()["results"], "")
 	return out
-}
-
-// fetchedDocument decodes a fetch result's structuredContent and its text mirror.
-func fetchedDocument(c *Call) (doc map[string]any, mirror map[string]any, mirrorErr error) {
-	doc = c.Structured()
-	mirrorErr = json.Unmarshal([]byte(strings.TrimSpace(c.Text())), &mirror)
-	return doc, mirror, mirrorErr
 }
 
 // A shownPreview is one evidence preview a search answer shows: a line of
