@@ -123,12 +123,8 @@ func dropSourceIdentity(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Docum
 // fetch(fields) document: what a renderer that projects after rendering
 // the stream's text shows.
 func dropRequestedValues(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
-	var args struct {
-		Fields []string `json:"fields"`
-	}
-	_ = json.Unmarshal(req.Params.Arguments, &args)
 	data, _ := rsRecord(st)["data"].(map[string]any)
-	for _, f := range args.Fields {
+	for _, f := range fetchFields(req) {
 		v := str(data[f])
 		if v == "" {
 			continue

@@ -441,3 +441,19 @@ func recordWords(v any) []string {
 	}
 	return out
 }
+
+// onRSIgnoringProjection is t against an RS that returns every field
+// whatever the projection (as a spec-conformant RS may add schema-required
+// ones), where the fixture can be forked; else t itself.
+func onRSIgnoringProjection(t *T) *T {
+	if !t.Target.Has(CapFixture) {
+		return t
+	}
+	fx := t.BaseFixture()
+	for _, st := range fx.Streams {
+		for _, f := range st.Fields {
+			fx.ProjectionAddsFields = append(fx.ProjectionAddsFields, f.Name)
+		}
+	}
+	return t.On(t.Fork(fx))
+}

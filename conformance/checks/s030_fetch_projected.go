@@ -12,16 +12,7 @@ import (
 // own affair: the document is judged, by the fields' values.
 var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Tools: []string{"fetch"}, Run: func(t *T) {
 	index := readsIndex(t)
-	on := t
-	if t.Target.Has(CapFixture) {
-		fx := t.BaseFixture()
-		for _, st := range fx.Streams {
-			for _, f := range st.Fields {
-				fx.ProjectionAddsFields = append(fx.ProjectionAddsFields, f.Name)
-			}
-		}
-		on = t.On(t.Fork(fx))
-	}
+	on := onRSIgnoringProjection(t)
 	keyOf := map[string]string{}
 	for _, r := range index {
 		for _, c := range r.Connections {
