@@ -47,7 +47,9 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 		})
 	}
 	if fx == nil {
-		t.Clause(2, func() { t.Skipf("the authored-time fallback needs a record of known times: %s", CapControlledRS.SkipReason()) })
+		t.Clause(2, func() {
+			t.Skipf("the authored-time fallback needs a record of known times: %s", CapControlledRS.SkipReason())
+		})
 		return
 	}
 	// A record with no title-like field and an authored time unlike its

@@ -43,7 +43,9 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 	if on != t {
 		t.Clause(2, func() { expectNoChildProbes(t, on) })
 	} else {
-		t.Clause(2, func() { t.Skipf("whether a child source was probed shows only in the RS request log: %s", CapFixture.SkipReason()) })
+		t.Clause(2, func() {
+			t.Skipf("whether a child source was probed shows only in the RS request log: %s", CapFixture.SkipReason())
+		})
 	}
 	if len(avail) > 0 {
 		t.Clause(3, func() {
