@@ -190,7 +190,7 @@ func TestRenderSearchFitsWithoutCuttingTags(t *testing.T) {
 		resume := func(n int) string {
 			return "search " + compactJSON(map[string]any{"q": q, "cursor": fmt.Sprintf("skip~%d~", n)})
 		}
-		got := renderSearch(results, true, cursor, defaultTuning(), resume)
+		got := renderSearch(results, searchPage{HasMore: true, NextCursor: cursor, Count: "exact:" + word(1+rng.IntN(30))}, defaultTuning(), resume)
 		if len(got) > DefaultTextBudget || !utf8.ValidString(got) || !strings.HasSuffix(got, tail) {
 			t.Fatalf("search text is %d B (budget %d), valid UTF-8 %t, guidance whole %t:\n%s", len(got), DefaultTextBudget, utf8.ValidString(got), strings.HasSuffix(got, tail), got)
 		}

@@ -66,18 +66,17 @@ func (c *call) search(in searchArgs) (*mcp.CallToolResult, error) {
 	if reqID != "" {
 		env["request_id"], _ = json.Marshal(reqID)
 	}
-	var meta struct {
-		HasMore    bool
-		NextCursor string
-	}
-	_ = json.Unmarshal(env["has_more"], &meta.HasMore) // small members: no second pass over the body
-	_ = json.Unmarshal(env["next_cursor"], &meta.NextCursor)
+	var page searchPage
+	_ = json.Unmarshal(env["has_more"], &page.HasMore) // small members: no second pass over the body
+	_ = json.Unmarshal(env["next_cursor"], &page.NextCursor)
+	page.HasMore = page.HasMore || truncated
+	page.Count = searchCount(env["meta"])
 	resume := func(shown int) string {
 		next := in
 		next.Limit, next.Cursor = limit, skipCursor(skip+shown, rsCursor)
 		return "search " + compactJSON(next)
 	}
-	text := renderSearch(results, meta.HasMore || truncated, meta.NextCursor, c.t, resume)
+	text := renderSearch(results, page, c.t, resume)
 	return textResult(text, map[string]any{"results": results, "data": env}), nil
 }
 
@@ -152,17 +151,55 @@ func fallbackTitle(source, stream, ts string) string {
 	return strings.Join(parts, " / ")
 }
 
+// A searchPage is what search's text says of the RS page beyond its hits:
+// its paging handles and the count of matches (seed 001).
+type searchPage struct {
+	HasMore    bool
+	NextCursor string
+	Count      string // "exact:48", or "" when the RS sent no count
+}
+
+// searchCount reads meta.count (a number, or {kind, value}) and
+// meta.count_accuracy as "accuracy:value".
+func searchCount(meta json.RawMessage) string {
+	var m struct {
+		Count    json.RawMessage `json:"count"`
+		Accuracy string          `json:"count_accuracy"`
+	}
+	if json.Unmarshal(meta, &m) != nil || len(m.Count) == 0 || string(m.Count) == "null" {
+		return ""
+	}
+	value := string(m.Count)
+	var obj struct {
+		Kind  string          `json:"kind"`
+		Value json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(m.Count, &obj) == nil {
+		if len(obj.Value) == 0 || string(obj.Value) == "null" {
+			return ""
+		}
+		value, m.Accuracy = string(obj.Value), firstOf(obj.Kind, m.Accuracy)
+	}
+	if m.Accuracy == "" {
+		return value
+	}
+	return m.Accuracy + ":" + value
+}
+
 // renderSearch shows the evidence and top hits that fit; resume(n) is the
 // call that continues after the first n hits of this page.
-func renderSearch(results []searchResult, hasMore bool, next string, t *Tuning, resume func(shown int) string) string {
+func renderSearch(results []searchResult, page searchPage, t *Tuning, resume func(shown int) string) string {
 	cut := ellipsis(t.Ellipsis)
 	var b strings.Builder
 	fmt.Fprintf(&b, "search: %d hit(s).", len(results))
-	if hasMore {
+	if page.Count != "" {
+		fmt.Fprintf(&b, " count=%s.", cut.inline(page.Count, 40))
+	}
+	if page.HasMore {
 		b.WriteString(" has_more=true.")
 	}
-	if next != "" {
-		fmt.Fprintf(&b, " next_cursor=%s.", q(next))
+	if page.NextCursor != "" {
+		fmt.Fprintf(&b, " next_cursor=%s.", q(page.NextCursor))
 	}
 	if len(results) == 0 {
 		return b.String()

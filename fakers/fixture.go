@@ -143,6 +143,7 @@ var fixtures = map[string]func(seed uint64) *Fixture{
 	"single-connection": buildSingle,
 	"wide-25":           buildWide,
 	EvidenceFixture:     buildEvidence,
+	HighlightFixture:    buildHighlights,
 }
 
 // Fixtures lists the fixture names.

@@ -256,6 +256,11 @@ type laxIDs struct{ adapter.PathIDs }
 
 func (laxIDs) Parse(id, connectionID string) (adapter.RecordRef, error) {
 	var ref adapter.RecordRef
+	if rest, ok := strings.CutPrefix(id, adapter.RecordURIPrefix); ok {
+		if u, err := url.PathUnescape(rest); err == nil {
+			id = u
+		}
+	}
 	head, rid, _ := strings.Cut(id, ":")
 	ref.RecordID = rid
 	if conn, stream, has := strings.Cut(head, "/"); has {

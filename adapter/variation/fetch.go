@@ -80,19 +80,25 @@ func cutLabelledInMetadataOnly(_ *mcp.CallToolRequest, _ *callState, doc *adapte
 	}
 }
 
-// leakUnrequestedFields copies the record fields the RS sent beyond a
-// fetch(fields) projection, and beyond the stream's key, into metadata.
-func leakUnrequestedFields(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
+// fetchFields is the fields argument of a fetch call.
+func fetchFields(req *mcp.CallToolRequest) []string {
 	var args struct {
 		Fields []string `json:"fields"`
 	}
 	_ = json.Unmarshal(req.Params.Arguments, &args)
+	return args.Fields
+}
+
+// leakUnrequestedFields copies the record fields the RS sent beyond a
+// fetch(fields) projection, and beyond the stream's key, into metadata.
+func leakUnrequestedFields(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
+	fields := fetchFields(req)
 	rec := rsRecord(st)
 	data, _ := rec["data"].(map[string]any)
-	if len(args.Fields) == 0 || data == nil {
+	if len(fields) == 0 || data == nil {
 		return
 	}
-	keep := append(args.Fields, primaryKey(st.seen["/v1/schema"], str(rec["stream"]))...)
+	keep := append(fields, primaryKey(st.seen["/v1/schema"], str(rec["stream"]))...)
 	other := map[string]any{}
 	for k, v := range data {
 		if !slices.Contains(keep, k) {

@@ -2,10 +2,15 @@ package variation
 
 import (
 	"context"
+	"errors"
 	"math"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
 	json "github.com/segmentio/encoding/json"
@@ -13,58 +18,179 @@ import (
 
 // readsMutants break query_records, aggregate, search and fetch: S023–S034, U05, U09.
 var readsMutants = []Variation{
-	{ID: "hide-paging-handles", Kills: []string{"S023"}, Doc: "query_records text drops next_cursor, next_changes_since and count",
+	{ID: "hide-paging-handles", Kills: []string{"S023.1", "S023.2"}, Doc: "query_records text drops next_cursor, next_changes_since and count",
 		Apply: onRecordsText(hidePagingHandles)},
-	{ID: "leak-projected-fields", Kills: []string{"S031"}, Doc: "query_records(fields) neither forwards fields nor narrows records",
+	{ID: "hide-search-cursor", Kills: []string{"S023.1", "S023.2"}, Doc: "search text drops next_cursor",
+		Apply: onSearchText(func(text string) string { return quotedHandleRe.ReplaceAllString(text, "") })},
+	{ID: "leak-projected-fields", Kills: []string{"S031.1", "S031.2"}, Doc: "query_records(fields) neither forwards fields nor narrows records",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "fields") }))},
-	{ID: "probe-children-for-ambiguity", Kills: []string{"S032"}, Doc: "the ambiguity error is built after reading every connection's records",
+	{ID: "probe-children-for-ambiguity", Kills: []string{"S032.2"}, Doc: "the ambiguity error is built after reading every connection's records",
 		Apply: probeChildren()},
-	{ID: "list-13-ambiguity-entries", Kills: []string{"S032"}, Doc: "the ambiguity error lists 13 connections",
+	{ID: "list-13-ambiguity-entries", Kills: []string{"S032.4"}, Doc: "the ambiguity error lists 13 connections",
 		Apply: tune(func(t *adapter.Tuning) { t.AmbiguityListLimit = 13 })},
-	{ID: "drop-grant-id-from-ambiguity", Kills: []string{"S032"}, Doc: "ambiguity entries lack grant_id",
+	{ID: "drop-grant-id-from-ambiguity", Kills: []string{"S032.3"}, Doc: "ambiguity entries lack grant_id",
 		Apply: ambiguity(func(entry map[string]any) { delete(entry, "grant_id") })},
-	{ID: "hide-other-count", Kills: []string{"U09"}, Doc: "grouped aggregate text drops other_count",
+	{ID: "hide-other-count", Kills: []string{"U09.2"}, Doc: "grouped aggregate text drops other_count",
 		Apply: onAggregateText(hideOtherCount)},
-	{ID: "unbounded-buckets", Kills: []string{"U09"}, Doc: "grouped aggregate text previews every group, with no more_groups",
+	{ID: "unbounded-buckets", Kills: []string{"U09.3"}, Doc: "grouped aggregate text previews every group, with no more_groups",
 		Apply: tune(func(t *adapter.Tuning) { t.AggregateGroups = math.MaxInt32 })},
-	{ID: "skip-granularity-gate", Kills: []string{"U09"}, Doc: "group_by_time without granularity (or the reverse) goes to the RS unchecked",
+	{ID: "skip-granularity-gate", Kills: []string{"U09.5"}, Doc: "group_by_time without granularity (or the reverse) goes to the RS unchecked",
 		Apply: skipGranularityGate()},
-	{ID: "describe-aggregate-without-other-count", Kills: []string{"U09"}, Doc: "the aggregate description no longer names other_count",
+	{ID: "hide-aggregate-value", Kills: []string{"U09.1"}, Doc: "a scalar aggregate's text leaves its value to structuredContent",
+		Apply: onAggregateText(func(text string) string { return scalarValueRe.ReplaceAllString(text, "$1 computed.") })},
+	{ID: "describe-aggregate-without-other-count", Kills: []string{"U09.4"}, Doc: "the aggregate description no longer names other_count",
 		Apply: describe("aggregate", func(d string) string {
 			return strings.Replace(d, " other_count counts records in groups past limit.", "", 1)
 		})},
-	{ID: "per-connection-search-limit", Kills: []string{"S024"}, Doc: "search asks the RS for 100 hits and applies limit per connection, not to the merged hits",
+	{ID: "per-connection-search-limit", Kills: []string{"S024.1"}, Doc: "search asks the RS for 100 hits and applies limit per connection, not to the merged hits",
 		Apply: perConnectionSearchLimit()},
-	{ID: "drop-source-mix", Kills: []string{"S025"}, Doc: "search text omits the source mix",
+	{ID: "drop-source-mix", Kills: []string{"S025.1"}, Doc: "search text omits the source mix",
 		Apply: onSearchText(dropSourceMix)},
-	{ID: "truncate-source-mix", Kills: []string{"S025"}, Doc: "the source mix names eight connections, then more:N",
+	{ID: "truncate-source-mix", Kills: []string{"S025.1"}, Doc: "the source mix names eight connections, then more:N",
 		Apply: tune(func(t *adapter.Tuning) { t.SourceMixCap = 8 })},
-	{ID: "miscount-source-mix", Kills: []string{"S025"}, Doc: "the source mix counts hits of every connection after the first twice",
+	{ID: "miscount-source-mix", Kills: []string{"S025.1"}, Doc: "the source mix counts hits of every connection after the first twice",
 		Apply: onSearchText(miscountSourceMix)},
-	{ID: "strip-closing-marks", Kills: []string{"S026"}, Doc: "search snippets lose their </mark> tags",
+	{ID: "strip-closing-marks", Kills: []string{"S026.1"}, Doc: "search snippets lose their </mark> tags",
 		Apply: onSearchResults(func(res map[string]any) {
 			if s, ok := res["snippet"].(string); ok {
 				res["snippet"] = strings.ReplaceAll(s, "</mark>", "")
 			}
 		})},
-	{ID: "snippet-as-title", Kills: []string{"S027"}, Doc: "a hit without a source title is titled by its snippet",
+	{ID: "cut-through-mark-tag", Kills: []string{"S026.1"}, Doc: "search cuts snippets and evidence previews at 100 characters, through any highlight tag there",
+		Apply: onSearchResults(cutPreviewsAt(100))},
+	{ID: "snippet-as-title", Kills: []string{"S027.1", "S026.1"}, Doc: "a hit without a source title is titled by its snippet",
 		Apply: onHits(snippetAsTitle)},
-	{ID: "title-from-emitted-at", Kills: []string{"S027"}, Doc: "fallback titles use emitted_at even when an authored time exists",
+	{ID: "title-from-emitted-at", Kills: []string{"S027.2"}, Doc: "fallback titles use emitted_at even when an authored time exists",
 		Apply: onHits(titleFromEmittedAt)},
-	{ID: "drop-search-connection-id", Kills: []string{"S028"}, Doc: "search ignores connection_id",
+	{ID: "drop-search-connection-id", Kills: []string{"S028.1", "S028.2"}, Doc: "search ignores connection_id",
 		Apply: onQuery(pathIs("/v1/search"), func(_ *http.Request, q url.Values) { q.Del("connection_id") })},
-	{ID: "add-fetch-data-key", Kills: []string{"S029"}, Doc: "fetch adds the canonical record under structuredContent.data",
+	{ID: "add-fetch-data-key", Kills: []string{"S029.1", "S029.2", "S029.3", "S030.2"}, Collateral: []string{"S038"}, Doc: "fetch adds the canonical record under structuredContent.data",
 		Apply: onFetch(addFetchDataKey)},
-	{ID: "ignore-fetch-fields", Kills: []string{"S030"}, Doc: "fetch(fields) neither forwards nor applies the projection",
+	{ID: "ignore-fetch-fields", Kills: []string{"S030.2"}, Collateral: []string{"S050"}, Doc: "fetch(fields) neither forwards nor applies the projection",
 		Apply: withMiddleware(onArgs("fetch", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "fields") }))},
-	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata",
+	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030.2"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata",
 		Apply: onFetch(leakUnrequestedFields)},
-	{ID: "hide-fetch-ids", Kills: []string{"S034"}, Doc: "search text shows no fetchable ids",
+	{ID: "hide-fetch-ids", Kills: []string{"S034.2"}, Collateral: []string{"S045"}, Doc: "search lists its top results, and drops first_fetch_id, without the hits' ids (evidence lines keep theirs)",
 		Apply: onSearchText(hideFetchIDs)},
-	{ID: "forward-traversal-id", Kills: []string{"U05"}, Doc: "fetch ids are split without rejecting traversal",
+	{ID: "forward-traversal-id", Kills: []string{"U05.2"}, Doc: "fetch ids are split without rejecting traversal",
 		Apply: tune(func(t *adapter.Tuning) { t.IDs = laxIDs{} })},
-	{ID: "drop-preview-ids", Kills: []string{"S033"}, Doc: "cut record previews carry no id and no continuation",
+	{ID: "drop-preview-ids", Kills: []string{"S033.1", "S034.2"}, Collateral: []string{"S050"}, Doc: "cut record previews carry no id and no continuation",
 		Apply: onRecordsText(dropPreviewIDs)},
-	{ID: "structured-only-omission-markers", Kills: []string{"S033"}, Doc: "more_results, more_records and more_fields point only at structuredContent",
+	{ID: "structured-only-omission-markers", Kills: []string{"S033.1"}, Doc: "more_results, more_records and more_fields point only at structuredContent",
 		Apply: structuredOnlyOmissions()},
+	{ID: "drop-hit-connector-key", Kills: []string{"S024.2"}, Doc: "search hits carry no connector_key",
+		Apply: onSearchResults(func(res map[string]any) { delete(res, "connector_key") })},
+	{ID: "sentinel-highlights", Kills: []string{"S026.2"}, Doc: "search hits' snippets in structuredContent write highlights as **term** instead of <mark> tags",
+		Apply: onSearchResults(func(res map[string]any) {
+			if s, ok := res["snippet"].(string); ok {
+				res["snippet"] = markSentinels.Replace(s)
+			}
+		})},
+	{ID: "drop-fetch-source-identity", Kills: []string{"S029.4", "S030.3"}, Doc: "fetch metadata carries no connection_id, connector_key or stream",
+		Apply: onFetch(dropSourceIdentity)},
+	{ID: "render-before-projection", Kills: []string{"S030.1"}, Doc: "fetch(fields) renders the document from the stream's text and drops the requested fields' values from it",
+		Apply: onFetch(dropRequestedValues)},
+	{ID: "ambiguity-without-retry-with", Kills: []string{"S032.1"}, Doc: "the ambiguous_connection error does not say to retry with connection_id",
+		Apply: onError(func(e map[string]any) {
+			if e["code"] == "ambiguous_connection" {
+				delete(e, "retry_with")
+			}
+		})},
+	{ID: "continue-another-field", Kills: []string{"S033.2"}, Doc: "the read_record_field call that continues a cut fetch text names another field of the record",
+		Apply: onFetch(continueAnotherField)},
+	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037"}, Doc: "query_records previews each record by its id alone, none of its content",
+		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
+	{ID: "reject-legacy-ids", Kills: []string{"U05.1"}, Doc: "fetch rejects a legacy stream:record_id id even with connection_id",
+		Apply: tune(func(t *adapter.Tuning) { t.IDs = pathOnlyIDs{} })},
+}
+
+// scalarValueRe is a scalar aggregate's "metric(stream) = value." head.
+var scalarValueRe = regexp.MustCompile(`^(\w+\([^)]*\)(?: field=\S+)?) = [^ ]*\.`)
+
+// markSentinels writes highlight tags as ** pairs.
+var markSentinels = strings.NewReplacer("<mark>", "**", "</mark>", "**")
+
+// dropSourceIdentity removes the source identity from fetch's metadata.
+func dropSourceIdentity(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
+	for _, k := range []string{"connection_id", "connector_key", "stream", "source"} {
+		delete(doc.Metadata, k)
+	}
+}
+
+// dropRequestedValues takes the requested fields' values out of a
+// fetch(fields) document: what a renderer that projects after rendering
+// the stream's text shows.
+func dropRequestedValues(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
+	data, _ := rsRecord(st)["data"].(map[string]any)
+	for _, f := range fetchFields(req) {
+		v := str(data[f])
+		if v == "" {
+			continue
+		}
+		drop := strings.NewReplacer(v, "", string([]rune(v)[:min(40, len([]rune(v)))]), "")
+		doc.Title, doc.Text = drop.Replace(doc.Title), drop.Replace(doc.Text)
+		for k, m := range doc.Metadata {
+			if s, ok := m.(string); ok {
+				doc.Metadata[k] = drop.Replace(s)
+			}
+		}
+	}
+}
+
+var fieldPathRe = regexp.MustCompile(`"field_path":"[^"]*"`)
+
+// continueAnotherField points a cut fetch text's continuation at the
+// record's first other text field: a call that works, on another field.
+func continueAnotherField(_ *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
+	next, _ := doc.Metadata["text_continuation"].(map[string]any)
+	args, _ := next["args"].(map[string]any)
+	data, _ := rsRecord(st)["data"].(map[string]any)
+	if args == nil {
+		return
+	}
+	var other []string
+	for k, v := range data {
+		if _, ok := v.(string); ok && k != args["field_path"] {
+			other = append(other, k)
+		}
+	}
+	if len(other) == 0 {
+		return
+	}
+	slices.Sort(other)
+	args["field_path"] = other[0]
+	doc.Text = fieldPathRe.ReplaceAllString(doc.Text, `"field_path":"`+other[0]+`"`)
+}
+
+// pathOnlyIDs reads only connection_id/stream:record_id ids: a legacy
+// stream:record_id id is refused whatever connection_id says.
+type pathOnlyIDs struct{ adapter.PathIDs }
+
+func (p pathOnlyIDs) Parse(id, connectionID string) (adapter.RecordRef, error) {
+	if head, _, _ := strings.Cut(id, ":"); !strings.HasPrefix(id, adapter.RecordURIPrefix) && !strings.Contains(head, "/") {
+		return adapter.RecordRef{}, errors.New("id must be connection_id/stream:record_id")
+	}
+	return p.PathIDs.Parse(id, connectionID)
+}
+
+// cutPreviewsAt cuts a hit's snippet and evidence previews at n
+// characters, ending in "…", wherever the cut falls.
+func cutPreviewsAt(n int) func(res map[string]any) {
+	cut := func(s string) string {
+		if r := []rune(s); len(r) > n {
+			return string(r[:n]) + "…"
+		}
+		return s
+	}
+	return func(res map[string]any) {
+		if s, ok := res["snippet"].(string); ok {
+			res["snippet"] = cut(s)
+		}
+		list, _ := res["evidence_excerpts"].([]any)
+		for _, x := range list {
+			if e, ok := x.(map[string]any); ok {
+				e["preview_text"] = cut(str(e["preview_text"]))
+			}
+		}
+	}
 }

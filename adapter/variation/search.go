@@ -200,15 +200,15 @@ func miscountSourceMix(text string) string {
 	})
 }
 
-// hideFetchIDs keeps only the first sentence of search's text and points
-// at structuredContent for the rest.
+// hideFetchIDs lists search's top results, and drops first_fetch_id,
+// without the hits' ids (evidence lines keep theirs), and points at
+// structuredContent for the ids.
 func hideFetchIDs(text string) string {
-	head := text
-	if i := strings.Index(text, " first_fetch_id="); i >= 0 {
-		head = text[:i]
-	}
-	return head + " Results are in structuredContent.results."
+	text = firstFetchIDRe.ReplaceAllString(text, "")
+	return topResultIDRe.ReplaceAllString(text, "$1") + "\nIds are in structuredContent.results."
 }
+
+var topResultIDRe = regexp.MustCompile(`(?m)^(\d+\. )id=\S+ `)
 
 func hideEvidenceLines(text string) string {
 	start := strings.Index(text, "\nEvidence excerpts:\n")

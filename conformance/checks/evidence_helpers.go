@@ -219,8 +219,8 @@ func looksBinary(v any) bool {
 	return false
 }
 
-// idTokenRe finds an id handed out in text: id=X, "id":"X" or id: X.
-var idTokenRe = regexp.MustCompile(`\bid"?\s*[=:]\s*"?([^\s",;{}]+)`)
+// labelledIDRe finds an id handed out in text: id=X, "id":"X" or id: X.
+var labelledIDRe = regexp.MustCompile(`\bid"?\s*[=:]\s*"?([^\s",;{}]+)`)
 
 // shownIDOf finds, by value, the id a read answer shows for the record
 // whose RS id is rid: an object of its structuredContent beside the RS
@@ -249,7 +249,7 @@ func shownIDOf(c *Call, rid string) string {
 		if !strings.Contains(line, `"`+rid+`"`) && !strings.Contains(line, "="+rid) {
 			continue
 		}
-		for _, m := range idTokenRe.FindAllStringSubmatch(line, -1) {
+		for _, m := range labelledIDRe.FindAllStringSubmatch(line, -1) {
 			if id := strings.TrimRight(m[1], ".,;"); id != rid {
 				return id
 			}

@@ -1,9 +1,16 @@
 package checks
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
 // maxStreamProbes bounds how many streams a check reads while looking for
@@ -39,21 +46,6 @@ func sources(rows []schemaRow) []source {
 	return out
 }
 
-// findPaged finds a source whose first page of two records has more after it.
-func findPaged(t *T) (source, *Call, bool) {
-	_, index := schemaIndex(t)
-	for i, s := range sources(index) {
-		if i == maxStreamProbes {
-			break
-		}
-		c := t.Call("query_records", s.args(map[string]any{"limit": 2, "count": "exact"}))
-		if !c.IsError() && c.Data()["has_more"] == true {
-			return s, c, true
-		}
-	}
-	return source{}, nil, false
-}
-
 // records reads the record list of a query_records result: the RS envelope's
 // data, or records, or a bare array.
 func records(c *Call) []map[string]any {
@@ -75,17 +67,6 @@ func records(c *Call) []map[string]any {
 		}
 	}
 	return out
-}
-
-// handleIn finds a named handle in visible text: name="value", name=value
-// or name: value. The value ends at a quote, space, comma or semicolon.
-func handleIn(text, name string) (string, bool) {
-	re := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*[=:]\s*(?:"([^"]+)"|([^\s,;"]+))`)
-	m := re.FindStringSubmatch(text)
-	if m == nil {
-		return "", false
-	}
-	return strings.TrimRight(m[1]+m[2], "."), true
 }
 
 // findKey returns the first value under key anywhere in v (depth first).
@@ -139,4 +120,340 @@ func searchableWord(recs []map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// readsIndex is the schema index as the read checks need it: the rows of
+// schema {}, read leniently. A schema tool that gives no rows blocks the
+// check, for S017 owns the index; it never fails a read scenario.
+func readsIndex(t *T) []schemaRow {
+	return conformance.Discover(t, "reads-index", func() []schemaRow {
+		c := t.Call("schema", map[string]any{})
+		rows := schemaRows(c.Data())
+		if c.IsError() || len(rows) == 0 {
+			t.BlockedBy("S017", "schema {} gives no stream rows to read from: %s", c.Describe())
+		}
+		return rows
+	})
+}
+
+// callWithEnvelope calls a read tool and returns the RS answer behind it:
+// the last successful request to path the call made, answered again by the
+// fixture RS. A target without one, or a call that made no such request,
+// gives the call's structuredContent.data instead.
+func callWithEnvelope(t *T, tool string, args map[string]any, path string) (*Call, map[string]any) {
+	if !t.Target.Has(CapControlledRS) {
+		c := t.Call(tool, args)
+		return c, c.Data()
+	}
+	rs := t.RS()
+	var before int64
+	if reqs := rs.Requests(); len(reqs) > 0 {
+		before = reqs[len(reqs)-1].Seq
+	}
+	c := t.Call(tool, args)
+	reqs := rs.Requests()
+	for i := len(reqs) - 1; i >= 0 && reqs[i].Seq > before; i-- {
+		r := reqs[i]
+		if r.Path != path || r.Status != http.StatusOK {
+			continue
+		}
+		var env map[string]any
+		if status, body := rs.Replay(r); status == http.StatusOK && decodeExact(body, &env) == nil && env != nil {
+			return c, env
+		}
+	}
+	return c, c.Data()
+}
+
+// decodeExact decodes JSON keeping numbers as written.
+func decodeExact(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// recordsPath is the RS route of a stream's record list.
+func recordsPath(stream string) string { return "/v1/streams/" + url.PathEscape(stream) + "/records" }
+
+// pagingHandles are the handles of an RS read envelope that seed 001 wants
+// in content[] text: "" where the envelope has none.
+type pagingHandles struct{ cursor, changes, count string }
+
+func handlesOf(env map[string]any) pagingHandles {
+	var h pagingHandles
+	h.cursor, _ = env["next_cursor"].(string)
+	h.changes, _ = env["next_changes_since"].(string)
+	meta, _ := env["meta"].(map[string]any)
+	switch c := meta["count"].(type) {
+	case map[string]any:
+		if c["value"] != nil {
+			h.count = str(c["value"])
+		}
+	case nil:
+	default:
+		h.count = str(c)
+	}
+	return h
+}
+
+// typedRejection reports an error a client can act on: one that carries a
+// code (an error object's, or a JSON-RPC error's such as -32602), or whose
+// text names the argument ("MCP error -32602: Input validation error: …
+// at filter").
+func typedRejection(c *Call, arg string) bool {
+	switch {
+	case !c.IsError():
+		return false
+	case c.RPCError != nil || c.ErrorCode() != "":
+		return true
+	case c.ErrorObject() != nil && c.ErrorObject()["type"] != nil:
+		return true
+	}
+	text := c.Text()
+	return strings.Contains(text, "-32602") || (arg != "" && containsToken(text, arg))
+}
+
+// recordIDs are the RS ids of a query_records answer's records.
+func recordIDs(c *Call) []string {
+	var out []string
+	for _, r := range records(c) {
+		if id := str(r["id"]); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// idTokenRe splits text into the tokens an id may be written as.
+var idTokenRe = regexp.MustCompile(`[^\s"'<>(),;\[\]{}]+`)
+
+// fetchIDFor finds the id fetch takes for record rec of source src, from
+// the target's own answers: the id of a search hit whose record key is
+// rec's, else a token of page's text that holds rec's id. It checks each
+// candidate with a plain fetch; "" when none works.
+func fetchIDFor(t *T, src source, rec map[string]any, page *Call) string {
+	recID := str(rec["id"])
+	if recID == "" {
+		return ""
+	}
+	var cands []string
+	if w := searchableWord([]map[string]any{rec}); w != "" {
+		args := map[string]any{"q": w, "limit": 25}
+		if src.conn != "" {
+			args["connection_id"] = src.conn
+		}
+		for _, h := range hits(t.Call("search", args)) {
+			if h.Record == recID && h.Stream == src.stream && h.ID != "" {
+				cands = append(cands, h.ID)
+			}
+		}
+	}
+	shown := idTokens(page.Text(), recID)
+	for _, id := range append(cands, shown...) {
+		if f := t.Call("fetch", map[string]any{"id": id}); !f.IsError() {
+			return id
+		}
+	}
+	return ""
+}
+
+// cursorHandleRe finds a cursor handle written into text: next_cursor=…,
+// cursor: "…" and the like.
+var cursorHandleRe = regexp.MustCompile(`\b([a-z_]*cursor)\s*[=:]\s*(?:"((?:[^"\\]|\\.)+)"|([^\s,;"]+))`)
+
+// nextCalls are the calls a read's text offers to go on with: tool calls
+// with JSON arguments written into it, and, for each cursor handle it
+// shows, the same call again with that cursor.
+func nextCalls(c *Call) []continuation {
+	out := continuationsIn(c.Text())
+	for _, m := range cursorHandleRe.FindAllStringSubmatch(c.Text(), -1) {
+		v := strings.TrimRight(m[2]+m[3], ".")
+		if m[2] != "" {
+			_ = json.Unmarshal([]byte(`"`+m[2]+`"`), &v)
+		}
+		args := map[string]any{}
+		for k, a := range c.Args {
+			args[k] = a
+		}
+		args["cursor"] = v
+		out = append(out, continuation{Tool: c.Tool, Args: args, At: m[0]})
+	}
+	return out
+}
+
+// refersTo reports whether a call's arguments name record id (as a token
+// of some string argument).
+func refersTo(cont continuation, id string) bool {
+	for _, v := range cont.Args {
+		if s, ok := v.(string); ok && containsToken(s, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// callKey identifies a call by its tool and arguments.
+func callKey(cont continuation) string {
+	b, _ := json.Marshal(cont.Args)
+	return cont.Tool + " " + string(b)
+}
+
+// idTokens are the tokens of text that hold record id recID, longest first:
+// the ids a client that reads only content[] could fetch it by.
+func idTokens(text, recID string) []string {
+	var out []string
+	for _, tok := range idTokenRe.FindAllString(text, -1) {
+		if _, v, ok := strings.Cut(tok, "="); ok {
+			tok = v
+		}
+		if tok = strings.TrimRight(tok, ".:"); containsToken(tok, recID) && !slices.Contains(out, tok) {
+			out = append(out, tok)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// chunkRunes is the length of the pieces of a value looked for in text.
+const chunkRunes = 24
+
+// partShown reports whether text shows some piece of v: one of its first
+// hundred chunks, escaped as JSON or not.
+func partShown(text, v string) bool {
+	r := []rune(v)
+	for i := 0; i < len(r) && i < 100*chunkRunes; i += chunkRunes {
+		if shownIn(text, string(r[i:min(len(r), i+chunkRunes)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// shownPrefix is how many runes of v, from its start, text shows.
+func shownPrefix(text, v string) int {
+	r := []rune(v)
+	lo, hi := 0, len(r)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if shownIn(text, string(r[:mid])) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// recordIDsShown maps each record of a query_records answer to the id its
+// text shows for it, found by value. A token holding the record's own id
+// that is neither that bare id nor a word of any record's content is a
+// path id: the record maps to its own id (fetchOffered tries its tokens).
+// For the other records the text shows part of, id-like tokens that hold
+// no record's id and are no word of any record's content are probed with
+// fetch, longest first: a token fetch takes and
+// that reads a record back is that record's opaque id. A record the text
+// shows no id for has no entry. fetched caches the probes.
+func recordIDsShown(t *T, c *Call, fetched map[string]*Call) map[string]string {
+	text := c.Text()
+	recs := records(c)
+	content := map[string]bool{}
+	for _, rec := range recs {
+		for _, w := range recordWords(rec) {
+			content[w] = true
+		}
+	}
+	out := map[string]string{}
+	pending := 0
+	for _, rec := range recs {
+		recID := str(rec["id"])
+		if recID == "" {
+			continue
+		}
+		switch {
+		case slices.ContainsFunc(idTokens(text, recID), func(tok string) bool { return tok != recID && !content[tok] }):
+			out[recID] = recID
+		case slices.ContainsFunc(recordValues(rec), func(v string) bool { return partShown(text, v) }):
+			pending++ // shown in part, with no path id: maybe an opaque one
+		}
+	}
+	if pending == 0 {
+		return out
+	}
+	var cands []string
+	for _, tok := range idTokenRe.FindAllString(text, -1) {
+		if _, v, ok := strings.Cut(tok, "="); ok {
+			tok = v
+		}
+		tok = strings.TrimRight(tok, ".:…")
+		if !content[tok] && !slices.Contains(cands, tok) && !slices.ContainsFunc(recs, func(r map[string]any) bool { return str(r["id"]) != "" && containsToken(tok, str(r["id"])) }) && (len(tok) >= 16 || len(tok) >= 6 && strings.ContainsAny(tok, "0123456789")) {
+			cands = append(cands, tok)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return len(cands[i]) > len(cands[j]) })
+	for _, tok := range cands[:min(len(cands), pending+3)] {
+		f, ok := fetched[tok]
+		if !ok {
+			f = t.Call("fetch", map[string]any{"id": tok})
+			fetched[tok] = f
+		}
+		if f.IsError() {
+			continue
+		}
+		got := strings.Join(stringValues(f.Structured()), "\n")
+		for _, rec := range recs {
+			recID, conn := str(rec["id"]), str(rec["connection_id"])
+			if recID != "" && out[recID] == "" && containsToken(got, recID) && (conn == "" || containsToken(got, conn)) {
+				out[recID] = tok
+			}
+		}
+	}
+	return out
+}
+
+// recordValues are a record's text values long enough to recognise it by.
+func recordValues(rec map[string]any) []string {
+	data, _ := rec["data"].(map[string]any)
+	var vals []string
+	for _, v := range data {
+		if s, ok := v.(string); ok && s != str(rec["id"]) && len(s) >= 4 && !looksBinary(s) {
+			vals = append(vals, s)
+		}
+	}
+	return vals
+}
+
+// recordWords are the tokens of a record's keys and string values: what a
+// text shows of its content, never an id the adapter made for it.
+func recordWords(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case string:
+		out = append(out, idTokenRe.FindAllString(x, -1)...)
+	case map[string]any:
+		for k, e := range x {
+			out = append(out, k)
+			out = append(out, recordWords(e)...)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, recordWords(e)...)
+		}
+	}
+	return out
+}
+
+// onRSIgnoringProjection is t against an RS that returns every field
+// whatever the projection (as a spec-conformant RS may add schema-required
+// ones), where the fixture can be forked; else t itself.
+func onRSIgnoringProjection(t *T) *T {
+	if !t.Target.Has(CapFixture) {
+		return t
+	}
+	fx := t.BaseFixture()
+	for _, st := range fx.Streams {
+		for _, f := range st.Fields {
+			fx.ProjectionAddsFields = append(fx.ProjectionAddsFields, f.Name)
+		}
+	}
+	return t.On(t.Fork(fx))
 }

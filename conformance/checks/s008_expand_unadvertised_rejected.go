@@ -1,9 +1,6 @@
 package checks
 
-import (
-	"net/url"
-	"regexp"
-)
+import "regexp"
 
 var (
 	// The message points at the capability source: GET /v1/schema, or the
@@ -79,9 +76,6 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 		})
 	}
 }}
-
-// recordsPath is the RS path prefix of a stream's record reads.
-func recordsPath(stream string) string { return "/v1/streams/" + url.PathEscape(stream) + "/records" }
 
 // hitIDOnStream is the id of a search hit on the target's stream, as the
 // target shows it, or "": search (scoped to the stream, then not) for a

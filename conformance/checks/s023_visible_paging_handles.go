@@ -1,60 +1,152 @@
 package checks
 
 import (
-	"fmt"
-
-	. "github.com/onsi/gomega"
+	"strings"
 )
 
-var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Run: func(t *T) {
-	src, page1, ok := findPaged(t)
-	if !ok {
-		t.Skipf("no stream in the target's grant has more than one page of two records")
-	}
-	env := page1.Data()
-	text := page1.Text()
-	want, _ := env["next_cursor"].(string)
-	t.Expect(want).NotTo(BeEmpty(), "a page with has_more=true must carry next_cursor: %s", page1.Describe())
-	got, found := handleIn(text, "next_cursor")
-	t.Expect(found).To(BeTrue(), "content[] text must carry next_cursor for hosts that hide structuredContent:\n%s", clipText(text, 600))
-	t.Expect(got).To(Equal(want), "the next_cursor in text must be the envelope's")
-	if n, ok := findKey(env["meta"], "value"); ok {
-		t.Expect(containsToken(text, fmt.Sprint(n))).To(BeTrue(), "the exact count %v must appear in text:\n%s", n, clipText(text, 600))
-	}
-
-	// Follow the handle from text alone.
-	page2 := t.Call("query_records", src.args(map[string]any{"limit": 2, "cursor": got}))
-	t.Expect(page2.IsError()).To(BeFalse(), "the next_cursor shown in text must page forward: %s", page2.Describe())
-	first := map[any]bool{}
-	for _, r := range records(page1) {
-		first[r["id"]] = true
-	}
-	for _, r := range records(page2) {
-		t.Expect(first[r["id"]]).To(BeFalse(), "page 2 repeats record %v of page 1", r["id"])
-	}
-
-	ch := t.Call("query_records", src.args(map[string]any{"limit": 2, "changes_since": "beginning"}))
-	if !ch.IsError() {
-		if want, _ := ch.Data()["next_changes_since"].(string); want != "" {
-			got, found := handleIn(ch.Text(), "next_changes_since")
-			t.Expect(found && got == want).To(BeTrue(), "content[] text must carry next_changes_since=%q:\n%s", want, clipText(ch.Text(), 600))
-			resume := t.Call("query_records", src.args(map[string]any{"changes_since": got}))
-			t.Expect(resume.IsError()).To(BeFalse(), "the next_changes_since shown in text must resume the feed: %s", resume.Describe())
+// Every handle of every read envelope is looked for in content[] text by
+// its value (the RS's, or the adapter's own where it rewrites one), never
+// by a label; then the handles shown are followed from the text alone.
+var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Tools: []string{"query_records", "search"}, Run: func(t *T) {
+	index := readsIndex(t)
+	on := t.Private()
+	judged := false
+	if src, page, env, ok := pagedSource(on, index); ok {
+		judged = true
+		h := expectHandlesShown(t, page, env)
+		t.Clause(2, func() {
+			next := followCursor(t, on, page, h, src.args(map[string]any{"limit": 2}))
+			if next != nil {
+				expectNoRepeats(t, "query_records", recordIDs(page), recordIDs(next))
+			}
+		})
+		ch, chEnv := callWithEnvelope(on, "query_records", src.args(map[string]any{"limit": 2, "changes_since": "beginning"}), recordsPath(src.stream))
+		if !ch.IsError() {
+			hc := expectHandlesShown(t, ch, chEnv)
+			if hc.changes.shown != "" || hc.changes.want != "" {
+				t.Clause(2, func() {
+					v := hc.changes.shown
+					if !t.Assert(v != "", "a client that reads only content[] cannot resume the changes feed: next_changes_since %q is not in the text:\n%s", hc.changes.want, clipText(ch.Text(), 600)) {
+						return
+					}
+					r := on.Call("query_records", src.args(map[string]any{"changes_since": v}))
+					t.Assert(!r.IsError(), "the next_changes_since shown in text must resume the feed: %s", r.Describe())
+				})
+			}
 		}
 	}
-
-	word := searchableWord(records(page1))
-	if word == "" {
-		return
+	if term, _, _ := fanInTerm(t); term != "" {
+		args := map[string]any{"q": term, "limit": 2}
+		s, env := callWithEnvelope(on, "search", args, "/v1/search")
+		if !s.IsError() && len(hits(s)) > 0 {
+			judged = true
+			h := expectHandlesShown(t, s, env)
+			t.Clause(2, func() {
+				if next := followCursor(t, on, s, h, args); next != nil {
+					expectNoRepeats(t, "search", hitIDs(s), hitIDs(next))
+				}
+			})
+		}
 	}
-	s := t.Call("search", map[string]any{"q": word, "limit": 1})
-	if s.IsError() {
-		return
-	}
-	if next, ok := findKey(s.Structured(), "next_cursor"); ok && next != nil && next != "" {
-		got, found := handleIn(s.Text(), "next_cursor")
-		t.Expect(found && got == next).To(BeTrue(), "search text must carry next_cursor=%v:\n%s", next, clipText(s.Text(), 600))
-		more := t.Call("search", map[string]any{"q": word, "limit": 1, "cursor": got})
-		t.Expect(more.IsError()).To(BeFalse(), "the search next_cursor shown in text must page forward: %s", more.Describe())
+	if !judged {
+		t.Skipf("no read in the target's grant has a page with more after it")
 	}
 }}
+
+// A shownHandle is one handle of an envelope: the value wanted (the RS's,
+// or the adapter's own rewrite of it) and the value the text shows ("" when
+// it shows none).
+type shownHandle struct{ want, shown string }
+
+type shownHandles struct{ cursor, changes, count shownHandle }
+
+// expectHandlesShown judges S023.1 on one read: each handle its RS
+// envelope has must appear in content[] text, found by value.
+func expectHandlesShown(t *T, c *Call, env map[string]any) shownHandles {
+	rs, own := handlesOf(env), handlesOf(c.Data())
+	text := c.Text()
+	find := func(contains func(string, string) bool, vals ...string) shownHandle {
+		h := shownHandle{want: firstNonEmptyString(vals...)}
+		for _, v := range vals {
+			if v != "" && contains(text, v) {
+				h.shown = v
+				break
+			}
+		}
+		return h
+	}
+	out := shownHandles{
+		cursor:  find(strings.Contains, rs.cursor, own.cursor),
+		changes: find(strings.Contains, rs.changes, own.changes),
+		count:   find(containsToken, rs.count, own.count),
+	}
+	for _, h := range []struct {
+		name string
+		h    shownHandle
+	}{{"next_cursor", out.cursor}, {"next_changes_since", out.changes}, {"count", out.count}} {
+		if h.h.want == "" {
+			continue
+		}
+		t.Clause(1, func() {
+			t.Assert(h.h.shown != "", "%s: the envelope's %s %q must appear in content[] text for hosts that hide structuredContent:\n%s",
+				c.Tool, h.name, h.h.want, clipText(text, 600))
+		})
+	}
+	return out
+}
+
+// followCursor pages forward from text alone: args plus the next_cursor
+// the text of c shows. Nil when there is nothing to follow or the call
+// failed (recorded against the clause being judged).
+func followCursor(t *T, on *T, c *Call, h shownHandles, args map[string]any) *Call {
+	if h.cursor.want == "" {
+		return nil
+	}
+	if !t.Assert(h.cursor.shown != "", "a client that reads only content[] cannot page %s: next_cursor %q is not in the text:\n%s", c.Tool, h.cursor.want, clipText(c.Text(), 600)) {
+		return nil
+	}
+	next := map[string]any{"cursor": h.cursor.shown}
+	for k, v := range args {
+		next[k] = v
+	}
+	r := on.Call(c.Tool, next)
+	if !t.Assert(!r.IsError(), "the next_cursor shown in the %s text must page forward: %s", c.Tool, r.Describe()) {
+		return nil
+	}
+	return r
+}
+
+// expectNoRepeats requires a next page to hold items, none of the last one's.
+func expectNoRepeats(t *T, tool string, first, next []string) {
+	t.Assert(len(next) > 0, "%s: the page after next_cursor is empty", tool)
+	seen := map[string]bool{}
+	for _, id := range first {
+		seen[id] = true
+	}
+	for _, id := range next {
+		t.Assert(!seen[id], "%s: the page after next_cursor repeats %s of the page before", tool, id)
+	}
+}
+
+// pagedSource finds a source whose first page of two records has more
+// after it, read with an exact count, with its RS envelope.
+func pagedSource(t *T, index []schemaRow) (source, *Call, map[string]any, bool) {
+	for i, s := range sources(index) {
+		if i == maxStreamProbes {
+			break
+		}
+		c, env := callWithEnvelope(t, "query_records", s.args(map[string]any{"limit": 2, "count": "exact"}), recordsPath(s.stream))
+		if !c.IsError() && (env["has_more"] == true || handlesOf(env).cursor != "") {
+			return s, c, env, true
+		}
+	}
+	return source{}, nil, nil, false
+}
+
+func hitIDs(c *Call) []string {
+	var out []string
+	for _, h := range hits(c) {
+		out = append(out, h.ID)
+	}
+	return out
+}

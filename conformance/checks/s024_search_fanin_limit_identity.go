@@ -1,39 +1,109 @@
 package checks
 
 import (
-	. "github.com/onsi/gomega"
+	"slices"
 )
 
-var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD, Run: func(t *T) {
+// The hits of a fan-in search are counted in structuredContent, and each
+// one's identity is compared, by value, with the hit the RS answered.
+var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
+	readsIndex(t)
 	term, wide, ok := fanInTerm(t)
 	if !ok {
 		t.Skipf("no word from the target's records finds hits in two or more connections")
 	}
-	all := hits(wide)
 	const n = 3
-	if len(all) <= n {
-		t.Skipf("%q finds only %d hits; a global limit of %d cannot be told from a per-connection one", term, len(all), n)
+	if len(hits(wide)) <= n {
+		t.Skipf("%q finds only %d hits; a global limit of %d cannot be told from a per-connection one", term, len(hits(wide)), n)
 	}
-	c := t.Call("search", map[string]any{"q": term, "limit": n})
-	t.Expect(c.IsError()).To(BeFalse(), "search must succeed: %s", c.Describe())
+	c, env := callWithEnvelope(t.Private(), "search", map[string]any{"q": term, "limit": n}, "/v1/search")
 	hs := hits(c)
-	t.Expect(len(hs)).To(BeNumerically("<=", n), "limit %d caps the merged hits across all connections, not the hits per connection", n)
-	t.Expect(hs).NotTo(BeEmpty())
-	_, index := schemaIndex(t)
-	labels := map[string]string{}
+	t.Clause(1, func() {
+		if !t.Assert(!c.IsError(), "search with limit %d must succeed: %s", n, c.Describe()) {
+			return
+		}
+		t.Assert(len(resultObjects(c)) <= n, "limit %d caps the merged hits across all connections, not the hits per connection: %d came back", n, len(resultObjects(c)))
+		t.Assert(len(hs) > 0, "%q finds %d hits across connections, so a search with limit %d must return some", term, len(hits(wide)), n)
+	})
+	labels := connectionLabels(readsIndex(t))
+	rsHits := rsHitIdentities(env)
+	t.Clause(2, func() {
+		if c.IsError() {
+			t.Skipf("the search failed (S024.1)")
+		}
+		for _, h := range hs {
+			t.Assert(h.Conn != "", "hit %s must carry connection_id", h.ID)
+			t.Assert(h.Key != "", "hit %s must carry connector_key", h.ID)
+			t.Assert(h.Stream != "", "hit %s must carry its stream", h.ID)
+			rs, known := rsHits[h.Conn+"\x00"+h.Stream+"\x00"+h.Record]
+			t.Assert(h.Record != "" || h.ID != "", "hit must carry its record id: %v", h.Raw)
+			if len(rsHits) > 0 && h.Record != "" {
+				if !t.Assert(known, "hit %s names connection %s, stream %s and record %s, which no hit of the RS answer has", h.ID, h.Conn, h.Stream, h.Record) {
+					continue
+				}
+				t.Assert(rs.key == "" || h.Key == rs.key, "hit %s carries connector_key %q, the RS answered %q", h.ID, h.Key, rs.key)
+			}
+			want := firstNonEmptyString(rs.label, labels[h.Conn])
+			if want != "" {
+				t.Assert(slices.Contains(stringValues(h.Raw), want), "hit %s must carry the display label %q of connection %s: %v", h.ID, want, h.Conn, h.Raw)
+			}
+		}
+	})
+}}
+
+// resultObjects are the entries of structuredContent's results, whatever
+// they hold.
+func resultObjects(c *Call) []any {
+	v, _ := findKey(c.Structured(), "results")
+	list, _ := v.([]any)
+	return list
+}
+
+// connectionLabels maps each connection of the index to its display name.
+func connectionLabels(index []schemaRow) map[string]string {
+	out := map[string]string{}
 	for _, r := range index {
 		for id, name := range r.ConnNames {
-			labels[id] = name
+			if name != "" {
+				out[id] = name
+			}
 		}
 	}
-	for _, h := range hs {
-		t.Expect(h.Conn).NotTo(BeEmpty(), "hit %s must carry connection_id", h.ID)
-		t.Expect(h.Key).NotTo(BeEmpty(), "hit %s must carry connector_key", h.ID)
-		t.Expect(h.Stream).NotTo(BeEmpty(), "hit %s must carry its stream", h.ID)
-		t.Expect(h.Record != "" || h.ID != "").To(BeTrue(), "hit must carry its record id")
-		if want := labels[h.Conn]; want != "" {
-			t.Expect(h.Label).To(Equal(want), "hit %s must carry the display label of connection %s", h.ID, h.Conn)
+	return out
+}
+
+type rsHit struct{ key, label string }
+
+// rsHitIdentities indexes the hits of an RS search envelope by connection,
+// stream and record key.
+func rsHitIdentities(env map[string]any) map[string]rsHit {
+	out := map[string]rsHit{}
+	list, _ := env["data"].([]any)
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		if m == nil {
+			continue
+		}
+		out[str(m["connection_id"])+"\x00"+str(m["stream"])+"\x00"+str(m["record_key"])] = rsHit{
+			key: firstNonEmptyString(str(m["connector_key"]), str(m["connector_id"])), label: str(m["display_name"])}
+	}
+	return out
+}
+
+// stringValues are the strings anywhere in v.
+func stringValues(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case string:
+		out = append(out, x)
+	case map[string]any:
+		for _, e := range x {
+			out = append(out, stringValues(e)...)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, stringValues(e)...)
 		}
 	}
-	t.Expect(c.Text()).To(ContainSubstring(hs[0].ID), "the visible text must carry the top hit's id")
-}}
+	return out
+}

@@ -1,29 +1,121 @@
 package checks
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 
-	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, Run: func(t *T) {
+// Every snippet and evidence preview a search shows, in structuredContent
+// and in each line of its text, is judged: on the target's own data, and
+// on the highlights fixture, whose snippets put tags across every common
+// cut length, one record (and one search) per placement.
+var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
+	readsIndex(t)
 	term, c, ok := fanInTerm(t)
-	if !ok && c == nil {
-		t.Skipf("no word from the target's records finds any hit")
-	}
-	calls := []*Call{c}
-	if ok {
-		calls = append(calls, t.Call("search", map[string]any{"q": term + " " + term, "limit": 25}))
-	}
 	judged := 0
-	for _, call := range calls {
-		for _, s := range textSnippets(call) {
-			judged++
-			t.Expect(markupProblem(s)).To(BeEmpty(), "snippet %q", clipText(s, 300))
+	if c != nil {
+		judged += judgeHighlights(t, c)
+		if ok {
+			judged += judgeHighlights(t, t.Call("search", map[string]any{"q": term + " " + term, "limit": 25}))
 		}
-		for _, line := range strings.Split(call.Text(), "\n") {
-			t.Expect(markupProblem(line)).To(BeEmpty(), "visible text line %q", clipText(line, 300))
+	}
+	if t.Target.Has(CapFixture) {
+		fx, err := conformance.LoadFixture(fakers.HighlightFixture)
+		if err != nil {
+			t.Fatalf("load the %s fixture: %v", fakers.HighlightFixture, err)
 		}
+		hl := t.On(t.Fork(fx))
+		for _, rec := range fx.Streams[0].Records {
+			judged += judgeHighlights(t, hl.Call("search", map[string]any{"q": str(rec.Data[fakers.ProbeField]), "limit": 5}))
+		}
+	} else {
+		t.Record("highlights at every cut", "not exercised: "+CapFixture.SkipReason())
+	}
+	if judged == 0 {
+		t.Skipf("no search of the target's data shows a snippet or evidence preview")
 	}
 	t.Record("snippets judged", judged)
 }}
+
+// judgeHighlights judges S026.1 and S026.2 on every snippet and evidence
+// preview of one search: those in structuredContent, and each line of its
+// text. It returns how many it judged.
+func judgeHighlights(t *T, c *Call) int {
+	if c.IsError() || len(hits(c)) == 0 {
+		return 0
+	}
+	terms := words(strings.ToLower(str(c.Args["q"])))
+	shown := textSnippets(c)
+	for _, line := range strings.Split(c.Text(), "\n") {
+		if strings.TrimSpace(line) != "" {
+			shown = append(shown, line)
+		}
+	}
+	for _, s := range shown {
+		t.Clause(1, func() {
+			p := tagProblem(s)
+			t.Assert(p == "", "search %q: %s in %q", c.Args["q"], p, clipText(s, 400))
+		})
+		t.Clause(2, func() {
+			p := sentinelIn(s, terms)
+			t.Assert(p == "", "search %q: the punctuation sentinel %q stands in for a highlight in %q", c.Args["q"], p, clipText(s, 400))
+		})
+	}
+	return len(shown)
+}
+
+var (
+	// partialHeadRe is the start of a highlight tag cut short: "<ma", "</m",
+	// "<mark" not closed, or a bare "<" or "</" at a cut.
+	partialHeadRe = regexp.MustCompile(`</?m(?:a(?:rk?)?)?(?:[^A-Za-z>]|$)|</?mark(?:[^>]|$)|</?(?:$|…|\.\.\.|\[…\]|\[\.\.\.\]|")`)
+	// partialTailRe is the end of a highlight tag whose start was cut
+	// away: "ark>", "/mark>" after a cut or a space.
+	partialTailRe = regexp.MustCompile(`(?:^|[\s…."(\]])/?(?:m?ark|rk|k)>`)
+	ccrSentinelRe = regexp.MustCompile(`<<ccr:|ccr>>`)
+)
+
+// tagProblem explains why s breaks the highlight invariant (balanced
+// <mark>…</mark>, or plain prose), or is "". A cut tag is found anywhere.
+func tagProblem(s string) string {
+	open := false
+	for _, tag := range markTagRe.FindAllString(s, -1) {
+		if (tag == "<mark>") == open {
+			return "unbalanced or nested <mark> tags"
+		}
+		open = !open
+	}
+	if open {
+		return "a <mark> is never closed"
+	}
+	rest := markTagRe.ReplaceAllString(s, " ")
+	if m := partialHeadRe.FindString(rest); m != "" {
+		return fmt.Sprintf("a highlight tag cut short (%q)", m)
+	}
+	if m := partialTailRe.FindString(rest); m != "" {
+		return fmt.Sprintf("the end of a highlight tag whose start was cut (%q)", strings.TrimSpace(m))
+	}
+	return ""
+}
+
+// sentinelIn finds punctuation standing in for a highlight: a query term
+// wrapped in **, __, ==, «», [[ ]] or >> <<, or the anchor's ccr marker.
+func sentinelIn(s string, terms []string) string {
+	if m := ccrSentinelRe.FindString(s); m != "" {
+		return m
+	}
+	low := strings.ToLower(s)
+	for _, term := range terms {
+		q := regexp.QuoteMeta(term)
+		for _, pair := range [][2]string{{`\*\*`, `\*\*`}, {`__`, `__`}, {`==`, `==`}, {`«`, `»`}, {`\[\[`, `\]\]`}, {`>>`, `<<`}} {
+			re := regexp.MustCompile(pair[0] + `[^\s]*` + q + `[^\s]*?` + pair[1])
+			if m := re.FindString(low); m != "" {
+				return m
+			}
+		}
+	}
+	return ""
+}

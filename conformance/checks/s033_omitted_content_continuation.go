@@ -1,119 +1,444 @@
 package checks
 
 import (
-	"regexp"
+	"fmt"
+	"sort"
 	"strings"
-
-	. "github.com/onsi/gomega"
 )
 
-var (
-	cutLineRe = regexp.MustCompile(`…|\[truncated|\[binary-only|\[json_field`)
-	// omissionRe finds a marker saying items of the answer are not shown.
-	omissionRe = regexp.MustCompile(`\bmore_(?:results|records|fields|hits|items)=\d+`)
-	// shownIDRe finds the fetch id of a listed hit or previewed record.
-	shownIDRe = regexp.MustCompile(`(?m)^(?:\d+\.|record\[\d+\]) id=(\S+)`)
-)
-
-// Every visible truncation or omission marker comes with a continuation the
-// model can call, and every continuation found is executed.
-var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBBD, Run: func(t *T) {
-	_, index := schemaIndex(t)
-	executed := 0
-	run := func(c continuation, from string) *Call {
-		executed++
-		r := t.Call(c.Tool, c.Args)
-		t.Expect(r.IsError()).To(BeFalse(), "the continuation %s %v shown in %s must work: %s", c.Tool, c.Args, from, r.Describe())
-		if id := str(c.Args["id"]); id != "" && c.Tool == "read_record_field" {
-			t.Expect(r.Text()).To(ContainSubstring(id), "the continuation must stay on record %s", id)
-		}
-		return r
+// What a result leaves out is found by value, never by a marker's wording:
+// records and hits of the answer whose ids its text does not show, record
+// values its text shows only in part, evidence it refers to, a field
+// window shorter than the field, a fetched text shorter than the record's.
+// Each needs a continuation in the text (S033.1) that works and stays on
+// the same source, stream and field (S033.2); every one found is followed.
+var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBBD, Tools: []string{"query_records", "search", "fetch", "read_record_field"}, Run: func(t *T) {
+	index := readsIndex(t)
+	judged := 0
+	fetched := map[string]*Call{}
+	recordsShown := func(c *Call) func(string) bool {
+		ids := recordIDsShown(t, c, fetched)
+		return func(id string) bool { return ids[id] != "" }
 	}
-	// follow requires each omission marker to carry a call on its line and
-	// follows the resumed pages until nothing is hidden: the ids shown
-	// along the way must cover the whole first page.
-	follow := func(first *Call, tool string, total int) {
-		seen := map[string]bool{}
-		marked := false
-		c := first
-		for step := 0; c != nil && step < 40; step++ {
-			text := c.Text()
-			for _, m := range shownIDRe.FindAllStringSubmatch(text, -1) {
-				seen[strings.TrimRight(m[1], ".,;")] = true
-			}
-			var next *Call
-			for _, line := range strings.Split(text, "\n") {
-				mk := omissionRe.FindString(line)
-				if mk == "" {
-					continue
-				}
-				marked = true
-				conts := continuationsIn(line)
-				t.Expect(conts).NotTo(BeEmpty(), "the omission marker %s in %s text must carry a call that reaches the hidden items, not only structuredContent:\n%s", mk, tool, clipText(line, 300))
-				for _, cont := range conts {
-					if r := run(cont, tool+" "+mk); cont.Tool == tool {
-						next = r
-					}
-				}
-			}
-			c = next
-		}
-		if marked && len(seen) > 0 {
-			t.Expect(len(seen)).To(Equal(total), "following the %s continuations in text must reach every item of the first page (%d shown of %d)", tool, len(seen), total)
-		}
+	var long struct {
+		src   source
+		rec   map[string]any
+		field string
+		page  *Call
 	}
 	for i, s := range sources(index) {
 		if i == maxStreamProbes {
 			break
 		}
-		c := t.Call("query_records", s.args(nil)) // default limits: the preview hides most of the page
-		if c.IsError() {
+		c := t.Call("query_records", s.args(nil)) // default limits: the preview may hide part of the page
+		if c.IsError() || len(records(c)) == 0 {
 			continue
 		}
-		follow(c, "query_records", len(records(c)))
-		text := c.Text()
-		for _, line := range strings.Split(text, "\n") {
-			if !strings.HasPrefix(line, "record[") || !cutLineRe.MatchString(line) {
-				continue
+		judged += followHidden(t, c, recordIDs, recordsShown, recordScope(s))
+		judged += followCutValues(t, c, s, recordIDsShown(t, c, fetched))
+		for _, r := range records(c) {
+			data, _ := r["data"].(map[string]any)
+			if f := longestField(data); long.rec == nil && longestString(data) > 600 {
+				long.src, long.rec, long.field, long.page = s, r, f, c
 			}
-			m := evIDRe.FindStringSubmatch(line)
-			t.Expect(m).NotTo(BeNil(), "a cut record preview must carry the id to fetch it whole: %s", clipText(line, 200))
-			f := t.Call("fetch", map[string]any{"id": strings.TrimRight(m[1], ".,;")})
-			t.Expect(f.IsError()).To(BeFalse(), "fetch with the id of a cut preview must work: %s", f.Describe())
-			executed++
-		}
-		for _, cont := range continuationsIn(text) {
-			run(cont, "query_records text")
 		}
 	}
-	term, sc, _ := fanInTerm(t)
-	if sc != nil {
+	if term, _, _ := fanInTerm(t); term != "" {
 		d := t.Call("search", map[string]any{"q": term})
-		t.Expect(d.IsError()).To(BeFalse(), "search at its default limit must work: %s", d.Describe())
-		follow(d, "search", len(hits(d)))
-		for _, e := range evidenceLines(sc.Text()) {
-			if strings.Contains(e.Line, "complete=false") && e.ID != "" {
-				run(continuation{Tool: "read_record_field", Args: map[string]any{"id": e.ID, "field_path": e.FieldPath}}, "search evidence")
-			}
+		if !d.IsError() {
+			judged += followHidden(t, d, hitIDs, tokensShown, searchScope(d))
+			judged += followEvidence(t, d)
 		}
 	}
-	// A long field read in small windows: the next window starts where the last ended.
-	long, ok := scanRecords(t, func(r aRecord) bool { return longestString(r.Data) > 600 })
-	if ok {
-		f := longestField(long.Data)
-		w := t.Call("read_record_field", map[string]any{"id": long.ID, "field_path": f, "limit_chars": 200})
-		t.Expect(w.IsError()).To(BeFalse(), "read_record_field must work: %s", w.Describe())
-		conts := continuationsIn(w.Text())
-		t.Expect(conts).NotTo(BeEmpty(), "an incomplete window must show the next call:\n%s", clipText(w.Text(), 400))
-		for _, cont := range conts {
-			run(cont, "read_record_field text")
+	if long.rec != nil {
+		if id := fetchIDFor(t, long.src, long.rec, long.page); id != "" {
+			data, _ := long.rec["data"].(map[string]any)
+			v := str(data[long.field])
+			judged += followWindows(t, id, long.field, v)
+			judged += followFetchedText(t, id, long.field, str(long.rec["id"]), v)
 		}
 	}
-	t.Record("continuations executed", executed)
-	if executed == 0 {
-		t.Skipf("the target's visible output showed no truncation to follow")
+	if judged == 0 {
+		t.Skipf("the target's visible output left out nothing to follow")
 	}
 }}
+
+// A scope judges S033.2 on one followed call: "" when it stayed on the
+// source it continues, else why not.
+type scope func(cont continuation, r *Call) string
+
+// recordScope keeps a query_records continuation on one stream and
+// connection.
+func recordScope(s source) scope {
+	return func(cont continuation, r *Call) string {
+		if st := str(cont.Args["stream"]); st != s.stream {
+			return fmt.Sprintf("it reads stream %q, not %q", st, s.stream)
+		}
+		if conn := str(cont.Args["connection_id"]); s.conn != "" && conn != s.conn {
+			return fmt.Sprintf("it reads connection %q, not %q", conn, s.conn)
+		}
+		for _, rec := range records(r) {
+			if conn := str(rec["connection_id"]); s.conn != "" && conn != "" && conn != s.conn {
+				return fmt.Sprintf("it returns record %v of connection %s", rec["id"], conn)
+			}
+		}
+		return ""
+	}
+}
+
+// searchScope keeps a search continuation on the same query and scope.
+func searchScope(first *Call) scope {
+	return func(cont continuation, _ *Call) string {
+		for _, k := range []string{"q", "connection_id", "streams"} {
+			if fmt.Sprint(cont.Args[k]) != fmt.Sprint(first.Args[k]) {
+				return fmt.Sprintf("it searches %s=%v, not %v", k, cont.Args[k], first.Args[k])
+			}
+		}
+		return ""
+	}
+}
+
+// tokensShown reports which ids a call's text shows as tokens.
+func tokensShown(c *Call) func(string) bool {
+	text := c.Text()
+	return func(id string) bool { return containsToken(text, id) }
+}
+
+// followHidden judges the items of an answer (records, hits) whose ids its
+// text does not show: calls of the same tool offered in the text must
+// reach them, each followed on until every one was shown. shown tells
+// which ids of its items a call's text shows.
+func followHidden(t *T, first *Call, ids func(*Call) []string, shown func(*Call) func(string) bool, inScope scope) int {
+	var hidden []string
+	firstShows := shown(first)
+	for _, id := range ids(first) {
+		if !firstShows(id) {
+			hidden = append(hidden, id)
+		}
+	}
+	if len(hidden) == 0 {
+		return 0
+	}
+	type followed struct {
+		cont continuation
+		r    *Call
+	}
+	var done []followed
+	t.Clause(1, func() {
+		reached := map[string]bool{}
+		seen := map[string]bool{}
+		queue := []*Call{first}
+		for len(queue) > 0 && len(done) < 40 && len(reached) < len(hidden) {
+			c := queue[0]
+			queue = queue[1:]
+			for _, cont := range nextCalls(c) {
+				if cont.Tool != first.Tool || seen[callKey(cont)] {
+					continue
+				}
+				seen[callKey(cont)] = true
+				r := t.Call(cont.Tool, cont.Args)
+				done = append(done, followed{cont, r})
+				if !t.Assert(!r.IsError(), "the %s continuation %v shown in the text must work: %s", cont.Tool, cont.Args, r.Describe()) {
+					continue
+				}
+				n := len(reached)
+				shows := shown(r)
+				for _, id := range hidden {
+					if shows(id) {
+						reached[id] = true
+					}
+				}
+				if len(reached) > n {
+					queue = append(queue, r)
+				}
+			}
+		}
+		var missing []string
+		for _, id := range hidden {
+			if !reached[id] {
+				missing = append(missing, id)
+			}
+		}
+		t.Assert(len(missing) == 0, "%s shows %d of its %d items in text; the calls its text offers must reach the others, but never show %v:\n%s",
+			first.Tool, len(ids(first))-len(hidden), len(ids(first)), missing, clipText(first.Text(), 600))
+	})
+	for _, f := range done {
+		t.Clause(2, func() {
+			why := inScope(f.cont, f.r)
+			t.Assert(why == "", "the %s continuation %v leaves the source it continues: %s", f.cont.Tool, f.cont.Args, why)
+		})
+	}
+	return 1
+}
+
+// followCutValues judges the records a query_records text shows with some
+// text value left out or shown only in part (any window, any ellipsis):
+// each such field needs a read_record_field call for it in the text, or
+// the record a fetch call or a fetch id the text shows. shownIDs maps
+// each record to the id the text shows for it.
+func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
+	text := c.Text()
+	judged := 0
+	for _, rec := range records(c) {
+		recID := str(rec["id"])
+		data, _ := rec["data"].(map[string]any)
+		id := shownIDs[recID]
+		if recID == "" || id == "" {
+			continue
+		}
+		var cut []string
+		for field, x := range data {
+			if v, ok := x.(string); ok && v != "" && v != recID && v != id && !looksBinary(v) && !shownIn(text, v) {
+				cut = append(cut, field)
+			}
+		}
+		if len(cut) == 0 {
+			continue
+		}
+		sort.Strings(cut)
+		judged++
+		var rest []string
+		for _, field := range cut {
+			cont, ok := writtenCall(text, "read_record_field", id, field)
+			if !ok {
+				rest = append(rest, field)
+				continue
+			}
+			followRecordCall(t, cont, t.Call(cont.Tool, cont.Args), s, recID, field, str(data[field]))
+		}
+		if len(rest) == 0 {
+			continue
+		}
+		cont, r := fetchOffered(t, text, id)
+		t.Clause(1, func() {
+			t.Assert(r != nil, "record %s shows %v only in part or not at all; the text must offer read_record_field arguments for them or a fetch id for the record:\n%s",
+				recID, rest, clipText(text, 600))
+		})
+		if r != nil {
+			followRecordCall(t, cont, r, s, recID, "", "")
+		}
+	}
+	return judged
+}
+
+// writtenCall finds a call of tool written into text with arguments that
+// name record recID (and, for read_record_field, field).
+func writtenCall(text, tool, recID, field string) (continuation, bool) {
+	for _, c := range continuationsIn(text) {
+		if c.Tool == tool && refersTo(c, recID) && (tool != "read_record_field" || c.Args["field_path"] == field) {
+			return c, true
+		}
+	}
+	return continuation{}, false
+}
+
+// fetchOffered is the fetch a text offers for a record: a fetch call
+// written with its id, else the first token holding its id that fetch
+// takes. Nil when there is none.
+func fetchOffered(t *T, text, recID string) (continuation, *Call) {
+	if c, ok := writtenCall(text, "fetch", recID, ""); ok {
+		return c, t.Call(c.Tool, c.Args)
+	}
+	for _, id := range idTokens(text, recID) {
+		c := continuation{Tool: "fetch", Args: map[string]any{"id": id}}
+		if r := t.Call(c.Tool, c.Args); !r.IsError() {
+			return c, r
+		}
+	}
+	return continuation{}, nil
+}
+
+// followRecordCall judges one followed call for a record's field: it works
+// (S033.1) and reads that record, and that field when it names one (S033.2).
+func followRecordCall(t *T, cont continuation, r *Call, s source, recID, field, v string) {
+	t.Clause(1, func() {
+		t.Assert(!r.IsError(), "the continuation %s %v of record %s must work: %s", cont.Tool, cont.Args, recID, r.Describe())
+	})
+	if !r.IsError() {
+		t.Clause(2, func() { expectSameRecord(t, cont, r, s, recID, field, v) })
+	}
+}
+
+// expectSameRecord judges S033.2 on a followed read of one record's field:
+// a window shows part of that field; a fetched document names the record's
+// connection and stream.
+func expectSameRecord(t *T, cont continuation, r *Call, s source, recID, field, v string) {
+	all := r.Text() + "\n" + string(r.Raw)
+	switch {
+	case cont.Tool == "read_record_field" && v != "":
+		t.Assert(partShown(all, v), "read_record_field %v must read record %s's %s, but shows none of it:\n%s", cont.Args, recID, field, clipText(r.Text(), 400))
+	default:
+		vals := stringValues(r.Structured())
+		ok := containsToken(all, recID) && (s.conn == "" || containsToken(all, s.conn)) && containsToken(all, s.stream)
+		t.Assert(ok, "%s %v must read record %s of %s/%s: %s", cont.Tool, cont.Args, recID, s.conn, s.stream, clipText(strings.Join(vals, " "), 300))
+	}
+}
+
+// followEvidence judges the evidence a search text refers to: for each
+// hit whose evidence preview the text shows, the text must offer a read of
+// that field (read_record_field arguments, or the hit's id and field path
+// with the tool named), which is followed.
+func followEvidence(t *T, d *Call) int {
+	text := d.Text()
+	judged := 0
+	seen := map[string]bool{}
+	for _, h := range hitsWithEvidence(d) {
+		ex, _ := h.Raw["evidence_excerpts"].([]any)
+		for _, x := range ex {
+			xm, _ := x.(map[string]any)
+			field, preview := str(xm["field_path"]), plainText(str(xm["preview_text"]))
+			if field == "" || !partShown(text, preview) || seen[h.ID+"\x00"+field] {
+				continue
+			}
+			seen[h.ID+"\x00"+field] = true
+			var cont *continuation
+			for _, c := range continuationsIn(text) {
+				if c.Tool == "read_record_field" && c.Args["field_path"] == field && refersTo(c, h.ID) {
+					cont = &c
+					break
+				}
+			}
+			if cont == nil && strings.Contains(text, "read_record_field") && lineWith(text, h.ID, field) {
+				cont = &continuation{Tool: "read_record_field", Args: map[string]any{"id": h.ID, "field_path": field}}
+			}
+			if cont == nil {
+				continue // evidence the text shows apart from its hit's id: S043's
+			}
+			judged++
+			r := t.Call(cont.Tool, cont.Args)
+			t.Clause(1, func() {
+				t.Assert(!r.IsError(), "the evidence of hit %s (%s) shown in the search text must be readable with %v: %s", h.ID, field, cont.Args, r.Describe())
+			})
+			if !r.IsError() {
+				t.Clause(2, func() {
+					all := r.Text() + "\n" + string(r.Raw)
+					rec := firstNonEmptyString(h.Record, h.ID)
+					t.Assert(containsToken(all, rec) && containsToken(all, field), "reading hit %s's evidence must stay on its record and field %s: %s", h.ID, field, r.Describe())
+				})
+			}
+		}
+	}
+	return judged
+}
+
+// lineWith reports a line of text that shows every token.
+func lineWith(text string, tokens ...string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		all := true
+		for _, tok := range tokens {
+			all = all && containsToken(line, tok)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// followWindows reads a long field in small windows: each incomplete
+// window's text must offer the next (S033.1), which starts where it ended
+// (S033.2).
+func followWindows(t *T, id, field, v string) int {
+	w := t.Call("read_record_field", map[string]any{"id": id, "field_path": field, "limit_chars": 200})
+	if w.IsError() {
+		return 0 // S047 and S036 own a field read that fails
+	}
+	end := shownPrefix(w.Text(), v)
+	if end == 0 || end >= len([]rune(v)) {
+		return 0
+	}
+	var next []continuation
+	for _, c := range nextCalls(w) {
+		if c.Tool == "read_record_field" && c.Args["field_path"] == field {
+			next = append(next, c)
+		}
+	}
+	t.Clause(1, func() {
+		t.Assert(len(next) > 0, "a window of %d of %d characters of %s must show the call that reads on:\n%s", end, len([]rune(v)), field, clipText(w.Text(), 400))
+	})
+	for _, c := range next {
+		r := t.Call(c.Tool, c.Args)
+		t.Clause(1, func() { t.Assert(!r.IsError(), "the next window %v must be readable: %s", c.Args, r.Describe()) })
+		if r.IsError() {
+			continue
+		}
+		t.Clause(2, func() {
+			rest := []rune(v)[end:]
+			want := string(rest[:min(len(rest), chunkRunes)])
+			t.Assert(shownIn(r.Text(), want), "the next window %v must go on in the same field where the last one ended (%q):\n%s", c.Args, want, clipText(r.Text(), 400))
+		})
+	}
+	return 1
+}
+
+// followFetchedText fetches a record with a long text: when the document
+// shows only part of it, it must offer the read that continues it (in its
+// text or metadata), and that read goes on in the same field.
+func followFetchedText(t *T, id, field, recID, v string) int {
+	f := t.Call("fetch", map[string]any{"id": id})
+	if f.IsError() {
+		return 0
+	}
+	doc := f.Structured()
+	shown := str(doc["text"])
+	if !partShown(shown, v) || shownIn(shown, v) {
+		return 0 // not this field's text, or all of it
+	}
+	end := shownPrefix(shown, v)
+	var conts []continuation
+	for _, c := range documentCalls(doc) {
+		if c.Tool == "read_record_field" && (refersTo(c, id) || refersTo(c, recID)) {
+			conts = append(conts, c)
+		}
+	}
+	t.Clause(1, func() {
+		t.Assert(len(conts) > 0, "fetch shows %d of the %d characters of %s's %s; the document must offer the read_record_field call that continues it:\n%s",
+			end, len([]rune(v)), recID, field, clipText(f.Text(), 400))
+	})
+	for _, c := range conts {
+		r := t.Call(c.Tool, c.Args)
+		t.Clause(1, func() {
+			t.Assert(!r.IsError(), "the continuation %v of the fetched text must work: %s", c.Args, r.Describe())
+		})
+		if r.IsError() {
+			continue
+		}
+		t.Clause(2, func() {
+			t.Assert(c.Args["field_path"] == field, "the continuation %v of the fetched text must stay on its field %s", c.Args, field)
+		})
+		// Continuing the cut text is what makes it a working continuation.
+		t.Clause(1, func() {
+			rest := []rune(v)[end:]
+			want := string(rest[:min(len(rest), chunkRunes)])
+			t.Assert(c.Args["field_path"] != field || shownIn(r.Text(), want), "the continuation %v must go on in %s where the fetched text ended (%q):\n%s", c.Args, field, want, clipText(r.Text(), 400))
+		})
+	}
+	return 1
+}
+
+// documentCalls are the calls a fetch document offers: objects of a tool
+// and its args anywhere in it, and calls written into its strings.
+func documentCalls(v any) []continuation {
+	var out []continuation
+	switch x := v.(type) {
+	case map[string]any:
+		if tool, ok := x["tool"].(string); ok {
+			if args, ok := x["args"].(map[string]any); ok {
+				out = append(out, continuation{Tool: tool, Args: args})
+			}
+		}
+		for _, e := range x {
+			out = append(out, documentCalls(e)...)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, documentCalls(e)...)
+		}
+	case string:
+		out = append(out, continuationsIn(x)...)
+	}
+	return out
+}
 
 func longestString(data map[string]any) int {
 	n := 0

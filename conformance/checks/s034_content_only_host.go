@@ -1,116 +1,178 @@
 package checks
 
 import (
-	"encoding/json"
-	"regexp"
+	"slices"
 	"strings"
-
-	. "github.com/onsi/gomega"
 )
 
-var (
-	fetchHandleRe = regexp.MustCompile(`(?:first_fetch_id|\bid)=(\S+)`)
-	evidenceRe    = regexp.MustCompile(`field_path=(\S+).*?\bid=(\S+)`)
-)
-
-// The journey reads content[] text only, as a host that hides
-// structuredContent would: search, fetch, then a bounded field read.
-var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Run: func(t *T) {
-	term, c, conns := textFanInTerm(t)
-	if c == nil {
-		t.Skipf("no word from the target's visible records finds any hit")
+// A host that shows the model only content[] is played by value: what
+// structuredContent says of each hit, record and document is looked for in
+// the text, and the journey search → fetch → read_record_field is walked
+// with ids and field paths the text shows.
+var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: []string{"search", "query_records", "fetch"}, Run: func(t *T) {
+	index := readsIndex(t)
+	judged := false
+	fetched := map[string]*Call{}
+	if _, c, _ := fanInTerm(t); c != nil && !c.IsError() && len(hits(c)) > 0 {
+		judged = true
+		judgeSearchText(t, c)
 	}
-	t.Record("connections named in the search text", conns)
-	text := c.Text()
-	m := fetchHandleRe.FindStringSubmatch(text)
-	t.Expect(m).NotTo(BeNil(), "search text for %q must show a fetchable id:\n%s", term, clipText(text, 600))
-	id := strings.TrimRight(m[1], ".,;")
-	f := t.Call("fetch", map[string]any{"id": id})
-	t.Expect(f.IsError()).To(BeFalse(), "fetch with the id from text alone must work: %s", f.Describe())
-	var doc map[string]any
-	t.Expect(json.Unmarshal([]byte(strings.TrimSpace(f.Text())), &doc)).To(Succeed(), "fetch text must carry the document")
-
-	var fid, path string
-	for _, line := range strings.Split(text, "\n") {
-		if strings.Contains(line, "read_record_field") {
-			if e := evidenceRe.FindStringSubmatch(line); e != nil {
-				path, fid = e[1], strings.TrimRight(e[2], ".,;")
-				break
+	// Hits with no evidence to show (a match in metadata only) are listed
+	// by title: their ids must be in the text too.
+	if t.Target.Has(CapControlledRS) {
+		if term, ok := metadataOnlyTerm(t.RS().Fixture()); ok {
+			if c := t.Call("search", map[string]any{"q": term, "limit": 10}); !c.IsError() && len(hits(c)) > 0 {
+				judged = true
+				judgeSearchText(t, c)
 			}
 		}
 	}
-	if path == "" {
-		t.Skipf("the search text offers no read_record_field evidence to follow for %q", term)
+	for i, s := range sources(index) {
+		if i == 3 {
+			break
+		}
+		if c := t.Call("query_records", s.args(map[string]any{"limit": 5})); !c.IsError() && len(records(c)) > 0 {
+			judged = true
+			judgeRecordsText(t, c, fetched)
+		}
 	}
-	r := t.Call("read_record_field", map[string]any{"id": fid, "field_path": path})
-	t.Expect(r.IsError()).To(BeFalse(), "read_record_field with the id and field_path from text alone must work: %s", r.Describe())
-	t.Expect(strings.TrimSpace(r.Text())).NotTo(BeEmpty(), "the bounded read must show text")
+	if !judged {
+		t.Skipf("no search or query_records answer of the target's data to read from text")
+	}
 }}
 
-var (
-	textStreamRe  = regexp.MustCompile(`\b(?:name|stream)="?([A-Za-z0-9_.-]+)"?`)
-	textConnRe    = regexp.MustCompile(`\bconnection_id[:=]"?([A-Za-z0-9_.-]+)`)
-	textValueRe   = regexp.MustCompile(`":"([^"\\]{3,})"`)
-	textHitConnRe = regexp.MustCompile(`\bid=([^/\s]+)/`)
-	hitCountRe    = regexp.MustCompile(`\b(\d+) (?:hit|result)`)
-)
-
-// textFanInTerm is fanInTerm for a host that shows only content[]: streams
-// and connections come from the schema text, words from the record
-// previews' text, and the connections of hits from the fetch ids in the
-// search text. It returns the term whose search text names the most
-// connections, that search, and how many it names.
-func textFanInTerm(t *T) (string, *Call, int) {
-	idx := t.Call("schema", map[string]any{})
-	t.Expect(idx.IsError()).To(BeFalse(), "schema {} must succeed: %s", idx.Describe())
-	var srcs []source
-	for _, line := range strings.Split(idx.Text(), "\n") {
-		m := textStreamRe.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		s := source{stream: m[1]}
-		if cm := textConnRe.FindStringSubmatch(line); cm != nil {
-			s.conn = cm[1]
-		}
-		srcs = append(srcs, s)
-	}
-	var words []string
-	seen := map[string]bool{}
-	for i, s := range srcs {
-		if i == maxStreamProbes {
-			break
-		}
-		c := t.Call("query_records", s.args(map[string]any{"limit": 5}))
-		if c.IsError() {
-			continue
-		}
-		for _, v := range textValueRe.FindAllStringSubmatch(c.Text(), -1) {
-			if w := strings.ToLower(wordRe.FindString(v[1])); w != "" && !seen[w] {
-				seen[w] = true
-				words = append(words, w)
+// judgeSearchText judges a search text: each hit it shows carries its
+// evidence and id (S034.1, S034.2); the first id fetches from text alone,
+// and an evidence field it shows is readable with what the text says.
+func judgeSearchText(t *T, c *Call) {
+	text := c.Text()
+	all := hits(c)
+	evidenceOf := func(h hit) string { return plainText(h.Title) + "\n" + plainText(h.Snippet) }
+	var shown []hit
+	for i, h := range all {
+		var others []string
+		for j, o := range all {
+			if j != i {
+				others = append(others, evidenceOf(o))
 			}
 		}
-	}
-	var best string
-	var bestCall *Call
-	bestConns := 0
-	for i, w := range words {
-		if i == 12 || bestConns >= 3 {
-			break
+		if containsToken(text, h.ID) || distinctShown(text, evidenceOf(h), others) {
+			shown = append(shown, h)
 		}
-		c := t.Call("search", map[string]any{"q": w})
-		// Hits are known from the text: fetch ids, or a count of hits.
-		if n := hitCountRe.FindStringSubmatch(c.Text()); c.IsError() || (!fetchHandleRe.MatchString(c.Text()) && (n == nil || n[1] == "0")) {
+	}
+	t.Clause(2, func() {
+		if !t.Assert(len(shown) > 0 && containsToken(text, shown[0].ID), "the search text must show the hits' ids, not leave them to structuredContent:\n%s", clipText(text, 600)) {
+			return
+		}
+		for _, h := range shown {
+			t.Assert(containsToken(text, h.ID), "the search text shows hit %s's evidence but not its id:\n%s", h.ID, clipText(text, 600))
+		}
+	})
+	t.Clause(1, func() {
+		for _, h := range shown {
+			evidence := partShown(text, plainText(h.Title)) || (h.Snippet != "" && partShown(text, plainText(h.Snippet)))
+			t.Assert(evidence, "the search text shows hit %s without its title or snippet, so a model cannot tell what to read:\n%s", h.ID, clipText(text, 600))
+		}
+		t.Assert(containsToken(text, "fetch") || len(continuationsIn(text)) > 0, "the search text must say how to read a hit (fetch):\n%s", clipText(text, 600))
+	})
+	if len(shown) == 0 || !containsToken(text, shown[0].ID) {
+		return
+	}
+	f := t.Call("fetch", map[string]any{"id": shown[0].ID})
+	t.Clause(2, func() {
+		t.Assert(!f.IsError(), "fetch with the id %s the search text shows must work: %s", shown[0].ID, f.Describe())
+	})
+	if !f.IsError() {
+		judgeFetchText(t, f, shown[0])
+	}
+	// Continuations structuredContent gives for shown hits: the text too.
+	for _, h := range shown {
+		ex, _ := h.Raw["evidence_excerpts"].([]any)
+		for _, x := range ex {
+			xm, _ := x.(map[string]any)
+			field := str(xm["field_path"])
+			if field == "" || !partShown(text, plainText(str(xm["preview_text"]))) {
+				continue
+			}
+			t.Clause(2, func() {
+				if !t.Assert(lineWith(text, h.ID, field) || slices.ContainsFunc(continuationsIn(text), func(k continuation) bool { return refersTo(k, h.ID) && k.Args["field_path"] == field }),
+					"the search text shows hit %s's evidence in %s, but only structuredContent says how to read it (id and field_path):\n%s", h.ID, field, clipText(text, 600)) {
+					return
+				}
+				r := t.Call("read_record_field", map[string]any{"id": h.ID, "field_path": field})
+				t.Assert(!r.IsError() && strings.TrimSpace(r.Text()) != "", "read_record_field with the id and field_path the search text shows must read the field: %s", r.Describe())
+			})
+			return
+		}
+	}
+}
+
+// judgeFetchText judges a fetch's text: it shows the document's title and
+// text (S034.1) and its source identity (S034.2).
+func judgeFetchText(t *T, f *Call, h hit) {
+	doc, text := f.Structured(), f.Text()
+	t.Clause(1, func() {
+		t.Assert(str(doc["title"]) == "" || shownIn(text, str(doc["title"])), "fetch text must show the document's title %q:\n%s", str(doc["title"]), clipText(text, 400))
+		t.Assert(str(doc["text"]) == "" || partShown(text, str(doc["text"])), "fetch text must show the document's text:\n%s", clipText(text, 400))
+	})
+	t.Clause(2, func() {
+		for _, v := range []string{h.Conn, h.Stream, firstNonEmptyString(h.Record, h.ID)} {
+			if v != "" {
+				t.Assert(containsToken(text, v), "fetch text must show the source identity %s, not leave it to structuredContent:\n%s", v, clipText(text, 400))
+			}
+		}
+	})
+}
+
+// judgeRecordsText judges a query_records text: each record it shows
+// carries some of its content (S034.1) and an id fetch takes (S034.2),
+// the id found by value (recordIDsShown).
+func judgeRecordsText(t *T, c *Call, fetched map[string]*Call) {
+	text := c.Text()
+	recs := records(c)
+	shownIDs := recordIDsShown(t, c, fetched)
+	for i, rec := range recs {
+		recID := str(rec["id"])
+		vals := recordValues(rec)
+		var others []string
+		for j, o := range recs {
+			if j != i {
+				others = append(others, recordValues(o)...)
+			}
+		}
+		content := slices.ContainsFunc(vals, func(v string) bool { return distinctShown(text, v, others) })
+		id := shownIDs[recID]
+		if recID == "" || (id == "" && !content) {
+			continue // not shown: S033 judges how the text reaches it
+		}
+		t.Clause(1, func() {
+			if len(vals) > 0 {
+				t.Assert(content || slices.ContainsFunc(vals, func(v string) bool { return partShown(text, v) }),
+					"the query_records text shows record %s without any of its content:\n%s", recID, clipText(text, 600))
+			}
+		})
+		t.Clause(2, func() {
+			var r *Call
+			if id != "" {
+				_, r = fetchOffered(t, text, id)
+			}
+			t.Assert(r != nil, "the query_records text shows record %s without an id fetch takes; its identity is left to structuredContent:\n%s", recID, clipText(text, 600))
+		})
+	}
+}
+
+// distinctShown reports whether text shows a piece of own that none of
+// others holds: evidence of that one item, not of its neighbours.
+func distinctShown(text, own string, others []string) bool {
+	r := []rune(own)
+	for i := 0; i < len(r) && i < 100*chunkRunes; i += chunkRunes / 2 {
+		piece := string(r[i:min(len(r), i+chunkRunes)])
+		if len([]rune(piece)) < 8 || slices.ContainsFunc(others, func(o string) bool { return strings.Contains(o, piece) }) {
 			continue
 		}
-		named := map[string]bool{}
-		for _, m := range textHitConnRe.FindAllStringSubmatch(c.Text(), -1) {
-			named[m[1]] = true
-		}
-		if bestCall == nil || len(named) > bestConns {
-			best, bestCall, bestConns = w, c, len(named)
+		if shownIn(text, piece) {
+			return true
 		}
 	}
-	return best, bestCall, bestConns
+	return false
 }

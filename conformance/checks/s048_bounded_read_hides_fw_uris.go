@@ -52,7 +52,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 			if !t.Assert(!m.IsError(), "a q read must work: %s", m.Describe()) {
 				return
 			}
-			t.Assert(numberIn(m.Text(), at), "a q window must show where the match is: its offset %d in the field:\n%s", at, clipText(m.Text(), 300))
+			t.Assert(numberInText(m.Text(), at), "a q window must show where the match is: its offset %d in the field:\n%s", at, clipText(m.Text(), 300))
 		})
 	}
 	t.Clause(2, func() {
@@ -75,7 +75,7 @@ func judgeWindow(t *T, c *Call, full []rune, start, end int) {
 	text := c.Text()
 	piece := string(full[start:min(end, start+40)])
 	t.Assert(strings.Contains(text, piece), "the window text must be inline: %q is not in the text:\n%s", piece, clipText(text, 300))
-	t.Assert(numberIn(text, start) && numberIn(text, end), "the text must show the window's offsets %d and %d:\n%s", start, end, clipText(text, 300))
+	t.Assert(numberInText(text, start) && numberInText(text, end), "the text must show the window's offsets %d and %d:\n%s", start, end, clipText(text, 300))
 	if end < len(full) {
 		t.Assert(cutLabelRe.MatchString(headerOf(text, piece)), "a window that ends before the field does must say it is incomplete:\n%s", clipText(text, 300))
 	}
@@ -116,7 +116,7 @@ func matchWord(full []rune) (string, int) {
 }
 
 // numberIn reports whether n is written in text as a whole number.
-func numberIn(text string, n int) bool {
+func numberInText(text string, n int) bool {
 	s := strconv.Itoa(n)
 	for i := strings.Index(text, s); i >= 0; {
 		before := i == 0 || text[i-1] < '0' || text[i-1] > '9'

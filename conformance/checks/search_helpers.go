@@ -1,10 +1,8 @@
 package checks
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
@@ -108,32 +106,8 @@ func fanInTermNow(t *T) (string, *Call, bool) {
 	return best, bestCall, bestConns >= 2
 }
 
-var (
-	markTagRe   = regexp.MustCompile(`</?mark>`)
-	partialTag  = regexp.MustCompile(`</?m(a(r(k)?)?)?$|</?mark[^>]`)
-	sentinelsRe = regexp.MustCompile(`<<ccr:|«|»|\*\*|\[\[`)
-)
-
-// markupProblem explains why s breaks the highlight invariant, or is "".
-func markupProblem(s string) string {
-	if m := sentinelsRe.FindString(s); m != "" {
-		return "punctuation sentinel " + m
-	}
-	open := false
-	for _, tag := range markTagRe.FindAllString(s, -1) {
-		if (tag == "<mark>") == open {
-			return "unbalanced or nested <mark> tags"
-		}
-		open = !open
-	}
-	if open {
-		return "a <mark> is never closed"
-	}
-	if partialTag.MatchString(s) {
-		return "a highlight tag cut in half"
-	}
-	return ""
-}
+// markTagRe is a whole highlight tag.
+var markTagRe = regexp.MustCompile(`</?mark>`)
 
 // textSnippets are every snippet-like value in a search result.
 func textSnippets(c *Call) []string {
@@ -157,13 +131,6 @@ func textSnippets(c *Call) []string {
 	}
 	walk(c.Structured()["results"], "")
 	return out
-}
-
-// fetchedDocument decodes a fetch result's structuredContent and its text mirror.
-func fetchedDocument(c *Call) (doc map[string]any, mirror map[string]any, mirrorErr error) {
-	doc = c.Structured()
-	mirrorErr = json.Unmarshal([]byte(strings.TrimSpace(c.Text())), &mirror)
-	return doc, mirror, mirrorErr
 }
 
 // A shownPreview is one evidence preview a search answer shows: a line of

@@ -2,8 +2,6 @@ package checks
 
 import (
 	"strings"
-
-	. "github.com/onsi/gomega"
 )
 
 // malformedIDs are ids every adapter must reject before calling the RS.
@@ -12,37 +10,71 @@ var malformedIDs = []string{
 	"messages:..", "messages:%2e%2e%2fsecret", "messages:%252e%252e%252f", `messages:a\b`, "cin/messages:", "messages:a/b",
 }
 
-var u05 = &Check{ID: "U05", Slug: "self-contained-ids", Mode: ModeBBD, Run: func(t *T) {
+// The search id is taken as the target writes it (any self-contained
+// format); the legacy form is the contract's own {stream}:{record_id}.
+var u05 = &Check{ID: "U05", Slug: "self-contained-ids", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
+	readsIndex(t)
 	_, c, _ := fanInTerm(t)
 	if c == nil || len(hits(c)) == 0 {
 		t.Skipf("no word from the target's records finds any hit")
 	}
 	h := hits(c)[0]
-	t.Expect(h.ID).To(HavePrefix(h.Conn+"/"), "a hit's id must be self-contained: {connection_id}/{stream}:{record_id}, got %q", h.ID)
-	on := t.Private()
-	f := on.Call("fetch", map[string]any{"id": h.ID})
-	t.Expect(f.IsError()).To(BeFalse(), "fetch(id) needs no other argument: %s", f.Describe())
-	legacy := h.Stream + ":" + h.ID[strings.LastIndex(h.ID, ":")+1:]
-	l := on.Call("fetch", map[string]any{"id": legacy, "connection_id": h.Conn})
-	t.Expect(l.IsError()).To(BeFalse(), "a legacy id with connection_id must work: %s", l.Describe())
-	x := on.Call("fetch", map[string]any{"id": h.ID, "connection_id": h.Conn + "_other"})
-	t.Expect(x.IsError()).To(BeTrue(), "a connection_id that contradicts the id must be rejected: %s", x.Describe())
-	t.Expect(x.ErrorCode()).NotTo(BeEmpty())
-	if on != t {
-		on.RS().ResetRequests()
+	if h.ID == "" {
+		t.BlockedBy("S024", "the first search hit carries no id: %v", h.Raw)
 	}
-	for _, bad := range malformedIDs {
-		for _, tool := range []string{"fetch", "read_record_field"} {
-			args := map[string]any{"id": bad}
-			if tool == "read_record_field" {
-				args["field_path"] = "text"
+	on := t.Private()
+	t.Clause(1, func() {
+		f := on.Call("fetch", map[string]any{"id": h.ID})
+		t.Assert(!f.IsError(), "fetch(id) of a search hit needs no other argument: %s", f.Describe())
+	})
+	t.Clause(1, func() {
+		record := firstNonEmptyString(h.Record, h.ID[strings.LastIndex(h.ID, ":")+1:])
+		if h.Stream == "" || h.Conn == "" || record == "" {
+			t.BlockedBy("S024", "search hit %s does not give the stream, connection and record a legacy id needs", h.ID)
+		}
+		l := on.Call("fetch", map[string]any{"id": h.Stream + ":" + record, "connection_id": h.Conn})
+		t.Assert(!l.IsError(), "a legacy {stream}:{record_id} id with connection_id must work: %s", l.Describe())
+	})
+	t.Clause(2, func() {
+		if h.Conn == "" {
+			t.BlockedBy("S024", "search hit %s names no connection to contradict", h.ID)
+		}
+		rejectedBeforeRS(t, on, "fetch", map[string]any{"id": h.ID, "connection_id": h.Conn + "_other"}, "connection_id",
+			"a connection_id that contradicts the id")
+	})
+	t.Clause(2, func() {
+		for _, bad := range malformedIDs {
+			for _, tool := range []string{"fetch", "read_record_field"} {
+				args := map[string]any{"id": bad}
+				if tool == "read_record_field" {
+					args["field_path"] = "text"
+				}
+				rejectedBeforeRS(t, on, tool, args, "id", "the malformed id "+bad)
 			}
-			r := on.Call(tool, args)
-			t.Expect(r.IsError()).To(BeTrue(), "%s must reject the malformed id %q: %s", tool, bad, r.Describe())
-			t.Expect(r.ErrorCode()).NotTo(BeEmpty(), "%s must reject %q with a typed error", tool, bad)
+		}
+	})
+}}
+
+// rejectedBeforeRS requires a call to fail with a typed rejection, and,
+// on a target whose RS log mcpcheck reads, without any RS request.
+func rejectedBeforeRS(t *T, on *T, tool string, args map[string]any, arg, what string) {
+	var before int64
+	logged := on.Target.Has(CapControlledRS)
+	if logged {
+		if reqs := on.RS().Requests(); len(reqs) > 0 {
+			before = reqs[len(reqs)-1].Seq
 		}
 	}
-	if on != t {
-		t.Expect(len(on.RS().Requests())).To(BeZero(), "malformed ids must be rejected before any RS call")
+	r := on.Call(tool, args)
+	t.Assert(typedRejection(r, arg), "%s must reject %s with a typed error: %s", tool, what, r.Describe())
+	if !logged {
+		return
 	}
-}}
+	var sent []string
+	for _, q := range on.RS().Requests() {
+		if q.Seq > before {
+			sent = append(sent, q.Path)
+		}
+	}
+	t.Assert(len(sent) == 0, "%s must reject %s before calling the RS, but the RS served %v", tool, what, sent)
+}

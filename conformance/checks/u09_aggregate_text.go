@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -18,19 +17,19 @@ var (
 	manyGroups = fakers.ScaleSpec{Connectors: 1, Streams: 1, Fields: 6, Records: 60}
 )
 
-var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *T) {
-	desc, found := "", false
-	for _, tool := range t.Target.Tools {
-		if tool.Name == "aggregate" {
-			desc, found = tool.Description, true
+// Answers are found in the text by value: the metric, stream, value, and
+// each group key with its count next to it, however they are labelled.
+var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []string{"aggregate"}, Run: func(t *T) {
+	t.Clause(4, func() {
+		desc := ""
+		for _, tool := range t.Target.Tools {
+			if tool.Name == "aggregate" {
+				desc = tool.Description
+			}
 		}
-	}
-	if !found {
-		t.Skipf("the target has no aggregate tool")
-	}
-	t.Expect(desc).To(ContainSubstring("other_count"), "the aggregate description must name other_count as the signal that groups were cut: %q", desc)
-
-	_, index := schemaIndex(t)
+		t.Assert(strings.Contains(desc, "other_count"), "the aggregate description must name other_count as the signal that groups were cut: %q", desc)
+	})
+	index := readsIndex(t)
 	var (
 		src             source
 		groupBy, timeBy string
@@ -39,20 +38,14 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 		if i == maxStreamProbes || groupBy != "" {
 			break
 		}
-		_, rows := scopedSchema(t, s.args(nil))
-		for _, r := range rows {
+		for _, r := range rowsNamed(schemaRows(t.Call("schema", s.args(nil)).Data()), s.stream) {
 			for _, name := range fieldNames(r) {
-				for _, tok := range flagTokens(r.FieldCaps[name]) {
-					if kinds, ok := strings.CutPrefix(tok, "a="); ok {
-						for _, k := range strings.Split(kinds, "|") {
-							if k == "group_by" && groupBy == "" {
-								src, groupBy = s, name
-							}
-							if k == "group_by_time" && timeBy == "" {
-								timeBy = name
-							}
-						}
-					}
+				kinds := aggregationsOf(r.FieldCaps[name])
+				if strings.Contains(kinds, "|group_by|") && groupBy == "" {
+					src, groupBy = s, name
+				}
+				if strings.Contains(kinds, "|group_by_time|") && timeBy == "" {
+					timeBy = name
 				}
 			}
 		}
@@ -61,41 +54,43 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 		t.Skipf("no stream in the target's grant shows a group_by field")
 	}
 	scalar := t.Call("aggregate", src.args(map[string]any{"metric": "count"}))
-	t.Expect(scalar.IsError()).To(BeFalse(), "aggregate count must succeed: %s", scalar.Describe())
-	text := scalar.Text()
-	t.Expect(text).To(ContainSubstring("count"), "the text must name the metric")
-	t.Expect(containsToken(text, src.stream)).To(BeTrue(), "the text must name the stream %q: %s", src.stream, text)
-	if v, ok := scalar.Data()["value"]; ok {
-		t.Expect(containsToken(text, fmt.Sprint(v))).To(BeTrue(), "the text must carry the value %v: %s", v, text)
-	}
-
+	t.Clause(1, func() {
+		if !t.Assert(!scalar.IsError(), "aggregate count must succeed: %s", scalar.Describe()) {
+			return
+		}
+		text := scalar.Text()
+		t.Assert(containsToken(text, "count"), "the text must name the metric count: %s", text)
+		t.Assert(containsToken(text, src.stream), "the text must name the stream %q: %s", src.stream, text)
+		if v, ok := scalar.Data()["value"]; ok {
+			t.Assert(containsToken(text, fmt.Sprint(v)), "the text must carry the value %v: %s", v, text)
+		}
+	})
 	grouped := t.Call("aggregate", src.args(map[string]any{"metric": "count", "group_by": groupBy, "limit": 2}))
-	t.Expect(grouped.IsError()).To(BeFalse(), "a grouped aggregate must succeed: %s", grouped.Describe())
-	text = grouped.Text()
-	groups, _ := grouped.Data()["groups"].([]any)
-	if len(groups) > 0 {
-		g, _ := groups[0].(map[string]any)
-		t.Expect(text).To(And(ContainSubstring(fmt.Sprint(g["key"])), ContainSubstring(fmt.Sprint(g["count"]))),
-			"the text must preview groups with their counts: %s", text)
+	if !grouped.IsError() {
+		t.Clause(1, func() { expectGroupsShown(t, grouped) })
+		if oc, ok := grouped.Data()["other_count"]; ok {
+			t.Clause(2, func() {
+				t.Assert(containsToken(grouped.Text(), fmt.Sprint(oc)), "the envelope's other_count %v must be visible in the text: %s", oc, grouped.Text())
+			})
+		}
 	}
-	if oc, ok := grouped.Data()["other_count"]; ok {
-		t.Expect(text).To(ContainSubstring("other_count"), "other_count=%v must be visible in text: %s", oc, text)
-		t.Expect(containsToken(text, fmt.Sprint(oc))).To(BeTrue(), "the other_count value %v must be visible: %s", oc, text)
-	}
-
 	many := t.Call("aggregate", src.args(map[string]any{"metric": "count", "group_by": groupBy, "limit": 20}))
-	t.Expect(many.IsError()).To(BeFalse(), "a grouped aggregate must succeed: %s", many.Describe())
 	switch all, _ := many.Data()["groups"].([]any); {
-	case len(all) > maxPreviewGroups:
-		expectBoundedBuckets(t, many)
+	case !many.IsError() && len(all) > maxPreviewGroups:
+		t.Clause(3, func() { expectBoundedBuckets(t, many) })
 	case t.Target.Has(CapFixture):
 		fx, err := fakers.Scale(manyGroups)
-		t.Expect(err).NotTo(HaveOccurred())
+		if err != nil {
+			t.Fatalf("build the many-groups fixture: %v", err)
+		}
 		fx.SpecClientReads = true
 		wide := t.On(t.Fork(fx))
 		c := wide.Call("aggregate", map[string]any{"stream": fx.Streams[0].Name, "metric": "count", "group_by": "field_5", "limit": 20})
-		t.Expect(c.IsError()).To(BeFalse(), "a grouped aggregate over the many-groups fixture must succeed: %s", c.Describe())
-		expectBoundedBuckets(t, c)
+		t.Clause(3, func() {
+			if t.Assert(!c.IsError(), "a grouped aggregate over the many-groups fixture must succeed: %s", c.Describe()) {
+				expectBoundedBuckets(t, c)
+			}
+		})
 	default:
 		t.Record("bucket preview", fmt.Sprintf("not exercised: stream %q has %d group(s), and %s", src.stream, len(all), CapFixture.SkipReason()))
 	}
@@ -104,26 +99,81 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Run: func(t *
 		timeBy = groupBy
 	}
 	on := t.Private()
-	for _, bad := range []struct {
-		what string
-		args map[string]any
-	}{
-		{"group_by with group_by_time", map[string]any{"group_by": groupBy, "group_by_time": timeBy, "granularity": "day"}},
-		{"group_by_time without granularity", map[string]any{"group_by_time": timeBy}},
-		{"granularity without group_by_time", map[string]any{"granularity": "day"}},
-	} {
-		bad.args["metric"] = "count"
-		c := on.Call("aggregate", src.args(bad.args))
-		t.Expect(c.IsError()).To(BeTrue(), "%s must be rejected: %s", bad.what, c.Describe())
-		t.Expect(c.ErrorCode()).NotTo(BeEmpty(), "%s must be rejected with a typed error code: %s", bad.what, c.Describe())
-		if on != t {
-			t.Expect(len(on.RS().RequestsTo("/v1/streams/"))).To(BeZero(), "%s must be rejected before the RS", bad.what)
+	t.Clause(5, func() {
+		for _, bad := range []struct {
+			what, arg string
+			args      map[string]any
+		}{
+			{"group_by with group_by_time", "group_by", map[string]any{"group_by": groupBy, "group_by_time": timeBy, "granularity": "day"}},
+			{"group_by_time without granularity", "granularity", map[string]any{"group_by_time": timeBy}},
+			{"granularity without group_by_time", "group_by_time", map[string]any{"granularity": "day"}},
+		} {
+			bad.args["metric"] = "count"
+			var before int64
+			if on != t {
+				if reqs := on.RS().Requests(); len(reqs) > 0 {
+					before = reqs[len(reqs)-1].Seq
+				}
+			}
+			c := on.Call("aggregate", src.args(bad.args))
+			t.Assert(typedRejection(c, bad.arg) || typedRejection(c, "group_by") || typedRejection(c, "granularity"),
+				"%s must be rejected with a typed error: %s", bad.what, c.Describe())
+			if on != t {
+				sent := 0
+				for _, r := range on.RS().Requests() {
+					if r.Seq > before && strings.HasPrefix(r.Path, "/v1/streams/") {
+						sent++
+					}
+				}
+				t.Assert(sent == 0, "%s must be rejected before the RS: it served %d stream reads", bad.what, sent)
+			}
 		}
-	}
+	})
 }}
 
-// expectBoundedBuckets holds a grouped aggregate with more than
-// maxPreviewGroups groups to a bounded preview plus a truncation signal.
+// aggregationsOf is a field capability's aggregations, "|"-delimited: from
+// the RS's compact flags (a=group_by|max) or a full capability object.
+func aggregationsOf(caps any) string {
+	out := "|"
+	for _, tok := range flagTokens(caps) {
+		if kinds, ok := strings.CutPrefix(tok, "a="); ok {
+			out += kinds + "|"
+		}
+	}
+	if m, ok := caps.(map[string]any); ok {
+		agg, _ := m["aggregation"].(map[string]any)
+		for k, v := range agg {
+			if vm, _ := v.(map[string]any); vm["usable"] == true || v == true {
+				out += k + "|"
+			}
+		}
+	}
+	return out
+}
+
+// expectGroupsShown judges U09.1 on a grouped answer: the text shows some
+// group key with its count beside it, and no key without its count.
+func expectGroupsShown(t *T, c *Call) {
+	text := c.Text()
+	groups, _ := c.Data()["groups"].([]any)
+	shown := 0
+	for _, g := range groups {
+		gm, _ := g.(map[string]any)
+		key, count := fmt.Sprint(gm["key"]), fmt.Sprint(gm["count"])
+		if !containsToken(text, key) {
+			continue
+		}
+		shown++
+		near := regexp.MustCompile(`(?:^|[^A-Za-z0-9_])` + regexp.QuoteMeta(key) + `(?:[^A-Za-z0-9_][^\n]{0,24}?)?[^A-Za-z0-9_.]` + regexp.QuoteMeta(count) + `(?:[^0-9]|$)`)
+		t.Assert(near.MatchString(text), "the text shows group %q without its count %s next to it: %s", key, count, clipText(text, 600))
+	}
+	if len(groups) > 0 {
+		t.Assert(shown > 0, "the text must preview the group keys with their counts: %s", clipText(text, 600))
+	}
+}
+
+// expectBoundedBuckets judges U09.3 on a grouped answer with more than
+// maxPreviewGroups groups: a bounded preview that says more exist.
 func expectBoundedBuckets(t *T, c *Call) {
 	text := c.Text()
 	all, _ := c.Data()["groups"].([]any)
@@ -135,7 +185,11 @@ func expectBoundedBuckets(t *T, c *Call) {
 		}
 	}
 	t.Record("aggregate groups returned / shown in text", fmt.Sprintf("%d / %d", len(all), shown))
-	t.Expect(shown).To(BeNumerically("<=", maxPreviewGroups), "the text must preview at most %d of %d groups:\n%s", maxPreviewGroups, len(all), clipText(text, 800))
-	t.Expect(shown).To(BeNumerically(">", 0), "the text must preview some groups with their counts:\n%s", clipText(text, 800))
-	t.Expect(truncationSignalRe.MatchString(text)).To(BeTrue(), "a cut preview must say so (more_groups or other_count):\n%s", clipText(text, 800))
+	t.Assert(shown <= maxPreviewGroups, "the text must preview at most %d of %d groups, not %d:\n%s", maxPreviewGroups, len(all), shown, clipText(text, 800))
+	t.Assert(shown > 0, "the text must preview some groups with their counts:\n%s", clipText(text, 800))
+	oc, hasOC := c.Data()["other_count"]
+	hidden := regexp.QuoteMeta(fmt.Sprint(len(all) - shown))
+	moreRe := regexp.MustCompile(`(?i)\bmore\b[^\n]{0,24}?\b` + hidden + `\b|\b` + hidden + `\b[^\n]{0,24}?\bmore\b`)
+	said := truncationSignalRe.MatchString(text) || moreRe.MatchString(text) || (hasOC && containsToken(text, fmt.Sprint(oc)))
+	t.Assert(said, "a cut preview must say more groups exist (more_groups, other_count, or how many are not shown):\n%s", clipText(text, 800))
 }
