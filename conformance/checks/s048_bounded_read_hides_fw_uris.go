@@ -115,7 +115,7 @@ func matchWord(full []rune) (string, int) {
 	return "", 0
 }
 
-// numberIn reports whether n is written in text as a whole number.
+// numberInText reports whether n is written in text as a whole number.
 func numberInText(text string, n int) bool {
 	s := strconv.Itoa(n)
 	for i := strings.Index(text, s); i >= 0; {
