@@ -139,9 +139,10 @@ type GrantStream struct {
 }
 
 var fixtures = map[string]func(seed uint64) *Fixture{
-	"default":           buildDefault,
-	"single-connection": buildSingle,
-	"wide-25":           buildWide,
+	"default":               buildDefault,
+	"single-connection":     buildSingle,
+	"wide-25":               buildWide,
+	SplitConnectionsFixture: buildSplit,
 }
 
 // Fixtures lists the fixture names.
