@@ -24,7 +24,7 @@ var s018 = &Check{ID: "S018", Slug: "schema-shared-stream-detail", Mode: ModeBBD
 	if !ok {
 		t.Skipf("%s", noSharedStream)
 	}
-	c := scopedCall(t, map[string]any{"stream": name})
+	c := schemaCall(t, map[string]any{"stream": name})
 	if c.IsError() {
 		t.Clause(1, func() { t.Fatalf("schema(stream: %q) must return its rows, not an error: %s", name, c.Describe()) })
 		t.Skipf("schema(stream: %q) failed (S018.1)", name)

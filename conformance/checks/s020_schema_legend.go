@@ -57,7 +57,7 @@ func findGrammarCase(t *T, global string, index []schemaRow) (grammarCase, bool)
 			}
 			args["connection_id"] = src.conn
 		}
-		sc := scopedCall(t, args)
+		sc := schemaCall(t, args)
 		if sc.IsError() {
 			continue
 		}

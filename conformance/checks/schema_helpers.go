@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -172,10 +173,9 @@ func schemaDoc(c *Call) map[string]any {
 	return doc
 }
 
-// indexCall is the target's answer to schema {}, called once per target.
-func indexCall(t *T) *Call {
-	return conformance.Discover(t, "schema-index-call", func() *Call { return t.Call("schema", map[string]any{}) })
-}
+// indexCall is the target's answer to schema {}, called once per target
+// and shared with every check that asks the same.
+func indexCall(t *T) *Call { return schemaCall(t, map[string]any{}) }
 
 // schemaIndex is the rows of the target's schema {} answer, for checks
 // that pick their data from it. S017 owns the index: when it is an error
@@ -192,19 +192,12 @@ func schemaIndex(t *T) (*Call, []schemaRow) {
 	return c, schemaRows(doc)
 }
 
-// scopedCall is the target's answer to schema(args), called once per
-// target and arguments.
-func scopedCall(t *T, args map[string]any) *Call {
-	key, _ := json.Marshal(args)
-	return conformance.Discover(t, "schema:"+string(key), func() *Call { return t.Call("schema", args) })
-}
-
 // scopedSchema calls schema(stream[, connection_id]) and returns the rows
 // of that stream, for checks that read capabilities from them. A failed
 // call blocks the caller by the scenario that owns it: S019 for a
 // connection scope, else S018.
 func scopedSchema(t *T, args map[string]any) (*Call, []schemaRow) {
-	c := scopedCall(t, args)
+	c := schemaCall(t, args)
 	owner := "S018"
 	if args["connection_id"] != nil {
 		owner = "S019"
@@ -446,4 +439,27 @@ func mustFixture(fx *fakers.Fixture, err error) *fakers.Fixture {
 		panic("build a fixture: " + err.Error())
 	}
 	return fx
+}
+
+// rsRequestCount is how many requests the RS has logged under prefix, or
+// 0 when mcpcheck does not see the RS's log.
+func rsRequestCount(t *T, prefix string) int {
+	if !t.Target.Has(CapControlledRS) {
+		return 0
+	}
+	return len(t.RS().RequestsTo(prefix))
+}
+
+// rpcCodeInText matches a JSON-RPC error code quoted in an isError text
+// ("MCP error -32602: Input validation error: …").
+var rpcCodeInText = regexp.MustCompile(`-32[0-9]{3}\b`)
+
+// typedRejection reports an error result a client can act on: it carries
+// a code (a tool error's code, a JSON-RPC error, or a JSON-RPC code quoted
+// in the text) or names the argument it refuses.
+func typedRejection(c *Call, arg string) bool {
+	if !c.IsError() {
+		return false
+	}
+	return c.ErrorCode() != "" || rpcCodeInText.MatchString(c.Text()) || namesArgument(c, arg)
 }

@@ -108,7 +108,9 @@ var functionWords = []string{"or", "and", "of", "on", "to", "in", "by", "for", "
 
 // capVocabulary are the words that say something about a field's
 // capabilities: what ranks one annotation of a field above another.
-func capVocabulary() []string { return slices.Concat(typeWords, rangeOps, aggKinds, plainWords, []string{"eq"}) }
+func capVocabulary() []string {
+	return slices.Concat(typeWords, rangeOps, aggKinds, plainWords, []string{"eq"})
+}
 
 // wordsNeedingNoLegend are words a client reads without a legend: plain
 // words and the tools' own argument vocabulary (range operators and
