@@ -1,10 +1,13 @@
 package checks
 
 import (
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // How a content-only client reads schema text: by the values it knows to
@@ -412,6 +415,20 @@ func boolRank(b bool) int {
 	return 0
 }
 
+const filterKind = "filterable field (exact or range)"
+
+// sentBareFilter reports an RS request, since the first before logged,
+// that carried a bare filter= instead of filter[field]… parameters.
+func sentBareFilter(t *T, before int) bool {
+	if !t.Target.Has(CapControlledRS) {
+		return false
+	}
+	return slices.ContainsFunc(t.RS().RequestsTo("/v1/")[before:], func(r fakers.Request) bool {
+		q, _ := url.ParseQuery(r.RawQuery)
+		return q.Has("filter")
+	})
+}
+
 // judgeTextArgs calls query_records and aggregate with arguments a
 // content-only client built from the text of what (a row), on src: for
 // each kind, one of the first candidates must be accepted, and a kind the
@@ -423,12 +440,16 @@ func judgeTextArgs(t *T, src source, a textArgs, what string) {
 		}
 		var tried []string
 		accepted := false
+		before := rsRequestCount(t, "/v1/")
 		for _, extra := range cands[:min(maxArgTries, len(cands))] {
 			c := t.Call(tool, src.args(extra))
 			if accepted = !c.IsError(); accepted {
 				break
 			}
 			tried = append(tried, c.Describe())
+		}
+		if !accepted && kind == filterKind && sentBareFilter(t, before) {
+			t.BlockedBy("U01", "%s: the filters built from the text reached the RS as a bare filter= (U01 owns the encoding)", what)
 		}
 		t.Assert(accepted, "%s: no %s built from the text alone was accepted:\n%s", what, kind, strings.Join(tried, "\n"))
 	}
@@ -443,7 +464,7 @@ func judgeTextArgs(t *T, src source, a textArgs, what string) {
 		sorts = append(sorts, map[string]any{"sort": s, "limit": 2})
 	}
 	try("query_records", "field names (projection)", projections)
-	try("query_records", "filterable field (exact or range)", filters)
 	try("query_records", "sortable field", sorts)
 	try("aggregate", "aggregatable field", a.aggs)
+	try("query_records", filterKind, filters) // last: a broken encoding blocks the judgement (U01)
 }
