@@ -13,21 +13,19 @@ import (
 // Faults of schema discovery beyond a row's text: which connections the
 // index and the exhaustive schema list, what disambiguates, what bounds.
 
-// schemaArgs are a schema call's arguments, "" when absent.
-type schemaArgs struct {
-	Stream       string `json:"stream"`
-	ConnectionID string `json:"connection_id"`
-	Detail       string `json:"detail"`
+// schemaArgsOf is a schema call's arguments (nil for other tools).
+func schemaArgsOf(req *mcp.CallToolRequest) map[string]json.RawMessage {
+	raw := map[string]json.RawMessage{}
+	if req.Params.Name != "schema" || json.Unmarshal(req.Params.Arguments, &raw) != nil {
+		return nil
+	}
+	return raw
 }
 
-func schemaArgsOf(req *mcp.CallToolRequest) (schemaArgs, map[string]json.RawMessage) {
-	var a schemaArgs
-	raw := map[string]json.RawMessage{}
-	if req.Params.Name == "schema" {
-		_ = json.Unmarshal(req.Params.Arguments, &a)
-		_ = json.Unmarshal(req.Params.Arguments, &raw)
-	}
-	return a, raw
+// argText is a string argument, "" when absent or not a string.
+func argText(raw map[string]json.RawMessage, name string) string {
+	s, _ := jsonString(raw[name])
+	return s
 }
 
 // dropIndexConnection lists, in the global index, every stream served by
@@ -105,15 +103,16 @@ func padRows(key string, n int) func(scoped bool, r *result) {
 }
 
 // onFullSchema rewrites the results of schema(stream, detail: "full")
-// calls, when scope says so, and leaves every other call alone.
-func onFullSchema(scope func(schemaArgs) bool, f func(a schemaArgs, raw map[string]json.RawMessage, res *mcp.CallToolResult, again schemaAgain) *mcp.CallToolResult) func(*Seams) {
+// calls with (or without) connection_id, and leaves every other call
+// alone.
+func onFullSchema(withConnection bool, f func(raw map[string]json.RawMessage, res *mcp.CallToolResult, again schemaAgain) *mcp.CallToolResult) func(*Seams) {
 	return withMiddleware(onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
-		a, raw := schemaArgsOf(req)
+		raw := schemaArgsOf(req)
 		res, err := next(ctx, req)
-		if err != nil || a.Stream == "" || a.Detail != "full" || !scope(a) {
+		if err != nil || argText(raw, "stream") == "" || argText(raw, "detail") != "full" || (argText(raw, "connection_id") != "") != withConnection {
 			return res, err
 		}
-		return f(a, raw, res, func(args map[string]json.RawMessage) (*mcp.CallToolResult, error) {
+		return f(raw, res, func(args map[string]json.RawMessage) (*mcp.CallToolResult, error) {
 			return next(ctx, withArgs(req, args))
 		}), nil
 	}))
@@ -126,8 +125,8 @@ type schemaAgain func(args map[string]json.RawMessage) (*mcp.CallToolResult, err
 // with the exhaustive schema of the first available connection instead of
 // the disambiguation error.
 func pickFirstSourceFull() func(*Seams) {
-	return onFullSchema(func(a schemaArgs) bool { return a.ConnectionID == "" },
-		func(_ schemaArgs, raw map[string]json.RawMessage, res *mcp.CallToolResult, again schemaAgain) *mcp.CallToolResult {
+	return onFullSchema(false,
+		func(raw map[string]json.RawMessage, res *mcp.CallToolResult, again schemaAgain) *mcp.CallToolResult {
 			e := result{res}.errorObject()
 			avail, _ := e["available_connections"].([]any)
 			if len(avail) == 0 {
@@ -146,8 +145,8 @@ func pickFirstSourceFull() func(*Seams) {
 // mergeOtherSourcesFull adds, to schema(stream, connection_id, detail:
 // "full"), the exhaustive connectors of the stream's other connections.
 func mergeOtherSourcesFull() func(*Seams) {
-	return onFullSchema(func(a schemaArgs) bool { return a.ConnectionID != "" },
-		func(a schemaArgs, raw map[string]json.RawMessage, res *mcp.CallToolResult, again schemaAgain) *mcp.CallToolResult {
+	return onFullSchema(true,
+		func(raw map[string]json.RawMessage, res *mcp.CallToolResult, again schemaAgain) *mcp.CallToolResult {
 			if res.IsError {
 				return res
 			}
@@ -159,15 +158,15 @@ func mergeOtherSourcesFull() func(*Seams) {
 				doc, _ := result{out}.structured()["data"].(map[string]any)
 				return doc
 			}
-			stream, _ := json.Marshal(a.Stream)
-			compact := call(map[string]json.RawMessage{"stream": stream})
+			asked := argText(raw, "connection_id")
+			compact := call(map[string]json.RawMessage{"stream": raw["stream"]})
 			r := result{res}
 			sc := r.structured()
 			doc, _ := sc["data"].(map[string]any)
 			cs, _ := doc["connectors"].([]any)
 			var others []string
 			eachObject(compact, func(m map[string]any) {
-				if id, ok := m["connection_id"].(string); ok && id != a.ConnectionID && !strings.Contains(strings.Join(others, ","), id) {
+				if id, ok := m["connection_id"].(string); ok && id != asked && !strings.Contains(strings.Join(others, ","), id) {
 					others = append(others, id)
 				}
 			})
