@@ -8,7 +8,7 @@ import (
 
 // schemaMutants break schema discovery and typed arguments: S017–S022, S041, U01, U02.
 var schemaMutants = []Variation{
-	{ID: "keep-field-detail-in-index", Kills: []string{"S017.1"}, Doc: "the global schema index keeps every row's field_capabilities",
+	{ID: "keep-field-detail-in-index", Kills: []string{"S017.1", "S017.4"}, Doc: "the global schema index keeps every row's field_capabilities",
 		Apply: keepFieldDetailInIndex()},
 	{ID: "drop-index-connection", Kills: []string{"S017.1"}, Doc: "the global schema index lists a stream several connections serve without its last connection",
 		Apply: onSchemaResult(dropIndexConnection)},
@@ -32,7 +32,7 @@ var schemaMutants = []Variation{
 			sc["data"] = map[string]any{"data": sc["data"]}
 			r.setStructured(sc)
 		})},
-	{ID: "summarize-first-row-only", Kills: []string{"S018.1"}, Doc: "schema(stream) summarises fields for the first matching row only",
+	{ID: "summarize-first-row-only", Kills: []string{"S018.1", "S018.2"}, Doc: "schema(stream) summarises fields for the first matching row only",
 		Apply: onSchemaResult(summarizeFirstRowOnly)},
 	{ID: "omit-scope-support", Kills: []string{"S018.2", "S019.2", "S020.2"}, Doc: "scoped schema text omits sort, projection, count, expand and search support",
 		Apply: grammar(rowGrammar{dropFrom: "sort="})},
@@ -52,7 +52,7 @@ var schemaMutants = []Variation{
 				e["message"] = "This detail level is not available here."
 			}
 		})},
-	{ID: "send-view-compact-with-full", Kills: []string{"S022.1"}, Doc: "detail=full also sends view=compact, so the raw JSON Schema is lost",
+	{ID: "send-view-compact-with-full", Kills: []string{"S022.1", "S022.2"}, Doc: "detail=full also sends view=compact, so the raw JSON Schema is lost and a shared stream is not disambiguated",
 		Apply: onQuery(pathIs("/v1/schema"), func(_ *http.Request, q url.Values) {
 			if q.Get("detail") == "full" {
 				q.Set("view", "compact")
@@ -68,7 +68,7 @@ var schemaMutants = []Variation{
 				padRows("type", 8000)(scoped, r)
 			}
 		})},
-	{ID: "duplicate-stream-list", Kills: []string{"S041.1", "S022.6"}, Collateral: []string{"S017"}, Doc: "the schema document repeats its rows in a top-level streams list (on a 1,000-stream grant the index outgrows S017's bound)",
+	{ID: "duplicate-stream-list", Kills: []string{"S041.1", "S022.6", "S017.4"}, Doc: "the schema document repeats its rows in a top-level streams list (on a 1,000-stream grant the index outgrows S017's bound)",
 		Apply: onSchemaResult(func(_ bool, r *result) {
 			sc := r.structured()
 			if doc, ok := sc["data"].(map[string]any); ok {
@@ -76,7 +76,7 @@ var schemaMutants = []Variation{
 				r.setStructured(sc)
 			}
 		})},
-	{ID: "repeat-connector-connections", Kills: []string{"S041.2"}, Collateral: []string{"S017"}, Doc: "every connector-nested stream repeats its connector's granted_connections (on a 1,000-stream grant the index outgrows S017's bound)",
+	{ID: "repeat-connector-connections", Kills: []string{"S041.2", "S017.4"}, Doc: "every connector-nested stream repeats its connector's granted_connections (on a 1,000-stream grant the index outgrows S017's bound)",
 		Apply: onSchemaResult(repeatConnectorConnections)},
 	{ID: "encode-filter-as-json", Kills: []string{"U01.1"}, Doc: "query_records sends its object filter to the RS as one bare filter= of JSON",
 		Apply: all(tracked(), encodeFilterAsJSON())},
