@@ -139,11 +139,12 @@ type GrantStream struct {
 }
 
 var fixtures = map[string]func(seed uint64) *Fixture{
-	"default":           buildDefault,
-	"single-connection": buildSingle,
-	"wide-25":           buildWide,
-	EvidenceFixture:     buildEvidence,
-	HighlightFixture:    buildHighlights,
+	"default":               buildDefault,
+	"single-connection":     buildSingle,
+	"wide-25":               buildWide,
+	EvidenceFixture:         buildEvidence,
+	HighlightFixture:        buildHighlights,
+	SplitConnectionsFixture: buildSplit,
 }
 
 // Fixtures lists the fixture names.

@@ -112,13 +112,12 @@ func onError(f func(e map[string]any)) func(*Seams) {
 	}))
 }
 
-// untypedExpandLimitError answers an expand_limit rejection with its bare
-// message: no error object, no code.
+// untypedExpandLimitError answers an expand_limit rejection with a vague
+// text: no error object, no code, no argument named.
 func untypedExpandLimitError() func(*Seams) {
 	return withMiddleware(onResult("", func(_ *mcp.CallToolRequest, r *result) {
 		if e := r.errorObject(); e != nil && e["param"] == "expand_limit" {
-			msg, _ := e["message"].(string)
-			r.Content = []mcp.Content{&mcp.TextContent{Text: msg}}
+			r.Content = []mcp.Content{&mcp.TextContent{Text: "The request could not be completed: one of its values is not allowed."}}
 			r.setStructured(nil)
 		}
 	}))

@@ -130,21 +130,29 @@ func eachObject(v any, f func(map[string]any)) {
 	}
 }
 
-// stubRows is a top-level streams list with one entry per row of the
-// document. The list beside connectors[] is the fault (S041); its entries
-// are empty, so checks that read rows still find each row once.
-func stubRows(doc map[string]any) []any {
-	rows, _ := doc["streams"].([]any)
-	n := len(rows)
+// repeatedRowList is a top-level streams list that repeats every
+// connector-nested row, each naming its connector and connections: the
+// same rows listed twice (S041, S022).
+func repeatedRowList(doc map[string]any) []any {
+	out, _ := doc["streams"].([]any)
 	cs, _ := doc["connectors"].([]any)
 	for _, c := range cs {
 		cm, _ := c.(map[string]any)
 		list, _ := cm["streams"].([]any)
-		n += len(list)
-	}
-	out := make([]any, n)
-	for i := range out {
-		out[i] = map[string]any{}
+		for _, s := range list {
+			sm, ok := s.(map[string]any)
+			if !ok {
+				continue
+			}
+			row := map[string]any{"connector_key": cm["connector_key"]}
+			if gc, ok := cm["granted_connections"]; ok {
+				row["granted_connections"] = gc
+			}
+			for k, v := range sm {
+				row[k] = v
+			}
+			out = append(out, row)
+		}
 	}
 	return out
 }

@@ -197,9 +197,9 @@ func handlesOf(env map[string]any) pagingHandles {
 }
 
 // typedRejection reports an error a client can act on: one that carries a
-// code (an error object's, or a JSON-RPC error's such as -32602), or whose
-// text names the argument ("MCP error -32602: Input validation error: …
-// at filter").
+// code (an error object's, a JSON-RPC error's such as -32602, or a JSON-RPC
+// code quoted in isError text: "MCP error -32602: Input validation error:
+// … at filter"), or that names the argument it refuses.
 func typedRejection(c *Call, arg string) bool {
 	switch {
 	case !c.IsError():
@@ -209,9 +209,11 @@ func typedRejection(c *Call, arg string) bool {
 	case c.ErrorObject() != nil && c.ErrorObject()["type"] != nil:
 		return true
 	}
-	text := c.Text()
-	return strings.Contains(text, "-32602") || (arg != "" && containsToken(text, arg))
+	return rpcCodeInText.MatchString(c.Text()) || (arg != "" && namesArgument(c, arg))
 }
+
+// rpcCodeInText matches a JSON-RPC error code quoted in an isError text.
+var rpcCodeInText = regexp.MustCompile(`-32[0-9]{3}\b`)
 
 // recordIDs are the RS ids of a query_records answer's records.
 func recordIDs(c *Call) []string {

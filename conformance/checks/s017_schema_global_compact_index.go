@@ -2,39 +2,150 @@ package checks
 
 import (
 	"fmt"
-	"regexp"
+	"slices"
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-var schemaCallHintRe = regexp.MustCompile(`schema\s*\(\s*\{?\s*"?stream`)
-
 // The capped-index half runs on a grant larger than any sensible row cap:
 // 50 connectors × 20 streams × 30 fields (issue 4's scale target).
 var bigGrant = fakers.ScaleSpec{Connectors: 50, Streams: 20, Fields: 30, Records: 1}
 
-var s017 = &Check{ID: "S017", Slug: "schema-global-compact-index", Mode: ModeBB, Run: func(t *T) {
-	c, rows := schemaIndex(t)
+// S017 judges the index on the target's grant, on a 1,000-stream grant
+// (the capped case) and on a grant whose streams sit on different sets of
+// one connector's connections (the connections the index lists).
+var s017 = &Check{ID: "S017", Slug: "schema-global-compact-index", Mode: ModeBB, Tools: []string{"schema"}, Run: func(t *T) {
+	c := indexCall(t)
 	t.Record("global schema result bytes", c.Bytes())
-	expectSchemaIndex(t, c, rows, streamNames(rows))
+	judgeIndex(t, c)
 	if !t.Target.Has(CapFixture) {
 		t.Record("capped index", "not exercised: "+CapFixture.SkipReason())
 		return
 	}
-	fx, err := fakers.Scale(bigGrant)
-	t.Expect(err).NotTo(HaveOccurred())
+	fx := mustFixture(fakers.Scale(bigGrant))
 	fx.SpecClientReads = true
-	var granted []string
-	for _, s := range fx.Streams {
-		granted = append(granted, s.Name)
-	}
 	big := t.On(t.Fork(fx))
-	bc, brows := schemaIndex(big)
+	bc := big.Call("schema", map[string]any{})
 	big.Record("global schema result bytes, 1,000 streams", bc.Bytes())
-	expectSchemaIndex(big, bc, brows, granted)
+	judgeIndex(big, bc)
+	split := mustFixture(fakers.LoadFixture(fakers.SplitConnectionsFixture))
+	split.SpecClientReads = true
+	on := t.On(t.Fork(split))
+	judgeIndex(on, on.Call("schema", map[string]any{}))
 	recordScaleFootprint(t)
 }}
+
+// judgeIndex holds a global schema() result to S017's clauses, against
+// what the RS grants (by value), or what the index itself lists when
+// mcpcheck does not control the RS.
+func judgeIndex(t *T, c *Call) {
+	doc := schemaDoc(c)
+	rows := schemaRows(doc)
+	truth := truthRows(t, "", "", rows)
+	t.Clause(1, func() {
+		if c.IsError() {
+			t.Fatalf("schema {} must return the compact index, not an error: %s", c.Describe())
+		}
+		data := c.Data()
+		if !t.Assert(data != nil, "schema {} must put the index under structuredContent.data: %s", clipText(string(c.Raw), 400)) {
+			return
+		}
+		_, nested := data["data"]
+		t.Assert(!nested, "the schema document sits directly under structuredContent.data, not data.data")
+		for _, r := range rows {
+			t.Expect(r.FieldCaps).To(BeEmpty(), "the global index carries no per-field capabilities (stream %s)", r.ident())
+			sch, _ := r.Raw["schema"].(map[string]any)
+			t.Expect(sch["properties"]).To(BeNil(), "the global index carries no per-field JSON Schema (stream %s)", r.ident())
+		}
+		expectIndexConnections(t, rows, truth)
+	})
+	text := c.Text()
+	t.Clause(2, func() {
+		if c.IsError() {
+			t.Skipf("schema {} failed (S017.1)")
+		}
+		var visible []string
+		for _, name := range streamNames(truth) {
+			if containsToken(text, name) {
+				visible = append(visible, name)
+			}
+		}
+		if !t.Assert(len(visible) > 0, "the text must name streams a client can choose from:\n%s", clipText(text, 600)) {
+			return
+		}
+		// A stream name taken from the text is what schema(stream) takes.
+		name := visible[0]
+		if shared, ok := sharedStream(truth); ok && slices.Contains(visible, shared) {
+			name = shared
+		}
+		sc := t.Call("schema", map[string]any{"stream": name})
+		t.Assert(!sc.IsError(), "schema(stream) with the name %q shown in the index text must succeed: %s", name, sc.Describe())
+	})
+	t.Clause(3, func() {
+		if c.IsError() {
+			t.Skipf("schema {} failed (S017.1)")
+		}
+		var missing []string
+		for _, name := range streamNames(truth) {
+			if !containsToken(text, name) {
+				missing = append(missing, name)
+			}
+		}
+		t.Expect(missing).To(BeEmpty(), "every granted stream name must appear in content[] text, even past the detailed-row cap")
+	})
+	t.Clause(4, func() {
+		if c.IsError() {
+			t.Skipf("schema {} failed (S017.1)")
+		}
+		t.Threshold().Expect(c.Bytes()).To(BeNumerically("<=", t.Settings.Surface.SchemaIndexBudgetBytes),
+			"the whole global schema() result, structuredContent included, must stay within mcpcheck's %d bytes", t.Settings.Surface.SchemaIndexBudgetBytes)
+	})
+}
+
+// expectIndexConnections holds the connections the index lists for each
+// stream to the connections the grant has for it: no fewer, no others.
+// An index that names no connection at all is judged on the rest.
+func expectIndexConnections(t *T, rows, truth []schemaRow) {
+	if !slices.ContainsFunc(rows, func(r schemaRow) bool { return len(r.Connections) > 0 }) {
+		return
+	}
+	granted := func(r schemaRow) []string {
+		var out []string
+		for _, g := range truth {
+			if g.Name == r.Name && (r.ConnectorKey == "" || g.ConnectorKey == r.ConnectorKey) {
+				out = append(out, g.Connections...)
+			}
+		}
+		return out
+	}
+	listed := map[string][]string{}
+	var order []string
+	for _, r := range rows {
+		key := r.ident()
+		if _, seen := listed[key]; !seen {
+			order = append(order, key)
+		}
+		listed[key] = append(listed[key], r.Connections...)
+	}
+	for _, key := range order {
+		r := rows[slices.IndexFunc(rows, func(x schemaRow) bool { return x.ident() == key })]
+		want := granted(r)
+		if len(want) == 0 {
+			continue // a stream the RS does not grant: clause 3 and S014 judge it
+		}
+		t.Assert(sameSet(listed[key], want), "the index lists connections %v for stream %s; the grant has %v",
+			sortedCopy(listed[key]), key, sortedCopy(want))
+	}
+}
+
+func sortedCopy(ss []string) []string {
+	out := slices.Compact(slices.Sorted(slices.Values(ss)))
+	if out == nil {
+		return []string{}
+	}
+	return out
+}
 
 // Issue 4's footprint targets, reported (not judged) so any fixture-backed
 // adapter can be compared with the reference figures.
@@ -51,15 +162,17 @@ const (
 
 func recordScaleFootprint(t *T) {
 	fork := func(sp fakers.ScaleSpec) *T {
-		fx, err := fakers.Scale(sp)
-		t.Expect(err).NotTo(HaveOccurred())
+		fx := mustFixture(fakers.Scale(sp))
 		fx.SpecClientReads = true
 		return t.On(t.Fork(fx))
 	}
 	v := fork(verboseGrant)
 	_, body := v.RS().Replay(fakers.Request{Method: "GET", Path: "/v1/schema", Authorization: "Bearer " + v.RS().ClientToken()})
 	c := v.Call("schema", map[string]any{})
-	t.Expect(c.IsError()).To(BeFalse(), "schema {} on the 4×6×30 grant must succeed: %s", c.Describe())
+	if c.IsError() {
+		t.Record("4×6×30 index", "schema {} failed: "+c.Describe())
+		return
+	}
 	verbatim, whole, text := len(body), c.Bytes(), len(c.Text())
 	t.Record("4×6×30 index / verbatim GET /v1/schema", fmt.Sprintf("%d / %d B, %s (target ≤ 1/%d)", whole, verbatim,
 		within(whole*maxIndexShareOfVerbatim <= verbatim), maxIndexShareOfVerbatim))
@@ -69,7 +182,10 @@ func recordScaleFootprint(t *T) {
 	for i, n := range fieldGrowth {
 		f := fork(fakers.ScaleSpec{Connectors: 1, Streams: 1, Fields: n, Records: 1, DescriptionChars: 1200})
 		sc := f.Call("schema", map[string]any{"stream": "stream_0_0"})
-		t.Expect(sc.IsError()).To(BeFalse(), "schema(stream) on a %d-field stream must succeed: %s", n, sc.Describe())
+		if sc.IsError() {
+			t.Record("schema(stream) growth per field", fmt.Sprintf("schema(stream) on a %d-field stream failed: %s", n, sc.Describe()))
+			return
+		}
 		sizes[i] = sc.Bytes()
 	}
 	per := (sizes[1] - sizes[0]) / (fieldGrowth[1] - fieldGrowth[0])
@@ -82,34 +198,4 @@ func within(ok bool) string {
 		return "within"
 	}
 	return "OVER"
-}
-
-// expectSchemaIndex holds a global schema() result to the index shape: the
-// document at structuredContent.data, no per-field detail, every granted
-// stream name in text, a pointer to schema(stream), and a bounded whole.
-func expectSchemaIndex(t *T, c *Call, rows []schemaRow, granted []string) {
-	doc := c.Data()
-	t.Expect(doc).NotTo(HaveKey("data"), "the schema document sits directly under structuredContent.data, not data.data")
-	for _, r := range rows {
-		t.Expect(r.FieldCaps).To(BeEmpty(), "the global index carries no per-field capabilities (stream %q)", r.Name)
-		sch, _ := r.Raw["schema"].(map[string]any)
-		t.Expect(sch["properties"]).To(BeNil(), "the global index carries no per-field JSON Schema (stream %q)", r.Name)
-	}
-	text := c.Text()
-	var missing []string
-	for _, name := range granted {
-		if !containsToken(text, name) {
-			missing = append(missing, name)
-		}
-	}
-	t.Expect(missing).To(BeEmpty(), "every granted stream name must appear in content[] text, even past the detailed-row cap")
-	t.Expect(schemaCallHintRe.MatchString(text)).To(BeTrue(), "the text must say how to get per-stream detail (schema(stream, …)):\n%s", clipText(text, 600))
-	t.Expect(c.Bytes()).To(BeNumerically("<=", t.Settings.Surface.SchemaIndexBudgetBytes),
-		"the whole global schema() result, structuredContent included, must stay within %d bytes", t.Settings.Surface.SchemaIndexBudgetBytes)
-}
-
-// containsToken reports whether s holds tok not glued to word characters.
-func containsToken(s, tok string) bool {
-	re := regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(tok) + `([^A-Za-z0-9_]|$)`)
-	return re.MatchString(s)
 }

@@ -1,69 +1,107 @@
 package checks
 
 import (
-	"net/url"
 	"regexp"
+	"slices"
 	"strings"
-
-	. "github.com/onsi/gomega"
 )
 
-// scopeSupport is what seed 001 wants in the text of schema(stream,
-// connection_id) besides fields: the arguments a next read can use.
+// scopeSupport is what seed 001 wants the text of schema(stream,
+// connection_id) to state besides fields, for the next read, where no
+// value of the row can show it.
 var scopeSupport = []struct {
 	what string
 	re   *regexp.Regexp
 }{
-	{"projection", regexp.MustCompile(`(?i)\bprojection\b|\bproject(ed)?\s+fields\b`)},
-	{"sort", regexp.MustCompile(`(?i)\bsort`)},
-	{"count", regexp.MustCompile(`(?i)\bcount\s*[=:]\s*[a-z|]*(exact|estimated)|\b(exact|estimated)\s+counts?\b`)},
-	{"expand relations", regexp.MustCompile(`(?i)\bexpand`)},
-	{"search modes", regexp.MustCompile(`(?i)\b(search|lexical|semantic)\b`)},
-	{"aggregation", regexp.MustCompile(`(?i)aggregat`)},
+	{"projection", regexp.MustCompile(`(?i)\bprojection\b|\bproject(ed|ion)?\s+fields\b|\bselect(ed)?\s+fields\b`)},
+	{"sort", regexp.MustCompile(`(?i)\bsort|\border(ed)?\s+by\b`)},
+	{"count", regexp.MustCompile(`(?i)\bcounts?\b[^\n]{0,40}\b(exact|estimated)\b|\b(exact|estimated)\s+counts?\b`)},
+	{"search modes", regexp.MustCompile(`(?i)\b(search|lexical|semantic|hybrid|full[- ]?text)\b`)},
 }
 
-var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: ModeBBD, Run: func(t *T) {
+var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: ModeBBD, Tools: []string{"schema"}, Run: func(t *T) {
 	_, index := schemaIndex(t)
 	name, ok := sharedStream(index)
 	if !ok {
 		t.Skipf("%s", noSharedStream)
 	}
-	row := rowsNamed(index, name)[0]
-	t.Expect(row.Connections).NotTo(BeEmpty(), "the index must name the connections of stream %q", name)
-	conn := row.Connections[0]
-	c, rows := scopedSchema(t, map[string]any{"stream": name, "connection_id": conn})
-	t.Expect(rows).To(HaveLen(1), "schema(stream, connection_id) must return the matching stream row only")
-	t.Expect(rows[0].Connections).To(Equal([]string{conn}), "the row must hold capabilities for connection %s only", conn)
-
-	text := c.Text()
-	for _, want := range []string{conn, row.ConnectorKey, name} {
-		t.Expect(containsToken(text, want)).To(BeTrue(), "the text must carry %q:\n%s", want, clipText(text, 800))
-	}
-	if label := firstNonEmptyString(row.ConnNames[conn], rows[0].DisplayName); label != "" {
-		t.Expect(strings.Contains(text, label) || strings.Contains(text, strings.ReplaceAll(label, " ", "_"))).To(BeTrue(),
-			"the text must carry the display label %q", label)
-	}
-	if fields := fieldNames(rows[0]); len(fields) > 0 {
-		expectFieldSummaries(t, text, fields, "stream %q on %s", name, conn)
-	}
-	// The legend names sort and aggregation for every stream; the row must too.
-	own := legendLineRe.ReplaceAllString(text, "")
-	for _, s := range scopeSupport {
-		t.Expect(s.re.MatchString(own)).To(BeTrue(), "the stream row, legend aside, must state %s support for the next read:\n%s", s.what, clipText(own, 800))
-	}
-	if t.Target.Has(CapControlledRS) {
-		t.Expect(rsSawSchemaScope(t, name, conn)).To(BeTrue(), "the adapter must forward stream and connection_id to GET /v1/schema and let the RS narrow")
-	}
-}}
-
-func rsSawSchemaScope(t *T, stream, conn string) bool {
-	for _, r := range t.RS().RequestsTo("/v1/schema") {
-		q, _ := url.ParseQuery(r.RawQuery)
-		if q.Get("stream") == stream && q.Get("connection_id") == conn {
-			return true
+	var row schemaRow
+	for _, r := range truthRows(t, name, "", rowsNamed(index, name)) {
+		if len(r.Connections) > 0 {
+			row = r
+			break
 		}
 	}
-	return false
+	if len(row.Connections) == 0 {
+		t.BlockedBy("S017", "neither the RS nor the index names a connection of the shared stream %q", name)
+	}
+	conn := row.Connections[0]
+	c := schemaCall(t, map[string]any{"stream": name, "connection_id": conn})
+	t.Clause(1, func() {
+		if c.IsError() {
+			t.Fatalf("schema(stream, connection_id) must return that connection's row, not an error: %s", c.Describe())
+		}
+		rows := schemaRows(schemaDoc(c))
+		var others []string
+		for _, r := range rows {
+			if r.Name != name {
+				others = append(others, r.ident())
+			}
+		}
+		t.Assert(len(others) == 0, "schema(stream: %q, connection_id: %q) must hold that stream only; it also holds %v", name, conn, others)
+		named := rowsNamed(rows, name)
+		if !t.Assert(len(named) == 1, "schema(stream, connection_id) must return the matching stream row only; got %d rows of %q", len(named), name) {
+			return
+		}
+		if len(named[0].Connections) > 0 {
+			t.Assert(sameSet(named[0].Connections, []string{conn}), "the row must hold capabilities for connection %s only; it covers %v", conn, named[0].Connections)
+		} else {
+			t.Assert(named[0].ConnectorKey == row.ConnectorKey, "the row must be connection %s's (connector %q), not connector %q's", conn, row.ConnectorKey, named[0].ConnectorKey)
+		}
+	})
+	t.Clause(2, func() {
+		if c.IsError() {
+			t.Skipf("schema(stream, connection_id) failed (S019.1)")
+		}
+		truth := truthRows(t, name, conn, nil)
+		if len(truth) == 1 {
+			row = truth[0]
+		}
+		text, own := c.Text(), withoutLegend(c.Text())
+		for _, v := range [][2]string{{"connection_id", conn}, {"connector_key", row.ConnectorKey}, {"stream name", name}} {
+			t.Assert(v[1] == "" || containsToken(text, v[1]), "the text must carry the %s %q:\n%s", v[0], v[1], clipText(text, 800))
+		}
+		if label := firstNonEmptyString(row.ConnNames[conn], row.DisplayName); label != "" {
+			t.Assert(containsLabel(text, label), "the text must carry the display label %q:\n%s", label, clipText(text, 800))
+		}
+		expectFieldSummaries(t, own, fieldNames(row), "stream %q on %s", name, conn)
+		for _, s := range scopeSupport {
+			t.Assert(s.re.MatchString(own), "the stream row, legend aside, must state %s support for the next read:\n%s", s.what, clipText(own, 800))
+		}
+		var missing []string
+		for _, rel := range row.Expand {
+			if !containsToken(own, rel) {
+				missing = append(missing, rel)
+			}
+		}
+		t.Assert(len(missing) == 0, "the stream row, legend aside, must name its expand relations %v:\n%s", missing, clipText(own, 800))
+		if kinds := rowAggKinds(row); len(kinds) > 0 {
+			shown := slices.ContainsFunc(kinds, func(k string) bool { return containsToken(own, k) })
+			t.Assert(shown || aggregationRe.MatchString(own), "the stream row, legend aside, must state its aggregation support (%s):\n%s",
+				strings.Join(kinds, ", "), clipText(own, 800))
+		}
+	})
+}}
+
+var nonWordRe = regexp.MustCompile(`[^\pL\pN]+`)
+
+// containsLabel reports whether text shows a display label, however its
+// spaces and punctuation were written (Work Mail, Work_Mail).
+func containsLabel(text, label string) bool {
+	norm := func(s string) string {
+		return " " + strings.ToLower(strings.TrimSpace(nonWordRe.ReplaceAllString(s, " "))) + " "
+	}
+	return strings.Contains(norm(text), norm(label))
 }
 
 func firstNonEmptyString(ss ...string) string {

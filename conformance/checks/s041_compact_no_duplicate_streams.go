@@ -1,38 +1,60 @@
 package checks
 
-import (
-	"reflect"
+import "fmt"
 
-	. "github.com/onsi/gomega"
-)
-
-var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB, Run: func(t *T) {
+// S041 judges every compact schema document it reads (the index and
+// schema(stream) of a shared and another stream) where it groups rows by
+// connector: no top-level streams list repeating the nested rows (S041.1),
+// and a stream's own granted_connections only where they differ from its
+// connector's, compared by connection id (S041.2).
+var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB, Tools: []string{"schema"}, Run: func(t *T) {
 	c, rows := schemaIndex(t)
-	docs := []map[string]any{c.Data()}
-	if names := streamNames(rows); len(names) > 0 {
-		sc, _ := scopedSchema(t, map[string]any{"stream": names[0]})
-		docs = append(docs, sc.Data())
+	docs := map[string]map[string]any{"schema {}": schemaDoc(c)}
+	names := streamNames(rows)
+	if shared, ok := sharedStream(rows); ok {
+		names = append([]string{shared}, names...)
 	}
-	for _, doc := range docs {
+	for _, name := range names {
+		if len(docs) == 3 {
+			break
+		}
+		what := fmt.Sprintf("schema {stream: %q}", name)
+		if _, seen := docs[what]; seen {
+			continue
+		}
+		if sc := schemaCall(t, map[string]any{"stream": name}); !sc.IsError() {
+			docs[what] = schemaDoc(sc)
+		}
+	}
+	grouped := 0
+	for what, doc := range docs {
 		cs, _ := doc["connectors"].([]any)
 		if len(cs) == 0 {
 			continue
 		}
-		t.Expect(doc).NotTo(HaveKey("streams"), "with connectors[] present, the same rows must not repeat in a top-level streams list")
+		grouped++
+		t.Clause(1, func() {
+			rep := repeatedRows(doc)
+			t.Assert(len(rep) == 0, "%s lists rows %v both in a top-level streams list and in connectors[].streams", what, rep)
+		})
 		for _, cn := range cs {
 			cm, _ := cn.(map[string]any)
-			shared, ok := cm["granted_connections"]
+			shared, ok := cm["granted_connections"].([]any)
 			if !ok {
 				continue
 			}
-			list, _ := cm["streams"].([]any)
-			for _, s := range list {
-				sm, _ := s.(map[string]any)
-				if own, has := sm["granted_connections"]; has {
-					t.Expect(reflect.DeepEqual(own, shared)).To(BeFalse(),
-						"stream %v repeats its connector's granted_connections; it inherits them and keeps its own only when they differ", sm["name"])
+			t.Clause(2, func() {
+				list, _ := cm["streams"].([]any)
+				for _, s := range list {
+					sm, _ := s.(map[string]any)
+					own, has := sm["granted_connections"].([]any)
+					t.Assert(!has || !sameSet(connectionIDs(own), connectionIDs(shared)),
+						"%s: stream %v repeats its connector %v's granted_connections; it inherits them and keeps its own only when they differ", what, sm["name"], cm["connector_key"])
 				}
-			}
+			})
 		}
+	}
+	if grouped == 0 {
+		t.NotApplicable("no compact schema result groups its streams under connectors[]")
 	}
 }}

@@ -3,13 +3,13 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"net/url"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
-	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // A schemaRow is one stream row of an MCP schema document, with the values
@@ -23,79 +23,118 @@ type schemaRow struct {
 	FieldCaps    map[string]any    // field -> flag string or capability object
 	Expand       []string          // usable expand relations
 	Raw          map[string]any
+	// OwnConnections is the row's own granted_connections, nil when it
+	// inherits its connector's.
+	OwnConnections []any
+	// Connector is the connector object the row sits under; nil for a
+	// top-level row.
+	Connector map[string]any
 }
 
 // schemaRows reads the rows of a schema document: top-level streams[] and
-// connector-nested connectors[].streams[] alike.
+// connector-nested connectors[].streams[] alike. A top-level row that
+// repeats a nested one (S041 and S022 judge that) is read once.
 func schemaRows(doc map[string]any) []schemaRow {
 	var rows []schemaRow
 	add := func(list any, conn map[string]any) {
 		items, _ := list.([]any)
 		for _, it := range items {
-			raw, ok := it.(map[string]any)
-			if !ok {
-				continue
+			if raw, ok := it.(map[string]any); ok {
+				rows = append(rows, readRow(raw, conn))
 			}
-			r := schemaRow{Raw: raw, ConnNames: map[string]string{}}
-			for _, k := range []string{"name", "stream", "stream_name"} {
-				if s, ok := raw[k].(string); ok && s != "" {
-					r.Name = s
-					break
-				}
-			}
-			r.ConnectorKey, _ = raw["connector_key"].(string)
-			if r.ConnectorKey == "" && conn != nil {
-				r.ConnectorKey, _ = conn["connector_key"].(string)
-			}
-			r.DisplayName, _ = raw["display_name"].(string)
-			gc, own := raw["granted_connections"].([]any)
-			if !own {
-				if id, ok := raw["connection_id"].(string); ok && id != "" {
-					gc = []any{map[string]any{"connection_id": id, "display_name": raw["display_name"]}}
-				} else if conn != nil {
-					gc, _ = conn["granted_connections"].([]any)
-				}
-			}
-			for _, c := range gc {
-				cm, _ := c.(map[string]any)
-				id, _ := cm["connection_id"].(string)
-				if id == "" {
-					continue
-				}
-				r.Connections = append(r.Connections, id)
-				if dn, ok := cm["display_name"].(string); ok {
-					r.ConnNames[id] = dn
-				}
-			}
-			switch fc := raw["field_capabilities"].(type) {
-			case map[string]any:
-				r.FieldCaps = fc
-			case []any: // an array-shaped map: [{name, flags}]
-				r.FieldCaps = map[string]any{}
-				for _, e := range fc {
-					em, _ := e.(map[string]any)
-					if n, ok := em["name"].(string); ok {
-						r.FieldCaps[n] = em["flags"]
-					}
-				}
-			}
-			ex, _ := raw["expand_capabilities"].([]any)
-			for _, e := range ex {
-				em, _ := e.(map[string]any)
-				if n, ok := em["name"].(string); ok && em["usable"] != false {
-					r.Expand = append(r.Expand, n)
-				}
-			}
-			rows = append(rows, r)
 		}
 	}
-	add(doc["streams"], nil)
 	cs, _ := doc["connectors"].([]any)
 	for _, c := range cs {
 		cm, _ := c.(map[string]any)
 		add(cm["streams"], cm)
 	}
-	return rows
+	nested := len(rows)
+	add(doc["streams"], nil)
+	out := rows[:nested]
+	for _, r := range rows[nested:] {
+		if !slices.ContainsFunc(out[:nested], r.repeats) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func readRow(raw, conn map[string]any) schemaRow {
+	r := schemaRow{Raw: raw, ConnNames: map[string]string{}, Connector: conn}
+	for _, k := range []string{"name", "stream", "stream_name"} {
+		if s, ok := raw[k].(string); ok && s != "" {
+			r.Name = s
+			break
+		}
+	}
+	r.ConnectorKey, _ = raw["connector_key"].(string)
+	if r.ConnectorKey == "" && conn != nil {
+		r.ConnectorKey, _ = conn["connector_key"].(string)
+	}
+	r.DisplayName, _ = raw["display_name"].(string)
+	gc, own := raw["granted_connections"].([]any)
+	if own {
+		r.OwnConnections = gc
+	} else if id, ok := raw["connection_id"].(string); ok && id != "" {
+		gc = []any{map[string]any{"connection_id": id, "display_name": raw["display_name"]}}
+	} else if conn != nil {
+		gc, _ = conn["granted_connections"].([]any)
+	}
+	for _, c := range gc {
+		cm, _ := c.(map[string]any)
+		id, _ := cm["connection_id"].(string)
+		if id == "" {
+			continue
+		}
+		r.Connections = append(r.Connections, id)
+		if dn, ok := cm["display_name"].(string); ok {
+			r.ConnNames[id] = dn
+		}
+	}
+	switch fc := raw["field_capabilities"].(type) {
+	case map[string]any:
+		r.FieldCaps = fc
+	case []any: // an array-shaped map: [{name, flags}]
+		r.FieldCaps = map[string]any{}
+		for _, e := range fc {
+			em, _ := e.(map[string]any)
+			if n, ok := em["name"].(string); ok {
+				r.FieldCaps[n] = em["flags"]
+			}
+		}
+	}
+	ex, _ := raw["expand_capabilities"].([]any)
+	for _, e := range ex {
+		em, _ := e.(map[string]any)
+		if n, ok := em["name"].(string); ok && em["usable"] != false {
+			r.Expand = append(r.Expand, n)
+		}
+	}
+	return r
+}
+
+// repeats reports whether r and o are the same stream row: one name, and
+// the same connector or connections where both say.
+func (r schemaRow) repeats(o schemaRow) bool {
+	if r.Name == "" || r.Name != o.Name {
+		return false
+	}
+	if r.ConnectorKey != "" && o.ConnectorKey != "" && r.ConnectorKey != o.ConnectorKey {
+		return false
+	}
+	if len(r.Connections) > 0 && len(o.Connections) > 0 && !sameSet(r.Connections, o.Connections) {
+		return false
+	}
+	return true
+}
+
+// ident is how the row reads in messages: stream@connector.
+func (r schemaRow) ident() string {
+	if r.ConnectorKey == "" {
+		return r.Name
+	}
+	return r.Name + "@" + r.ConnectorKey
 }
 
 func rowsNamed(rows []schemaRow, name string) []schemaRow {
@@ -122,24 +161,107 @@ func streamNames(rows []schemaRow) []string {
 	return out
 }
 
-// schemaIndex calls schema {} on the target and returns its rows. It fails
-// the check when the call errors: every other schema check builds on it.
-func schemaIndex(t *T) (*Call, []schemaRow) {
-	type index struct {
-		c    *Call
-		rows []schemaRow
+// schemaDoc reads the schema document of a result leniently: at
+// structuredContent.data, or one level deeper when an adapter nested it
+// (S017 and S022 judge where it sits).
+func schemaDoc(c *Call) map[string]any {
+	doc := c.Data()
+	if inner, ok := doc["data"].(map[string]any); ok && doc["connectors"] == nil && doc["streams"] == nil {
+		return inner
 	}
-	x := conformance.Discover(t, "schema-index", func() index { c, rows := schemaIndexNow(t); return index{c, rows} })
-	return x.c, x.rows
+	return doc
 }
 
-func schemaIndexNow(t *T) (*Call, []schemaRow) {
-	c := t.Call("schema", map[string]any{})
-	t.Expect(c.IsError()).To(BeFalse(), "schema {} must succeed: %s", c.Describe())
-	doc := c.Data()
-	t.Expect(doc).NotTo(BeNil(), "schema {} must put the schema document under structuredContent.data")
-	t.Expect(doc).NotTo(HaveKey("data"), "the schema document sits directly under structuredContent.data, not data.data")
+// indexCall is the target's answer to schema {}, called once per target
+// and shared with every check that asks the same.
+func indexCall(t *T) *Call { return schemaCall(t, map[string]any{}) }
+
+// schemaIndex is the rows of the target's schema {} answer, for checks
+// that pick their data from it. S017 owns the index: when it is an error
+// or holds no document, the caller is blocked by S017, never failed.
+func schemaIndex(t *T) (*Call, []schemaRow) {
+	c := indexCall(t)
+	if c.IsError() {
+		t.BlockedBy("S017", "schema {} failed, so there is no index to pick data from: %s", c.Describe())
+	}
+	doc := schemaDoc(c)
+	if doc == nil {
+		t.BlockedBy("S017", "schema {} put no schema document under structuredContent.data: %s", c.Describe())
+	}
 	return c, schemaRows(doc)
+}
+
+// scopedSchema calls schema(stream[, connection_id]) and returns the rows
+// of that stream, for checks that read capabilities from them. A failed
+// call blocks the caller by the scenario that owns it: S019 for a
+// connection scope, else S018.
+func scopedSchema(t *T, args map[string]any) (*Call, []schemaRow) {
+	c := schemaCall(t, args)
+	owner := "S018"
+	if args["connection_id"] != nil {
+		owner = "S019"
+	}
+	if c.IsError() {
+		t.BlockedBy(owner, "schema(%s) failed: %s", compactJSONOf(args), c.Describe())
+	}
+	doc := schemaDoc(c)
+	if doc == nil {
+		t.BlockedBy(owner, "schema(%s) put no schema document under structuredContent.data: %s", compactJSONOf(args), c.Describe())
+	}
+	rows := rowsNamed(schemaRows(doc), fmt.Sprint(args["stream"]))
+	// An answer that did not narrow to the connection (S019 judges that)
+	// still holds the row that covers it.
+	if conn, _ := args["connection_id"].(string); conn != "" {
+		covering := slices.DeleteFunc(slices.Clone(rows), func(r schemaRow) bool { return !slices.Contains(r.Connections, conn) })
+		if len(covering) > 0 {
+			rows = covering
+		}
+	}
+	return c, rows
+}
+
+// rsSchemaRows is the RS's own answer to GET /v1/schema?q under the client
+// bearer: the truth an adapter's schema is judged against, by value. ok
+// is false when the target has no RS mcpcheck controls, or it refused.
+func rsSchemaRows(t *T, q url.Values) ([]schemaRow, bool) {
+	if !t.Target.Has(CapControlledRS) {
+		return nil, false
+	}
+	type answer struct {
+		rows []schemaRow
+		ok   bool
+	}
+	a := conformance.Discover(t, "rs-schema:"+q.Encode(), func() answer {
+		rs := t.RS()
+		status, body := rs.Replay(fakers.Request{Method: "GET", Path: "/v1/schema", RawQuery: q.Encode(), Authorization: "Bearer " + rs.ClientToken()})
+		var doc map[string]any
+		if status != 200 || json.Unmarshal(body, &doc) != nil {
+			return answer{}
+		}
+		return answer{schemaRows(doc), true}
+	})
+	return a.rows, a.ok
+}
+
+// truthRows is what the RS says about a compact schema scope, else what
+// the adapter's own rows say (a target without a controlled RS).
+func truthRows(t *T, stream, conn string, adapterRows []schemaRow) []schemaRow {
+	if rows, ok := rsSchemaRows(t, schemaQuery(stream, conn)); ok && len(rows) > 0 {
+		return rows
+	}
+	return adapterRows
+}
+
+// schemaQuery is the /v1/schema query of a compact scope.
+func schemaQuery(stream, conn string) url.Values {
+	q := url.Values{"view": {"compact"}}
+	if stream != "" {
+		q.Set("stream", stream)
+	}
+	if conn != "" {
+		q.Set("connection_id", conn)
+	}
+	return q
 }
 
 // noSharedStream is the skip reason of checks that need third-party data: a
@@ -169,17 +291,6 @@ func singleSourceStream(rows []schemaRow) (string, bool) {
 	return "", false
 }
 
-// scopedSchema calls schema(stream[, connection_id]) and returns the rows of
-// that stream.
-func scopedSchema(t *T, args map[string]any) (*Call, []schemaRow) {
-	key, _ := json.Marshal(args)
-	c := conformance.Discover(t, "schema:"+string(key), func() *Call { return t.Call("schema", args) })
-	t.Expect(c.IsError()).To(BeFalse(), "schema must succeed: %s", c.Describe())
-	doc := c.Data()
-	t.Expect(doc).NotTo(BeNil(), "schema must put the schema document under structuredContent.data")
-	return c, rowsNamed(schemaRows(doc), fmt.Sprint(args["stream"]))
-}
-
 // flagTokens splits a compact flag string into its tokens; a capability
 // object yields nil.
 func flagTokens(v any) []string {
@@ -190,39 +301,150 @@ func flagTokens(v any) []string {
 	return strings.Split(s, ",")
 }
 
-var (
-	textStreamRowRe = regexp.MustCompile(`(?m)^\s*stream\s+name=("(?:[^"\\]|\\.)*"|[^\s"]+)(.*)$`)
-	textConnIDRe    = regexp.MustCompile(`connection_id[:=]"?([^"\s,}|]+)`)
-	textIndexLineRe = regexp.MustCompile(`(?m)^\s*stream_index\b.*\bstreams=(\S+)`)
-)
-
-// A textRow is a stream as a content-only client reads it from schema text.
-type textRow struct {
-	name  string
-	conns []string
+// A fieldCap is what a field's declared capabilities allow.
+type fieldCap struct {
+	Type  string
+	Exact bool
+	Ops   []string // range operators
+	Aggs  []string // aggregation kinds
 }
 
-// textStreamRows reads `stream name=… connections={connection_id:…}` rows and
-// `stream_index … streams=a|b` lines from schema text, in order.
-func textStreamRows(text string) []textRow {
-	var out []textRow
-	for _, m := range textStreamRowRe.FindAllStringSubmatch(text, -1) {
-		name := m[1]
-		if u, err := strconv.Unquote(name); err == nil {
-			name = u
+// capOf reads a field's capabilities from a compact flag string
+// ("t=string,eq,r=gte|lt,a=max") or a full capability object.
+func capOf(v any) fieldCap {
+	var c fieldCap
+	if m, ok := v.(map[string]any); ok {
+		usable := func(k string) (map[string]any, bool) {
+			x, _ := m[k].(map[string]any)
+			return x, x != nil && x["usable"] == true
 		}
-		r := textRow{name: name}
-		for _, c := range textConnIDRe.FindAllStringSubmatch(m[2], -1) {
-			r.conns = append(r.conns, c[1])
+		c.Type = str(m["type"])
+		if sch, _ := m["schema"].(map[string]any); c.Type == "" && sch != nil {
+			c.Type = str(sch["type"])
+			if sch["format"] == "date-time" {
+				c.Type = "timestamp"
+			}
 		}
-		out = append(out, r)
+		_, c.Exact = usable("exact_filter")
+		if r, ok := usable("range_filter"); ok {
+			ops, _ := r["operators"].([]any)
+			for _, o := range ops {
+				c.Ops = append(c.Ops, str(o))
+			}
+		}
+		agg, _ := m["aggregation"].(map[string]any)
+		for _, k := range aggKinds {
+			if a, _ := agg[k].(map[string]any); a != nil && a["usable"] == true {
+				c.Aggs = append(c.Aggs, k)
+			}
+		}
+		return c
 	}
-	for _, m := range textIndexLineRe.FindAllStringSubmatch(text, -1) {
-		for _, n := range strings.Split(m[1], "|") {
-			if n != "" {
-				out = append(out, textRow{name: n})
+	for _, tok := range flagTokens(v) {
+		k, val, _ := strings.Cut(tok, "=")
+		switch k {
+		case "t":
+			c.Type = val
+		case "eq":
+			c.Exact = true
+		case "r":
+			c.Ops = nonEmpty(strings.Split(val, "|"))
+		case "a":
+			c.Aggs = nonEmpty(strings.Split(val, "|"))
+		}
+	}
+	return c
+}
+
+// aggKinds are the RS's aggregation kinds.
+var aggKinds = []string{"count_distinct", "group_by", "group_by_time", "max", "min", "sum"}
+
+// rowAggKinds are the aggregation kinds some field of r declares, sorted.
+func rowAggKinds(r schemaRow) []string {
+	var out []string
+	for _, v := range r.FieldCaps {
+		for _, a := range capOf(v).Aggs {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
 			}
 		}
 	}
+	sort.Strings(out)
 	return out
+}
+
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
+}
+
+// connectionIDs reads the connection ids of a granted_connections list.
+func connectionIDs(list []any) []string {
+	var out []string
+	for _, c := range list {
+		cm, _ := c.(map[string]any)
+		if id := str(cm["connection_id"]); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// repeatedRows names the top-level stream rows of doc that repeat a
+// connector-nested row (S022, S041): the same rows listed twice.
+func repeatedRows(doc map[string]any) []string {
+	cs, _ := doc["connectors"].([]any)
+	top, _ := doc["streams"].([]any)
+	if len(cs) == 0 || len(top) == 0 {
+		return nil
+	}
+	var nested []schemaRow
+	for _, c := range cs {
+		cm, _ := c.(map[string]any)
+		list, _ := cm["streams"].([]any)
+		for _, s := range list {
+			if sm, ok := s.(map[string]any); ok {
+				nested = append(nested, readRow(sm, cm))
+			}
+		}
+	}
+	var out []string
+	for _, s := range top {
+		sm, _ := s.(map[string]any)
+		if r := readRow(sm, nil); slices.ContainsFunc(nested, r.repeats) {
+			out = append(out, r.ident())
+		}
+	}
+	return out
+}
+
+// mustFixture is a fixture mcpcheck builds from its own constants: one it
+// cannot build is a harness fault, never a verdict on the target.
+func mustFixture(fx *fakers.Fixture, err error) *fakers.Fixture {
+	if err != nil {
+		panic("build a fixture: " + err.Error())
+	}
+	return fx
+}
+
+// rsRequestCount is how many requests the RS has logged under prefix, or
+// 0 when mcpcheck does not see the RS's log.
+func rsRequestCount(t *T, prefix string) int {
+	if !t.Target.Has(CapControlledRS) {
+		return 0
+	}
+	return len(t.RS().RequestsTo(prefix))
 }

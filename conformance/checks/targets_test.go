@@ -148,6 +148,9 @@ func TestTargetsAgree(t *testing.T) {
 			if r.Verdict != conformance.Skip || r.Message == "" {
 				t.Errorf("url %s: %s, want a skip with a reason", row.ID, r.Verdict)
 			}
+		case (r.Verdict == conformance.Partial || r.Verdict == conformance.Skip) && want[row.ID] == conformance.Pass && strings.Contains(r.Message, CapFixture.SkipReason()):
+			// Clauses that need a fixture RS (its request log, its own
+			// answers) are not exercised on a URL target; the rest hold.
 		case r.Verdict != want[row.ID]:
 			t.Errorf("url %s: %s, reference %s (%s)", row.ID, r.Verdict, want[row.ID], r.Message)
 		}

@@ -1,0 +1,470 @@
+package checks
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+// How a content-only client reads schema text: by the values it knows to
+// look for (field, stream and connection names), and by what the text's
+// own legend says its abbreviations mean, never by one grammar's tokens.
+
+// legendLineRe finds legend lines: they explain the grammar for every
+// stream, so they state nothing about one row.
+var legendLineRe = regexp.MustCompile(`(?im)^.*legend.*$`)
+
+// withoutLegend is text with its legend lines removed.
+func withoutLegend(text string) string { return legendLineRe.ReplaceAllString(text, "") }
+
+func tokenPattern(tok string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(tok) + `([^A-Za-z0-9_]|$)`)
+}
+
+// containsToken reports whether s holds tok not glued to word characters.
+func containsToken(s, tok string) bool { return tok != "" && tokenPattern(tok).MatchString(s) }
+
+func tokenIndex(s, tok string) int {
+	loc := tokenPattern(tok).FindStringIndex(s)
+	if loc == nil {
+		return -1
+	}
+	return loc[0]
+}
+
+// A rowSegment is the part of a schema text that describes one row.
+type rowSegment struct {
+	row   schemaRow
+	ident string
+	text  string
+}
+
+// rowSegments cuts text (legend aside) into one segment per row, at each
+// row's identity: its connector_key when the rows' keys differ, else its
+// first connection. missing names the rows whose identity the text lacks.
+func rowSegments(text string, rows []schemaRow) (segs []rowSegment, missing []string) {
+	text = withoutLegend(text)
+	keys := map[string]bool{}
+	for _, r := range rows {
+		keys[r.ConnectorKey] = true
+	}
+	byKey := len(keys) == len(rows)
+	type at struct {
+		pos int
+		seg rowSegment
+	}
+	var found []at
+	for _, r := range rows {
+		ident := r.ConnectorKey
+		if !byKey && len(r.Connections) > 0 {
+			ident = r.Connections[0]
+		}
+		pos := tokenIndex(text, ident)
+		if ident == "" || pos < 0 {
+			missing = append(missing, r.ident())
+			continue
+		}
+		found = append(found, at{pos, rowSegment{row: r, ident: ident}})
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].pos < found[j].pos })
+	for i, f := range found {
+		end := len(text)
+		if i+1 < len(found) {
+			end = found[i+1].pos
+		}
+		f.seg.text = text[f.pos:end]
+		segs = append(segs, f.seg)
+	}
+	return segs, missing
+}
+
+// shownFields are the names of fields that text shows, in fields' order.
+func shownFields(text string, fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		if containsToken(text, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+var (
+	typeWords  = []string{"string", "integer", "number", "boolean", "timestamp", "datetime", "date", "object", "array", "int", "float", "bool"}
+	rangeOps   = []string{"gte", "gt", "lte", "lt"}
+	plainWords = []string{"count", "exact", "equals", "range", "filter", "filters", "sort", "sortable", "search", "lexical", "semantic",
+		"aggregate", "aggregation", "aggregations", "type", "role", "granted", "declared", "true", "false", "none", "yes", "no", "not",
+		"primary", "title", "text", "metadata", "author", "field", "fields", "usable", "unusable", "more", "distinct", "group", "time", "by"}
+	wordTokRe = regexp.MustCompile(`[A-Za-z0-9_]+`)
+	// legendPairRe reads "key=meaning", "key: meaning", "key (meaning)",
+	// "key → meaning" or "key - meaning" from a legend.
+	legendPairRe = regexp.MustCompile(`(?:^|[\s;,(])([A-Za-z_][A-Za-z0-9_]*(?:=false)?)\s*(?:=|:|→|->|—|–|\(|\s-\s)\s*["']?([A-Za-z][A-Za-z0-9_-]*)`)
+)
+
+// functionWords are short words of prose, never abbreviations; "a" is
+// not among them, as a grammar may use it as a flag.
+var functionWords = []string{"or", "and", "of", "on", "to", "in", "by", "for", "the", "with", "any", "all", "is", "are", "if", "per", "as", "at", "an"}
+
+// capVocabulary are the words that say something about a field's
+// capabilities: what ranks one annotation of a field above another.
+func capVocabulary() []string {
+	return slices.Concat(typeWords, rangeOps, aggKinds, plainWords, []string{"eq"})
+}
+
+// wordsNeedingNoLegend are words a client reads without a legend: plain
+// words and the tools' own argument vocabulary (range operators and
+// aggregation kinds, which the input schemas name).
+func wordsNeedingNoLegend() []string {
+	return slices.Concat(typeWords, rangeOps, aggKinds, plainWords, functionWords)
+}
+
+// A fieldNote is one field's own annotation in schema text: what follows
+// the field's name in brackets, or after a colon or equals sign.
+type fieldNote struct {
+	ctx        string
+	start, end int
+}
+
+var annotationOpen = map[byte]byte{'[': ']', '(': ')', '{': '}', '<': '>'}
+
+// fieldNotes finds each field's annotation in text: of every place the
+// field's name is followed by an opener, the one that says the most about
+// capabilities.
+func fieldNotes(text string, fields []string) map[string]fieldNote {
+	type occ struct {
+		field    string
+		at, body int
+	}
+	var occs []occ
+	for _, f := range fields {
+		re := regexp.MustCompile(`(?:^|[^A-Za-z0-9_.-])(` + regexp.QuoteMeta(f) + `)\s*([\[({<:=])`)
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+			occs = append(occs, occ{f, m[2], m[4]})
+		}
+	}
+	sort.Slice(occs, func(i, j int) bool { return occs[i].at < occs[j].at })
+	vocab := capVocabulary()
+	out := map[string]fieldNote{}
+	score := map[string]int{}
+	for i, o := range occs {
+		next := len(text)
+		if i+1 < len(occs) {
+			next = occs[i+1].at
+		}
+		end := annotationEnd(text, o.body, next)
+		ft := fieldNote{ctx: text[o.body:end], start: o.at, end: end}
+		n := 0
+		for _, w := range wordTokRe.FindAllString(ft.ctx, -1) {
+			if slices.Contains(vocab, strings.ToLower(w)) {
+				n++
+			}
+		}
+		if prev, seen := out[o.field]; !seen || n > score[o.field] || (n == score[o.field] && prev.ctx == "") {
+			out[o.field], score[o.field] = ft, n
+		}
+	}
+	return out
+}
+
+// annotationEnd is where an annotation that opens at body ends: at its
+// closing bracket, or at the end of its line or the next field.
+func annotationEnd(text string, body, next int) int {
+	if closer, ok := annotationOpen[text[body]]; ok {
+		depth := 0
+		for i := body; i < len(text) && i < body+400; i++ {
+			switch text[i] {
+			case text[body]:
+				depth++
+			case closer:
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			case '\n':
+				return i
+			}
+		}
+	}
+	end := min(next, len(text), body+300)
+	if i := strings.IndexByte(text[body+1:end], '\n'); i >= 0 {
+		end = body + 1 + i
+	}
+	return max(end, body+1)
+}
+
+// legendText is text outside the fields' annotations: where a legend
+// explains them.
+func legendText(text string, fts map[string]fieldNote) string {
+	b := []byte(text)
+	for _, ft := range fts {
+		for i := ft.start; i < ft.end; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
+}
+
+// legendMeanings reads key → meaning pairs from legend text. A meaning
+// may itself be the next key ("Key: t=type"), so each search starts just
+// after the last key found.
+func legendMeanings(legend string) map[string]string {
+	out := map[string]string{}
+	for pos := 0; pos < len(legend); {
+		m := legendPairRe.FindStringSubmatchIndex(legend[pos:])
+		if m == nil {
+			break
+		}
+		key, meaning := legend[pos+m[2]:pos+m[3]], legend[pos+m[4]:pos+m[5]]
+		if _, seen := out[key]; !seen {
+			out[key] = strings.ToLower(meaning)
+		}
+		pos += m[3]
+	}
+	return out
+}
+
+// keysMeaning are the legend keys whose meaning matches re, plus the
+// plain words that say the same.
+func keysMeaning(meanings map[string]string, re *regexp.Regexp, plain ...string) []string {
+	out := slices.Clone(plain)
+	for k, m := range meanings {
+		if re.MatchString(m) {
+			out = append(out, strings.TrimSuffix(k, "=false"))
+		}
+	}
+	return out
+}
+
+var (
+	itemSepRe      = regexp.MustCompile(`[,;|\s\[\](){}<>]+`)
+	exactMeaningRe = regexp.MustCompile(`exact|equal`)
+	sortMeaningRe  = regexp.MustCompile(`sort|order`)
+)
+
+// unexplained are the abbreviations the fields' annotations use that the
+// legend does not explain: short keys that are no plain word.
+func unexplained(fts map[string]fieldNote, legend string, fields []string) []string {
+	vocab := wordsNeedingNoLegend()
+	var out []string
+	for _, ft := range fts {
+		for _, item := range itemSepRe.Split(ft.ctx, -1) {
+			k, _, _ := strings.Cut(item, "=")
+			k, _, _ = strings.Cut(k, ":")
+			k = strings.Trim(k, "\"' ")
+			lk := strings.ToLower(k)
+			if k == "" || len(k) > 4 || slices.Contains(vocab, lk) || slices.Contains(fields, k) || strings.Trim(k, "0123456789") == "" || slices.Contains(out, k) {
+				continue
+			}
+			if !regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(k) + `\s*(=|:|→|->|—|–|\(|\s-\s|\s+means\s|\s+is\s)\s*["']?[A-Za-z]`).MatchString(legend) {
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A textCap is what schema text says one field allows.
+type textCap struct {
+	typ      string
+	exact    bool
+	ops      []string
+	aggs     []string
+	sortable bool
+}
+
+// readTextCap reads a field's annotation by meaning: type words, range
+// operators and aggregation kinds by name, and exact filtering and sorting
+// by the legend's keys for them (or the plain words).
+func readTextCap(ctx string, exactKeys, sortKeys []string) textCap {
+	var c textCap
+	lower := strings.ToLower(ctx)
+	if strings.Contains(lower, "date-time") {
+		c.typ = "timestamp"
+	}
+	for _, w := range wordTokRe.FindAllString(ctx, -1) {
+		lw := strings.ToLower(w)
+		switch {
+		case c.typ == "" && slices.Contains(typeWords, lw):
+			c.typ = lw
+		case slices.Contains(rangeOps, lw) && !slices.Contains(c.ops, lw):
+			c.ops = append(c.ops, lw)
+		case slices.Contains(aggKinds, lw) && !slices.Contains(c.aggs, lw):
+			c.aggs = append(c.aggs, lw)
+		}
+		if slices.Contains(exactKeys, w) || slices.Contains(exactKeys, lw) {
+			c.exact = true
+		}
+		if slices.Contains(sortKeys, w) || slices.Contains(sortKeys, lw) {
+			c.sortable = true
+		}
+	}
+	return c
+}
+
+// sampleValue is a value of the declared type, valid for a filter.
+func sampleValue(typ string) any {
+	switch typ {
+	case "integer", "number", "int", "float":
+		return 1
+	case "boolean", "bool":
+		return true
+	case "timestamp", "date", "date-time", "datetime":
+		return "2026-01-01T00:00:00Z"
+	}
+	return "mcpcheck"
+}
+
+// textArgs are read arguments a content-only client builds from schema
+// text: for each kind, the candidates the text supports, best first.
+type textArgs struct {
+	fields  []string
+	filters []map[string]any
+	sorts   []string
+	aggs    []map[string]any
+}
+
+// maxArgTries bounds the candidates tried per argument kind: a client
+// that misreads one field's annotation tries the next.
+const maxArgTries = 3
+
+var (
+	sortMentionRe = regexp.MustCompile(`(?i)\b(?:sort(?:able)?|order(?:ed)?\s+by)\b\W{0,6}(-?)([A-Za-z_][\w.-]*)`)
+	aggSectionRe  = regexp.MustCompile(`\b(count_distinct|group_by_time|group_by|max|min|sum)\b\s*[=:(]\s*([^;\n)]*)`)
+)
+
+// deriveArgs builds projection, filter, sort and aggregate arguments from
+// the schema text of one row, knowing only the row's field names (which it
+// looks for by value).
+func deriveArgs(text string, fields []string) textArgs {
+	var a textArgs
+	own := withoutLegend(text)
+	a.fields = shownFields(own, fields)
+	if len(a.fields) == 0 {
+		return a
+	}
+	a.fields = a.fields[:min(2, len(a.fields))]
+	fns := fieldNotes(text, fields)
+	meanings := legendMeanings(legendText(text, fns))
+	exactKeys := keysMeaning(meanings, exactMeaningRe, "eq", "exact", "equals", "equality")
+	sortKeys := keysMeaning(meanings, sortMeaningRe, "sort", "sortable")
+	caps := map[string]textCap{}
+	var names []string
+	for f, fn := range fns {
+		caps[f] = readTextCap(fn.ctx, exactKeys, sortKeys)
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	// Fields the text types first: their filter values have the right type.
+	slices.SortStableFunc(names, func(x, y string) int { return boolRank(caps[x].typ == "") - boolRank(caps[y].typ == "") })
+	for _, f := range names {
+		switch c := caps[f]; {
+		case c.exact && f != "id":
+			a.filters = append(a.filters, map[string]any{f: sampleValue(c.typ)})
+		case len(c.ops) > 0:
+			a.filters = append(a.filters, map[string]any{f: map[string]any{c.ops[0]: sampleValue(c.typ)}})
+		}
+	}
+	for _, m := range sortMentionRe.FindAllStringSubmatch(own, -1) {
+		if slices.Contains(fields, m[2]) && !slices.Contains(a.sorts, m[1]+m[2]) {
+			a.sorts = append(a.sorts, m[1]+m[2])
+		}
+	}
+	for _, f := range names {
+		if caps[f].sortable && !slices.Contains(a.sorts, f) {
+			a.sorts = append(a.sorts, f)
+		}
+	}
+	byKind := map[string][]string{}
+	for _, f := range names {
+		for _, k := range caps[f].aggs {
+			byKind[k] = append(byKind[k], f)
+		}
+	}
+	for _, m := range aggSectionRe.FindAllStringSubmatch(own, -1) {
+		for _, f := range shownFields(m[2], fields) {
+			if !slices.Contains(byKind[m[1]], f) {
+				byKind[m[1]] = append(byKind[m[1]], f)
+			}
+		}
+	}
+	for _, k := range []string{"count_distinct", "max", "min", "sum", "group_by", "group_by_time"} {
+		for _, f := range byKind[k] {
+			switch k {
+			case "group_by":
+				a.aggs = append(a.aggs, map[string]any{"metric": "count", "group_by": f})
+			case "group_by_time":
+				a.aggs = append(a.aggs, map[string]any{"metric": "count", "group_by_time": f, "granularity": "day"})
+			default:
+				a.aggs = append(a.aggs, map[string]any{"metric": k, "field": f})
+			}
+		}
+	}
+	return a
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+const filterKind = "filterable field (exact or range)"
+
+// sentBareFilter reports an RS request, since the first before logged,
+// that carried a bare filter= instead of filter[field]… parameters.
+func sentBareFilter(t *T, before int) bool {
+	if !t.Target.Has(CapControlledRS) {
+		return false
+	}
+	return slices.ContainsFunc(t.RS().RequestsTo("/v1/")[before:], func(r fakers.Request) bool {
+		q, _ := url.ParseQuery(r.RawQuery)
+		return q.Has("filter")
+	})
+}
+
+// judgeTextArgs calls query_records and aggregate with arguments a
+// content-only client built from the text of what (a row), on src: for
+// each kind, one of the first candidates must be accepted, and a kind the
+// text gives no candidate for is a failure.
+func judgeTextArgs(t *T, src source, a textArgs, what string) {
+	try := func(tool, kind string, cands []map[string]any) {
+		if !t.Assert(len(cands) > 0, "%s: the text shows no %s a client reading only content[] could use", what, kind) {
+			return
+		}
+		var tried []string
+		accepted := false
+		before := rsRequestCount(t, "/v1/")
+		for _, extra := range cands[:min(maxArgTries, len(cands))] {
+			c := t.Call(tool, src.args(extra))
+			if accepted = !c.IsError(); accepted {
+				break
+			}
+			tried = append(tried, c.Describe())
+		}
+		if !accepted && kind == filterKind && sentBareFilter(t, before) {
+			t.BlockedBy("U01", "%s: the filters built from the text reached the RS as a bare filter= (U01 owns the encoding)", what)
+		}
+		t.Assert(accepted, "%s: no %s built from the text alone was accepted:\n%s", what, kind, strings.Join(tried, "\n"))
+	}
+	var projections, filters, sorts []map[string]any
+	if len(a.fields) > 0 {
+		projections = append(projections, map[string]any{"fields": a.fields, "limit": 2})
+	}
+	for _, f := range a.filters {
+		filters = append(filters, map[string]any{"filter": f, "limit": 2})
+	}
+	for _, s := range a.sorts {
+		sorts = append(sorts, map[string]any{"sort": s, "limit": 2})
+	}
+	try("query_records", "field names (projection)", projections)
+	try("query_records", "sortable field", sorts)
+	try("aggregate", "aggregatable field", a.aggs)
+	try("query_records", filterKind, filters) // last: a broken encoding blocks the judgement (U01)
+}

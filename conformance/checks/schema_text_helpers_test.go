@@ -1,0 +1,94 @@
+package checks
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// Three grammars for one row: the reference's, a per-line grammar in
+// words, and single-letter flags with their own legend. A content-only
+// client reading any of them builds the same kinds of arguments.
+var grammarTexts = map[string]string{
+	"reference": "PDPP schema: connectors=1 streams=1\n" +
+		"field_capability_legend t=declared_type role=display_role eq=exact_filter r=range_filter_ops lex=lexical_search sem=semantic_search a=aggregation_caps g=false=not_granted; " +
+		"filter={field:value} if eq, {field:{op:value}} for r ops; sort=cursor_field or -cursor_field; fields=[names]; aggregate metric/field/group_by from a\n" +
+		`stream name="messages" connector_key="gmail" connections={connection_id:cin_work,display_name:Work_Mail} ` +
+		"fields=body[t=string,role=primary-text,eq,lex,sem];headers[t=object];label[t=string,role=metadata,eq,lex,a=group_by];" +
+		"sent_at[t=timestamp,eq,r=gte|gt|lte|lt,a=group_by_time|max|min];size_bytes[t=integer,eq,r=gte|lte,a=max|min|sum] " +
+		"aggregations=count;group_by=label;group_by_time=sent_at;max=sent_at|size_bytes;min=sent_at|size_bytes;sum=size_bytes " +
+		"primary_key=id sort=sent_at|-sent_at projection=fields count=none|estimated|exact expand=attachments search=lexical|semantic",
+	"words": "schema of stream messages on connection cin_work (Work Mail)\n" +
+		"  field sent_at: type timestamp, filter exact or range gte|lt, aggregate max|min, sortable\n" +
+		"  field label: type string, filter exact, aggregate group_by\n" +
+		"  field headers: type object\n" +
+		"  field body: type string, search lexical\n" +
+		"  field size_bytes: type integer, filter range gte|lte, aggregate sum\n" +
+		"count: exact or estimated; project with fields=[...]",
+	"letters": "Key: T=type X=exact-match R=range-ops A=aggregations S=sortable\n" +
+		"messages@gmail cin_work: sent_at(T:timestamp X R:gte/lt A:max/min S) label(T:string X A:group_by) headers(T:object) " +
+		"body(T:string) size_bytes(T:integer R:gte/lte A:sum)",
+}
+
+var grammarFields = []string{"body", "headers", "label", "sent_at", "size_bytes"}
+
+func TestDeriveArgsReadsEachGrammarByMeaning(t *testing.T) {
+	for name, text := range grammarTexts {
+		a := deriveArgs(text, grammarFields)
+		if len(a.fields) == 0 {
+			t.Errorf("%s: no projection fields", name)
+		}
+		if !slices.ContainsFunc(a.filters, func(f map[string]any) bool { return reflect.DeepEqual(f, map[string]any{"label": "mcpcheck"}) }) {
+			t.Errorf("%s: filters %v lack the exact filter on label", name, a.filters)
+		}
+		sizeFilter := map[string]any{"size_bytes": map[string]any{"gte": 1}}
+		if name == "reference" { // exact and range: exact first
+			sizeFilter = map[string]any{"size_bytes": 1}
+		}
+		if !slices.ContainsFunc(a.filters, func(f map[string]any) bool { return reflect.DeepEqual(f, sizeFilter) }) {
+			t.Errorf("%s: filters %v lack the typed filter %v", name, a.filters, sizeFilter)
+		}
+		for _, f := range a.filters {
+			if _, bad := f["headers"]; bad {
+				t.Errorf("%s: headers declares no filter, yet %v", name, f)
+			}
+		}
+		if len(a.sorts) == 0 || a.sorts[0] != "sent_at" {
+			t.Errorf("%s: sorts %v, want sent_at first", name, a.sorts)
+		}
+		if !slices.ContainsFunc(a.aggs, func(g map[string]any) bool {
+			return reflect.DeepEqual(g, map[string]any{"metric": "max", "field": "sent_at"})
+		}) || !slices.ContainsFunc(a.aggs, func(g map[string]any) bool {
+			return reflect.DeepEqual(g, map[string]any{"metric": "count", "group_by": "label"})
+		}) {
+			t.Errorf("%s: aggregates %v lack max(sent_at) or count by label", name, a.aggs)
+		}
+	}
+}
+
+func TestUnexplainedNamesAbbreviationsWithoutALegend(t *testing.T) {
+	for name, text := range grammarTexts {
+		notes := fieldNotes(text, grammarFields)
+		if got := unexplained(notes, legendText(text, notes), grammarFields); len(got) > 0 {
+			t.Errorf("%s: unexplained %v, want none", name, got)
+		}
+	}
+	for name, want := range map[string][]string{"reference": {"a", "eq", "lex", "r", "sem", "t"}, "letters": {"A", "R", "S", "T", "X"}} {
+		text := withoutLegend(grammarTexts[name])
+		if name == "letters" {
+			text = text[len("Key: T=type X=exact-match R=range-ops A=aggregations S=sortable\n"):]
+		}
+		notes := fieldNotes(text, grammarFields)
+		if got := unexplained(notes, legendText(text, notes), grammarFields); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s without its legend: unexplained %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestLegendMeaningsReadsAKeyAfterAHeading(t *testing.T) {
+	got := legendMeanings("Key: T=type X=exact-match g=false=not_granted")
+	want := map[string]string{"Key": "t", "T": "type", "X": "exact-match", "g=false": "not_granted"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("legendMeanings = %v, want %v", got, want)
+	}
+}
