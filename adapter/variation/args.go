@@ -249,12 +249,16 @@ func streamConnections(body []byte, stream string) []string {
 	return out
 }
 
-// laxIDs splits an id into its parts without checking them: traversal
-// goes to the RS.
+// laxIDs splits an id the real codec refuses into its parts without
+// checking them: traversal goes to the RS. Ids the codec takes are parsed
+// as before.
 type laxIDs struct{ adapter.PathIDs }
 
-func (laxIDs) Parse(id, connectionID string) (adapter.RecordRef, error) {
-	var ref adapter.RecordRef
+func (l laxIDs) Parse(id, connectionID string) (adapter.RecordRef, error) {
+	ref, err := l.PathIDs.Parse(id, connectionID)
+	if err == nil {
+		return ref, nil
+	}
 	if rest, ok := strings.CutPrefix(id, adapter.RecordURIPrefix); ok {
 		if u, err := url.PathUnescape(rest); err == nil {
 			id = u

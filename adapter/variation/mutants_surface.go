@@ -1,6 +1,7 @@
 package variation
 
 import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"math"
 	"net/http"
 	"net/url"
@@ -26,6 +27,13 @@ var surfaceMutants = []Variation{
 		})},
 	{ID: "duplicate-connection-prose", Kills: []string{"S002.2", "S004.3"}, Doc: "every connection_id argument repeats a long recovery paragraph",
 		Apply: duplicateConnectionProse()},
+	{ID: "repeat-grant-guidance", Kills: []string{"S002.3", "S004.3"}, Doc: "every tool description repeats one long sentence about grant scope and bounded results",
+		Apply: withMiddleware(onTools(func(tools []*mcp.Tool) []*mcp.Tool {
+			for _, t := range tools {
+				t.Description += " Every read is scoped to the grant this client token was issued for, results are bounded, and omitted content always has a continuation."
+			}
+			return tools
+		}))},
 	{ID: "strip-routing-from-aggregate", Kills: []string{"S003.1"}, Doc: "the aggregate description loses its endpoint and read-only statement",
 		Apply: describe("aggregate", func(d string) string { return strings.Split(d, " Read-only;")[0] })},
 	{ID: "strip-pointer-from-fetch", Kills: []string{"S003.2"}, Doc: "the fetch description no longer points to the instructions or the schema tool",
@@ -56,13 +64,13 @@ var surfaceMutants = []Variation{
 		Apply: stdioOnly(extraTool(driftTool))},
 	{ID: "honour-profile-env", Kills: []string{"S011.2"}, Doc: "stdio started with PDPP_MCP_PROFILE=full serves an extra event-subscription tool",
 		Apply: honourProfileEnv},
-	{ID: "drop-expand-param", Kills: []string{"S007.1"}, Collateral: []string{"S009", "U02"}, Doc: "query_records passes the expand gate but never sends expand to the RS",
+	{ID: "drop-expand-param", Kills: []string{"S007.1", "S009.1", "U02.1"}, Doc: "query_records passes the expand gate but never sends expand to the RS",
 		Apply: onQuery(isRecordList, func(_ *http.Request, q url.Values) { q.Del("expand") })},
 	{ID: "expand-gate-fails-closed", Kills: []string{"S007.1"}, Doc: "the expand gate rejects when GET /v1/schema fails, instead of deferring to the RS",
 		Apply: tune(func(t *adapter.Tuning) { t.ExpandGate = adapter.ExpandGateFailClosed })},
 	{ID: "drop-expanded-relations", Kills: []string{"S007.2"}, Doc: "query_records forwards expand but strips the expanded relations from the RS's answer",
 		Apply: dropExpandedRelations()},
-	{ID: "skip-expand-gate", Kills: []string{"S008.1", "S008.2", "S008.3"}, Collateral: []string{"S009"}, Doc: "unadvertised expand goes to the RS unchecked, which answers in its own words",
+	{ID: "skip-expand-gate", Kills: []string{"S008.1", "S008.2", "S008.3", "S009.1"}, Doc: "unadvertised expand goes to the RS unchecked, which answers in its own words",
 		Apply: tune(func(t *adapter.Tuning) { t.ExpandGate = adapter.ExpandGateOff })},
 	{ID: "gate-ignores-expand-limit", Kills: []string{"S008.1", "S008.2", "S008.3"}, Doc: "expand_limit without expand goes to the RS unchecked, which answers in its own words",
 		Apply: gateIgnoresExpandLimit()},
