@@ -77,12 +77,21 @@ func (t *T) Clause(n int, judge func()) {
 	judge()
 }
 
-// Expect is gomega's Expect; inside a clause its failure is recorded
-// against the clause and the check goes on.
-func (t *T) Expect(actual any, extra ...any) types.Assertion {
-	if cur := t.run.current(); cur != nil {
-		cur.asserted++
+// asserting counts an assertion against the clause being judged. Every
+// assertion belongs to a clause: one outside any is a fault of the check,
+// which the run reports as a harness error rather than a verdict.
+func (t *T) asserting() {
+	cur := t.run.current()
+	if cur == nil {
+		panic(errorSignal{fmt.Sprintf("%s asserts outside any clause: every assertion belongs to a t.Clause", t.run.check.ID)})
 	}
+	cur.asserted++
+}
+
+// Expect is gomega's Expect; its failure is recorded against the clause
+// being judged and the check goes on.
+func (t *T) Expect(actual any, extra ...any) types.Assertion {
+	t.asserting()
 	return t.Gomega.Expect(actual, extra...)
 }
 
@@ -90,30 +99,23 @@ func (t *T) Expect(actual any, extra ...any) types.Assertion {
 // with the message and the check goes on; either way the clause was
 // exercised. It returns ok.
 func (t *T) Assert(ok bool, format string, args ...any) bool {
-	if cur := t.run.current(); cur != nil {
-		cur.asserted++
-	}
+	t.asserting()
 	if !ok {
 		t.run.failHandler(scenarios.Required)(fmt.Sprintf(format, args...))
 	}
 	return ok
 }
 
-// Fail records a failure of the clause being judged and goes on; outside
-// any clause it ends the check failed.
+// Fail records a failure of the clause being judged and goes on.
 func (t *T) Fail(format string, args ...any) {
-	if cur := t.run.current(); cur != nil {
-		cur.asserted++
-	}
+	t.asserting()
 	t.run.failHandler(scenarios.Required)(fmt.Sprintf(format, args...))
 }
 
 // Fatalf records a failure of the clause being judged and ends that
 // judgement: what follows would only repeat it.
 func (t *T) Fatalf(format string, args ...any) {
-	if cur := t.run.current(); cur != nil {
-		cur.asserted++
-	}
+	t.asserting()
 	panic(failSignal{t.run.redact(fmt.Sprintf(format, args...))})
 }
 
@@ -146,9 +148,7 @@ type thresholdGomega struct {
 }
 
 func (g thresholdGomega) Expect(actual any, extra ...any) types.Assertion {
-	if cur := g.t.run.current(); cur != nil {
-		cur.asserted++
-	}
+	g.t.asserting()
 	return g.Gomega.Expect(actual, extra...)
 }
 
@@ -156,9 +156,6 @@ func (g thresholdGomega) Expect(actual any, extra ...any) types.Assertion {
 // its scenario. sig is how the check ended: a skip or block outside any
 // clause is the reason for every clause it left unjudged.
 func (r *checkRun) clauseResults(sig any) []ClauseResult {
-	if len(r.clauses) == 0 && len(r.check.Manual) == 0 {
-		return nil // a check not (yet) written clause by clause
-	}
 	var endReason, endBlock string
 	switch s := sig.(type) {
 	case skipSignal:

@@ -60,7 +60,9 @@ var realReports = sync.OnceValues(func() (map[string]*conformance.Report, error)
 		"calls":   {Target: mutant("snippet-as-title"), Only: []string{"S027"}},   // a failure after tool calls
 		"generic": {Target: conformance.TargetSpec{URL: generic.URL, Token: "t"}}, // not a PDPP adapter: every row n/a
 		// clause results: a failed clause with its calls, and recommended failures
-		"clauses": {Target: mutant("strip-routing-from-aggregate"), Only: []string{"S003", "S012"}},
+		"clauses":      {Target: mutant("strip-routing-from-aggregate"), Only: []string{"S003", "S012"}},
+		"clause-calls": {Target: mutant("hide-search-cursor"), Only: []string{"S023"}},       // calls made inside a failed clause
+		"blocked":      {Target: mutant("nest-schema-data"), Only: []string{"S017", "S018"}}, // a clause blocked by the scenario that owns the index
 	}
 	out := map[string]*conformance.Report{}
 	for name, cfg := range configs {
@@ -121,7 +123,7 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 	for _, want := range []string{
 		"target_error", "target_error.unreachable=true", "target_error.unreachable=false", "footprint",
 		"scenario.reason", "scenario.result", "result.message", "result.entries", "result.clauses", "result.fail_level",
-		"clause.failures", "applicability", "applicability.missing",
+		"clause.failures", "clause.calls", "clause.reason", "clause.blocked_by", "verdict=partial", "applicability", "applicability.missing",
 		"scenario.baseline", "scenario.reproduce", "result.calls", "golden", "golden.changes",
 		"status=checked", "status=manual", "verdict=pass", "verdict=fail", "verdict=skip", "verdict=error", "verdict=n/a", "warnings",
 	} {
@@ -156,9 +158,10 @@ func presentFields(t *testing.T, data []byte) []string {
 				Entries   []json.RawMessage `json:"entries"`
 				Calls     []string          `json:"calls"`
 				Clauses   []struct {
-					Reason   string            `json:"reason"`
-					Failures []json.RawMessage `json:"failures"`
-					Calls    []string          `json:"calls"`
+					Reason    string            `json:"reason"`
+					BlockedBy string            `json:"blocked_by"`
+					Failures  []json.RawMessage `json:"failures"`
+					Calls     []string          `json:"calls"`
 				} `json:"clauses"`
 			} `json:"result"`
 		} `json:"scenarios"`
@@ -214,7 +217,7 @@ func presentFields(t *testing.T, data []byte) []string {
 				out = append(out, "result.clauses")
 			}
 			for _, c := range r.Clauses {
-				for name, v := range map[string]bool{"clause.failures": len(c.Failures) > 0, "clause.calls": len(c.Calls) > 0, "clause.reason": c.Reason != ""} {
+				for name, v := range map[string]bool{"clause.failures": len(c.Failures) > 0, "clause.calls": len(c.Calls) > 0, "clause.reason": c.Reason != "", "clause.blocked_by": c.BlockedBy != ""} {
 					if v {
 						out = append(out, name)
 					}
