@@ -86,7 +86,8 @@ func (w *bounder) learnIDs(v any) {
 func (w *bounder) walk(v any, h holder, path []string) any {
 	switch v := v.(type) {
 	case map[string]any:
-		if next, ok := w.holderOf(v); ok {
+		inRecord := h.record && len(path) > 0 && path[0] == "data" // a record's own fields may hold an "id"
+		if next, ok := w.holderOf(v); ok && !inRecord {
 			h, path = next, nil
 		}
 		for k, e := range v {

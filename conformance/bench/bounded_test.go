@@ -19,11 +19,11 @@ func TestBoundStructured(t *testing.T) {
 		{name: "nothing large: the bytes as received", in: `{"b":1, "a":"` + edge + `","x":1.50}`},
 		{name: "a record of a list, its id from the answer's own record ids",
 			in: `{"ladder":[{"id":"c/s:r1","record_id":"r1","connection_id":"c","stream":"s"}],` +
-				`"data":[{"object":"record","id":"r1","connection_id":"c","stream":"s","data":{"body":"` + long + `","n":2}}]}`,
+				`"data":[{"object":"record","id":"r1","connection_id":"c","stream":"s","data":{"id":"r1","body":"` + long + `","n":2}}]}`,
 			want: map[string]any{
 				"ladder": []any{map[string]any{"id": "c/s:r1", "record_id": "r1", "connection_id": "c", "stream": "s"}},
 				"data": []any{map[string]any{"object": "record", "id": "r1", "connection_id": "c", "stream": "s", "data": map[string]any{
-					"n": 2.0, "body": descriptor("aaaa", 600, "c/s:r1", "body"),
+					"id": "r1", "n": 2.0, "body": descriptor("aaaa", 600, "c/s:r1", "body"),
 				}}},
 			}, n: 1},
 		{name: "fetch: text stands for metadata.text_field",
