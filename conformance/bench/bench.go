@@ -158,10 +158,11 @@ type Level struct {
 
 // ScaleSchema is the compact schema answer on the scale grant.
 type ScaleSchema struct {
-	Fixture string      `json:"fixture"`
-	Bytes   int         `json:"text_bytes"` // the text content the model reads
-	Tokens  int         `json:"text_tokens"`
-	Latency Percentiles `json:"latency"`
+	Fixture   string      `json:"fixture"`
+	Transport Transport   `json:"transport"`  // stdio, unless the reference runs in process
+	Bytes     int         `json:"text_bytes"` // the text content the model reads
+	Tokens    int         `json:"text_tokens"`
+	Latency   Percentiles `json:"latency"`
 }
 
 // A Run is a bench run over one or more targets.

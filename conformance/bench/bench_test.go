@@ -112,7 +112,7 @@ func TestReferenceAsChildProcess(t *testing.T) {
 	if rep.Startup == nil || rep.Startup.N != 2 || rep.Startup.P50 <= 0 {
 		t.Errorf("startup %+v", rep.Startup)
 	}
-	if s := rep.ScaleSchema; s == nil || s.Bytes == 0 || s.Tokens == 0 || s.Fixture != "scale:3,2,4,1" {
+	if s := rep.ScaleSchema; s == nil || s.Bytes == 0 || s.Tokens == 0 || s.Fixture != "scale:3,2,4,1" || s.Transport != TransportStdio {
 		t.Errorf("scale schema %+v (notes %v)", s, rep.Notes)
 	}
 }

@@ -68,8 +68,8 @@ func (rep *Report) writeText(w io.Writer, levels []int) {
 		fmt.Fprintf(w, "  stdio start to answered initialize: p50 %s ms, p95 %s ms, max %s ms (%d starts)\n", ms(s.P50), ms(s.P95), ms(s.Max), s.N)
 	}
 	if s := rep.ScaleSchema; s != nil {
-		fmt.Fprintf(w, "  compact schema on %s: %d B, %d o200k tokens of text; p50 %s ms, p95 %s ms\n",
-			s.Fixture, s.Bytes, s.Tokens, ms(s.Latency.P50), ms(s.Latency.P95))
+		fmt.Fprintf(w, "  compact schema on %s over %s: %d B, %d o200k tokens of text; p50 %s ms, p95 %s ms\n",
+			s.Fixture, s.Transport, s.Bytes, s.Tokens, ms(s.Latency.P50), ms(s.Latency.P95))
 	}
 	if rep.Footprint != nil {
 		fmt.Fprintln(w, "  footprint (tools/list as received):")
