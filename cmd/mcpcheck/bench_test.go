@@ -37,15 +37,7 @@ func TestBenchInProcessWritesJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, errb)
 	}
-	for _, want := range []string{"p50 ms", "overhead p50", "c=2 calls/s", "search", "not a child process"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("no %q in\n%s", want, stdout)
-		}
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := requireOutput(t, stdout, out, "p50 ms", "overhead p50", "c=2 calls/s", "search", "not a child process")
 	var run struct {
 		Schema  string
 		Targets []struct {
@@ -92,18 +84,9 @@ func TestBenchReferenceBesideStdioIsLikeForLike(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, errb)
 	}
-	for _, want := range []string{
+	data := requireOutput(t, stdout, out,
 		"[1] reference adapter (pdpp-mcp child process over stdio, fixture RS); every figure over stdio",
-		"; every figure over stdio\n", "[1] stdio  [2] stdio  [2]/[1]", "result cost", "journey total", "bounded structured tokens",
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("no %q in\n%s", want, stdout)
-		}
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+		"; every figure over stdio\n", "[1] stdio  [2] stdio  [2]/[1]", "result cost", "journey total", "bounded structured tokens")
 	var run struct {
 		Targets []struct {
 			Transport string
@@ -170,4 +153,20 @@ func TestBenchReferenceTransports(t *testing.T) {
 			t.Errorf("urls %v, stdios %v: %v, want %s", tc.urls, tc.stdios, got, tc.want)
 		}
 	}
+}
+
+// requireOutput checks that stdout holds every want, and returns the JSON
+// file the run wrote.
+func requireOutput(t *testing.T, stdout, jsonFile string, wants ...string) []byte {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in\n%s", want, stdout)
+		}
+	}
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

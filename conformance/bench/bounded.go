@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -69,7 +70,7 @@ func (w *bounder) learnIDs(v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		id, _ := v["id"].(string)
-		key := firstOf(str(v["record_id"]), str(v["record_key"]))
+		key := cmp.Or(str(v["record_id"]), str(v["record_key"]))
 		if id != "" && key != "" && id != key {
 			w.ids[str(v["connection_id"])+"|"+str(v["stream"])+"|"+key] = id
 		}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -175,7 +176,7 @@ func (s *subject) runJourney(ctx context.Context) *Journey {
 	if step("read_record_field", "read_record_field", map[string]any{"id": hit.ID, "field_path": field, "limit_chars": 2048}) == nil {
 		return j
 	}
-	agg := map[string]any{"stream": firstOf(hit.Stream, stream), "metric": "count"}
+	agg := map[string]any{"stream": cmp.Or(hit.Stream, stream), "metric": "count"}
 	if hit.ConnectionID != "" {
 		agg["connection_id"] = hit.ConnectionID
 	}

@@ -22,15 +22,6 @@ func dig(v any, path ...any) any {
 	return v
 }
 
-func firstOf(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
 func str(v any) string { s, _ := v.(string); return s }
 
 func sortedKeys(m map[string]any) []string {
