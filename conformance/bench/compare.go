@@ -150,6 +150,13 @@ func (rep *Report) transport() Transport {
 // writeCosts prints what each call's answer, and the journey, put in
 // front of a model.
 func (rep *Report) writeCosts(w io.Writer) {
+	measured := rep.Journey != nil && len(rep.Journey.Steps) > 0
+	for _, t := range rep.Tools {
+		measured = measured || t.Cost != nil
+	}
+	if !measured {
+		return
+	}
 	head := "\ttext B\ttext tokens\tstructured B\tstructured tokens\tbounded structured B\tbounded tokens\t"
 	row := func(c Cost) string {
 		return fmt.Sprintf("\t%d\t%d\t%d\t%d\t%d\t%d\t", c.TextBytes, c.TextTokens, c.StructuredBytes, c.StructuredTokens, c.BoundedBytes, c.BoundedTokens)
@@ -162,6 +169,9 @@ func (rep *Report) writeCosts(w io.Writer) {
 		if t.Cost != nil {
 			fmt.Fprintln(tw, "  "+t.Tool+row(*t.Cost))
 		}
+	}
+	if j := rep.Journey; j != nil && len(j.Steps) > 0 {
+		fmt.Fprintln(tw, "  journey"+row(j.Total))
 	}
 	_ = tw.Flush()
 	j := rep.Journey
