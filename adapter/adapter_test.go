@@ -100,29 +100,6 @@ func TestClipMarkedStaysBalanced(t *testing.T) {
 	}
 }
 
-// wellFormedMarks reports whether s holds only complete <mark> and </mark>
-// tags, alternating, starting with <mark> and ending closed.
-func wellFormedMarks(s string) bool {
-	in := false
-	for i := 0; i < len(s); i++ {
-		switch {
-		case strings.HasPrefix(s[i:], "<mark>"):
-			if in {
-				return false
-			}
-			in, i = true, i+len("<mark>")-1
-		case strings.HasPrefix(s[i:], "</mark>"):
-			if !in {
-				return false
-			}
-			in, i = false, i+len("</mark>")-1
-		case s[i] == '<':
-			return false // only complete highlight tags may open with "<"
-		}
-	}
-	return !in
-}
-
 // The highlight invariant (seed 001) holds for any snippet and any cut:
 // generated snippets mix words, multibyte text and tags, well formed or
 // not, and every truncation point keeps the tags balanced.
@@ -137,14 +114,17 @@ func TestClipMarkedPropertyHolds(t *testing.T) {
 		s := b.String()
 		n := 2 + rng.IntN(len([]rune(s))+4)
 		got := testCut.clipMarked(s, n)
-		if !wellFormedMarks(got) {
+		if !marksAlreadyBalanced(got) {
 			t.Fatalf("testCut.clipMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
 		}
 		if plain := strings.NewReplacer("<mark>", "", "</mark>", "", "&lt;", "<").Replace(got); len([]rune(plain)) > n+1 {
 			t.Fatalf("testCut.clipMarked(%q, %d) = %q: longer than the cut", s, n, got)
 		}
-		if got := testCut.centerMarked(s, n); !wellFormedMarks(got) {
+		if got := testCut.centerMarked(s, n); !marksAlreadyBalanced(got) {
 			t.Fatalf("testCut.centerMarked(%q, %d) = %q: highlight tags not well formed", s, n, got)
+		}
+		if fast, slow := balanceMarks(s), rewriteMarks(s); fast != slow || !marksAlreadyBalanced(slow) {
+			t.Fatalf("balanceMarks(%q) = %q, rewritten %q", s, fast, slow)
 		}
 	}
 }
@@ -195,7 +175,7 @@ func TestRenderSearchFitsWithoutCuttingTags(t *testing.T) {
 			t.Fatalf("search text is %d B (budget %d), valid UTF-8 %t, guidance whole %t:\n%s", len(got), DefaultTextBudget, utf8.ValidString(got), strings.HasSuffix(got, tail), got)
 		}
 		for _, line := range strings.Split(got, "\n") {
-			if !wellFormedMarks(line) {
+			if !marksAlreadyBalanced(line) {
 				t.Fatalf("a search text line has broken highlight tags: %q", line)
 			}
 		}
@@ -214,7 +194,7 @@ func TestCenterMarkedKeepsContext(t *testing.T) {
 		t.Errorf("want words on both sides of the match: %q", got)
 	}
 	for n := 8; n < 120; n++ {
-		if got := testCut.centerMarked(long, n); !wellFormedMarks(got) {
+		if got := testCut.centerMarked(long, n); !marksAlreadyBalanced(got) {
 			t.Fatalf("testCut.centerMarked(%d) = %q", n, got)
 		}
 	}

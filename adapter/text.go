@@ -28,20 +28,20 @@ func (e ellipsis) inline(s string, n int) string {
 
 // clip cuts s to n runes, the ellipsis included.
 func (e ellipsis) clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	if utf8.RuneCountInString(s) <= n { // counted without a rune copy: most values fit
 		return s
 	}
+	r := []rune(s)
 	return string(r[:max(0, n-utf8.RuneCountInString(string(e)))]) + string(e)
 }
 
 // clipMarked cuts s to n runes and keeps <mark> tags balanced after the cut:
 // a half tag is dropped and an open <mark> is closed.
 func (e ellipsis) clipMarked(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	if utf8.RuneCountInString(s) <= n {
 		return balanceMarks(s)
 	}
+	r := []rune(s)
 	return balanceMarks(trimPartialTag(string(r[:max(0, n-utf8.RuneCountInString(string(e)))])) + string(e))
 }
 
@@ -128,6 +128,14 @@ func trimPartialTag(s string) string {
 // stray </mark>, no nested <mark>, an open <mark> closed at the end, and
 // every other "<" escaped, so dropped tags cannot splice text into new ones.
 func balanceMarks(s string) string {
+	if marksAlreadyBalanced(s) { // what the RS usually sends: nothing to rewrite
+		return s
+	}
+	return rewriteMarks(s)
+}
+
+// rewriteMarks is balanceMarks without its shortcut.
+func rewriteMarks(s string) string {
 	const open, close = "<mark>", "</mark>"
 	var b strings.Builder
 	in := false
@@ -157,6 +165,29 @@ func balanceMarks(s string) string {
 		b.WriteString(close)
 	}
 	return b.String()
+}
+
+// marksAlreadyBalanced reports whether balanceMarks would return s unchanged:
+// every "<" opens or closes a highlight, in turn, and none is left open.
+func marksAlreadyBalanced(s string) bool {
+	in := false
+	for i := strings.IndexByte(s, '<'); i >= 0; {
+		switch {
+		case !in && strings.HasPrefix(s[i:], "<mark>"):
+			i += len("<mark>")
+		case in && strings.HasPrefix(s[i:], "</mark>"):
+			i += len("</mark>")
+		default:
+			return false
+		}
+		in = !in
+		next := strings.IndexByte(s[i:], '<')
+		if next < 0 {
+			break
+		}
+		i += next
+	}
+	return !in
 }
 
 // outsideTag moves a cut position that falls inside a highlight tag to the

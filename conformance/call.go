@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 )
 
 // callMarkerKey tags each tools/call in _meta so the wire tap can find that
@@ -44,9 +45,6 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 	if !tgt.hasTool(name) {
 		t.Skipf("the target serves no %s tool (S012 judges membership)", name)
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	marker := hex.EncodeToString(b[:])
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -59,8 +57,7 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 		ctx, cancel = context.WithTimeout(ctx, tgt.callTimeout)
 		defer cancel()
 	}
-	res, err := tgt.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{callMarkerKey: marker}})
-	ex, seen := tgt.Tap.Find(marker)
+	res, ex, seen, err := tgt.callTapped(ctx, name, args)
 	var rpcErr *jsonrpc.Error
 	switch {
 	case err != nil && seen && len(ex.Error) > 0 && errors.As(err, &rpcErr):
@@ -85,6 +82,27 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 	}
 	t.run.noteCall(c)
 	return c
+}
+
+// callTapped calls a tool with a marker in _meta, so the wire tap finds
+// this call's exchange while other callers use the same target.
+func (t *Target) callTapped(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, wiretap.Exchange, bool, error) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	marker := hex.EncodeToString(b[:])
+	res, err := t.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{callMarkerKey: marker}})
+	ex, seen := t.Tap.Find(marker)
+	return res, ex, seen, err
+}
+
+// CallRaw calls a tool and returns its result with the JSON-RPC result
+// member exactly as received (nil when the tap did not see it).
+func (t *Target) CallRaw(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, json.RawMessage, error) {
+	res, ex, seen, err := t.callTapped(ctx, name, args)
+	if err != nil || !seen {
+		return res, nil, err
+	}
+	return res, ex.Result, nil
 }
 
 // Text is the concatenated text of the content[] text parts: what a host

@@ -36,20 +36,23 @@ func newBenchCommand(stdout io.Writer, getenv func(string) string, code *int, re
 reports, per tool, p50/p95/p99 latency, the overhead over the same RS requests
 made directly, and throughput at each --concurrency level; then the adapter
 process's peak RSS, its stdio startup time, its footprint, and the compact
-schema on a scale grant. Name several targets (--url, --stdio, --reference) to
-compare them in one run. Without a target it measures the reference adapter,
-run as a child process of this binary.`,
+schema on a scale grant; and what each answer, and a fixed journey of calls,
+puts in front of a model (content[] text and structuredContent, bytes and o200k
+tokens). Name several targets (--url, --stdio, --reference) to compare them in
+one run: --reference runs the reference adapter over the same transport as the
+other targets (stdio beside --stdio, HTTP beside --url). Without a target it
+measures the reference adapter over HTTP, run as a child process of this binary.`,
 		Example: `  mcpcheck bench
   mcpcheck bench --reference --stdio "node adapter.js" --json bench.json
   mcpcheck bench --url https://pdpp.example/mcp --token-file token.txt --tools search,fetch`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			specs, err := benchSpecs(urls, stdios, env, tokenFile, fixture, withReference, timeout, getenv)
+			targets, err := benchSpecs(urls, stdios, env, tokenFile, fixture, withReference, timeout, getenv)
 			if err != nil {
 				return usageError{err}
 			}
-			for i := range specs {
-				specs[i].Redactor = red
+			for i := range targets {
+				targets[i].spec.Redactor = red
 			}
 			for _, n := range o.Concurrency {
 				if n < 1 || n > 1024 {
@@ -86,8 +89,10 @@ run as a child process of this binary.`,
 			}
 			o.CallTimeout = timeout
 			run := bench.NewRun(o)
-			for _, s := range specs {
-				rep := bench.Measure(cmd.Context(), s, o)
+			for _, t := range targets {
+				to := o
+				to.ReferenceTransport = t.referenceOver
+				rep := bench.Measure(cmd.Context(), t.spec, to)
 				switch {
 				case rep.AuthRejected:
 					*code = conformance.ExitAuth
@@ -99,6 +104,7 @@ run as a child process of this binary.`,
 				}
 				run.Targets = append(run.Targets, rep)
 			}
+			run.Compare()
 			red.Value(run) // errors may quote the target
 			run.WriteText(stdout)
 			if jsonOut != "" {
@@ -115,7 +121,7 @@ run as a child process of this binary.`,
 	f.StringVar(&tokenFile, "token-file", "", "file holding the bearer for every --url (never printed)")
 	f.StringArrayVar(&stdios, "stdio", nil, "a stdio adapter command to measure (repeatable; {rs_url} and {token} are templated)")
 	f.StringArrayVar(&env, "env", nil, "KEY=VALUE for every --stdio command (templated); repeatable")
-	f.BoolVar(&withReference, "reference", false, "also measure the reference adapter when --url or --stdio is given")
+	f.BoolVar(&withReference, "reference", false, "also measure the reference adapter, over the transport of the --url or --stdio targets")
 	f.StringVar(&fixture, "fixture", "", "fixture RS data set (default: default)")
 	f.BoolVar(&inProcess, "in-process", false, "run the reference adapter inside mcpcheck (no RSS or startup figures)")
 	f.IntVar(&o.Samples, "samples", 300, "paired latency samples per tool")
@@ -132,7 +138,17 @@ run as a child process of this binary.`,
 
 var benchTools = []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"}
 
-func benchSpecs(urls, stdios, env []string, tokenFile, fixture string, withReference bool, timeout time.Duration, getenv func(string) string) ([]conformance.TargetSpec, error) {
+// A benchTarget is one target of a bench run; referenceOver is how the
+// reference adapter is reached when the spec is the reference's.
+type benchTarget struct {
+	spec          conformance.TargetSpec
+	referenceOver bench.Transport
+}
+
+// benchSpecs names the run's targets. The reference adapter is compared
+// like for like: over stdio beside a --stdio target, over HTTP beside a
+// --url target (both, when both are named), and over HTTP alone.
+func benchSpecs(urls, stdios, env []string, tokenFile, fixture string, withReference bool, timeout time.Duration, getenv func(string) string) ([]benchTarget, error) {
 	if timeout <= 0 {
 		return nil, errors.New("--timeout must be positive")
 	}
@@ -154,11 +170,16 @@ func benchSpecs(urls, stdios, env []string, tokenFile, fixture string, withRefer
 		return nil, err
 	}
 	base.ConnectTimeout = timeout
-	var specs []conformance.TargetSpec
+	var specs []benchTarget
 	if withReference || len(urls)+len(stdios) == 0 {
 		s := base
 		s.Fixture = fixture
-		specs = append(specs, s)
+		if len(urls) > 0 || len(stdios) == 0 {
+			specs = append(specs, benchTarget{s, bench.TransportHTTP})
+		}
+		if len(stdios) > 0 {
+			specs = append(specs, benchTarget{s, bench.TransportStdio})
+		}
 	}
 	if len(urls) > 0 {
 		tok, err := readToken(tokenFile, getenv)
@@ -171,7 +192,7 @@ func benchSpecs(urls, stdios, env []string, tokenFile, fixture string, withRefer
 			}
 			s := base
 			s.URL, s.Token = u, tok
-			specs = append(specs, s)
+			specs = append(specs, benchTarget{spec: s})
 		}
 	}
 	for _, s := range stdios {
@@ -180,7 +201,7 @@ func benchSpecs(urls, stdios, env []string, tokenFile, fixture string, withRefer
 		}
 		spec := base
 		spec.Stdio, spec.Env, spec.Fixture = s, env, fixture
-		specs = append(specs, spec)
+		specs = append(specs, benchTarget{spec: spec})
 	}
 	return specs, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -15,13 +16,20 @@ import (
 
 // TestMain doubles as a hostile stdio MCP server when MCPCHECK_HOSTILE names
 // a mode, so the CLI can be pointed at one with --stdio.
+// With MCPCHECK_TEST_AS_MCPCHECK set it is mcpcheck itself, so bench can
+// run the reference adapter as its child (`<binary> pdpp-mcp …`).
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(hostile.Env); mode != "" {
 		hostile.RunStdio(mode, os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
+	if os.Getenv(asMCPCheckEnv) != "" {
+		os.Exit(execute(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+	}
 	os.Exit(m.Run())
 }
+
+const asMCPCheckEnv = "MCPCHECK_TEST_AS_MCPCHECK"
 
 // The CLI against hostile targets: exit 4 within a bounded time, one
 // TARGET ERROR line in the text report, and the JSON report still written.

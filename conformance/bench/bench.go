@@ -49,7 +49,19 @@ type Options struct {
 	// (pdpp-mcp's arguments follow), so it is measured as a child process
 	// like any other adapter. Empty: in process, with no RSS or startup.
 	Reference []string
+	// ReferenceTransport is how the reference adapter is reached: HTTP
+	// (the default, `pdpp-mcp serve`) or stdio, to compare it like for
+	// like with a stdio adapter. Stdio needs Reference.
+	ReferenceTransport Transport
 }
+
+// A Transport names how bench reaches a target.
+type Transport string
+
+const (
+	TransportHTTP  Transport = "http"  // Streamable HTTP over loopback or the network
+	TransportStdio Transport = "stdio" // newline-delimited JSON-RPC on a child's stdio
+)
 
 func (o *Options) defaults() {
 	if o.Samples <= 0 {
@@ -83,16 +95,20 @@ const DefaultScale = "scale:50,20,30,2"
 type Report struct {
 	Target     string                 `json:"target"`
 	TargetKind conformance.TargetKind `json:"target_kind"`
-	Error      string                 `json:"error,omitempty"` // the target could not be measured at all
+	// Transport is how every figure of this report was measured.
+	Transport Transport `json:"transport"`
+	Error     string    `json:"error,omitempty"` // the target could not be measured at all
 	// AuthRejected says the Error was the target refusing the credentials.
 	AuthRejected bool         `json:"auth_rejected,omitempty"`
 	Tools        []ToolResult `json:"tools,omitempty"`
 	// PeakRSS is the adapter process's VmHWM after the load, when it is a
 	// child process on Linux.
-	PeakRSS     int64                  `json:"peak_rss_bytes,omitempty"`
-	Startup     *Percentiles           `json:"stdio_startup,omitempty"`
-	Footprint   *conformance.Footprint `json:"footprint,omitempty"`
-	ScaleSchema *ScaleSchema           `json:"scale_schema,omitempty"`
+	PeakRSS   int64                  `json:"peak_rss_bytes,omitempty"`
+	Startup   *Percentiles           `json:"stdio_startup,omitempty"`
+	Footprint *conformance.Footprint `json:"footprint,omitempty"`
+	// Journey sums what one question's calls cost a model.
+	Journey     *Journey     `json:"journey,omitempty"`
+	ScaleSchema *ScaleSchema `json:"scale_schema,omitempty"`
 	// Goals judge the figures against the reference adapter's targets.
 	Goals []Goal `json:"goals,omitempty"`
 	// Notes say what was not measured and why.
@@ -113,6 +129,8 @@ type ToolResult struct {
 	Direct     *Percentiles `json:"direct,omitempty"`
 	Overhead   *Percentiles `json:"overhead,omitempty"`
 	Throughput []Level      `json:"throughput,omitempty"`
+	// Cost is what the call's answer puts in front of a model.
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // Measured reports whether at least one tool got figures.
@@ -140,10 +158,11 @@ type Level struct {
 
 // ScaleSchema is the compact schema answer on the scale grant.
 type ScaleSchema struct {
-	Fixture string      `json:"fixture"`
-	Bytes   int         `json:"text_bytes"` // the text content the model reads
-	Tokens  int         `json:"text_tokens"`
-	Latency Percentiles `json:"latency"`
+	Fixture   string      `json:"fixture"`
+	Transport Transport   `json:"transport"`  // stdio, unless the reference runs in process
+	Bytes     int         `json:"text_bytes"` // the text content the model reads
+	Tokens    int         `json:"text_tokens"`
+	Latency   Percentiles `json:"latency"`
 }
 
 // A Run is a bench run over one or more targets.
@@ -159,6 +178,9 @@ type Run struct {
 		Concurrency []int `json:"concurrency"`
 	} `json:"options"`
 	Targets []Report `json:"targets"`
+	// Comparison puts every target's headline figures side by side, when
+	// the run holds more than one ([Run.Compare]).
+	Comparison []ComparisonRow `json:"comparison,omitempty"`
 }
 
 // NewRun starts a run record with the options it uses.
@@ -173,7 +195,7 @@ func NewRun(o Options) *Run {
 // report with Error set, not an error: a comparison run goes on.
 func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report {
 	o.defaults()
-	rep := Report{TargetKind: spec.Kind()}
+	rep := Report{TargetKind: spec.Kind(), Transport: transportOf(spec, o)}
 	sub, err := open(ctx, spec, o)
 	if err != nil {
 		rep.Target = spec.Describe()
@@ -194,6 +216,7 @@ func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report
 	rep.Notes = append(rep.Notes, notes...)
 	direct := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
 	defer direct.CloseIdleConnections()
+	rep.Journey = sub.runJourney(ctx)
 	for _, c := range calls {
 		rep.Tools = append(rep.Tools, measureTool(ctx, sub, direct, c, o))
 	}
@@ -318,6 +341,12 @@ func measureTool(ctx context.Context, sub *subject, direct *http.Client, c call,
 		r.Error = err.Error()
 		return r
 	}
+	_, cost, err := sub.measureCost(ctx, c.tool, c.args)
+	if err != nil {
+		r.Error = "cost: " + err.Error()
+		return r
+	}
+	r.Cost = &cost
 	one, err := sub.invokers(ctx, c, 1)
 	if err != nil {
 		r.Error = err.Error()

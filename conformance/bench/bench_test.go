@@ -65,6 +65,37 @@ func requireFigures(t *testing.T, rep Report, overhead bool) {
 	if rep.Footprint == nil || rep.Footprint.TotalBytes == 0 {
 		t.Error("no footprint")
 	}
+	requireCosts(t, rep)
+}
+
+// requireCosts checks that every call and the journey carry what their
+// answers cost: text and structuredContent, bytes and tokens.
+func requireCosts(t *testing.T, rep Report) {
+	t.Helper()
+	for _, tr := range rep.Tools {
+		if c := tr.Cost; c == nil || c.TextBytes == 0 || c.TextTokens == 0 || c.StructuredBytes == 0 || c.StructuredTokens == 0 || c.BoundedBytes > c.StructuredBytes {
+			t.Errorf("%s cost %+v", tr.Tool, tr.Cost)
+		}
+	}
+	if big := rep.tool("fetch 60KB"); big != nil && big.Cost != nil && (big.Cost.BoundedFields == 0 || big.Cost.BoundedBytes*4 > big.Cost.StructuredBytes) {
+		t.Errorf("the 60 KB fetch's structuredContent was not bounded: %+v", big.Cost)
+	}
+	j := rep.Journey
+	if j == nil || j.Error != "" {
+		t.Fatalf("journey %+v", j)
+	}
+	var steps []string
+	var sum Cost
+	for _, s := range j.Steps {
+		steps = append(steps, s.Step)
+		sum.add(s.Cost)
+	}
+	if want := "schema schema(stream) search fetch read_record_field aggregate"; strings.Join(steps, " ") != want {
+		t.Errorf("journey steps %q, want %q", steps, want)
+	}
+	if sum != j.Total || j.Total.TextTokens == 0 || j.Total.StructuredTokens == 0 {
+		t.Errorf("journey total %+v, steps sum to %+v", j.Total, sum)
+	}
 }
 
 func TestReferenceAsChildProcess(t *testing.T) {
@@ -81,8 +112,27 @@ func TestReferenceAsChildProcess(t *testing.T) {
 	if rep.Startup == nil || rep.Startup.N != 2 || rep.Startup.P50 <= 0 {
 		t.Errorf("startup %+v", rep.Startup)
 	}
-	if s := rep.ScaleSchema; s == nil || s.Bytes == 0 || s.Tokens == 0 || s.Fixture != "scale:3,2,4,1" {
+	if s := rep.ScaleSchema; s == nil || s.Bytes == 0 || s.Tokens == 0 || s.Fixture != "scale:3,2,4,1" || s.Transport != TransportStdio {
 		t.Errorf("scale schema %+v (notes %v)", s, rep.Notes)
+	}
+}
+
+// Compared with a stdio adapter, the reference runs over stdio too, and
+// says so.
+func TestReferenceOverStdio(t *testing.T) {
+	o := quick()
+	o.Reference, o.ReferenceTransport = asAdapter(t), TransportStdio
+	rep := Measure(context.Background(), referenceSpec(t), o)
+	requireFigures(t, rep, true)
+	if rep.Transport != TransportStdio || !strings.Contains(rep.Target, "over stdio") {
+		t.Errorf("transport %q, target %q", rep.Transport, rep.Target)
+	}
+	if rep.PeakRSS == 0 || rep.Startup == nil {
+		t.Errorf("no RSS or startup: %v", rep.Notes)
+	}
+	o.Reference = nil
+	if rep := Measure(context.Background(), referenceSpec(t), o); !strings.Contains(rep.Error, "HTTP only") {
+		t.Errorf("in process over stdio: %q", rep.Error)
 	}
 }
 
@@ -198,15 +248,41 @@ func TestComparisonOfTwoLiveTargets(t *testing.T) {
 	if !ok {
 		t.Fatalf("no comparison:\n%s", text)
 	}
-	figures := regexp.MustCompile(`^\s*(search|fetch|fetch 60KB)\s+p50 ms\s+([0-9.]+)\s+([0-9.]+)\s*$`)
-	rows := 0
-	for _, line := range strings.Split(comparison, "\n") {
-		if figures.MatchString(line) {
-			rows++
+	if !regexp.MustCompile(`(?m)^\s*tool\s+figure\s+\[1\] http\s+\[2\] http\s+\[2\]/\[1\]\s*$`).MatchString(comparison) {
+		t.Errorf("the comparison's columns do not name their transports:\n%s", comparison)
+	}
+	for _, fig := range []string{"p50 ms", "text tokens", "structured tokens", "bounded structured tokens"} {
+		figures := regexp.MustCompile(`^\s*(search|fetch|fetch 60KB|journey)\s+` + fig + `\s+([0-9.]+)\s+([0-9.]+)\s+[0-9.]+×\s*$`)
+		rows := 0
+		for _, line := range strings.Split(comparison, "\n") {
+			if figures.MatchString(line) {
+				rows++
+			}
+		}
+		if want := map[bool]int{true: 3, false: 4}[fig == "p50 ms"]; rows != want { // the journey has costs, not timings
+			t.Errorf("want %d %s rows with two figures and their ratio (search, fetch, fetch 60KB, the journey's costs); got %d in:\n%s", want, fig, rows, comparison)
 		}
 	}
-	if rows != 3 {
-		t.Errorf("want a p50 row with two figures for search, fetch and fetch 60KB; got %d in:\n%s", rows, comparison)
+	run.Compare()
+	data, _ := json.Marshal(run)
+	var back struct {
+		Targets    []struct{ Transport string }
+		Comparison []ComparisonRow
+	}
+	if err := json.Unmarshal(data, &back); err != nil || len(back.Targets) != 2 || back.Targets[1].Transport != "http" {
+		t.Fatalf("json %v: %s", err, data)
+	}
+	journey := 0
+	for _, row := range back.Comparison {
+		if row.Tool == "journey" {
+			journey++
+			if len(row.Values) != 2 || row.Values[0] == nil || len(row.Ratios) != 1 || row.Ratios[0] == nil {
+				t.Errorf("journey row %+v", row)
+			}
+		}
+	}
+	if journey != len(costFigures) {
+		t.Errorf("%d journey rows in the JSON comparison, want %d", journey, len(costFigures))
 	}
 	fp := run.Targets[0].Footprint
 	if !regexp.MustCompile(fmt.Sprintf(`tools/list\s+bytes\s+%d\s+%d`, fp.TotalBytes, fp.TotalBytes)).MatchString(comparison) {

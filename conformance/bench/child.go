@@ -149,8 +149,9 @@ func measureScale(ctx context.Context, spec conformance.TargetSpec, o Options) (
 	if err != nil {
 		return nil, []string{"scale schema: " + err.Error()}
 	}
-	s := spec
+	s, over := spec, TransportHTTP
 	if spec.Kind() != conformance.KindReference || len(o.Reference) > 0 {
+		over = TransportStdio
 		var ok bool
 		var why string
 		if s, ok, why = stdioSpec(spec, o); !ok {
@@ -164,7 +165,7 @@ func measureScale(ctx context.Context, spec conformance.TargetSpec, o Options) (
 	}
 	defer t.Close()
 	const warm, runs = 2, 20
-	out := &ScaleSchema{Fixture: o.Scale}
+	out := &ScaleSchema{Fixture: o.Scale, Transport: over}
 	var ds []time.Duration
 	for i := range warm + runs {
 		start := time.Now()

@@ -17,7 +17,7 @@ func (r *Run) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%s bench, %s, %d CPUs; %d paired samples per tool, %s per concurrency level\n",
 		r.Tool, r.GoVersion, r.CPUs, r.Options.Samples, durationOf(r.Options.DurationNS))
 	for i, rep := range r.Targets {
-		fmt.Fprintf(w, "\n[%d] %s\n", i+1, termsafe.Line(rep.Target))
+		fmt.Fprintf(w, "\n[%d] %s; every figure over %s\n", i+1, termsafe.Line(rep.Target), rep.transport())
 		rep.writeText(w, r.Options.Concurrency)
 	}
 	if len(r.Targets) > 1 {
@@ -60,6 +60,7 @@ func (rep *Report) writeText(w io.Writer, levels []int) {
 		fmt.Fprintf(w, "  error: %s\n", f)
 	}
 	rep.writeCPU(w)
+	rep.writeCosts(w)
 	if rep.PeakRSS > 0 {
 		fmt.Fprintf(w, "  peak RSS of the adapter process: %.1f MiB (VmHWM after the load)\n", float64(rep.PeakRSS)/(1<<20))
 	}
@@ -67,8 +68,8 @@ func (rep *Report) writeText(w io.Writer, levels []int) {
 		fmt.Fprintf(w, "  stdio start to answered initialize: p50 %s ms, p95 %s ms, max %s ms (%d starts)\n", ms(s.P50), ms(s.P95), ms(s.Max), s.N)
 	}
 	if s := rep.ScaleSchema; s != nil {
-		fmt.Fprintf(w, "  compact schema on %s: %d B, %d o200k tokens of text; p50 %s ms, p95 %s ms\n",
-			s.Fixture, s.Bytes, s.Tokens, ms(s.Latency.P50), ms(s.Latency.P95))
+		fmt.Fprintf(w, "  compact schema on %s over %s: %d B, %d o200k tokens of text; p50 %s ms, p95 %s ms\n",
+			s.Fixture, s.Transport, s.Bytes, s.Tokens, ms(s.Latency.P50), ms(s.Latency.P95))
 	}
 	if rep.Footprint != nil {
 		fmt.Fprintln(w, "  footprint (tools/list as received):")
@@ -103,34 +104,34 @@ func (rep *Report) writeCPU(w io.Writer) {
 
 func us(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Microsecond)) }
 
-// writeComparison puts the headline figures of every target side by side.
+// writeComparison puts the headline figures of every target side by
+// side, each column labelled with its transport, and each later target's
+// figure as a ratio to the first's.
 func (r *Run) writeComparison(w io.Writer) {
 	fmt.Fprintln(w, "\nComparison")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "tool\tfigure"
-	for i := range r.Targets {
-		head += fmt.Sprintf("\t[%d]", i+1)
+	for i, rep := range r.Targets {
+		head += fmt.Sprintf("\t[%d] %s", i+1, rep.transport())
+	}
+	for i := 1; i < len(r.Targets); i++ {
+		head += fmt.Sprintf("\t[%d]/[1]", i+1)
 	}
 	fmt.Fprintln(tw, head+"\t")
-	last := r.Options.Concurrency[len(r.Options.Concurrency)-1]
-	for _, tool := range toolOrder(r.Targets) {
-		for _, fig := range []string{"p50 ms", "p99 ms", "overhead p50 ms", fmt.Sprintf("c=%d calls/s", last)} {
-			row := tool + "\t" + fig
-			for _, rep := range r.Targets {
-				row += "\t" + figure(rep.tool(tool), fig)
+	for _, row := range r.comparison() {
+		line := row.Tool + "\t" + row.Figure
+		for _, v := range row.Values {
+			line += "\t" + formatFigure(v, row.Unit)
+		}
+		for _, q := range row.Ratios {
+			if q == nil {
+				line += "\t-"
+			} else {
+				line += fmt.Sprintf("\t%.2f×", *q)
 			}
-			fmt.Fprintln(tw, row+"\t")
 		}
+		fmt.Fprintln(tw, line+"\t")
 	}
-	row := "tools/list\tbytes"
-	for _, rep := range r.Targets {
-		if rep.Footprint != nil {
-			row += fmt.Sprintf("\t%d", rep.Footprint.TotalBytes)
-		} else {
-			row += "\t-"
-		}
-	}
-	fmt.Fprintln(tw, row+"\t")
 	_ = tw.Flush()
 }
 
@@ -155,27 +156,6 @@ func toolOrder(reps []Report) []string {
 		}
 	}
 	return out
-}
-
-func figure(t *ToolResult, fig string) string {
-	switch {
-	case t == nil:
-		return "-"
-	case t.Error != "":
-		return "error"
-	case fig == "p50 ms":
-		return ms(t.Latency.P50)
-	case fig == "p99 ms":
-		return ms(t.Latency.P99)
-	case fig == "overhead p50 ms":
-		if t.Overhead == nil {
-			return "-"
-		}
-		return ms(t.Overhead.P50)
-	case len(t.Throughput) > 0:
-		return fmt.Sprintf("%.0f", t.Throughput[len(t.Throughput)-1].PerSecond)
-	}
-	return "-"
 }
 
 func durationOf(ns int64) string {

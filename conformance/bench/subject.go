@@ -70,12 +70,24 @@ func (s *subject) invokers(ctx context.Context, c call, n int) ([]invoker, error
 // open reaches the target for load. The reference adapter runs as a child
 // `pdpp-mcp serve` when o.Reference is set, so its RSS is its own.
 func open(ctx context.Context, spec conformance.TargetSpec, o Options) (*subject, error) {
-	if spec.Kind() == conformance.KindReference && len(o.Reference) > 0 {
-		return openReferenceChild(ctx, spec, o.Reference)
+	description := ""
+	if spec.Kind() == conformance.KindReference {
+		switch {
+		case o.ReferenceTransport == TransportStdio && len(o.Reference) == 0:
+			return nil, &conformance.TargetError{Unreachable: true, Reason: "the in-process reference adapter serves HTTP only; run the mcpcheck binary to measure it over stdio"}
+		case o.ReferenceTransport == TransportStdio:
+			spec, _, _ = stdioSpec(spec, o)
+			description = "reference adapter (pdpp-mcp child process over stdio, fixture RS)"
+		case len(o.Reference) > 0:
+			return openReferenceChild(ctx, spec, o.Reference)
+		}
 	}
 	t, err := conformance.Open(ctx, spec)
 	if err != nil {
 		return nil, err
+	}
+	if description != "" {
+		t.Description = description
 	}
 	sub := &subject{target: t, session: t.Session, close: t.Close}
 	if c, ok := conformance.As[conformance.ControlledRS](t); ok {
@@ -97,6 +109,14 @@ func open(ctx context.Context, spec conformance.TargetSpec, o Options) (*subject
 		sub.close = func() { closeCS(); t.Close() }
 	}
 	return sub, nil
+}
+
+// transportOf is how a spec's target is reached under o.
+func transportOf(spec conformance.TargetSpec, o Options) Transport {
+	if spec.Kind() == conformance.KindStdio || spec.Kind() == conformance.KindReference && o.ReferenceTransport == TransportStdio {
+		return TransportStdio
+	}
+	return TransportHTTP
 }
 
 // connect opens a plain Streamable HTTP client session with a pool large

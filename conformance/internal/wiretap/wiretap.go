@@ -50,7 +50,9 @@ type Tap struct {
 
 // MaxExchanges bounds how many completed exchanges a tap keeps. Older
 // tool calls are dropped first; the newest initialize and tools/list are
-// kept, since footprints and goldens read them after many calls.
+// kept, since footprints and goldens read them after many calls. Between
+// trims a tap holds up to a quarter more, so that a long load (bench over
+// stdio) pays one pass per MaxExchanges/4 calls, not a shift per call.
 const MaxExchanges = 4096
 
 // New returns an empty tap with the default size limit.
@@ -58,8 +60,8 @@ func New() *Tap { return &Tap{max: DefaultMaxMessage, pending: map[string]Exchan
 
 func pinned(method string) bool { return method == "initialize" || method == "tools/list" }
 
-// keep appends ex, dropping the oldest unpinned exchange past MaxExchanges.
-// The caller holds t.mu.
+// keep appends ex; past MaxExchanges and its slack it drops the oldest
+// unpinned exchanges, down to MaxExchanges. The caller holds t.mu.
 func (t *Tap) keep(ex Exchange) {
 	if pinned(ex.Method) { // earlier tools/list pages are copied out by their reader
 		for i := range t.done {
@@ -70,15 +72,19 @@ func (t *Tap) keep(ex Exchange) {
 		}
 	}
 	t.done = append(t.done, ex)
-	if len(t.done) <= MaxExchanges {
+	if len(t.done) <= MaxExchanges+MaxExchanges/4 {
 		return
 	}
-	for i := range t.done {
-		if !pinned(t.done[i].Method) {
-			t.done = append(t.done[:i], t.done[i+1:]...)
-			return
+	drop, kept := len(t.done)-MaxExchanges, t.done[:0]
+	for _, e := range t.done {
+		if drop > 0 && !pinned(e.Method) {
+			drop--
+			continue
 		}
+		kept = append(kept, e)
 	}
+	clear(t.done[len(kept):])
+	t.done = kept
 }
 
 // Find returns the newest completed exchange whose request contains marker,

@@ -2,6 +2,7 @@ package wiretap
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -216,5 +217,35 @@ func TestOnlyTheNewestPinnedExchangeIsKept(t *testing.T) {
 	all := tap.Exchanges()
 	if len(all) != 1 || all[0].ID != "111" {
 		t.Errorf("kept %d exchanges (%+v), want the newest page only", len(all), all)
+	}
+}
+
+// A long run keeps the pinned exchanges and the newest calls, bounded.
+func TestTapKeepsTheNewestCallsBounded(t *testing.T) {
+	tap := New()
+	exchange := func(id int, method string) {
+		tap.Outgoing([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, id, method)))
+		tap.Incoming([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id)))
+	}
+	exchange(0, "initialize")
+	exchange(1, "tools/list")
+	const calls = 3 * MaxExchanges
+	for i := range calls {
+		exchange(2+i, "tools/call")
+		if n := len(tap.done); n > MaxExchanges+MaxExchanges/4 {
+			t.Fatalf("%d exchanges kept after %d calls", n, i+1)
+		}
+	}
+	all := tap.Exchanges()
+	if all[0].Method != "initialize" || all[1].Method != "tools/list" {
+		t.Errorf("pinned exchanges dropped: first two are %s, %s", all[0].Method, all[1].Method)
+	}
+	if last := all[len(all)-1]; last.ID != fmt.Sprint(calls+1) {
+		t.Errorf("newest exchange is id %s, want %d", last.ID, calls+1)
+	}
+	for i := 3; i < len(all); i++ {
+		if all[i].ID <= all[i-1].ID && len(all[i].ID) <= len(all[i-1].ID) {
+			t.Fatalf("calls out of order at %d: %s after %s", i, all[i].ID, all[i-1].ID)
+		}
 	}
 }
