@@ -18,7 +18,7 @@ import (
 // a property another scenario owns. At most a tenth of the mutants may
 // have collateral at all.
 func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
-	results, err := Mutants(context.Background(), nil, 2)
+	results, err := Mutants(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
 // shipped adapter: a check is done when it kills a mutant and passes every
 // variant.
 func TestVariantsPassEveryCheck(t *testing.T) {
-	results, err := Variants(context.Background(), nil, 2)
+	results, err := Variants(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
