@@ -122,7 +122,7 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 		"target_error", "target_error.unreachable=true", "target_error.unreachable=false", "footprint",
 		"scenario.reason", "scenario.result", "result.message", "result.entries", "result.clauses", "result.fail_level",
 		"clause.failures", "applicability", "applicability.missing",
-		"scenario.baseline", "scenario.reproduce", "result.calls", "golden", "golden.changes",
+		"scenario.baseline", "scenario.reproduce", "result.calls", "golden", "golden.changes", "golden.diffs",
 		"status=checked", "status=manual", "verdict=pass", "verdict=fail", "verdict=skip", "verdict=error", "verdict=n/a", "warnings",
 	} {
 		if !seen[want] {
@@ -140,6 +140,7 @@ func presentFields(t *testing.T, data []byte) []string {
 		Footprint   json.RawMessage             `json:"footprint"`
 		Golden      *struct {
 			Changes []json.RawMessage `json:"changes"`
+			Diffs   []json.RawMessage `json:"diffs"`
 		} `json:"golden"`
 		Applicability *struct {
 			Missing []string `json:"missing"`
@@ -186,6 +187,9 @@ func presentFields(t *testing.T, data []byte) []string {
 		out = append(out, "golden")
 		if len(doc.Golden.Changes) > 0 {
 			out = append(out, "golden.changes")
+		}
+		if len(doc.Golden.Diffs) > 0 {
+			out = append(out, "golden.diffs")
 		}
 	}
 	for _, s := range doc.Scenarios {
