@@ -87,6 +87,7 @@ run as a child process of this binary.`,
 			o.CallTimeout = timeout
 			run := bench.NewRun(o)
 			for _, s := range specs {
+				o.Progress = progressTo(nil, getenv, "bench")
 				rep := bench.Measure(cmd.Context(), s, o)
 				switch {
 				case rep.AuthRejected:

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -179,5 +180,51 @@ func TestDiff(t *testing.T) {
 	}
 	if code, _, _ := run(t, nil, "diff", good, filepath.Join(dir, "missing.json")); code != conformance.ExitFail && code != conformance.ExitUsage {
 		t.Errorf("a missing report: exit %d", code)
+	}
+}
+
+// No line of the default text outputs is over 160 columns: wide values go
+// to --verbose or the JSON.
+func TestNoLineOver160Columns(t *testing.T) {
+	for name, args := range map[string][]string{
+		"report":   {"--mutant", "add-fetch-data-key"}, // failures with long messages and calls
+		"list":     {"--list"},
+		"scenario": {"scenarios"},
+		"mutants":  {"mutants", "add-fetch-data-key", "hide-fetch-ids"},
+		"variants": {"variants", "ascii-ellipsis"},
+	} {
+		_, out, stderr := run(t, nil, args...)
+		for _, l := range strings.Split(out+stderr, "\n") {
+			if n := utf8.RuneCountInString(l); n > conformance.TextWidth {
+				t.Errorf("%s: a line of %d columns:\n%s", name, n, l)
+			}
+		}
+	}
+}
+
+// Progress goes to a terminal only: one status line, cleared at the end;
+// with stderr not a terminal, or in CI, there is none.
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	var buf strings.Builder
+	terminal = &buf
+	defer func() { terminal = nil }()
+	p := progressTo(nil, nil, "checks")
+	p(1, 2, "S001-init-instructions")
+	p(2, 2, "S002-tools-list-no-duplicated-guidance")
+	if got := buf.String(); !strings.Contains(got, "\r\x1b[Kchecks: 1/2 S001-init-instructions") || !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("progress wrote %q", got)
+	}
+	setTerminal(&buf, func(string) string { return "" }) // not a file: no terminal
+	if terminal != nil || progressTo(nil, nil, "checks") != nil {
+		t.Error("progress without a terminal")
+	}
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	setTerminal(f, func(k string) string { return map[string]string{"CI": "true"}[k] })
+	if terminal != nil {
+		t.Error("progress in CI")
 	}
 }
