@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"

@@ -69,7 +69,9 @@ func TestWorkflowExampleIsWiredUp(t *testing.T) {
 	if checkout.With["ref"] == "" {
 		t.Error("the mcpcheck checkout names no ref to pin")
 	}
-	build := stepNamed(t, steps, func(s workflowStep) bool { return strings.Contains(s.Run, "go build") && strings.Contains(s.Run, "./cmd/mcpcheck") }, "builds mcpcheck")
+	build := stepNamed(t, steps, func(s workflowStep) bool {
+		return strings.Contains(s.Run, "go build") && strings.Contains(s.Run, "./cmd/mcpcheck")
+	}, "builds mcpcheck")
 	if !strings.Contains(build.Run, "GITHUB_PATH") {
 		t.Error("the build step does not put mcpcheck on the PATH of later steps")
 	}
