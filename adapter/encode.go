@@ -28,6 +28,10 @@ func streamPath(stream string, rest ...string) (string, error) {
 // content[] alone reaches every item of the page.
 const skipCursorPrefix = "skip~"
 
+// maxSkip bounds a skip cursor's count: an RS page holds up to 100 records,
+// and a fanned-in one up to 100 per connection.
+const maxSkip = 100 * 100
+
 func skipCursor(n int, rsCursor string) string {
 	return skipCursorPrefix + strconv.Itoa(n) + "~" + rsCursor
 }
@@ -39,7 +43,7 @@ func parseSkipCursor(c string) (int, string, error) {
 	}
 	num, rs, ok := strings.Cut(rest, "~")
 	n, err := strconv.Atoi(num)
-	if !ok || err != nil || n < 1 || n > 100 {
+	if !ok || err != nil || n < 1 || n > maxSkip {
 		return 0, "", &toolError{Code: "invalid_arguments", Param: "cursor", Message: "cursor is malformed; pass a cursor exactly as shown"}
 	}
 	return n, rs, nil

@@ -110,7 +110,7 @@ func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope
 				break
 			}
 		}
-		doc.Title = fallbackTitle(firstOf(rec.DisplayName, rec.ConnectorKey, rec.ConnectionID), ref.Stream, firstOf(ts, rec.EmittedAt))
+		doc.Title = c.t.FallbackTitle(firstOf(rec.DisplayName, rec.ConnectorKey, rec.ConnectionID), ref.Stream, firstOf(ts, rec.EmittedAt))
 	}
 	rest := map[string]any{}
 	for k, v := range data {

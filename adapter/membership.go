@@ -220,6 +220,34 @@ func (c *call) checkRead(stream, conn string, expand []string) error {
 	return c.requireSource(stream, conn)
 }
 
+// checkList makes query_records' checks: checkRead's, except that under
+// UnscopedListsFanIn a read without connection_id goes to the RS, which
+// fans in.
+func (c *call) checkList(stream, conn string, expand []string) error {
+	if c.t.UnscopedLists != UnscopedListsFanIn {
+		return c.checkRead(stream, conn, expand)
+	}
+	if len(expand) > 0 {
+		return c.expandGate(stream, conn, expand)
+	}
+	return nil
+}
+
+// requestedRelations are the relations a record read names: its expand
+// values and its expand_limit keys, which seed 000 gates alike.
+func requestedRelations(q url.Values) []string {
+	var limited []string
+	for k := range q {
+		if rel, ok := strings.CutPrefix(k, "expand_limit["); ok && strings.HasSuffix(rel, "]") {
+			if rel = strings.TrimSuffix(rel, "]"); !slices.Contains(q["expand"], rel) {
+				limited = append(limited, rel)
+			}
+		}
+	}
+	slices.Sort(limited)
+	return append(slices.Clone(q["expand"]), limited...)
+}
+
 // expandGate rejects expand on a stream whose live compact schema advertises
 // no expand_capabilities (seed 000). Unless Tuning.ExpandGate says
 // otherwise, it leaves the decision to the RS when the schema is

@@ -40,7 +40,7 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if err := encodeExpand(q, in.Expand, in.ExpandLimit); err != nil {
 		return nil, err
 	}
-	if err := c.checkRead(in.Stream, in.ConnectionID, in.Expand); err != nil {
+	if err := c.checkList(in.Stream, in.ConnectionID, requestedRelations(q)); err != nil {
 		return nil, err
 	}
 	for _, f := range in.Fields {
@@ -159,6 +159,12 @@ func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, re
 	if k := env.Meta.Count.Kind; k != "" && k != "none" {
 		fmt.Fprintf(&b, " count=%s:%s", k, strings.Trim(string(env.Meta.Count.Value), `"`))
 	}
+	e := ellipsis(t.Ellipsis)
+	// The RS's warnings say what a page is not: a fanned-in page has more
+	// records but no cursor, and says which argument pages it instead.
+	for _, w := range env.Meta.Warnings {
+		fmt.Fprintf(&b, " warning=%s %s", e.inline(w.Code, 40), q(e.clip(w.Message, 240)))
+	}
 	if len(env.Data) == 0 {
 		return b.String(), nil
 	}
@@ -166,7 +172,6 @@ func renderRecords(stream string, env *recordList, t *Tuning, baseURL string, re
 	// continuations visible: a record whose continuations do not fit is left
 	// to the resume call rather than shown with a hidden continuation.
 	preview, maxConts := t.RecordPreviews, t.FieldContinuations
-	e := ellipsis(t.Ellipsis)
 	type item struct {
 		id   string
 		line string

@@ -25,6 +25,10 @@ type recordList struct {
 			Kind  string          `json:"kind"`
 			Value json.RawMessage `json:"value"`
 		} `json:"count"`
+		Warnings []struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"warnings"`
 	} `json:"meta"`
 }
 

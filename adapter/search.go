@@ -127,7 +127,7 @@ func (c *call) resultFor(h *searchHit) searchResult {
 	}
 	r.Title = h.Title
 	if r.Title == "" {
-		r.Title = fallbackTitle(firstOf(h.DisplayName, key, h.ConnectionID), h.Stream, firstOf(h.AuthoredAt, h.EmittedAt))
+		r.Title = c.t.FallbackTitle(firstOf(h.DisplayName, key, h.ConnectionID), h.Stream, firstOf(h.AuthoredAt, h.EmittedAt))
 	}
 	for _, e := range h.Evidence {
 		status := "complete"

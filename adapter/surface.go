@@ -34,14 +34,23 @@ const bareConnectionIDProp = `"connection_id":{"type":"string"}`
 const filterProp = `"filter":{"type":"object","description":"Typed object, not a query string: {field: value} or {field: {gte|gt|lte|lt: value}}; sent as filter[field][op]. Capabilities: schema(stream).",` +
 	`"additionalProperties":{"anyOf":[{"type":["string","number","boolean"]},{"type":"object","properties":{"gte":{},"gt":{},"lte":{},"lt":{}},"additionalProperties":false,"minProperties":1}]}}`
 
+// Output schemas say what structuredContent holds on success, and admit
+// the {error} object every error result carries: clients that validate
+// structured output (the TypeScript SDK) check error results too.
+const (
+	dataOrError     = `{"type":"object","anyOf":[{"required":["data"]},{"required":["error"]}]}`
+	documentOrError = `{"type":"object","anyOf":[{"required":["id","title","text","url","metadata"]},{"required":["error"]}]}`
+	windowOrError   = `{"type":"object","anyOf":[{"required":["record","field","window"]},{"required":["error"]}]}`
+)
+
 // A toolSpec is one tool's advertised definition.
 type toolSpec struct {
-	name, description, schema string
+	name, description, schema, output string
 }
 
 func (t toolSpec) tool() *mcp.Tool {
 	ann := *readOnly
-	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), Annotations: &ann}
+	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: rawSchema(t.schema), OutputSchema: rawSchema(t.output), Annotations: &ann}
 }
 
 // Tools is the tool surface as tools/list advertises it: a fresh copy, so
@@ -62,6 +71,7 @@ func surface() []toolSpec {
 			description: "Discover granted streams. No arguments: compact index of every stream by connector. With stream (and connection_id): fields, filter, sort, projection, count, expand, search and aggregation support. " +
 				`detail="full" (raw JSON Schema) needs stream. Read-only; GET /v1/schema.`,
 			schema: `{"type":"object","properties":{"stream":{"type":"string"},` + bareConnectionIDProp + `,"detail":{"enum":["compact","full"]}},"additionalProperties":false}`,
+			output: dataOrError,
 		},
 		{
 			name: "query_records",
@@ -71,6 +81,7 @@ func surface() []toolSpec {
 				`,"fields":{"type":"array","items":{"type":"string"},"description":"Projection: each record keeps only these fields under data, plus id, stream and connection_id."},` + filterProp +
 				`,"limit":{"type":"integer","minimum":1,"maximum":100},"cursor":{"type":"string","description":"next_cursor of the previous page."},"order":{"enum":["asc","desc"]},"sort":{"type":"string"},"count":{"enum":["none","estimated","exact"]},` +
 				`"changes_since":{"type":"string","description":"\"beginning\" or next_changes_since."},"expand":{"type":"array","items":{"type":"string"}},"expand_limit":{"type":"object","additionalProperties":{"type":"integer","minimum":1}}},"required":["stream"],"additionalProperties":false}`,
+			output: dataOrError,
 		},
 		{
 			name: "aggregate",
@@ -80,6 +91,7 @@ func surface() []toolSpec {
 				`,"metric":{"enum":["count","sum","min","max","count_distinct"]},"field":{"type":"string"},"group_by":{"type":"string"},"group_by_time":{"type":"string"},` +
 				`"granularity":{"enum":["minute","hour","day","week","month","quarter","year"]},"time_zone":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100},` + filterProp +
 				`},"required":["stream","metric"],"additionalProperties":false}`,
+			output: dataOrError,
 		},
 		{
 			name: "search",
@@ -87,6 +99,7 @@ func surface() []toolSpec {
 				"Read-only; GET /v1/search.",
 			schema: `{"type":"object","properties":{"q":{"type":"string","minLength":1},"streams":{"type":"array","items":{"type":"string"}},` + connectionIDProp +
 				`,"limit":{"type":"integer","minimum":1,"maximum":100},"cursor":{"type":"string"}},"required":["q"],"additionalProperties":false}`,
+			output: dataOrError,
 		},
 		{
 			name: "fetch",
@@ -94,6 +107,7 @@ func surface() []toolSpec {
 				"Read-only; GET /v1/streams/{stream}/records/{id}.",
 			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1},` + bareConnectionIDProp +
 				`,"fields":{"type":"array","items":{"type":"string"}},"expand":{"type":"array","items":{"type":"string"}}},"required":["id"],"additionalProperties":false}`,
+			output: documentOrError,
 		},
 		{
 			name: "read_record_field",
@@ -102,6 +116,7 @@ func surface() []toolSpec {
 			schema: `{"type":"object","properties":{"id":{"type":"string","minLength":1,"description":"Record id as shown by search or fetch, or a pdpp://record/ URI."},"field_path":{"type":"string","minLength":1},` + bareConnectionIDProp +
 				`,"offset_chars":{"type":"integer","minimum":0},"limit_chars":{"type":"integer","minimum":1,"maximum":16384},"cursor":{"type":"string","pattern":"^[0-9]+$"},"q":{"type":"string","minLength":1},` +
 				`"before_chars":{"type":"integer","minimum":0,"maximum":8192},"after_chars":{"type":"integer","minimum":0,"maximum":8192}},"required":["id","field_path"],"additionalProperties":false}`,
+			output: windowOrError,
 		},
 	}
 }

@@ -14,16 +14,16 @@ import (
 // An ellipsis marks a cut; its methods cut text and mark each cut with it.
 type ellipsis string
 
-// inline makes a value safe inside key=value prose.
+// inline makes a value safe inside key=value prose: the cut mark too, so
+// an ellipsis such as "[…]" cannot open a bracket in a name[flags] row.
 func (e ellipsis) inline(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
+	return strings.Map(func(r rune) rune {
 		switch r {
 		case ';', ',', '[', ']', '{', '}', ' ', '\t', '\n', '\r':
 			return '_'
 		}
 		return r
-	}, s)
-	return e.clip(s, n)
+	}, e.clip(s, n))
 }
 
 // clip cuts s to n runes, the ellipsis included.

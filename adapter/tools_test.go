@@ -18,12 +18,18 @@ import (
 // as mcpcheck's targets serve it.
 func session(t *testing.T) (*mcp.ClientSession, *fakers.RS) {
 	t.Helper()
+	return sessionWith(t, specFixture(t))
+}
+
+// specFixture is the default fixture, read as the spec says.
+func specFixture(t *testing.T) *fakers.Fixture {
+	t.Helper()
 	fx, err := fakers.LoadFixture(fakers.DefaultFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fx.SpecClientReads = true
-	return sessionWith(t, fx)
+	return fx
 }
 
 func sessionWith(t *testing.T, fx *fakers.Fixture) (*mcp.ClientSession, *fakers.RS) {

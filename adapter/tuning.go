@@ -41,9 +41,17 @@ type Tuning struct {
 	// ExpandGate is how query_records and fetch check expand against the
 	// live schema. The zero value is ExpandGateLive.
 	ExpandGate ExpandGate
+	// UnscopedLists is how query_records reads a stream that several of
+	// the grant's connections serve when the call names no connection_id.
+	// The zero value is UnscopedListsAsk.
+	UnscopedLists UnscopedListPolicy
 	// TokenKinds are the bearer kinds (the RS's token_kind) the hosted
 	// endpoint serves. Nil means grant-scoped client tokens only.
 	TokenKinds []string
+	// FallbackTitle names a search hit or fetch document that has no source
+	// title, from its source, stream and time (the authored time when
+	// known, else the emitted one). Nil means "source / stream / time".
+	FallbackTitle func(source, stream, at string) string
 	// IDs writes the record ids the tools show and reads the ids they take.
 	// Nil means PathIDs.
 	IDs IDCodec
@@ -72,6 +80,21 @@ const (
 	ExpandGateOff
 )
 
+// An UnscopedListPolicy says how query_records answers a read without
+// connection_id of a stream that several connections serve.
+type UnscopedListPolicy int
+
+const (
+	// UnscopedListsAsk answers with a typed ambiguous_connection error
+	// built from grant membership, before any record read: seed 001's rule
+	// for source-required reads.
+	UnscopedListsAsk UnscopedListPolicy = iota
+	// UnscopedListsFanIn forwards the read, which the RS fans in over the
+	// grant's connections (one page each, no next_cursor, a partial_results
+	// warning: contract §6.4); every previewed record names its connection.
+	UnscopedListsFanIn
+)
+
 // withDefaults fills every zero knob with its default.
 func (t Tuning) withDefaults() Tuning {
 	def := func(v *int, d int) {
@@ -93,6 +116,9 @@ func (t Tuning) withDefaults() Tuning {
 	}
 	if t.TokenKinds == nil {
 		t.TokenKinds = []string{"client"}
+	}
+	if t.FallbackTitle == nil {
+		t.FallbackTitle = fallbackTitle
 	}
 	if t.IDs == nil {
 		t.IDs = PathIDs{}

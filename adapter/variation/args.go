@@ -124,8 +124,8 @@ func untypedExpandLimitError() func(*Seams) {
 	}))
 }
 
-// echoBearerInErrors quotes the caller's bearer in the error of every call
-// that reached the RS.
+// echoBearerInErrors quotes the caller's bearer in the error message of
+// every call that reached the RS, its code and other fields kept.
 func echoBearerInErrors(s *Seams) {
 	var token string // stdio's; hosted calls carry their own
 	s.Options(func(o *adapter.Options) { token = o.Token })
@@ -145,8 +145,8 @@ func echoBearerInErrors(s *Seams) {
 				tok = h
 			}
 		}
-		r.setError(map[string]any{"type": "adapter_error", "code": "rs_error",
-			"message": "the RS refused bearer " + tok + ": " + fmt.Sprint(e["code"]) + ": " + fmt.Sprint(e["message"])})
+		e["message"] = fmt.Sprint(e["message"]) + " (the RS refused bearer " + tok + ")"
+		r.setError(e)
 		return res, nil
 	}))(s)
 }

@@ -78,24 +78,6 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// challengeControlPlane takes the RS's 403 for a control-plane bearer, in
-// the bearer check, for a 401: the bearer is challenged, not refused.
-func challengeControlPlane() func(*Seams) {
-	return withRS(func(next http.RoundTripper) http.RoundTripper {
-		return roundTrip(func(r *http.Request) (*http.Response, error) {
-			resp, err := next.RoundTrip(r)
-			if err != nil || resp.StatusCode != http.StatusForbidden || !isAuthProbe(r) {
-				return resp, err
-			}
-			body := readBody(resp)
-			if strings.Contains(string(body), `"permission_error"`) {
-				resp.StatusCode, resp.Status = http.StatusUnauthorized, "401 Unauthorized"
-			}
-			return replaceBody(resp, body), nil
-		})
-	})
-}
-
 // onMetadata rewrites the MCP endpoint's protected-resource metadata.
 func onMetadata(f func(doc map[string]any)) func(*Seams) {
 	return onAnswer(hostedPath(adapter.MCPMetadataPath), statusIs(http.StatusOK), func(_ *http.Request, a *answer) {

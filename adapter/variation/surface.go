@@ -22,10 +22,13 @@ func instructions(f func(string) string) func(*Seams) {
 // from every tool.
 const longConnectionProse = "Pass connection_id when the grant spans several connections: connection ids can change when the owner reconnects a source, so copy the value from the latest schema call or from available_connections in an ambiguous_connection error, then retry the same call unchanged."
 
+// duplicateConnectionProse puts it on every tool that takes connection_id.
 func duplicateConnectionProse() func(*Seams) {
 	return withMiddleware(onTools(func(tools []*mcp.Tool) []*mcp.Tool {
 		for _, t := range tools {
-			setSchemaText(t, strings.Replace(schemaText(t), `"Source connection; see schema."`, `"`+longConnectionProse+`"`, 1))
+			text := strings.Replace(schemaText(t), `"Source connection; see schema."`, `"`+longConnectionProse+`"`, 1)
+			text = strings.Replace(text, `"connection_id":{"type":"string"}`, `"connection_id":{"type":"string","description":"`+longConnectionProse+`"}`, 1)
+			setSchemaText(t, text)
 		}
 		return tools
 	}))
@@ -49,14 +52,16 @@ func extraTool(t mcp.Tool) mcp.Middleware {
 	return onTools(func(tools []*mcp.Tool) []*mcp.Tool { return append(tools, &t) })
 }
 
-var listStreamsTool = mcp.Tool{Name: "list_streams", Description: "List granted streams. Read-only; GET /v1/streams.",
+// The extra tools route as seed 000 asks (action, read-only or mutating,
+// endpoint, a pointer to the schema tool): their only fault is being there.
+var listStreamsTool = mcp.Tool{Name: "list_streams", Description: "List granted streams; see schema. Read-only; GET /v1/streams.",
 	InputSchema: json.RawMessage(`{"type":"object","properties":{"connection_id":{"type":"string","description":"Source connection; see schema."}},"additionalProperties":false}`)}
 
 // driftTool is what a stdio surface that drifted from hosted adds.
-var driftTool = mcp.Tool{Name: "list_streams", Description: "List granted streams. Read-only; GET /v1/streams.",
+var driftTool = mcp.Tool{Name: "list_streams", Description: "List granted streams; see schema. Read-only; GET /v1/streams.",
 	InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)}
 
-var eventSubscriptionTool = mcp.Tool{Name: "create_event_subscription", Description: "Create a signed webhook subscription for record events. Mutating; POST /v1/event-subscriptions.",
+var eventSubscriptionTool = mcp.Tool{Name: "create_event_subscription", Description: "Create a signed webhook subscription for record events; see schema. Mutating; POST /v1/event-subscriptions.",
 	InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`)}
 
 // dropTool advertises no fetch and answers a call to it as the SDK answers
@@ -85,32 +90,12 @@ func addProperty(tools []string, name, def string) func(*Seams) {
 	}))
 }
 
-// requireArgument advertises arg as required by tool and refuses calls
-// without it, as the adapter refuses a missing required argument.
+// requireArgument advertises arg as required by tool; calls without it
+// still work, so only the advertisement is wrong.
 func requireArgument(tool, arg string) func(*Seams) {
-	return withMiddleware(
-		onTool(tool, func(t *mcp.Tool) {
-			setSchemaText(t, strings.Replace(schemaText(t), `"required":["q"]`, `"required":["q","`+arg+`"]`, 1))
-		}),
-		onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
-			var args map[string]json.RawMessage
-			_ = json.Unmarshal(req.Params.Arguments, &args)
-			if _, ok := args[arg]; req.Params.Name == tool && !ok {
-				return toolError("missing_argument", arg, arg+" is required"), nil
-			}
-			return next(ctx, req)
-		}))
-}
-
-// toolError is an isError result shaped as the adapter's own rejections.
-func toolError(code, param, msg string) *mcp.CallToolResult {
-	e := map[string]any{"type": "adapter_error", "code": code, "message": msg}
-	if param != "" {
-		e["param"] = param
-	}
-	r := result{&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{}}}}
-	r.setError(e)
-	return r.CallToolResult
+	return withMiddleware(onTool(tool, func(t *mcp.Tool) {
+		setSchemaText(t, strings.Replace(schemaText(t), `"required":["q"]`, `"required":["q","`+arg+`"]`, 1))
+	}))
 }
 
 // stdioOnly applies ms to the stdio transport only.

@@ -4,15 +4,101 @@ import "github.com/pdpp-connect/mcpcheck/adapter"
 
 // The conforming variants: each a single freedom the seeds leave, made
 // through the same seams as the mutants. Every check must pass every one.
+// Allowed quotes the seed text that leaves the freedom open (seed 000:
+// footprint, 001: entrypoint surface, 002: read evidence, 003: entrypoint
+// design, 004: evidence ladder).
 var variants = []Variation{
+	// Text: labels, layouts and cut marks for the same values.
+	{ID: "sentence-handles", Freedom: `writes the paging, change and count handles and the first fetch id as sentences (Next page: pass cursor "…") instead of key=value pairs`,
+		Allowed: `seed 001: "Normal read tools SHALL include pagination, change-bookmark, and count handles in content[] text when those handles are present"; seed 003: "content[] remains bounded prose, but it must carry the operational handles" (their presence, not their labels)`,
+		Doc:     "MCP middleware rewrites the first line of query_records' and search's text; the values are the envelope's; Tuning.TextBudget leaves room for the longer labels",
+		Apply:   sentenceHandles()},
+	{ID: "source-mix-sentence", Freedom: `writes search's source mix as a sentence ("Source mix: 3 hits from cin_a (gmail), 1 hit from cin_b (slack).")`,
+		Allowed: `seed 001: "the model-visible text SHALL include a compact source mix when hits come from more than one connection" (no format is given)`,
+		Doc:     "MCP middleware rewrites source_mix=… in search's first line; counts and connections unchanged",
+		Apply:   sourceMixSentence()},
 	{ID: "ascii-ellipsis", Freedom: `marks every cut with an ASCII "..." instead of "…"`,
 		Allowed: "seed 004: a bounded preview when that is safe; no seed fixes how a cut is marked",
 		Doc:     `Tuning.Ellipsis is "..."`,
 		Apply:   tune(func(t *adapter.Tuning) { t.Ellipsis = "..." })},
+	{ID: "bracketed-ellipsis", Freedom: `marks every cut with "[…]" instead of "…"`,
+		Allowed: `seed 004: "it SHALL NOT silently truncate as if complete" (a cut is marked; no seed fixes the mark)`,
+		Doc:     `Tuning.Ellipsis is "[…]"`,
+		Apply:   tune(func(t *adapter.Tuning) { t.Ellipsis = "[…]" })},
 	{ID: "narrow-windows", Freedom: "shows shorter snippets, previews and field windows",
 		Allowed: "seed 004: bounded surrounding text around the marked match; the seeds set no window size",
 		Doc:     "SnippetChars 60, ValueChars 40, FieldWindow 2,048, FetchTextLimit 8,192",
 		Apply: tune(func(t *adapter.Tuning) {
 			t.SnippetChars, t.ValueChars, t.FieldWindow, t.FetchTextLimit = 60, 40, 2048, 8192
 		})},
+	{ID: "wide-windows", Freedom: "shows longer search snippets and evidence previews, and longer cut values in record previews",
+		Allowed: `seed 004: "the evidence preview SHALL include bounded surrounding text around the marked match"; seed 000: "keep content[] summaries bounded" (bounded, at no set size)`,
+		Doc:     "SnippetChars 200, ValueChars 160; the text budget is unchanged",
+		Apply:   tune(func(t *adapter.Tuning) { t.SnippetChars, t.ValueChars = 200, 160 })},
+	{ID: "fetch-text-32k", Freedom: "cuts fetch's document text at 32,768 characters instead of 16,384, with the same read_record_field continuation",
+		Allowed: `seed 004: "bounded previews plus explicit read/export escalation … SHALL NOT silently truncate as if complete"; seed 001's fetch document sets no text size`,
+		Doc:     "Tuning.FetchTextLimit is 32,768",
+		Apply:   tune(func(t *adapter.Tuning) { t.FetchTextLimit = 32768 })},
+	{ID: "humane-fallback-titles", Freedom: `names an untitled hit or document "Work Mail · messages · 30 Jun 2026, 09:00 UTC" instead of "Work Mail / messages / 2026-06-30T09:00:00Z"`,
+		Allowed: `seed 001: "search result title SHALL be a human-readable identity distinct from the matched snippet when no source title exists AND title fallback SHALL prefer authored/event timestamps such as sent_at over ingestion timestamps" (the authored time, in no fixed format)`,
+		Doc:     "Tuning.FallbackTitle writes the authored time for a reader",
+		Apply:   tune(func(t *adapter.Tuning) { t.FallbackTitle = humaneTitle })},
+	{ID: "plain-snippets", Freedom: "shows search snippets as unhighlighted prose (evidence previews keep their marked match)",
+		Allowed: `seed 001: "search snippets SHALL use balanced highlight tags or unhighlighted prose rather than punctuation sentinels"`,
+		Doc:     "MCP middleware drops <mark> tags from structuredContent.results[].snippet and from the text's hit lines",
+		Apply:   plainSnippets()},
+
+	// JSON: the same objects, formatted otherwise.
+	{ID: "reordered-fetch-mirror", Freedom: "mirrors fetch's document in content[] indented, with every object's keys in reverse order",
+		Allowed: `seed 001: fetch "SHALL mirror that exact object as JSON-encoded text in content[]" (the same object; JSON key order and whitespace carry no meaning)`,
+		Doc:     "MCP middleware re-encodes fetch's text; structuredContent is unchanged",
+		Apply:   reorderedFetchMirror()},
+	{ID: "pretty-error-text", Freedom: "writes every error object in text as indented multi-line JSON, as the anchor's JSON.stringify(err, null, 2) does",
+		Allowed: `seed 001: "a typed ambiguous_connection error with retry_with" and seed 000: "a typed invalid_expand error with a message that names the stream" (typed objects; no seed fixes their text layout)`,
+		Doc:     "MCP middleware indents the JSON text of isError results; structuredContent.error is unchanged",
+		Apply:   prettyErrors()},
+
+	// Who checks arguments.
+	{ID: "protocol-argument-errors", Freedom: "refuses arguments that break a tool's input schema with the SDK's JSON-RPC -32602 error naming the argument",
+		Allowed: `seed 001: "the adapter SHALL forward or validate the request against the same resource-server read contracts" (no seed fixes the channel of a schema refusal); scenario-catalog correction 2026-11-23: "Typed rejections may come from the MCP SDK's input validation (JSON-RPC -32602 …)"`,
+		Doc:     "MCP middleware validates each call against the advertised input schema before the adapter, as an SDK does",
+		Apply:   sdkValidation(protocolRejection)},
+	{ID: "sdk-text-argument-errors", Freedom: `refuses arguments that break a tool's input schema with the TypeScript SDK's isError text ("MCP error -32602: Input validation error: … at filter"), no structured error`,
+		Allowed: `seed 001: "the adapter SHALL forward or validate the request against the same resource-server read contracts"; scenario-catalog correction 2026-11-23: "or isError text naming the argument"`,
+		Doc:     "MCP middleware validates each call against the advertised input schema and answers an isError text result",
+		Apply:   sdkValidation(textRejection)},
+	{ID: "rs-checks-value-domains", Freedom: "leaves value domains (order, count, granularity, aggregate's limit, filter range operator names) to the RS and relays its typed 400",
+		Allowed: `seed 001: "the adapter SHALL forward or validate the request against the same resource-server read contracts"; seed 000 makes the adapter gate expand only`,
+		Doc:     "MCP middleware takes out-of-domain values out of the call and the RS transport forwards them on the data read",
+		Apply:   rsChecksValueDomains()},
+
+	// Source identity and ids.
+	{ID: "fan-in-unscoped-lists", Freedom: "forwards query_records without connection_id over a stream several connections serve; the RS fans in and each previewed record names its connection",
+		Allowed: `seed 001: ambiguous_connection is for "a source-required MCP read … against a package containing multiple configured sources"; seed 003: source identity "answers \"which connection did this record come from?\" from the result itself"; RS contract §6.4 fans in`,
+		Doc:     "Tuning.UnscopedLists is UnscopedListsFanIn; fetch and read_record_field still ask",
+		Apply:   tune(func(t *adapter.Tuning) { t.UnscopedLists = adapter.UnscopedListsFanIn })},
+	{ID: "opaque-record-ids", Freedom: "writes record ids as opaque base64url tokens of (connection_id, stream, record_id), and still reads path ids",
+		Allowed: `seed 001: "WHEN a client calls fetch with an id returned by search" and "each hit SHALL include connection_id, connector_key, stream name, record id" (ids must be fetchable; the tuple stays in fields); seed 003 names the tuple, not a format`,
+		Doc:     "Tuning.IDs is a token codec; fetch's description says so",
+		Apply:   opaqueRecordIDs()},
+	{ID: "paren-schema-grammar", Freedom: "writes scoped schema fields as name(type; filter=eq,gte; agg=sum,group_by; …) with a legend for that grammar",
+		Allowed: `seed 001: "WHEN a compact schema response uses abbreviated capability flags or a mini-grammar THEN the response SHALL include a model-visible legend explaining those flags"; seed 003: "either replaced with clearer compact fields or accompanied by a visible legend"`,
+		Doc:     "Tuning.Grammar is parenGrammar",
+		Apply:   parenSchemaGrammar()},
+
+	// Resources beside the tools.
+	{ID: "record-resources", Freedom: "serves pdpp://record/ URIs through resources/read and advertises their template; search hits name their URI beside their id",
+		Allowed: `seed 002: "The MCP adapter MAY return MCP resource_link blocks and resource templates for host-controlled reads. The adapter SHALL NOT make resources/read the only path"; seed 004: "either make that URI readable through MCP resource reading OR accept that URI"`,
+		Doc:     "MCP middleware adds the resources capability and answers resources/templates/list and resources/read through fetch",
+		Apply:   recordResources()},
+	{ID: "resource-links", Freedom: "adds resource_link blocks after the text of search, query_records and read_record_field for the records they refer to",
+		Allowed: `seed 002: "MAY return MCP resource_link blocks"; seed 004: a small text field read "SHALL NOT return only a resource link" (links beside inline text are allowed); fetch takes every linked URI`,
+		Doc:     "MCP middleware appends pdpp://record/ resource_link content",
+		Apply:   resourceLinks()},
+
+	// Setup copy.
+	{ID: "profile-free-prose", Freedom: `describes the profile-free design in words in --help and /llms.txt ("no profiles or toolsets to choose")`,
+		Allowed: `seed 001: setup "SHALL NOT advertise profile-selection flags or environment variables" and SHALL NOT expose "profile names, or profile selectors" (saying there are none advertises none); seed 003: "The SLVP ideal is one profile-free normal MCP read entrypoint"`,
+		Doc:     "Command.Help and hosted middleware on /llms.txt add one sentence; the setup page, which seed 003 keeps free of profile vocabulary, is unchanged",
+		Apply:   profileFreeProse},
 }

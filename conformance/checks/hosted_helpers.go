@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,4 +106,28 @@ func rsDataRequests(t *T, token string) int {
 		}
 	}
 	return n
+}
+
+var markupRe = regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<[^>]+>`)
+
+// setupCopy is a setup document of the hosted target (the /connect page,
+// /llms.txt) as a reader sees it: text without markup. ok is false when
+// the target does not serve it.
+func setupCopy(t *T, path string) (string, bool) {
+	a := hostedDo(t.Context(), "GET", t.Hosted().Origin()+path, "", nil, nil)
+	if a.Err != nil || a.Status != http.StatusOK {
+		return "", false
+	}
+	if strings.Contains(a.Header.Get("Content-Type"), "html") {
+		return html.UnescapeString(markupRe.ReplaceAllString(string(a.Body), " ")), true
+	}
+	return string(a.Body), true
+}
+
+// sameNames reports whether two lists hold the same names, in any order.
+func sameNames(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }

@@ -1,49 +1,93 @@
 package checks
 
 import (
+	"net/url"
 	"regexp"
-
-	. "github.com/onsi/gomega"
 )
 
-// The message must point at both the endpoint and the field to read there.
-var schemaPointerRes = []*regexp.Regexp{regexp.MustCompile(`GET /v1/schema\b`), regexp.MustCompile(`\bexpand_capabilities\b`)}
+var (
+	// The message points at the capability source: GET /v1/schema, or the
+	// schema tool that reads it, and the field to read there.
+	schemaPointerRe      = regexp.MustCompile("(?i)/v1/schema\\b|\\bschema\\s*\\(|`schema`|\\bschema tool\\b")
+	expandCapabilitiesRe = regexp.MustCompile(`(?i)\bexpand[_ ]capabilities\b`)
+)
 
-var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBBD, Run: func(t *T) {
-	et, ok := findExpand(t, false)
+// Seed 000: the adapter "SHALL reject expand and expand_limit arguments at
+// the adapter layer — before forwarding to the RS" with "a typed
+// invalid_expand error" whose message "SHALL name the stream", pointing
+// to "GET /v1/schema (expand_capabilities)", and "the RS records endpoint
+// SHALL NOT be called". Judged for query_records with expand, with
+// expand_limit alone, and for fetch with expand; each call by what the RS
+// saw before what the message says.
+var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
+	et, ok := expandSubject(t, false)
 	if !ok {
 		t.Skipf("every probed stream advertises expand relations; none to test the gate on")
 	}
 	on := t.Private()
-	c := on.Call("query_records", et.args(nil))
-	expectInvalidExpand(t, c, et.stream)
-	if rec := firstRecordRef(on, et); rec != "" {
-		args := map[string]any{"id": rec, "expand": []string{et.rel}}
-		if et.conn != "" {
-			args["connection_id"] = et.conn
-		}
-		f := on.Call("fetch", args)
-		expectInvalidExpand(t, f, et.stream)
+	logged := on != t
+	type gated struct {
+		what    string
+		c       *Call
+		reached bool // the RS records endpoint saw the call
 	}
-	if on != t {
-		t.Expect(len(expandCalls(on, et))).To(BeZero(), "the RS records endpoint must not be called with an unadvertised expand")
+	var calls []gated
+	try := func(what, tool string, args map[string]any) {
+		if !serves(on.Target, tool) {
+			return // S012 reports the missing tool
+		}
+		before := 0
+		if logged {
+			before = len(on.RS().RequestsTo(recordsPath(et.stream)))
+		}
+		c := on.Call(tool, args)
+		calls = append(calls, gated{what, c, logged && len(on.RS().RequestsTo(recordsPath(et.stream))) > before})
+	}
+	try("query_records with expand", "query_records", et.args(nil))
+	limitOnly := et.args(map[string]any{"expand_limit": map[string]any{et.rel: 2}})
+	delete(limitOnly, "expand")
+	try("query_records with expand_limit alone", "query_records", limitOnly)
+	if serves(on.Target, "fetch") && serves(on.Target, "search") {
+		if id := hitIDOnStream(on, et); id != "" {
+			try("fetch with expand", "fetch", map[string]any{"id": id, "expand": []string{et.rel}})
+		}
+	}
+	for _, g := range calls {
+		t.Clause(1, func() {
+			t.Assert(!g.reached, "%s on %q, which advertises no expand_capabilities, reached the RS records endpoint: the gate must reject it first: %s", g.what, et.stream, g.c.Describe())
+			if t.Assert(g.c.IsError(), "%s on %q, which advertises no expand_capabilities, must be rejected: %s", g.what, et.stream, g.c.Describe()) {
+				t.Assert(carriesCode(g.c, "invalid_expand"), "the rejection of %s must be typed invalid_expand: %s", g.what, g.c.Describe())
+			}
+		})
+		t.Clause(2, func() {
+			if !g.c.IsError() || !carriesCode(g.c, "invalid_expand") {
+				t.BlockedBy("S008", "%s was not rejected as invalid_expand (S008.1)", g.what)
+			}
+			msg, _ := g.c.ErrorObject()["message"].(string)
+			if msg == "" {
+				msg = g.c.Text()
+			}
+			t.Assert(containsToken(msg, et.stream), "the invalid_expand message for %s must name the stream %q: %q", g.what, et.stream, msg)
+			t.Assert(schemaPointerRe.MatchString(msg) && expandCapabilitiesRe.MatchString(msg),
+				"the invalid_expand message for %s must point to GET /v1/schema (expand_capabilities): %q", g.what, msg)
+		})
+		t.Clause(3, func() {
+			if !logged {
+				t.Skipf("whether the RS was called shows only in its request log: %s", CapFixture.SkipReason())
+			}
+			t.Assert(!g.reached, "%s on %q: the RS records endpoint must never be called", g.what, et.stream)
+		})
 	}
 }}
 
-func expectInvalidExpand(t *T, c *Call, stream string) {
-	t.Expect(c.IsError()).To(BeTrue(), "expand on stream %q, which advertises no expand_capabilities, must be rejected: %s", stream, c.Describe())
-	t.Expect(c.ErrorCode()).To(Equal("invalid_expand"), "the rejection must be typed invalid_expand: %s", c.Describe())
-	msg, _ := c.ErrorObject()["message"].(string)
-	t.Expect(containsToken(msg, stream)).To(BeTrue(), "the message must name the stream %q: %q", stream, msg)
-	for _, re := range schemaPointerRes {
-		t.Expect(re.MatchString(msg)).To(BeTrue(), "the message must point to GET /v1/schema (expand_capabilities); %q is missing: %q", re.String(), msg)
-	}
-}
+// recordsPath is the RS path prefix of a stream's record reads.
+func recordsPath(stream string) string { return "/v1/streams/" + url.PathEscape(stream) + "/records" }
 
-// firstRecordRef returns a fetchable legacy id "stream:record_id" of the
-// stream's first record, or "" when the stream is empty.
-func firstRecordRef(t *T, et expandTarget) string {
-	args := map[string]any{"stream": et.stream, "limit": 1}
+// hitIDOnStream is the id of a search hit on the target's stream, as the
+// target shows it, or "": search (scoped to the stream, then not) for a
+// word of the stream's first records.
+func hitIDOnStream(t *T, et expandTarget) string {
+	args := map[string]any{"stream": et.stream, "limit": 5}
 	if et.conn != "" {
 		args["connection_id"] = et.conn
 	}
@@ -51,14 +95,16 @@ func firstRecordRef(t *T, et expandTarget) string {
 	if c.IsError() {
 		return ""
 	}
-	recs, _ := c.Data()["data"].([]any)
-	if len(recs) == 0 {
+	word := searchableWord(records(c))
+	if word == "" {
 		return ""
 	}
-	rm, _ := recs[0].(map[string]any)
-	id, _ := rm["id"].(string)
-	if id == "" {
-		return ""
+	for _, args := range []map[string]any{{"q": word, "streams": []string{et.stream}, "limit": 5}, {"q": word, "limit": 25}} {
+		for _, h := range hits(t.Call("search", args)) {
+			if h.Stream == et.stream && h.ID != "" {
+				return h.ID
+			}
+		}
 	}
-	return et.stream + ":" + id
+	return ""
 }

@@ -2,31 +2,31 @@ package checks
 
 import (
 	"encoding/json"
-
-	. "github.com/onsi/gomega"
+	"slices"
 )
 
+// Seed 001: schema, query_records, aggregate, search and fetch "SHALL
+// advertise optional connection_id", and "none of those tools SHALL
+// advertise connector_instance_id" (no tool does, here). A missing tool is
+// S012's to report.
 var s013 = &Check{ID: "S013", Slug: "connection-id-args", Mode: ModeBB, Run: func(t *T) {
-	byName := map[string]json.RawMessage{}
 	for i, tool := range t.Target.Tools {
-		byName[tool.Name] = t.Target.ToolsRaw[i]
-	}
-	for _, name := range t.Settings.Surface.ConnectionIDTools {
-		raw, ok := byName[name]
-		if !ok {
-			continue // membership is S012's verdict
+		raw := t.Target.ToolsRaw[i]
+		if slices.Contains(t.Settings.Surface.ConnectionIDTools, tool.Name) {
+			t.Clause(1, func() {
+				props, required := inputProperties(raw)
+				t.Assert(props["connection_id"] != nil, "tool %s must advertise an optional connection_id", tool.Name)
+				t.Assert(!slices.Contains(required, "connection_id"), "tool %s must not require connection_id", tool.Name)
+			})
 		}
-		props, required := inputProperties(raw)
-		t.Expect(props).To(HaveKey("connection_id"), "tool %s must advertise an optional connection_id", name)
-		t.Expect(required).NotTo(ContainElement("connection_id"), "tool %s must not require connection_id", name)
-	}
-	for i, tool := range t.Target.Tools {
-		var schema any
-		_ = json.Unmarshal(t.Target.ToolsRaw[i], &struct {
-			InputSchema *any `json:"inputSchema"`
-		}{&schema})
-		for _, dep := range t.Settings.Surface.DeprecatedArguments {
-			t.Expect(schemaMentionsKey(schema, dep)).To(BeFalse(), "tool %s must not advertise the deprecated alias %s", tool.Name, dep)
-		}
+		t.Clause(2, func() {
+			var schema any
+			_ = json.Unmarshal(raw, &struct {
+				InputSchema *any `json:"inputSchema"`
+			}{&schema})
+			for _, dep := range t.Settings.Surface.DeprecatedArguments {
+				t.Assert(!schemaMentionsKey(schema, dep), "tool %s must not advertise the deprecated alias %s", tool.Name, dep)
+			}
+		})
 	}
 }}

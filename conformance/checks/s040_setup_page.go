@@ -9,10 +9,9 @@ import (
 )
 
 var (
-	tagRe        = regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<[^>]+>`)
-	ownerAskRe   = regexp.MustCompile(`(?i)\b(owner|admin|control[- ]plane)\b[^.\n]{0,60}\b(token|bearer|credential|cookie)`)
-	bearerEnvRe  = regexp.MustCompile(`\b[A-Z][A-Z0-9_]*(TOKEN|BEARER|SECRET)\b|Authorization:`)
-	setupVocabRe = regexp.MustCompile(`(?i)\bprofiles?\b|\btoolsets?\b|--profile|\b(core|events|full)\s*[|/,]\s*(core|events|full)\b|event[- ]subscription`)
+	tagRe       = regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<[^>]+>`)
+	ownerAskRe  = regexp.MustCompile(`(?i)\b(owner|admin|control[- ]plane)\b[^.\n]{0,60}\b(token|bearer|credential|cookie)`)
+	bearerEnvRe = regexp.MustCompile(`\b[A-Z][A-Z0-9_]*(TOKEN|BEARER|SECRET)\b|Authorization:`)
 )
 
 // setupText is the setup page as a reader sees it: text without markup.
@@ -65,23 +64,3 @@ func remoteClientsGuidance(text, url string) bool {
 	sec := text[at:min(len(text), at+300)]
 	return strings.Contains(sec, "remote") && (strings.Contains(sec, url) || urlWordRe.MatchString(sec))
 }
-
-var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs: []Capability{CapHTTP}, Run: func(t *T) {
-	text, ok := setupText(t)
-	if !ok {
-		t.Skipf("the target serves no setup page at /connect")
-	}
-	docs := []string{text}
-	if a := hostedDo(t.Context(), "GET", t.Hosted().Origin()+"/llms.txt", "", nil, nil); a.Status == 200 {
-		docs = append(docs, string(a.Body))
-	}
-	for _, d := range docs {
-		t.Expect(setupVocabRe.FindAllString(d, -1)).To(BeEmpty(), "setup copy must name no profile, toolset or event-subscription management")
-		t.Expect(ownerAskRe.FindString(d)).To(BeEmpty(), "setup copy must not ask for owner or control-plane bearers")
-	}
-	first := strings.Index(text, t.Hosted().MCPURL())
-	t.Expect(first).To(BeNumerically(">=", 0), "the one recommended path starts from the MCP URL")
-	if adv := strings.Index(strings.ToLower(text), "advanced"); adv >= 0 {
-		t.Expect(first).To(BeNumerically("<", adv), "the recommended path comes before any advanced variant")
-	}
-}}

@@ -3,9 +3,12 @@ package checks
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
@@ -147,4 +150,175 @@ func firstRunes(s string, n int) string {
 		r = r[:n]
 	}
 	return string(r)
+}
+
+// Long guidance is a sentence of at least longSentence characters, and
+// many tools are repeatedAcrossMin or more: mcpcheck's reading of seed
+// 000's "long" and "many" (upstream's short connection_id field
+// description stays below it, catalog S002).
+const (
+	longSentence      = 120
+	repeatedAcrossMin = 3
+)
+
+var connectionIDRe = regexp.MustCompile(`\bconnection_id\b`)
+
+// expectNoRepeatedConnectionGuidance judges long sentences about
+// connection_id repeated verbatim across tools: on every tool that
+// accepts connection_id breaks seed 000's own words; on many tools,
+// mcpcheck's threshold.
+func expectNoRepeatedConnectionGuidance(t *T) {
+	accepting := toolsAccepting(t.Target, "connection_id")
+	var everywhere, many []string
+	for s, tools := range repeatedGuidance(toolDescriptions(t.Target), longSentence, 2) {
+		if !connectionIDRe.MatchString(s) {
+			continue
+		}
+		switch {
+		case len(accepting) >= 2 && !slices.ContainsFunc(accepting, func(a string) bool { return !slices.Contains(tools, a) }):
+			everywhere = append(everywhere, s)
+		case len(tools) >= repeatedAcrossMin:
+			many = append(many, s+" ("+strings.Join(tools, ", ")+")")
+		}
+	}
+	t.Assert(len(everywhere) == 0, "connection_id recovery guidance must not repeat verbatim on every tool that accepts connection_id (%s): %q",
+		strings.Join(accepting, ", "), everywhere)
+	t.Threshold().Expect(many).To(BeEmpty(), "long connection_id guidance (>= %d chars) should live in the instructions or one discovery tool, not repeat across %d+ tools",
+		longSentence, repeatedAcrossMin)
+}
+
+// expectNoRepeatedGuidance judges every other long sentence repeated
+// across many tool or argument descriptions: mcpcheck's threshold.
+func expectNoRepeatedGuidance(t *T) {
+	var many []string
+	for s, tools := range repeatedGuidance(toolDescriptions(t.Target), longSentence, repeatedAcrossMin) {
+		if !connectionIDRe.MatchString(s) {
+			many = append(many, s+" ("+strings.Join(tools, ", ")+")")
+		}
+	}
+	t.Threshold().Expect(many).To(BeEmpty(), "long cross-tool guidance (>= %d chars) should live in the instructions or one discovery tool, not repeat across %d+ tools",
+		longSentence, repeatedAcrossMin)
+}
+
+// toolsAccepting lists the tools whose input schema declares arg, sorted.
+func toolsAccepting(t *Target, arg string) []string {
+	var out []string
+	for i, tool := range t.Tools {
+		if props, _ := inputProperties(t.ToolsRaw[i]); props[arg] != nil {
+			out = append(out, tool.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readIndex is schema {}'s rows, read leniently: an index the target does
+// not give blocks what needs it (S017 owns the index) instead of failing
+// a clause that is not about it.
+func readIndex(t *T) []schemaRow {
+	c := schemaCall(t, map[string]any{})
+	if c.IsError() || c.Data() == nil {
+		t.BlockedBy("S017", "schema {} gave no index to find data by: %s", c.Describe())
+	}
+	return schemaRows(c.Data())
+}
+
+// schemaCall is one schema call, made once per target and shared by every
+// check that asks the same (scopedSchema's too).
+func schemaCall(t *T, args map[string]any) *Call {
+	key, _ := json.Marshal(args)
+	return conformance.Discover(t, "schema:"+string(key), func() *Call { return t.Call("schema", args) })
+}
+
+// carriesCode reports an error typed code: as its error object's code, or
+// named in its text.
+func carriesCode(c *Call, code string) bool {
+	return c.ErrorCode() == code || containsToken(c.Text(), code)
+}
+
+// namesArgument reports an error that names arg: in its text (a JSON-RPC
+// error's message included) or anywhere in its structured error.
+func namesArgument(c *Call, arg string) bool {
+	if containsToken(c.Text(), arg) {
+		return true
+	}
+	if c.RPCError != nil && containsToken(string(c.RPCError.Data), arg) {
+		return true
+	}
+	b, _ := json.Marshal(c.Structured())
+	return containsToken(string(b), arg)
+}
+
+// serves reports whether the target lists the tool.
+func serves(t *Target, tool string) bool {
+	return slices.ContainsFunc(t.Tools, func(x *mcp.Tool) bool { return x.Name == tool })
+}
+
+// sampleCalls calls each read tool the target serves once, with arguments
+// taken from its own answers: the schema index, a page of its first
+// stream, a count over it, a search for a word of that page, a fetch and
+// a field window of the first hit. A call the answers give no arguments
+// for is left out.
+func sampleCalls(t *T) []*Call {
+	var out []*Call
+	call := func(tool string, args map[string]any) *Call {
+		if !serves(t.Target, tool) {
+			return nil
+		}
+		c := t.Call(tool, args)
+		out = append(out, c)
+		return c
+	}
+	if !serves(t.Target, "schema") {
+		return out
+	}
+	index := schemaCall(t, map[string]any{})
+	if out = append(out, index); index.IsError() {
+		return out
+	}
+	srcs := sources(schemaRows(index.Data()))
+	if len(srcs) == 0 {
+		return out
+	}
+	page := call("query_records", srcs[0].args(map[string]any{"limit": 2}))
+	call("aggregate", srcs[0].args(map[string]any{"metric": "count"}))
+	if page == nil || page.IsError() {
+		return out
+	}
+	word := searchableWord(records(page))
+	if word == "" {
+		return out
+	}
+	found := call("search", map[string]any{"q": word, "limit": 2})
+	if found == nil || len(hits(found)) == 0 || hits(found)[0].ID == "" {
+		return out
+	}
+	h := hits(found)[0]
+	call("fetch", map[string]any{"id": h.ID})
+	if v, ok := findKey(h.Raw, "field_path"); ok && str(v) != "" {
+		call("read_record_field", map[string]any{"id": h.ID, "field_path": str(v), "limit_chars": 200})
+	}
+	return out
+}
+
+// refusedCalls calls each read tool the target serves with arguments
+// naming what no grant holds, so that each answers with an error.
+func refusedCalls(t *T) []*Call {
+	var out []*Call
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"schema", map[string]any{"detail": "full"}},
+		{"query_records", map[string]any{"stream": "mcpcheck_no_such_stream", "limit": 1}},
+		{"aggregate", map[string]any{"stream": "mcpcheck_no_such_stream", "metric": "count"}},
+		{"search", map[string]any{"q": "mcpcheck", "connection_id": "mcpcheck_no_such_connection"}},
+		{"fetch", map[string]any{"id": "mcpcheck-no-such-record"}},
+		{"read_record_field", map[string]any{"id": "mcpcheck-no-such-record", "field_path": "mcpcheck_no_such_field"}},
+	} {
+		if serves(t.Target, c.tool) {
+			out = append(out, t.Call(c.tool, c.args))
+		}
+	}
+	return out
 }

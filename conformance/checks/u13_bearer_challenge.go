@@ -4,10 +4,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
-
-	. "github.com/onsi/gomega"
 )
 
+// U13: a request to /mcp with no bearer, a malformed one, or one its RS
+// refuses gets "HTTP 401 with a Bearer resource_metadata challenge whose
+// document names the /mcp resource" (and the same URL in the JSON error
+// body), and "the RS serves nothing for the request beyond the adapter's
+// own bearer check" (nor is the request processed as MCP).
 var u13 = &Check{ID: "U13", Slug: "bearer-challenge", Mode: ModeHOST, Needs: []Capability{CapHTTP}, Run: func(t *T) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -33,24 +36,37 @@ var u13 = &Check{ID: "U13", Slug: "bearer-challenge", Mode: ModeHOST, Needs: []C
 	if len(notTried) > 0 {
 		t.Record("not tried", strings.Join(notTried, "; "))
 	}
-	var metaURL string
+	documents := map[string]httpAnswer{} // metadata URL -> its document
 	for _, c := range cases {
 		for _, body := range rejectedBodies {
 			a := hostedDo(t.Context(), "POST", t.Hosted().MCPURL(), c.authorization, body, nil)
-			t.Expect(a.Err).NotTo(HaveOccurred(), "POST %s with %s", t.Hosted().MCPURL(), c.what)
-			t.Expect(a.Status).To(Equal(401), "a request with %s must get HTTP 401", c.what)
-			t.Expect(isJSONRPC(a.Body)).To(BeFalse(), "a request with %s must not be processed as MCP", c.what)
-			m := resourceMetadataRe.FindStringSubmatch(a.Header.Get("WWW-Authenticate"))
-			t.Expect(m).NotTo(BeNil(), "401 for %s must carry WWW-Authenticate: Bearer resource_metadata=…; got %q", c.what, a.Header.Get("WWW-Authenticate"))
-			metaURL = m[1]
-			e, _ := a.JSON()["error"].(map[string]any)
-			t.Expect(e["resource_metadata"]).To(Equal(metaURL), "the error body must name the same metadata URL for %s", c.what)
+			t.Clause(1, func() {
+				if !t.Assert(a.Err == nil && a.Status == 401, "a request with %s must get HTTP 401: HTTP %d %v", c.what, a.Status, a.Err) {
+					return
+				}
+				m := resourceMetadataRe.FindStringSubmatch(a.Header.Get("WWW-Authenticate"))
+				if !t.Assert(m != nil, "401 for %s must carry WWW-Authenticate: Bearer resource_metadata=…; got %q", c.what, a.Header.Get("WWW-Authenticate")) {
+					return
+				}
+				e, _ := a.JSON()["error"].(map[string]any)
+				t.Assert(str(e["resource_metadata"]) == m[1], "the error body must name the same metadata URL (%s) for %s: %s", m[1], c.what, clipText(string(a.Body), 200))
+				doc, seen := documents[m[1]]
+				if !seen {
+					doc = hostedDo(t.Context(), "GET", m[1], "", nil, nil)
+					documents[m[1]] = doc
+				}
+				t.Assert(doc.Status == 200 && str(doc.JSON()["resource"]) == t.Hosted().MCPURL(),
+					"the challenge's metadata (%s) must name the /mcp resource %s: HTTP %d %s", m[1], t.Hosted().MCPURL(), doc.Status, clipText(string(doc.Body), 200))
+			})
+			t.Clause(2, func() {
+				t.Assert(!isJSONRPC(a.Body), "a request with %s must not be processed as MCP: %s", c.what, clipText(string(a.Body), 200))
+			})
 		}
 		if t.Target.Has(CapControlledRS) && c.token != "" {
-			t.Expect(rsDataRequests(t, c.token)).To(BeZero(), "the RS must serve no request but the auth probe for a request with %s", c.what)
+			t.Clause(2, func() {
+				n := rsDataRequests(t, c.token)
+				t.Assert(n == 0, "the RS must serve no request but the bearer check for a request with %s (it served %d)", c.what, n)
+			})
 		}
 	}
-	meta := hostedDo(t.Context(), "GET", metaURL, "", nil, nil)
-	t.Expect(meta.Status).To(Equal(200), "the challenge's metadata URL must answer")
-	t.Expect(meta.JSON()["resource"]).To(Equal(t.Hosted().MCPURL()), "the challenge must point at the metadata of the /mcp resource itself")
 }}

@@ -1,0 +1,100 @@
+package checks
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+var (
+	advancedRe = regexp.MustCompile(`(?i)\badvanced\b`)
+	// What the recommended path must not expose: profiles, toolsets,
+	// full or developer tools, event-subscription management.
+	setupVocabRe = regexp.MustCompile(`(?i)\bprofiles?\b|\btool-?sets?\b|--profile|\b(core|events|full)\s*[|/,]\s*(core|events|full)\b|\b(full|developer)[- ](only )?tools?\b|event[- ]subscriptions?`)
+	// Copy that names such a thing only to keep it away from the path
+	// ("no profiles to choose", "stays in the operator console") exposes
+	// nothing.
+	awayRe = regexp.MustCompile(`(?i)\b(not|never|no|none|don't|do not|without|refuse[sd]?|reject(s|ed)?|avoid|must not|cannot|outside|elsewhere|instead|separate(ly)?|stays?|remains?)\b`)
+)
+
+// Seed 001: setup "SHALL present one recommended path before advanced
+// variants", and that path "SHALL NOT expose event-subscription
+// management, full/developer tools, owner bearers, control-plane bearers,
+// profile names, or profile selectors by default". The setup page and
+// /llms.txt are the path; the hosted endpoint must not honour or name a
+// profile selector either (catalog S010's proxies).
+var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs: []Capability{CapHTTP}, Run: func(t *T) {
+	page, ok := setupCopy(t, "/connect")
+	if !ok {
+		t.Skipf("the target serves no setup page at /connect")
+	}
+	t.Clause(1, func() {
+		url := t.Hosted().MCPURL()
+		first := strings.Index(page, url)
+		if !t.Assert(first >= 0, "the one recommended path starts from the MCP URL %s, which the setup page must show", url) {
+			return
+		}
+		if at := advancedRe.FindStringIndex(page); at != nil {
+			t.Assert(first < at[0], "the recommended path (the MCP URL) must come before any advanced variant: %q", clipText(page[at[0]:], 120))
+		}
+	})
+	t.Clause(2, func() {
+		copies := map[string]string{"/connect": page}
+		if llms, ok := setupCopy(t, "/llms.txt"); ok {
+			copies["/llms.txt"] = llms
+		}
+		for where, text := range copies {
+			t.Assert(len(exposed(text, setupVocabRe)) == 0, "%s must expose no profile, toolset, full or developer tool, or event-subscription management: %q",
+				where, exposed(text, setupVocabRe))
+			t.Assert(len(exposed(text, credentialRe)) == 0, "%s must not offer owner or control-plane bearers: %q", where, exposed(text, credentialRe))
+		}
+		expectNoHTTPProfiles(t)
+	})
+}}
+
+// exposed returns the phrases of text that name what re matches, other
+// than to keep it away.
+func exposed(text string, re *regexp.Regexp) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		for _, p := range sentences(line) {
+			if re.MatchString(p) && !awayRe.MatchString(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// expectNoHTTPProfiles asks the hosted endpoint for a "full" profile by
+// header and by query: the answer must be the same surface, and no
+// response header may name a profile.
+func expectNoHTTPProfiles(t *T) {
+	token := t.Target.BearerToken()
+	for _, probe := range []struct {
+		url    string
+		header map[string]string
+	}{
+		{t.Hosted().MCPURL(), map[string]string{"X-PDPP-MCP-Profile": "full", "X-MCP-Toolsets": "all"}},
+		{t.Hosted().MCPURL() + "?profile=full&toolsets=all", nil},
+	} {
+		a := hostedDo(t.Context(), "POST", probe.url, "Bearer "+token, toolsListBody, probe.header)
+		var rpc struct {
+			Result struct {
+				Tools []struct{ Name string } `json:"tools"`
+			} `json:"result"`
+		}
+		if !t.Assert(a.Err == nil && a.Status == 200 && json.Unmarshal(a.Body, &rpc) == nil,
+			"tools/list with a profile selector (%s) must still answer, the selector ignored: HTTP %d %v", probe.url, a.Status, a.Err) {
+			continue
+		}
+		var names []string
+		for _, tool := range rpc.Result.Tools {
+			names = append(names, tool.Name)
+		}
+		t.Assert(sameNames(names, toolNames(t.Target)), "no header or query may select another tool surface: %v, not %v", names, toolNames(t.Target))
+		for k := range a.Header {
+			t.Assert(!profileKeyRe.MatchString(k), "response header %s names a profile", k)
+		}
+	}
+}
