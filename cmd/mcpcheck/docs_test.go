@@ -87,3 +87,26 @@ func TestMakeFuzzCoversEveryTarget(t *testing.T) {
 		t.Errorf("make fuzz leaves out %v:\n%s", missing, out)
 	}
 }
+
+// The README's --list examples select what they say, on the reference
+// adapter: each lists at least one scenario and exits 0.
+func TestReadmeListExamplesRun(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := regexp.MustCompile(`(?m)^mcpcheck (.*--list.*)$`).FindAllSubmatch(readme, -1)
+	if len(lines) == 0 {
+		t.Fatal("README.md shows no mcpcheck … --list example")
+	}
+	for _, l := range lines {
+		_, args, err := conformance.ParseCommand(string(l[1]))
+		if err != nil {
+			t.Fatalf("%s: %v", l[1], err)
+		}
+		code, out, stderr := run(t, nil, args...)
+		if code != 0 || !regexp.MustCompile(`(?m)^\S*\s*[SU]\d{2,3}`).MatchString(out) {
+			t.Errorf("mcpcheck %s: exit %d, want 0 and a listed scenario\n%s%s", l[1], code, out, stderr)
+		}
+	}
+}
