@@ -8,6 +8,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -289,6 +291,7 @@ func TestJUnitReportsParseWithARealConsumer(t *testing.T) {
 			if err := rep.WriteJUnit(&buf); err != nil {
 				t.Fatal(err)
 			}
+			countsAgree(t, rep)
 			suites, err := junit.Ingest(buf.Bytes())
 			if err != nil {
 				t.Fatal(err)
@@ -366,4 +369,83 @@ func suiteHas(s junit.Suite, st junit.Status) bool {
 		}
 	}
 	return false
+}
+
+var (
+	textScenarioTotals = regexp.MustCompile(`(?m)^(\d+) scenarios: (\d+) passed, (\d+) partial, (\d+) failed \(required\), (\d+) failed \(recommended\), (\d+) skipped, (\d+) not applicable, (\d+) errors`)
+	textClauseTotals   = regexp.MustCompile(`(?m)^(\d+) clauses: (\d+) passed, (\d+) failed \(required\), (\d+) failed \(recommended\), (\d+) not judged, (\d+) errors`)
+)
+
+// countsAgree holds the text summary, the JSON totals and the JUnit
+// attributes of one report to the same numbers, errors included.
+func countsAgree(t *testing.T, rep *conformance.Report) {
+	t.Helper()
+	var text, js, xmlBuf bytes.Buffer
+	rep.WriteText(&text)
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJUnit(&xmlBuf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Totals struct {
+			Scenarios, Passed, Partial, Failed, Skipped, Errors int
+			FailedRecommended                                   int `json:"failed_recommended"`
+			NotApplicable                                       int `json:"not_applicable"`
+			Clauses                                             conformance.ClauseTotals
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var attrs struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+	}
+	if err := xml.Unmarshal(xmlBuf.Bytes(), &attrs); err != nil {
+		t.Fatal(err)
+	}
+	s, c := textScenarioTotals.FindStringSubmatch(text.String()), textClauseTotals.FindStringSubmatch(text.String())
+	if s == nil || c == nil {
+		t.Fatalf("the text report has no totals lines:\n%s", text.String())
+	}
+	tt, jc := doc.Totals, doc.Totals.Clauses
+	want := map[string][2]int{
+		"scenarios":               {atoi(s[1]), tt.Scenarios},
+		"passed":                  {atoi(s[2]), tt.Passed},
+		"partial":                 {atoi(s[3]), tt.Partial},
+		"failed":                  {atoi(s[4]), tt.Failed},
+		"failed (recommended)":    {atoi(s[5]), tt.FailedRecommended},
+		"skipped":                 {atoi(s[6]), tt.Skipped},
+		"not applicable":          {atoi(s[7]), tt.NotApplicable},
+		"errors":                  {atoi(s[8]), tt.Errors},
+		"clauses":                 {atoi(c[1]), jc.Total},
+		"clauses passed":          {atoi(c[2]), jc.Passed},
+		"clauses failed":          {atoi(c[3]) + atoi(c[4]), jc.Failed + jc.FailedRecommended},
+		"clauses not judged":      {atoi(c[5]), jc.Skipped},
+		"clause errors":           {atoi(c[6]), jc.Errors},
+		"junit tests":             {attrs.Tests, jc.Total},
+		"junit failures":          {attrs.Failures, jc.Failed + jc.FailedRecommended},
+		"junit errors":            {attrs.Errors, jc.Errors},
+		"scenario errors counted": {boolInt(tt.Errors > 0), boolInt(jc.Errors > 0)},
+	}
+	for what, v := range want {
+		if v[0] != v[1] {
+			t.Errorf("%s: %d in one format, %d in another (text, JSON and JUnit must agree)", what, v[0], v[1])
+		}
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
