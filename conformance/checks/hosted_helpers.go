@@ -35,10 +35,13 @@ func (a httpAnswer) JSON() map[string]any {
 // carries a bearer to another origin.
 var hostedClient = &http.Client{CheckRedirect: sameorigin.CheckCredentialedRedirect}
 
+// hostedTimeout bounds one request below the MCP SDK.
+const hostedTimeout = 10 * time.Second
+
 // hostedDo sends one request to the hosted target, below the MCP SDK, with
 // the given Authorization header ("" for none). It reads at most 1 MiB.
 func hostedDo(ctx context.Context, method, url, authorization string, body []byte, header map[string]string) httpAnswer {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, hostedTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {

@@ -1,8 +1,10 @@
 package checks
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"strings"
 )
 
@@ -37,9 +39,16 @@ var u13 = &Check{ID: "U13", Slug: "bearer-challenge", Mode: ModeHOST, Needs: []C
 		t.Record("not tried", strings.Join(notTried, "; "))
 	}
 	documents := map[string]httpAnswer{} // metadata URL -> its document
+cases:
 	for _, c := range cases {
 		for _, body := range rejectedBodies {
 			a := hostedDo(t.Context(), "POST", t.Hosted().MCPURL(), c.authorization, body, nil)
+			if errors.Is(a.Err, context.DeadlineExceeded) {
+				// A target that holds one refused request holds the next: judge
+				// that once rather than waiting out every case.
+				t.Clause(1, func() { t.Fail("a request with %s got no answer within %s", c.what, hostedTimeout) })
+				break cases
+			}
 			t.Clause(1, func() {
 				if !t.Assert(a.Err == nil && a.Status == 401, "a request with %s must get HTTP 401: HTTP %d %v", c.what, a.Status, a.Err) {
 					return
