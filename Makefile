@@ -11,7 +11,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X github.com/pdpp-connect/mcpcheck/conformance.version=$(VERSION) -X github.com/pdpp-connect/mcpcheck/adapter.Version=$(VERSION)
 BIN       := bin
 
-.PHONY: report test ci openspec-validate official-conformance inspector-smoke build golden lint mutants fuzz load bench clean
+.PHONY: report test ci openspec-validate junit-xsd official-conformance inspector-smoke build golden lint mutants fuzz load bench clean
 
 report:
 	$(GO) run ./cmd/mcpcheck
@@ -28,8 +28,13 @@ ci:
 	bash .ci/install-chromium.sh
 	MCPCHECK_REQUIRE_CHROMIUM=1 MCPCHECK_INSTALL_TEST=1 $(MAKE) --no-print-directory test
 	bash .ci/openspec-validate.sh
+	bash .ci/junit-xsd.sh
 	bash .ci/official-conformance.sh
 	bash .ci/inspector-smoke.sh
+
+# mcpcheck's JUnit reports against the Jenkins JUnit XSD (xmllint).
+junit-xsd:
+	bash .ci/junit-xsd.sh
 
 # The scenario catalog, scenarios/openspec, under the official OpenSpec CLI's --strict.
 openspec-validate:
@@ -55,7 +60,9 @@ mutants:
 
 # Each adapter fuzz target for FUZZTIME; docs/FUZZING.md has the 10-minute runs.
 FUZZTIME     ?= 30s
-FUZZ_TARGETS := FuzzParseRecordID FuzzRecordIDBeforeRS FuzzEncodeFilter FuzzEncodeExpand FuzzFieldWindow FuzzToolArguments FuzzToolCall FuzzRSBody
+# Every Fuzz function of ./adapter, listed by go test itself, so a new one
+# is fuzzed without editing this file.
+FUZZ_TARGETS  = $(shell $(GO) test ./adapter -list '^Fuzz' | grep '^Fuzz')
 fuzz:
 	for t in $(FUZZ_TARGETS); do $(GO) test ./adapter -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s -parallel 1 -timeout 30m || exit 1; done
 

@@ -7,9 +7,11 @@ require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/joshdk/go-junit v1.0.0
+	github.com/mattn/go-shellwords v1.0.16
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sebdah/goldie/v2 v2.8.0
 	github.com/segmentio/encoding v0.5.4
 	github.com/spf13/cobra v1.10.2

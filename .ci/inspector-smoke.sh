@@ -41,10 +41,16 @@ auth="Authorization: Bearer $RS_TOKEN"
 # --stored-auth-only: on a 401 fail at once instead of starting interactive OAuth.
 http=("$MCP_URL" --transport http --stored-auth-only)
 
-# --strict exits 6 on an error-severity tool-schema portability problem.
+# --strict exits 6 on an error-severity tool-schema portability problem and
+# prints warnings (type arrays, schemas that constrain nothing) on stderr:
+# the reference adapter has none of either.
 inspect http-tools-list "${http[@]}" --header "$auth" --method tools/list --strict
 node "$ROOT/.ci/inspector-assert.mjs" tools "$WORK/http-tools-list.json" "$SURFACE"
-pass "http tools/list: the six PDPP tools, described, no schema portability errors"
+if grep -q "^Warning: " "$WORK/http-tools-list.stderr"; then
+	cat "$WORK/http-tools-list.stderr" >&2
+	die "http tools/list --strict: schema portability warnings"
+fi
+pass "http tools/list: the six PDPP tools, described, no schema portability errors or warnings"
 
 inspect http-search "${http[@]}" --header "$auth" --method tools/call --tool-name search --tool-arg q=budget
 node "$ROOT/.ci/inspector-assert.mjs" search "$WORK/http-search.json"

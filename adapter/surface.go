@@ -32,7 +32,12 @@ const connectionIDProp = `"connection_id":{"type":"string","description":"Source
 const bareConnectionIDProp = `"connection_id":{"type":"string"}`
 
 const filterProp = `"filter":{"type":"object","description":"Typed object, not a query string: {field: value} or {field: {gte|gt|lte|lt: value}}; sent as filter[field][op]. Capabilities: schema(stream).",` +
-	`"additionalProperties":{"anyOf":[{"type":["string","number","boolean"]},{"type":"object","properties":{"gte":{},"gt":{},"lte":{},"lt":{}},"additionalProperties":false,"minProperties":1}]}}`
+	`"additionalProperties":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"object","properties":{"gte":` + bound + `,"gt":` + bound + `,"lte":` + bound + `,"lt":` + bound + `},"additionalProperties":false,"minProperties":1}]}}`
+
+// bound is a range operand: a number or a string (a timestamp). One type
+// per branch, and no empty schema: clients that map tool schemas onto a
+// single-type dialect reject type arrays and unconstrained values.
+const bound = `{"anyOf":[{"type":"string"},{"type":"number"}]}`
 
 // Output schemas say what structuredContent holds on success, and admit
 // the {error} object every error result carries: clients that validate

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mattn/go-shellwords"
 )
 
 func runHelp(ctx context.Context, argv, env []string) (Help, error) {
@@ -96,50 +99,47 @@ func lastLine(s string) string {
 	return FirstLine(s)
 }
 
-// SplitCommand splits a command line on spaces, honouring single and double
-// quotes and backslash escapes. It does not run a shell.
-func SplitCommand(s string) ([]string, error) {
-	var (
-		args    []string
-		cur     strings.Builder
-		inArg   bool
-		quote   rune
-		escaped bool
-	)
-	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped, inArg = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inArg = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inArg {
-				args = append(args, cur.String())
-				cur.Reset()
-				inArg = false
-			}
-		default:
-			cur.WriteRune(r)
-			inArg = true
+// ParseCommand splits a command line as a POSIX shell would, without
+// running one: quotes and escapes, $VAR and ${VAR} from the environment, a
+// leading ~ as the home directory, and leading NAME=value assignments,
+// returned apart as env (FOO=1 cmd arg).
+func ParseCommand(s string) (env, argv []string, err error) {
+	p := shellwords.NewParser()
+	p.ParseEnv = true
+	env, argv, err = p.ParseWithEnvs(s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%q: %w", s, err)
+	}
+	if len(argv) == 0 {
+		return nil, nil, errors.New("empty command")
+	}
+	home, _ := os.UserHomeDir()
+	for i, a := range argv {
+		if home != "" && (a == "~" || strings.HasPrefix(a, "~/")) {
+			argv[i] = home + a[1:]
 		}
 	}
-	if quote != 0 || escaped {
-		return nil, errors.New("unterminated quote or escape in command")
+	return env, argv, nil
+}
+
+// SplitCommand is [ParseCommand]'s argv, with any leading assignments
+// kept as words: for lines that are read, not run.
+func SplitCommand(s string) ([]string, error) {
+	env, argv, err := ParseCommand(s)
+	return append(env, argv...), err
+}
+
+// QuoteCommand writes argv as one line a POSIX shell reads back the same.
+func QuoteCommand(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,{}", r))
+		}) < 0 {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
-	if inArg {
-		args = append(args, cur.String())
-	}
-	if len(args) == 0 {
-		return nil, errors.New("empty command")
-	}
-	return args, nil
+	return strings.Join(out, " ")
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sebdah/goldie/v2"
 )
 
 // Golden footprints for any target: the normalised tools/list and
@@ -29,6 +31,15 @@ type GoldenReport struct {
 	Dir     string       `json:"dir"`
 	Files   []GoldenFile `json:"files"`
 	Changes []ToolChange `json:"changes,omitempty"`
+	// Diffs are unified diffs, golden → target: one per changed tool, and
+	// one per other changed golden file.
+	Diffs []GoldenDiff `json:"diffs,omitempty"`
+}
+
+// A GoldenDiff is a unified diff of one tool or golden file.
+type GoldenDiff struct {
+	Name string `json:"name"`
+	Diff string `json:"diff"`
 }
 
 // A GoldenFile is one golden and its status.
@@ -114,6 +125,9 @@ func CompareGoldens(ctx context.Context, t *Target, dir string, update bool) (*G
 			status = GoldenChanged
 			if n == "tools-list" {
 				rep.Changes = classifyToolChanges(old, produced[n])
+				rep.Diffs = append(rep.Diffs, toolDiffs(old, produced[n])...)
+			} else {
+				rep.Diffs = append(rep.Diffs, GoldenDiff{Name: n + goldenSuffix, Diff: unifiedDiff(old, produced[n])})
 			}
 		}
 		if status == GoldenWritten {
@@ -304,4 +318,53 @@ func sameJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// toolDiffs are unified diffs of each tool whose normalised JSON differs
+// between two tools arrays (a removed or added tool diffs against nothing).
+func toolDiffs(oldRaw, newRaw []byte) []GoldenDiff {
+	byName := func(raw []byte) map[string]json.RawMessage {
+		var list []json.RawMessage
+		_ = json.Unmarshal(raw, &list)
+		out := map[string]json.RawMessage{}
+		for _, t := range list {
+			var head struct{ Name string }
+			if json.Unmarshal(t, &head) == nil {
+				out[head.Name] = t
+			}
+		}
+		return out
+	}
+	olds, news := byName(oldRaw), byName(newRaw)
+	names := map[string]bool{}
+	for n := range olds {
+		names[n] = true
+	}
+	for n := range news {
+		names[n] = true
+	}
+	var out []GoldenDiff
+	for _, n := range SortedIDs(names) {
+		a, b := indentJSON(olds[n]), indentJSON(news[n])
+		if a != b {
+			out = append(out, GoldenDiff{Name: n, Diff: unifiedDiff([]byte(a), []byte(b))})
+		}
+	}
+	return out
+}
+
+func indentJSON(raw json.RawMessage) string {
+	if raw == nil {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String() + "\n"
+}
+
+// unifiedDiff is goldie's classic diff, golden (old) → target (new).
+func unifiedDiff(old, new []byte) string {
+	return goldie.Diff(goldie.ClassicDiff, string(new), string(old))
 }

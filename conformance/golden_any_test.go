@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -80,6 +81,20 @@ func TestGoldensForAnyTarget(t *testing.T) {
 	}
 	if !slices.Contains(breaking, "list_streams: tool removed") || !slices.Contains(nonBreaking, "search: description changed") {
 		t.Errorf("breaking %v, non-breaking %v", breaking, nonBreaking)
+	}
+	// Each changed tool comes with a unified diff, golden → target.
+	diffs := map[string]string{}
+	for _, d := range g.Diffs {
+		diffs[d.Name] = d.Diff
+	}
+	if d := diffs["search"]; !strings.Contains(d, "-  \"description\": \"Search text.") || !strings.Contains(d, "+  \"description\": \"Search granted text.") {
+		t.Errorf("search diff:\n%s", d)
+	}
+	if d := diffs["list_streams"]; !strings.Contains(d, "-  \"name\": \"list_streams\"") {
+		t.Errorf("list_streams diff:\n%s", d)
+	}
+	if len(diffs) != 2 {
+		t.Errorf("diffs for %v; want search and list_streams only", slices.Sorted(maps.Keys(diffs)))
 	}
 }
 

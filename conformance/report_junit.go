@@ -166,12 +166,18 @@ type junitProp struct {
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Error     *junitMessage `xml:"error,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	Time      string `xml:"time,attr"`
+	// Skipped holds its reason as text: the Jenkins JUnit XSD (junit-4)
+	// allows no attribute on <skipped>.
+	Skipped *junitText    `xml:"skipped,omitempty"`
+	Error   *junitMessage `xml:"error,omitempty"`
+	Failure *junitMessage `xml:"failure,omitempty"`
+}
+
+type junitText struct {
+	Body string `xml:",chardata"`
 }
 
 type junitMessage struct {
@@ -211,7 +217,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 				c.Error = msg
 				s.Errors++
 			case kindSkipped:
-				c.Skipped = msg
+				c.Skipped = &junitText{Body: v.message}
 				s.Skipped++
 			}
 			s.Cases = append(s.Cases, c)

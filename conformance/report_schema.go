@@ -3,11 +3,11 @@ package conformance
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 //go:embed report.schema.json
@@ -17,34 +17,68 @@ var reportJSONSchema []byte
 // report format [ReportSchema], as shipped in this binary.
 func ReportJSONSchema() []byte { return bytes.Clone(reportJSONSchema) }
 
-// A ReportSchemaError says why a document is not a valid JSON report.
-type ReportSchemaError struct{ Reason string }
-
-func (e *ReportSchemaError) Error() string {
-	return "not a valid " + ReportSchema + " report: " + e.Reason
+// A ReportSchemaError says why a document is not a valid JSON report:
+// every violation, each with where in the document it is.
+type ReportSchemaError struct {
+	Reason     string   // one line: the first violation, or why it is not JSON
+	Violations []string // every violation, "at /path: what"
+	NotJSON    bool     // the document is not JSON at all
 }
 
-var resolvedReportSchema = sync.OnceValues(func() (*jsonschema.Resolved, error) {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(reportJSONSchema, &s); err != nil {
+func (e *ReportSchemaError) Error() string {
+	msg := "not a valid " + ReportSchema + " report: " + e.Reason
+	if len(e.Violations) > 1 {
+		msg += fmt.Sprintf(" (and %d more violations)", len(e.Violations)-1)
+	}
+	return msg
+}
+
+var compiledReportSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(reportJSONSchema))
+	if err != nil {
 		return nil, fmt.Errorf("report.schema.json: %w", err)
 	}
-	return s.Resolve(nil)
+	c := jsonschema.NewCompiler()
+	const url = "report.schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("report.schema.json: %w", err)
+	}
+	return c.Compile(url)
 })
 
 // ValidateReportJSON checks a JSON report against [ReportJSONSchema]. A
-// document that breaks it yields a *ReportSchemaError.
+// document that breaks it yields a *ReportSchemaError listing every
+// violation.
 func ValidateReportJSON(data []byte) error {
-	rs, err := resolvedReportSchema()
+	sch, err := compiledReportSchema()
 	if err != nil {
 		return err // the embedded schema itself is broken: a build defect
 	}
-	var doc any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return &ReportSchemaError{Reason: "not JSON: " + err.Error()}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return &ReportSchemaError{Reason: "not JSON: " + err.Error(), NotJSON: true}
 	}
-	if err := rs.Validate(doc); err != nil {
-		return &ReportSchemaError{Reason: err.Error()}
+	var ve *jsonschema.ValidationError
+	if err := sch.Validate(doc); errors.As(err, &ve) {
+		var out []string
+		for _, u := range ve.BasicOutput().Errors {
+			if u.Error != nil && len(u.Errors) == 0 {
+				out = append(out, fmt.Sprintf("at %s: %s", orRoot(u.InstanceLocation), u.Error))
+			}
+		}
+		if len(out) == 0 {
+			out = []string{err.Error()}
+		}
+		return &ReportSchemaError{Reason: out[0], Violations: out}
+	} else if err != nil {
+		return err
 	}
 	return nil
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
 }

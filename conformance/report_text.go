@@ -59,6 +59,12 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 			p.line(2, fmt.Sprintf("%-12s %s: %s", kind, c.Tool, c.What))
 		}
+		for _, d := range g.Diffs {
+			p.line(2, "diff "+d.Name+" (golden → target):")
+			for _, l := range strings.Split(strings.TrimRight(d.Diff, "\n"), "\n") {
+				p.line(4, l)
+			}
+		}
 		if g.failed() {
 			p.line(2, "review the drift, then rewrite with --update-golden")
 		}

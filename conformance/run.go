@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,6 +35,10 @@ type Config struct {
 	// Only selects scenario ids or id prefixes ("S012", "S01"); Focus
 	// selects exact ids ("S004" is not "S04x"). Both empty select all.
 	Only, Focus []string
+	// Label narrows the selection with a Ginkgo label-filter expression
+	// over [Entry.Labels]; Skip leaves out names matching a pattern.
+	Label string
+	Skip  []string
 	// Parallel bounds concurrent checks; zero means 4.
 	Parallel int
 	// Baseline lists ids expected to fail on this target.
@@ -45,10 +50,14 @@ type Config struct {
 	// Strict makes recommended failures (mcpcheck's own contract and
 	// thresholds) fail the run as required ones do.
 	Strict bool
+	// Progress, when set, hears of each check as it ends: how many of how
+	// many are done, and the one that just ended.
+	Progress func(done, total int, name string)
 	// Invocation is how the user reached this target, as mcpcheck flags
 	// without secrets ("--url https://x/mcp --token-file t"): the start of
-	// each failure's reproduction line.
-	Invocation []string
+	// each failure's reproduction line; InvocationTail, what must end it
+	// ("--stdio -- node adapter.js").
+	Invocation, InvocationTail []string
 }
 
 // A Row is one catalog scenario in a report.
@@ -193,7 +202,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(cfg.Entries) == 0 {
 		return nil, errors.New("conformance.Run: no registry entries to run")
 	}
-	entries, err := Select(cfg.Entries, cfg.Only, cfg.Focus)
+	entries, err := cfg.selected()
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +240,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if rep.Applicability.NotAdapter() {
 		results = notJudged(entries, rep.Applicability.Verdict())
 	} else {
-		results = EvaluateAll(ctx, entries, tgt, settings, cfg.Parallel)
+		results = evaluateAll(ctx, entries, tgt, settings, cfg.Parallel, cfg.Progress)
 	}
 	if reason := tgt.Down(); reason != "" {
 		rep.TargetError = &TargetError{Unreachable: true, Reason: "the target stopped serving during the run: " + reason}
@@ -242,7 +251,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			r := r
 			row.Result = &r
 			if r.Verdict == Fail || r.Verdict == Error {
-				row.Reproduce = strings.Join(append(append([]string{"mcpcheck"}, cfg.Invocation...), "--focus", row.ID), " ")
+				row.Reproduce = strings.Join(slices.Concat([]string{"mcpcheck"}, cfg.Invocation, []string{"--focus", row.ID}, cfg.InvocationTail), " ")
 			}
 		}
 	}
@@ -263,8 +272,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
+// selected are the entries the configuration names.
+func (cfg Config) selected() ([]Entry, error) {
+	entries, err := Select(cfg.Entries, cfg.Only, cfg.Focus)
+	if err != nil {
+		return nil, err
+	}
+	return Filter(entries, cfg.Label, cfg.Skip)
+}
+
 // EvaluateAll evaluates every checked entry, parallel bounded by n.
 func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, n int) map[string]Result {
+	return evaluateAll(ctx, entries, tgt, s, n, nil)
+}
+
+func evaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, n int, progress func(done, total int, name string)) map[string]Result {
 	if n <= 0 {
 		n = 4
 	}
@@ -272,11 +294,17 @@ func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, 
 		n = 1
 	}
 	var (
-		mu  sync.Mutex
-		wg  sync.WaitGroup
-		sem = make(chan struct{}, n)
-		out = map[string]Result{}
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		sem   = make(chan struct{}, n)
+		out   = map[string]Result{}
+		total = 0
 	)
+	for _, e := range entries {
+		if e.Check != nil {
+			total++
+		}
+	}
 	for _, e := range entries {
 		if e.Check == nil {
 			continue
@@ -288,6 +316,9 @@ func EvaluateAll(ctx context.Context, entries []Entry, tgt *Target, s Settings, 
 			r := Evaluate(ctx, e, tgt, s)
 			mu.Lock()
 			out[e.Check.ID] = r
+			if progress != nil {
+				progress(len(out), total, e.Check.Name())
+			}
 			mu.Unlock()
 		}(e)
 	}

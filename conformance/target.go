@@ -44,8 +44,13 @@ type TargetSpec struct {
 	// target, are a client token whose grant expired and one issued for
 	// another resource: U13 proves both are challenged. Never printed.
 	ExpiredToken, ForeignToken string
-	Stdio                      string // command line; {rs_url} and {token} are replaced
-	Env                        []string
+	// Stdio is a command line, split as a POSIX shell would (quotes, $VAR,
+	// ~, leading NAME=value assignments), and StdioArgv the command as an
+	// argv, taken as given (mcpcheck --stdio -- cmd args…); in both,
+	// {rs_url} and {token} are replaced.
+	Stdio     string
+	StdioArgv []string
+	Env       []string
 	// Fixture names the fixture RS data set for reference and stdio targets.
 	Fixture string
 	// FixtureData, when set, is served instead of the named fixture. Checks
@@ -79,7 +84,7 @@ func (s TargetSpec) Kind() TargetKind {
 	switch {
 	case s.URL != "":
 		return KindURL
-	case s.Stdio != "":
+	case s.Stdio != "" || len(s.StdioArgv) > 0:
 		return KindStdio
 	}
 	return KindReference
@@ -96,10 +101,12 @@ func (s TargetSpec) authProbe() RSRequest {
 // Describe names the target for a report when it could not be opened (an
 // open target describes itself in more detail: [Target.Description]).
 func (s TargetSpec) Describe() string {
-	switch s.Kind() {
-	case KindURL:
+	switch {
+	case s.Kind() == KindURL:
 		return "url " + s.URL
-	case KindStdio:
+	case len(s.StdioArgv) > 0:
+		return "stdio " + QuoteCommand(s.StdioArgv)
+	case s.Kind() == KindStdio:
 		return "stdio " + s.Stdio
 	}
 	return "reference adapter"

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -49,18 +50,20 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 	token := rs.RS.ClientToken()
 	t.secret = token
 	expand := strings.NewReplacer("{rs_url}", rsURL, "{token}", token).Replace
-	argv, err := SplitCommand(spec.Stdio)
-	if err != nil {
-		return &TargetError{Unreachable: true, Reason: "--stdio: " + err.Error()}
+	argv, assigned := slices.Clone(spec.StdioArgv), []string(nil)
+	if len(argv) == 0 {
+		if assigned, argv, err = ParseCommand(spec.Stdio); err != nil {
+			return &TargetError{Unreachable: true, Reason: "--stdio: " + err.Error()}
+		}
 	}
 	for i := range argv {
 		argv[i] = expand(argv[i])
 	}
 	env := append(os.Environ(), "PDPP_PROVIDER_URL="+rsURL, "PDPP_CLIENT_TOKEN="+token, "MCPCHECK_RS_URL="+rsURL, "MCPCHECK_RS_TOKEN="+token)
-	for _, kv := range spec.Env {
+	for _, kv := range append(assigned, spec.Env...) {
 		env = append(env, expand(kv))
 	}
-	t.Description = "stdio " + spec.Stdio
+	t.Description = spec.Describe()
 	t.setFixtureTokens(rs.RS)
 	d := &stdioDriver{spec: spec, rs: rs, rsURL: rsURL, argv: argv, env: env, stderr: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
 	t.driver = d

@@ -110,4 +110,10 @@ var surfaceMutants = []Variation{
 		Apply: declareOutputSchema("aggregate", `{"type":"object","anyOf":[{"required":["value"]},{"required":["error"]}]}`)},
 	{ID: "output-schema-rejects-errors", Kills: []string{"U14.2"}, Doc: "fetch declares an outputSchema for its document only, which its error results break",
 		Apply: declareOutputSchema("fetch", `{"type":"object","required":["id","title","text","url","metadata"]}`)},
+	{ID: "type-array-filter-values", Kills: []string{"U16.1"}, Doc: "query_records' filter values are typed with a type array instead of anyOf branches",
+		Apply: rewriteSchema("query_records", `{"type":"string"},{"type":"number"},{"type":"boolean"},`, `{"type":["string","number","boolean"]},`)},
+	{ID: "untyped-range-bounds", Kills: []string{"U16.2"}, Doc: "aggregate's filter range operands are empty schemas that constrain nothing",
+		Apply: rewriteSchema("aggregate", `{"anyOf":[{"type":"string"},{"type":"number"}]}`, `{}`)},
+	{ID: "remote-ref-fields", Kills: []string{"U16.3"}, Doc: "fetch's fields argument refers to a schema on another host",
+		Apply: rewriteSchema("fetch", `"fields":{"type":"array","items":{"type":"string"}}`, `"fields":{"$ref":"https://schemas.example/fields.json"}`)},
 }

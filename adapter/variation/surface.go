@@ -90,6 +90,14 @@ func addProperty(tools []string, name, def string) func(*Seams) {
 	}))
 }
 
+// rewriteSchema replaces every old in tool's advertised input schema with
+// new; calls are still validated against the real schema.
+func rewriteSchema(tool, old, new string) func(*Seams) {
+	return withMiddleware(onTool(tool, func(t *mcp.Tool) {
+		setSchemaText(t, strings.ReplaceAll(schemaText(t), old, new))
+	}))
+}
+
 // requireArgument advertises arg as required by tool; calls without it
 // still work, so only the advertisement is wrong.
 func requireArgument(tool, arg string) func(*Seams) {

@@ -92,6 +92,7 @@ measures the reference adapter over HTTP, run as a child process of this binary.
 			for _, t := range targets {
 				to := o
 				to.ReferenceTransport = t.referenceOver
+				to.Progress = progressTo(nil, getenv, "bench")
 				rep := bench.Measure(cmd.Context(), t.spec, to)
 				switch {
 				case rep.AuthRejected:

@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newFootprintCommand(stdout io.Writer, getenv func(string) string, red *conformance.Redactor) *cobra.Command {
+func newFootprintCommand(stdout io.Writer, getenv func(string) string, red *conformance.Redactor, stdioArgv []string) *cobra.Command {
 	var (
-		to     = targetOptions{redactor: red}
+		to     = targetOptions{redactor: red, stdioArgv: stdioArgv}
 		budget int
 	)
 	cmd := &cobra.Command{

@@ -13,7 +13,7 @@ import (
 
 // newMutantsCommand runs every check against every mutant of the reference
 // adapter and prints which ids caught which mutant.
-func newMutantsCommand(stdout io.Writer, code *int) *cobra.Command {
+func newMutantsCommand(stdout, stderr io.Writer, getenv func(string) string, code *int) *cobra.Command {
 	var (
 		parallel int
 		jsonOut  string
@@ -30,7 +30,7 @@ is failing on a property it does not own. Any of these is a harness defect,
 and the exit code is 1. With no names, it also reports clause coverage: the
 required clauses that some mutant names and fails.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			results, err := matrix.Mutants(cmd.Context(), args, parallel)
+			results, err := matrix.Mutants(cmd.Context(), matrix.Options{Only: args, Parallel: parallel, Progress: progressTo(stderr, getenv, "mutants")})
 			if err != nil {
 				return err
 			}
@@ -63,7 +63,7 @@ required clauses that some mutant names and fails.`,
 
 // newVariantsCommand runs every check against every conforming variant of
 // the reference adapter: a check that fails one fails what the seeds allow.
-func newVariantsCommand(stdout io.Writer, code *int) *cobra.Command {
+func newVariantsCommand(stdout, stderr io.Writer, getenv func(string) string, code *int) *cobra.Command {
 	var (
 		parallel int
 		jsonOut  string
@@ -78,7 +78,7 @@ no check fails it and every check that passes the shipped adapter passes it
 too (not partly, not skipped). Anything else is a false failure of a check:
 the exit code is 1.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			results, err := matrix.Variants(cmd.Context(), args, parallel)
+			results, err := matrix.Variants(cmd.Context(), matrix.Options{Only: args, Parallel: parallel, Progress: progressTo(stderr, getenv, "variants")})
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,8 +27,18 @@ func newReportSchemaCommand(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return usageError{fmt.Errorf("--validate: %w", err)}
 			}
-			if err := conformance.ValidateReportJSON(data); err != nil {
+			var se *conformance.ReportSchemaError
+			switch err := conformance.ValidateReportJSON(data); {
+			case errors.As(err, &se) && se.NotJSON:
+				return usageError{fmt.Errorf("--validate %s: %w", validate, err)}
+			case errors.As(err, &se):
+				fmt.Fprintf(stdout, "%s: not a valid %s report: %d violations\n", validate, conformance.ReportSchema, len(se.Violations))
+				for _, v := range se.Violations {
+					fmt.Fprintf(stdout, "  %s\n", v)
+				}
 				return fmt.Errorf("%s: %w", validate, err)
+			case err != nil:
+				return err
 			}
 			fmt.Fprintf(stdout, "%s: valid %s report\n", validate, conformance.ReportSchema)
 			return nil

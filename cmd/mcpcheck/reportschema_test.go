@@ -36,8 +36,23 @@ func TestReportSchemaValidatesTheCLIsOwnJSONReport(t *testing.T) {
 	if err := os.WriteFile(broken, []byte(`{"schema":"mcpcheck.report/v2"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := run(t, nil, "report-schema", "--validate", broken); code != conformance.ExitFail || !strings.Contains(stderr, "not a valid "+conformance.ReportSchema+" report") {
+	// Every violation is listed, not only the first: this one lacks seven
+	// required members.
+	code, out, stderr := run(t, nil, "report-schema", "--validate", broken)
+	if code != conformance.ExitFail || !strings.Contains(stderr, "not a valid "+conformance.ReportSchema+" report") {
 		t.Errorf("broken report: exit %d, stderr %q; want 1 and the reason", code, stderr)
+	}
+	for _, member := range []string{"tool", "target", "target_kind", "started", "duration_ns", "scenarios", "totals"} {
+		if !strings.Contains(out, "'"+member+"'") {
+			t.Errorf("the violations do not name the missing %s:\n%s", member, out)
+		}
+	}
+	notJSON := filepath.Join(dir, "not.json")
+	if err := os.WriteFile(notJSON, []byte("<html>"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "report-schema", "--validate", notJSON); code != conformance.ExitUsage || !strings.Contains(stderr, "not JSON") {
+		t.Errorf("a file that is not JSON: exit %d, stderr %q; want 2", code, stderr)
 	}
 	if code, _, _ := run(t, nil, "report-schema", "--validate", filepath.Join(dir, "missing.json")); code != conformance.ExitUsage {
 		t.Errorf("missing file: exit %d, want 2", code)

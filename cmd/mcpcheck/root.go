@@ -12,7 +12,6 @@ import (
 	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,6 +20,7 @@ import (
 // targetOptions are the flags that select and reach a target.
 type targetOptions struct {
 	url, tokenFile, ownerTokenFile, stdio, fixture, mutant string
+	stdioArgv                                              []string // --stdio -- cmd args…
 	expiredTokenFile, foreignTokenFile                     string
 	env                                                    []string
 	timeout                                                time.Duration
@@ -35,7 +35,7 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.ownerTokenFile, "owner-token-file", "", "file holding an owner bearer for --url, to prove the endpoint refuses it (never printed)")
 	f.StringVar(&o.expiredTokenFile, "expired-token-file", "", "file holding a client token whose grant expired, for --url, to prove the endpoint challenges it (never printed)")
 	f.StringVar(&o.foreignTokenFile, "foreign-token-file", "", "file holding a token issued for another resource, for --url, to prove the endpoint challenges it (never printed)")
-	f.StringVar(&o.stdio, "stdio", "", `stdio adapter command; {rs_url} and {token} become mcpcheck's fixture RS URL and client token`)
+	f.StringVar(&o.stdio, "stdio", "", `stdio adapter command, read as a POSIX shell reads it (or, last, --stdio -- cmd args… as given); {rs_url} and {token} become mcpcheck's fixture RS URL and client token`)
 	f.StringArrayVar(&o.env, "env", nil, "KEY=VALUE for the --stdio command's environment (templated like --stdio); repeatable")
 	f.StringVar(&o.fixture, "fixture", "", "fixture RS data set for the reference adapter and --stdio: default, single-connection, or scale:C,S,F,R")
 	f.DurationVar(&o.timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list, and on each tool call")
@@ -55,8 +55,8 @@ func invocation(fs *pflag.FlagSet) []string {
 	var out []string
 	for _, name := range verdictFlags {
 		f := fs.Lookup(name)
-		if f == nil || !f.Changed {
-			continue
+		if f == nil || !f.Changed || name == "stdio" && f.Value.String() == stdioDash {
+			continue // --stdio -- cmd args… comes last: invocationTail
 		}
 		vals := []string{f.Value.String()}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
@@ -69,11 +69,26 @@ func invocation(fs *pflag.FlagSet) []string {
 	return out
 }
 
+// invocationTail is what a reproduction line ends with: the argv of
+// --stdio -- cmd args…, which must come last.
+func (o *targetOptions) invocationTail() []string {
+	if len(o.stdioArgv) == 0 {
+		return nil
+	}
+	return []string{"--stdio", stdioDash, conformance.QuoteCommand(o.stdioArgv)}
+}
+
 // spec validates the flags and builds the target spec.
 func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec, error) {
-	s := conformance.TargetSpec{URL: o.url, Stdio: o.stdio, Env: o.env, Fixture: o.fixture, ConnectTimeout: o.timeout, Redactor: o.redactor}
+	s := conformance.TargetSpec{URL: o.url, Stdio: o.stdio, StdioArgv: o.stdioArgv, Env: o.env, Fixture: o.fixture, ConnectTimeout: o.timeout, Redactor: o.redactor}
+	if len(o.stdioArgv) > 0 {
+		s.Stdio = ""
+	}
+	stdio := o.stdio != "" || len(o.stdioArgv) > 0
 	switch {
-	case o.url != "" && o.stdio != "":
+	case o.stdio == stdioDash && len(o.stdioArgv) == 0:
+		return s, errors.New("--stdio --: the command goes after --, last on the line")
+	case o.url != "" && stdio:
 		return s, errors.New("--url and --stdio are mutually exclusive")
 	case o.url == "" && o.tokenFile != "":
 		return s, errors.New("--token-file needs --url")
@@ -83,9 +98,9 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 		return s, errors.New("--expired-token-file and --foreign-token-file need --url")
 	case o.url != "" && (o.fixture != "" || len(o.env) > 0):
 		return s, errors.New("--fixture and --env apply to the reference adapter and --stdio, not --url")
-	case o.stdio == "" && len(o.env) > 0:
+	case !stdio && len(o.env) > 0:
 		return s, errors.New("--env needs --stdio")
-	case o.mutant != "" && (o.url != "" || o.stdio != ""):
+	case o.mutant != "" && (o.url != "" || stdio):
 		return s, errors.New("--mutant applies to the reference adapter only")
 	case o.timeout <= 0:
 		return s, errors.New("--timeout must be positive")
@@ -152,7 +167,23 @@ func readToken(file string, getenv func(string) string) (string, error) {
 // usageError marks errors that exit with code 2.
 type usageError struct{ error }
 
+// stdioDash marks --stdio given as --stdio -- cmd args…
+const stdioDash = "--"
+
+// cutStdioArgv takes a trailing "--stdio -- cmd args…" off the command
+// line: the argv, as given, is the adapter's command. Cobra never sees it,
+// so the adapter's own flags are not read as mcpcheck's.
+func cutStdioArgv(args []string) ([]string, []string) {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--stdio" && args[i+1] == stdioDash {
+			return append(args[:i:i], "--stdio", stdioDash), args[i+2:]
+		}
+	}
+	return args, nil
+}
+
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	setTerminal(stderr, getenv)
 	// Whatever a subcommand prints may quote the target: it reaches the
 	// terminal with no lent token and no control character to obey.
 	red := conformance.NewRedactor()
@@ -160,7 +191,8 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	defer func() { _ = safeOut.flush(); _ = safeErr.flush() }()
 	stdout, stderr = safeOut, safeErr
 	code := conformance.ExitPass
-	root := newRootCommand(ctx, stdout, stderr, getenv, &code, red)
+	args, stdioArgv := cutStdioArgv(args)
+	root := newRootCommand(ctx, stdout, stderr, getenv, &code, red, stdioArgv)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -199,36 +231,41 @@ func isCobraUsage(err error) bool {
 
 // newRootCommand builds the CLI; red learns every token its targets are
 // lent, to redact what they print.
-func newRootCommand(ctx context.Context, stdout, stderr io.Writer, getenv func(string) string, code *int, red *conformance.Redactor) *cobra.Command {
+func newRootCommand(ctx context.Context, stdout, stderr io.Writer, getenv func(string) string, code *int, red *conformance.Redactor, stdioArgv []string) *cobra.Command {
 	var (
-		to                          = targetOptions{redactor: red}
-		junit, jsonOut              string
-		baselineFile, goldenDir     string
-		focus                       []string
-		budget, parallel            int
-		quietFootprintTable, update bool
+		to = targetOptions{redactor: red, stdioArgv: stdioArgv}
+		ro runOptions
 	)
 	root := &cobra.Command{
 		Use:   "mcpcheck [flags] [SCENARIO-ID|PREFIX ...]",
 		Short: "Conformance and footprint checks for PDPP MCP adapters",
 		Long: `mcpcheck turns every PDPP MCP scenario (S001–S052) into an executable check
-and runs the checks against an MCP adapter:
+and judges each of its clauses (S029.1, S029.2, …) against an MCP adapter:
 
   the built-in reference adapter      mcpcheck
   a deployed Streamable HTTP server   mcpcheck --url https://host/mcp --token-file token.txt
   a local stdio adapter               mcpcheck --stdio "./my-adapter --provider-url {rs_url}"
+                                      mcpcheck --stdio -- node adapter.js --provider-url {rs_url}
 
 For --stdio, mcpcheck starts its own fixture resource server and passes its URL
 and a client token through {rs_url} and {token} (in the command or --env), and
 as PDPP_PROVIDER_URL and PDPP_CLIENT_TOKEN in the environment.
 
-Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
-2 usage, 3 incomplete (skipped checks only),
-4 target unreachable, 5 authentication rejected.`,
+Select checks by id or prefix (arguments), exactly (--focus), by label
+(--label, Ginkgo's syntax over: the id, seed:001, level:required, mode:bb,
+tool:fetch, manual), or leave some out (--skip REGEX); --list says what would
+run on the target without running it.
+
+Exit codes: 0 pass, 1 failures of required clauses (of any clause with
+--strict), a harness error, a stale baseline entry or golden drift, 2 usage,
+3 incomplete (skipped or partly exercised checks only), 4 target unreachable,
+5 authentication rejected, 6 not a PDPP adapter (serves none of the read tools).`,
 		Example: `  mcpcheck
   mcpcheck S001 S012 --junit junit.xml
+  mcpcheck --label 'seed:001 && !mode:host' --list
   MCPCHECK_TOKEN=$TOKEN mcpcheck --url https://pdpp.example/mcp --json report.json
-  mcpcheck --stdio "pdpp-mcp --provider-url {rs_url}"`,
+  mcpcheck --stdio "pdpp-mcp --provider-url {rs_url}"
+  mcpcheck --json - --stdio -- node adapter.js > report.json`,
 		Args:          cobra.ArbitraryArgs, // scenario ids, not subcommands
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -237,57 +274,48 @@ Exit codes: 0 pass, 1 failures (or a stale baseline entry or golden drift),
 			if err != nil {
 				return usageError{err}
 			}
-			cfg := conformance.Config{Target: spec, BudgetBytes: budget, Only: args, Focus: focus, Parallel: parallel,
-				GoldenDir: goldenDir, UpdateGolden: update, Invocation: invocation(cmd.Flags())}
-			if update && goldenDir == "" {
-				return usageError{errors.New("--update-golden needs --golden-dir")}
-			}
-			if baselineFile != "" {
-				if cfg.Baseline, err = conformance.LoadBaseline(baselineFile); err != nil {
-					return err
-				}
-			}
-			if cfg.Entries, err = checks.LoadRegistry(); err != nil {
+			cfg, err := ro.config(spec, args, cmd.Flags(), to.invocationTail())
+			if err != nil {
 				return err
 			}
+			if ro.list {
+				plan, app, err := conformance.Plan(cmd.Context(), cfg)
+				if err != nil {
+					return err
+				}
+				if s := app.Summary(); s != "" {
+					fmt.Fprintln(stderr, s)
+				}
+				conformance.WritePlan(stdout, plan)
+				return nil
+			}
+			cfg.Progress = progressTo(stderr, getenv, "checks")
 			rep, err := conformance.Run(cmd.Context(), cfg)
 			if err != nil {
 				return err
 			}
-			if quietFootprintTable {
-				rep.Footprint = nil
-			}
-			rep.WriteText(stdout)
-			if err := writeReports(rep, junit, jsonOut); err != nil {
-				return err
-			}
-			*code = rep.ExitCode()
-			return nil
+			return ro.report(rep, stdout, stderr, getenv, code)
 		},
 	}
 	to.addFlags(root)
-	f := root.Flags()
-	f.StringVar(&junit, "junit", "", "write a JUnit XML report to FILE")
-	f.StringVar(&jsonOut, "json", "", "write a JSON report (schema mcpcheck.report/v2) to FILE")
-	f.IntVar(&budget, "budget", 0, "tools/list byte budget (default 24576, from scenarios/surface.json)")
-	f.IntVar(&parallel, "parallel", 4, "checks to run at once")
-	f.BoolVar(&quietFootprintTable, "no-footprint", false, "omit the footprint table")
-	f.StringArrayVar(&focus, "focus", nil, "run exactly this scenario id, as failure reports' reproduce lines do (repeatable; an argument selects by id prefix)")
-	f.StringVar(&baselineFile, "baseline", "", "YAML file of scenario ids expected to fail on this target, each with a reason; a baselined id that passes fails the run as stale")
-	f.StringVar(&goldenDir, "golden-dir", "", "compare the target's normalised tools/list and initialize with the goldens in DIR")
-	f.BoolVar(&update, "update-golden", false, "rewrite the goldens in --golden-dir instead of comparing (never under CI)")
+	ro.addFlags(root)
 	root.Flags().SetInterspersed(true)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv, red), newVersionCommand(stdout), newReportSchemaCommand(stdout),
-		newMutantsCommand(stdout, code), newVariantsCommand(stdout, code), newBenchCommand(stdout, getenv, code, red), newReferenceAdapterCommand(getenv, code))
+	root.AddCommand(newScenariosCommand(stdout), newFootprintCommand(stdout, getenv, red, stdioArgv), newVersionCommand(stdout), newReportSchemaCommand(stdout),
+		newMutantsCommand(stdout, stderr, getenv, code), newVariantsCommand(stdout, stderr, getenv, code), newBenchCommand(stdout, getenv, code, red),
+		newReferenceAdapterCommand(getenv, code), newDiffCommand(stdout, code), newCoverageCommand(stdout, code))
 	addCompletions(root)
 	return root
 }
 
-func writeReports(rep *conformance.Report, junit, jsonOut string) error {
+// writeReports writes the machine reports; "-" is standard output.
+func writeReports(rep *conformance.Report, junit, jsonOut string, stdout io.Writer) error {
 	write := func(path string, fn func(io.Writer) error) error {
-		if path == "" {
+		switch path {
+		case "":
 			return nil
+		case "-":
+			return fn(stdout)
 		}
 		f, err := os.Create(path)
 		if err != nil {

@@ -61,9 +61,25 @@ func stepNamed(t *testing.T, steps []workflowStep, match func(workflowStep) bool
 
 func TestWorkflowExampleIsWiredUp(t *testing.T) {
 	steps := exampleSteps(t)
-	stepNamed(t, steps, func(s workflowStep) bool {
-		return strings.Contains(s.Run, "go install github.com/pdpp-connect/mcpcheck/cmd/mcpcheck@")
-	}, "installs mcpcheck")
+	// mcpcheck is built from a pinned checkout, never `go install …@latest`,
+	// which fails until the module is published.
+	checkout := stepNamed(t, steps, func(s workflowStep) bool {
+		return strings.HasPrefix(s.Uses, "actions/checkout@") && s.With["repository"] == "pdpp-connect/mcpcheck"
+	}, "checks out mcpcheck")
+	if checkout.With["ref"] == "" {
+		t.Error("the mcpcheck checkout names no ref to pin")
+	}
+	build := stepNamed(t, steps, func(s workflowStep) bool {
+		return strings.Contains(s.Run, "go build") && strings.Contains(s.Run, "./cmd/mcpcheck")
+	}, "builds mcpcheck")
+	if !strings.Contains(build.Run, "GITHUB_PATH") {
+		t.Error("the build step does not put mcpcheck on the PATH of later steps")
+	}
+	for _, s := range steps {
+		if strings.Contains(s.Run, "@latest") {
+			t.Errorf("a step installs @latest, which fails until the module is published: %s", s.Run)
+		}
+	}
 	check := stepNamed(t, steps, func(s workflowStep) bool { return strings.Contains(s.Run, "mcpcheck --url") }, "runs mcpcheck --url")
 	if check.Env["MCPCHECK_TOKEN"] != "${{ secrets.MCPCHECK_TOKEN }}" {
 		t.Errorf("the check step's MCPCHECK_TOKEN is %q, want it from the secret", check.Env["MCPCHECK_TOKEN"])
@@ -87,14 +103,25 @@ func TestWorkflowExampleCheckStepRuns(t *testing.T) {
 	if err != nil {
 		t.Skip("no bash")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go tool to build mcpcheck")
 	}
-	bin := t.TempDir()
-	if out, err := exec.Command(goTool, "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	// The example's own build step, in this checkout (the example's
+	// .mcpcheck), puts mcpcheck on the PATH through $GITHUB_PATH.
+	build := stepNamed(t, exampleSteps(t), func(s workflowStep) bool { return strings.Contains(s.Run, "go build") }, "builds mcpcheck")
+	runner := t.TempDir()
+	ghPath := filepath.Join(runner, "github_path")
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", build.Run)
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "RUNNER_TEMP="+runner, "GITHUB_PATH="+ghPath, "GOFLAGS=-buildvcs=false")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the build step: %v\n%s", err, out)
 	}
+	added, err := os.ReadFile(ghPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := strings.TrimSpace(string(added))
 	fx, err := conformance.LoadFixture("") // as mcpcheck's own targets serve it
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,8 @@ type Options struct {
 	// CallTimeout bounds each tool call, so a target that stops answering
 	// ends the run instead of hanging it (default 10s).
 	CallTimeout time.Duration
+	// Progress, when set, hears of each measurement as it ends.
+	Progress func(done, total int, name string)
 	// Reference is the command that runs the reference adapter
 	// (pdpp-mcp's arguments follow), so it is measured as a child process
 	// like any other adapter. Empty: in process, with no RSS or startup.
@@ -217,8 +219,15 @@ func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report
 	direct := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
 	defer direct.CloseIdleConnections()
 	rep.Journey = sub.runJourney(ctx)
+	step, steps := 0, len(calls)+2
+	progress := func(name string) {
+		if step++; o.Progress != nil {
+			o.Progress(step, steps, rep.Target+": "+name)
+		}
+	}
 	for _, c := range calls {
 		rep.Tools = append(rep.Tools, measureTool(ctx, sub, direct, c, o))
+		progress(c.name())
 	}
 	if sub.rs == nil {
 		rep.Notes = append(rep.Notes, "overhead: the RS behind a --url target is not mcpcheck's, so its calls cannot be replayed")
@@ -233,8 +242,10 @@ func Measure(ctx context.Context, spec conformance.TargetSpec, o Options) Report
 	}
 	rep.Startup, notes = measureStartup(ctx, spec, o)
 	rep.Notes = append(rep.Notes, notes...)
+	progress("stdio startup")
 	rep.ScaleSchema, notes = measureScale(ctx, spec, o)
 	rep.Notes = append(rep.Notes, notes...)
+	progress("scale schema")
 	rep.Goals = rep.judge()
 	return rep
 }

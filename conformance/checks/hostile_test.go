@@ -87,6 +87,7 @@ func TestHostileTargetsEndBounded(t *testing.T) {
 				if strings.Contains(reason, "hostile-token") {
 					t.Errorf("the reason holds the bearer")
 				}
+				countsAgree(t, rep)
 				entries, _ := LoadRegistry()
 				if len(rep.Rows) != len(entries) {
 					t.Errorf("report has %d rows, want %d", len(rep.Rows), len(entries))

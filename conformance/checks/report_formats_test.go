@@ -8,6 +8,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -124,7 +126,7 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 		"target_error", "target_error.unreachable=true", "target_error.unreachable=false", "footprint",
 		"scenario.reason", "scenario.result", "result.message", "result.entries", "result.clauses", "result.fail_level",
 		"clause.failures", "clause.calls", "clause.reason", "clause.blocked_by", "verdict=partial", "applicability", "applicability.missing",
-		"scenario.baseline", "scenario.reproduce", "result.calls", "golden", "golden.changes",
+		"scenario.baseline", "scenario.reproduce", "result.calls", "golden", "golden.changes", "golden.diffs",
 		"status=checked", "status=manual", "verdict=pass", "verdict=fail", "verdict=skip", "verdict=error", "verdict=n/a", "warnings",
 	} {
 		if !seen[want] {
@@ -142,6 +144,7 @@ func presentFields(t *testing.T, data []byte) []string {
 		Footprint   json.RawMessage             `json:"footprint"`
 		Golden      *struct {
 			Changes []json.RawMessage `json:"changes"`
+			Diffs   []json.RawMessage `json:"diffs"`
 		} `json:"golden"`
 		Applicability *struct {
 			Missing []string `json:"missing"`
@@ -189,6 +192,9 @@ func presentFields(t *testing.T, data []byte) []string {
 		out = append(out, "golden")
 		if len(doc.Golden.Changes) > 0 {
 			out = append(out, "golden.changes")
+		}
+		if len(doc.Golden.Diffs) > 0 {
+			out = append(out, "golden.diffs")
 		}
 	}
 	for _, s := range doc.Scenarios {
@@ -288,6 +294,7 @@ func TestJUnitReportsParseWithARealConsumer(t *testing.T) {
 			if err := rep.WriteJUnit(&buf); err != nil {
 				t.Fatal(err)
 			}
+			countsAgree(t, rep)
 			suites, err := junit.Ingest(buf.Bytes())
 			if err != nil {
 				t.Fatal(err)
@@ -305,7 +312,7 @@ func TestJUnitReportsParseWithARealConsumer(t *testing.T) {
 					if !strings.HasPrefix(tc.Name, row.ID+".") {
 						t.Errorf("%s: testcase %q is not named by a clause key", row.ID, tc.Name)
 					}
-					if tc.Status != junit.StatusPassed && tc.Message == "" {
+					if (tc.Status == junit.StatusFailed || tc.Status == junit.StatusError) && tc.Message == "" {
 						t.Errorf("%s: %s without a message", tc.Name, tc.Status)
 					}
 					switch tc.Status {
@@ -365,4 +372,83 @@ func suiteHas(s junit.Suite, st junit.Status) bool {
 		}
 	}
 	return false
+}
+
+var (
+	textScenarioTotals = regexp.MustCompile(`(?m)^(\d+) scenarios: (\d+) passed, (\d+) partial, (\d+) failed \(required\), (\d+) failed \(recommended\), (\d+) skipped, (\d+) not applicable, (\d+) errors`)
+	textClauseTotals   = regexp.MustCompile(`(?m)^(\d+) clauses: (\d+) passed, (\d+) failed \(required\), (\d+) failed \(recommended\), (\d+) not judged, (\d+) errors`)
+)
+
+// countsAgree holds the text summary, the JSON totals and the JUnit
+// attributes of one report to the same numbers, errors included.
+func countsAgree(t *testing.T, rep *conformance.Report) {
+	t.Helper()
+	var text, js, xmlBuf bytes.Buffer
+	rep.WriteText(&text)
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJUnit(&xmlBuf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Totals struct {
+			Scenarios, Passed, Partial, Failed, Skipped, Errors int
+			FailedRecommended                                   int `json:"failed_recommended"`
+			NotApplicable                                       int `json:"not_applicable"`
+			Clauses                                             conformance.ClauseTotals
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var attrs struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+	}
+	if err := xml.Unmarshal(xmlBuf.Bytes(), &attrs); err != nil {
+		t.Fatal(err)
+	}
+	s, c := textScenarioTotals.FindStringSubmatch(text.String()), textClauseTotals.FindStringSubmatch(text.String())
+	if s == nil || c == nil {
+		t.Fatalf("the text report has no totals lines:\n%s", text.String())
+	}
+	tt, jc := doc.Totals, doc.Totals.Clauses
+	want := map[string][2]int{
+		"scenarios":               {atoi(s[1]), tt.Scenarios},
+		"passed":                  {atoi(s[2]), tt.Passed},
+		"partial":                 {atoi(s[3]), tt.Partial},
+		"failed":                  {atoi(s[4]), tt.Failed},
+		"failed (recommended)":    {atoi(s[5]), tt.FailedRecommended},
+		"skipped":                 {atoi(s[6]), tt.Skipped},
+		"not applicable":          {atoi(s[7]), tt.NotApplicable},
+		"errors":                  {atoi(s[8]), tt.Errors},
+		"clauses":                 {atoi(c[1]), jc.Total},
+		"clauses passed":          {atoi(c[2]), jc.Passed},
+		"clauses failed":          {atoi(c[3]) + atoi(c[4]), jc.Failed + jc.FailedRecommended},
+		"clauses not judged":      {atoi(c[5]), jc.Skipped},
+		"clause errors":           {atoi(c[6]), jc.Errors},
+		"junit tests":             {attrs.Tests, jc.Total},
+		"junit failures":          {attrs.Failures, jc.Failed + jc.FailedRecommended},
+		"junit errors":            {attrs.Errors, jc.Errors},
+		"scenario errors counted": {boolInt(tt.Errors > 0), boolInt(jc.Errors > 0)},
+	}
+	for what, v := range want {
+		if v[0] != v[1] {
+			t.Errorf("%s: %d in one format, %d in another (text, JSON and JUnit must agree)", what, v[0], v[1])
+		}
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

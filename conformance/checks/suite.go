@@ -193,17 +193,17 @@ func failureText(r conformance.Result) string {
 
 // declare turns one registry entry into a spec; evaluate runs a check.
 func declare(e conformance.Entry, evaluate func(context.Context, conformance.Entry)) {
-	labels := ginkgo.Label(e.Scenario.ID, "seed-"+e.Scenario.Seed)
+	labels := ginkgo.Label(e.Labels()...) // the same labels as mcpcheck --label
 	switch e.Status {
 	case conformance.Manual:
-		ginkgo.It(e.Scenario.Name()+" [manual]", labels, ginkgo.Label("manual"), func() { ginkgo.Skip(e.StatusText()) })
+		ginkgo.It(e.Scenario.Name()+" [manual]", labels, func() { ginkgo.Skip(e.StatusText()) })
 		return
 	case conformance.Pending:
 		ginkgo.PIt(e.Scenario.Name()+" ["+e.StatusText()+"]", labels, func() {})
 		return
 	}
 	c := e.Check
-	ginkgo.It(c.Name(), labels, ginkgo.Label(string(c.Mode)), func(ctx ginkgo.SpecContext) { evaluate(ctx, e) },
+	ginkgo.It(c.Name(), labels, func(ctx ginkgo.SpecContext) { evaluate(ctx, e) },
 		ginkgo.NodeTimeout(conformance.DefaultCheckTimeout+5*time.Second))
 }
 

@@ -56,20 +56,29 @@ func (r Result) OK() bool {
 	return (r.Verdict == Killed && len(r.Undeclared) == 0) || r.Verdict == Conforms
 }
 
+// Options select and pace a matrix run.
+type Options struct {
+	Only     []string // mutant or variant ids; empty: all
+	Parallel int      // adapters checked at once; zero means 2
+	// Progress, when set, hears of each mutant or variant as it ends.
+	Progress func(done, total int, name string)
+}
+
 // Mutants opens the reference adapter once per mutant (all of them, or
 // those named) and evaluates every check against it.
-func Mutants(ctx context.Context, only []string, parallel int) ([]Result, error) {
-	return run(ctx, reference.Mutants(), "mutant", only, parallel)
+func Mutants(ctx context.Context, o Options) ([]Result, error) {
+	return run(ctx, reference.Mutants(), "mutant", o)
 }
 
 // Variants opens the reference adapter once per conforming variant (all of
 // them, or those named) and evaluates every check against it, and once as
 // shipped, whose verdicts each variant must equal.
-func Variants(ctx context.Context, only []string, parallel int) ([]Result, error) {
-	return run(ctx, reference.Variants(), "variant", only, parallel)
+func Variants(ctx context.Context, o Options) ([]Result, error) {
+	return run(ctx, reference.Variants(), "variant", o)
 }
 
-func run(ctx context.Context, rows []reference.Mutant, kind string, only []string, parallel int) ([]Result, error) {
+func run(ctx context.Context, rows []reference.Mutant, kind string, o Options) ([]Result, error) {
+	only, parallel := o.Only, o.Parallel
 	entries, err := checks.LoadRegistry()
 	if err != nil {
 		return nil, err
@@ -110,7 +119,11 @@ func run(ctx context.Context, rows []reference.Mutant, kind string, only []strin
 		}
 	}
 	out := make([]Result, len(picked))
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done int
+	)
 	sem := make(chan struct{}, parallel)
 	for i, m := range picked {
 		wg.Add(1)
@@ -118,6 +131,12 @@ func run(ctx context.Context, rows []reference.Mutant, kind string, only []strin
 		go func(i int, m reference.Mutant) {
 			defer func() { <-sem; wg.Done() }()
 			out[i] = judge(ctx, m, entries, settings, baseline)
+			if o.Progress != nil {
+				mu.Lock()
+				done++
+				o.Progress(done, len(picked), m.ID)
+				mu.Unlock()
+			}
 		}(i, m)
 	}
 	wg.Wait()

@@ -19,7 +19,7 @@ import (
 // have collateral at all, and every required clause judged over MCP must
 // have a mutant that fails it.
 func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
-	results, err := Mutants(context.Background(), nil, 2)
+	results, err := Mutants(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
 // shipped adapter: a check is done when it kills a mutant and passes every
 // variant.
 func TestVariantsPassEveryCheck(t *testing.T) {
-	results, err := Variants(context.Background(), nil, 2)
+	results, err := Variants(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
