@@ -64,6 +64,9 @@ type ClauseResult struct {
 // clause is recommended, and "" when nothing failed.
 func (c ClauseResult) FailLevel() scenarios.Level {
 	var lvl scenarios.Level
+	if len(c.Failures) > 0 && c.Level == scenarios.Recommended {
+		return scenarios.Recommended // a clause can fail no harder than its level
+	}
 	for _, f := range c.Failures {
 		if f.Level == scenarios.Required {
 			return scenarios.Required

@@ -326,8 +326,10 @@ func readWholeJSON(t *T, c continuation, field string) (any, error) {
 
 func bigObject(seed, chars int) map[string]any {
 	m := map[string]any{}
-	for i := 0; len(compactJSONOf(m)) < chars; i++ {
-		m[fmt.Sprintf("k%04d", i)] = fmt.Sprintf("value %d of record %d", i, seed)
+	for i, size := 0, 2; size < chars; i++ { // size: the compact JSON's bytes, "{}" and each "k":"v",
+		k, v := fmt.Sprintf("k%04d", i), fmt.Sprintf("value %d of record %d", i, seed)
+		m[k] = v
+		size += len(k) + len(v) + 6
 	}
 	return m
 }

@@ -90,7 +90,16 @@ func ginkgoVerdicts(t *testing.T, path string, childOut []byte) map[string]confo
 			case s.State == "passed":
 				out[id] = conformance.Pass
 			case s.State == "skipped":
+				// The suite skips what is neither pass nor fail, saying which.
 				out[id] = conformance.Skip
+				for _, v := range []conformance.Verdict{conformance.Partial, conformance.NA} {
+					if strings.HasPrefix(s.Failure.Message, string(v)+":") {
+						out[id] = v
+					}
+				}
+				if strings.HasPrefix(s.Failure.Message, "recommended clauses failed") {
+					out[id] = conformance.Fail
+				}
 			case strings.HasPrefix(s.Failure.Message, "error:"):
 				out[id] = conformance.Error
 			default:
