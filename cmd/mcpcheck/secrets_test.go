@@ -57,7 +57,7 @@ func TestTokensNeverAppearInReports(t *testing.T) {
 			junit, js := filepath.Join(dir, m+".xml"), filepath.Join(dir, m+".json")
 			code, out, stderr := run(t, nil, "--url", srv.URL+a.MCPPath(), "--token-file", filepath.Join(dir, "token"),
 				"--owner-token-file", filepath.Join(dir, "owner"), "--expired-token-file", filepath.Join(dir, "expired"),
-				"--foreign-token-file", filepath.Join(dir, "foreign"), "--junit", junit, "--json", js)
+				"--foreign-token-file", filepath.Join(dir, "foreign"), "--junit", junit, "--json", js, "--strict") // U15 (the echo) is recommended
 			if code != conformance.ExitFail {
 				t.Fatalf("exit %d, want %d (the mutant fails checks)\n%s\n%s", code, conformance.ExitFail, out, stderr)
 			}
