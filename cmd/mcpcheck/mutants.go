@@ -42,18 +42,7 @@ required clauses that some mutant names and fails.`,
 				}
 				matrix.WriteCoverage(stdout, matrix.ClauseCoverage(entries, results))
 			}
-			if jsonOut != "" {
-				data, _ := json.MarshalIndent(results, "", "  ")
-				if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
-					return err
-				}
-			}
-			for _, r := range results {
-				if !r.OK() {
-					*code = conformance.ExitFail
-				}
-			}
-			return nil
+			return finishMatrix(results, jsonOut, code)
 		},
 	}
 	cmd.Flags().IntVar(&parallel, "parallel", 2, "mutants to run at once")
@@ -83,21 +72,27 @@ the exit code is 1.`,
 				return err
 			}
 			matrix.WriteVariants(stdout, results)
-			if jsonOut != "" {
-				data, _ := json.MarshalIndent(results, "", "  ")
-				if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
-					return err
-				}
-			}
-			for _, r := range results {
-				if !r.OK() {
-					*code = conformance.ExitFail
-				}
-			}
-			return nil
+			return finishMatrix(results, jsonOut, code)
 		},
 	}
 	cmd.Flags().IntVar(&parallel, "parallel", 2, "variants to run at once")
 	cmd.Flags().StringVar(&jsonOut, "json", "", "write the results as JSON to FILE")
 	return cmd
+}
+
+// finishMatrix writes a matrix run's JSON when asked, and fails the run
+// when any mutant or variant is not as it must be.
+func finishMatrix(results []matrix.Result, jsonOut string, code *int) error {
+	if jsonOut != "" {
+		data, _ := json.MarshalIndent(results, "", "  ")
+		if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, r := range results {
+		if !r.OK() {
+			*code = conformance.ExitFail
+		}
+	}
+	return nil
 }
