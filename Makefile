@@ -18,8 +18,11 @@ report:
 
 # The Ginkgo suite sets -ginkgo.no-color and -ginkgo.fail-on-empty itself
 # (checks.Configuration in conformance/checks/suite.go): go test ./... cannot pass them.
+# The mutant matrix (conformance/matrix) runs the whole registry ~150 times:
+# about 5 minutes on 2 quiet cores, near go test's default 10-minute limit
+# on a busy machine, hence the explicit one.
 test:
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 # The last two also need npm: they install Node 22 and the tools pinned in
 # .ci/npm/ into .cache/npm (gitignored) on first use. One step after another,
