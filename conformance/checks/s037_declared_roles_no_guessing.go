@@ -123,7 +123,10 @@ func noPromotedFields(t, ev *T, fx *fakers.Fixture) int {
 		}
 		seen[u.stream] = true
 		for _, st := range fx.StreamsNamed(u.stream) {
-			if c := ev.Call("query_records", map[string]any{"stream": st.Name, "connection_id": st.Connections[0], "limit": 5}); !c.IsError() {
+			if len(st.Records) == 0 {
+				continue
+			}
+			if c := ev.Call("query_records", map[string]any{"stream": st.Name, "connection_id": st.Records[0].ConnectionID, "limit": 5}); !c.IsError() {
 				calls = append(calls, c)
 			}
 			if title, _ := st.Records[0].Data[u.roleLabels[0]].(string); title != "" {
