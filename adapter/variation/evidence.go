@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -184,3 +185,54 @@ func hideUnprovenHitIDs() func(*Seams) {
 		r.setText(text)
 	}))
 }
+
+// promoteSummary guesses by name that a field called summary is a record's
+// primary text: each record preview shows the summary's value in place of
+// the record's longest text value.
+func promoteSummary() func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if r.IsError {
+			return
+		}
+		env, _ := r.structured()["data"].(map[string]any)
+		list, _ := env["data"].([]any)
+		lines := strings.Split(r.text(), "\n")
+		for i, line := range lines {
+			m := previewIndexRe.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			n, _ := strconv.Atoi(m[1])
+			if n < len(list) {
+				rec, _ := list[n].(map[string]any)
+				data, _ := rec["data"].(map[string]any)
+				lines[i] = withPromotedSummary(line, data)
+			}
+		}
+		r.setText(strings.Join(lines, "\n"))
+	}))
+}
+
+// withPromotedSummary shows data's summary as the value of its longest
+// text field in a preview line.
+func withPromotedSummary(line string, data map[string]any) string {
+	sum, _ := data["summary"].(string)
+	longest, size := "", 0
+	for k, v := range data {
+		if s, ok := v.(string); ok && k != "summary" && len(s) > size {
+			longest, size = k, len(s)
+		}
+	}
+	at := strings.Index(line, `"`+longest+`":"`)
+	if sum == "" || at < 0 {
+		return line
+	}
+	start := at + len(longest) + 4
+	end := start + len(jsonStringBodyRe.FindString(line[start:]))
+	return line[:start] + strings.Trim(compactJSON(sum), `"`) + line[end:]
+}
+
+var (
+	previewIndexRe   = regexp.MustCompile(`^record\[(\d+)\] `)
+	jsonStringBodyRe = regexp.MustCompile(`^(?:[^"\\]|\\.)*`)
+)

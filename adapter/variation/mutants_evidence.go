@@ -17,6 +17,8 @@ var evidenceMutants = []Variation{
 		Apply: onWindow(smallTextAsFileLink)},
 	{ID: "binary-by-name", Kills: []string{"S037.2"}, Doc: "record previews show every field named like binary content as binary metadata, whatever it holds",
 		Apply: binaryByName()},
+	{ID: "promote-summary-text", Kills: []string{"S037.2"}, Doc: "record previews show a field named summary as the primary text, over the declared one",
+		Apply: promoteSummary()},
 	{ID: "inline-base64-body", Kills: []string{"S038.1", "S038.3", "S050.1", "S050.2"}, Doc: "record previews inline base64 bodies",
 		Apply: inlineBase64Body()},
 	{ID: "drop-blob-routes", Kills: []string{"S038.2", "S050.2"}, Doc: "record previews and fetch show a blob's metadata but not its grant-scoped route",

@@ -364,3 +364,32 @@ func readURIs(t *T) []*Call {
 	}
 	return out
 }
+
+// deepEvidenceSearch searches the evidence fork for a phrase that occurs
+// deep inside its longest primary text, found by value in the fixture:
+// the fork, the search, and that text. A nil call when the target takes no
+// fixture, or the fixture has no such phrase.
+func deepEvidenceSearch(t *T) (*T, *Call, string) {
+	ev, fx := evidenceView(t)
+	if fx == nil {
+		return t, nil, ""
+	}
+	whole := ""
+	for _, st := range fx.Streams {
+		for _, f := range st.Fields {
+			if f.Role != "primary-text" {
+				continue
+			}
+			for _, r := range st.Records {
+				if v, _ := r.Data[f.Name].(string); len(v) > len(whole) {
+					whole = v
+				}
+			}
+		}
+	}
+	// The phrase must sit past any preview bound to exercise a long text.
+	if i := strings.Index(whole, fakers.EvidencePhrase); i < 4096 {
+		return ev, nil, ""
+	}
+	return ev, ev.Call("search", map[string]any{"q": fakers.EvidencePhrase, "limit": 10}), whole
+}

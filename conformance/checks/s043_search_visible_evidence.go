@@ -9,11 +9,28 @@ import (
 // (clause 1), with the id and field that a bounded read takes (2), and no
 // hit's evidence is only in structuredContent (3). A preview is found by
 // value: a line naming the field and holding the matched term.
+// On the evidence fork it also searches a phrase deep inside a long
+// primary text: the preview shown of it must be bounded (shorter than the
+// field).
 var s043 = &Check{ID: "S043", Slug: "search-visible-evidence", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
 	_, c, _ := fanInTerm(t)
-	if c == nil || len(hitsWithEvidence(c)) == 0 {
+	judged := c != nil && len(hitsWithEvidence(c)) > 0
+	if judged {
+		judgeVisibleEvidence(t, t, c, "")
+	}
+	if ev, deep, whole := deepEvidenceSearch(t); deep != nil && len(hitsWithEvidence(deep)) > 0 {
+		judged = true
+		judgeVisibleEvidence(t, ev, deep, whole)
+	}
+	if !judged {
 		t.NotApplicable("no search of the target's own words returned a proven evidence window")
 	}
+}}
+
+// judgeVisibleEvidence judges S043's clauses on search c, reading fields
+// through on; whole, when known, is the matched field's full text, which
+// the first hit's preview must not show in full.
+func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 	for i, h := range hitsWithEvidence(c) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		first, _ := ex[0].(map[string]any)
@@ -27,6 +44,11 @@ var s043 = &Check{ID: "S043", Slug: "search-visible-evidence", Mode: ModeBBD, To
 			continue
 		}
 		t.Clause(1, judge)
+		if whole != "" && line != "" {
+			t.Clause(1, func() {
+				t.Assert(len(line) < len(whole), "the preview of %s shows the whole %d-character field: it must be bounded", field, len(whole))
+			})
+		}
 		t.Clause(2, func() {
 			if line == "" {
 				t.Skipf("no visible preview to take the identity from")
@@ -42,14 +64,14 @@ var s043 = &Check{ID: "S043", Slug: "search-visible-evidence", Mode: ModeBBD, To
 			if term != "" {
 				args["q"] = term
 			}
-			r := t.Call("read_record_field", args)
+			r := on.Call("read_record_field", args)
 			if !t.Assert(!r.IsError(), "the preview's id and field must work with read_record_field: %s", r.Describe()) {
 				return
 			}
 			t.Assert(strings.Contains(plainOf(r.Text()), plainOf(term)), "the bounded read must show the matched text %q: %s", term, r.Describe())
 		})
 	}
-}}
+}
 
 // visibleEvidence is the text line that shows evidence of field: it names
 // the field and holds the matched term (or, with no term, names the field

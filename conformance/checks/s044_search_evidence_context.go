@@ -7,11 +7,26 @@ import (
 // S044 reads each evidence preview of a search of the target's own words:
 // it shows text around the marked match (clause 1), not the highlighted
 // term alone, unless its field holds no more text (2).
+// On the evidence fork it also judges the previews of a search for a
+// phrase deep inside a long primary text.
 var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
 	_, c, _ := fanInTerm(t)
-	if c == nil || len(hitsWithEvidence(c)) == 0 {
+	judged := c != nil && len(hitsWithEvidence(c)) > 0
+	if judged {
+		judgeEvidenceContext(t, t, c)
+	}
+	if ev, deep, _ := deepEvidenceSearch(t); deep != nil && len(hitsWithEvidence(deep)) > 0 {
+		judged = true
+		judgeEvidenceContext(t, ev, deep)
+	}
+	if !judged {
 		t.NotApplicable("no search of the target's own words returned a proven evidence window")
 	}
+}}
+
+// judgeEvidenceContext judges S044's clauses on each preview of search c,
+// reading fields through on.
+func judgeEvidenceContext(t, on *T, c *Call) {
 	for _, p := range shownPreviews(c) {
 		at := markedRe.FindStringIndex(p.text)
 		if at == nil {
@@ -22,7 +37,7 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, To
 		want := 2
 		if around < want && p.id != "" && p.field != "" {
 			// Short context is right only when the field holds no more text.
-			if text, ok := fieldText(t, p.id, p.field); ok {
+			if text, ok := fieldText(on, p.id, p.field); ok {
 				want = min(want, len(strings.Fields(text))-len(strings.Fields(plainText(p.text[at[0]:at[1]]))))
 			}
 		}
@@ -32,7 +47,7 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, To
 			})
 		}
 	}
-}}
+}
 
 // fieldText reads a field through read_record_field: the window's text when
 // structuredContent carries it, else the visible text after its header line.
