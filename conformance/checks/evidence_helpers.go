@@ -171,16 +171,8 @@ func scanRecords(t *T, keep func(aRecord) bool) (aRecord, bool) {
 // sampleRecords is the target's record sample, read once per target.
 func sampleRecords(t *T) []aRecord {
 	return conformance.Discover(t, "record-sample", func() []aRecord {
-		_, index := schemaIndex(t)
 		var out []aRecord
-		for i, s := range sources(index) {
-			if i == maxStreamProbes {
-				break
-			}
-			c := t.Call("query_records", s.args(map[string]any{"limit": 25}))
-			if c.IsError() {
-				continue
-			}
+		eachPage(t, 25, func(s source, c *Call) {
 			for _, r := range records(c) {
 				data, _ := r["data"].(map[string]any)
 				conn := firstNonEmptyString(str(r["connection_id"]), s.conn)
@@ -198,7 +190,7 @@ func sampleRecords(t *T) []aRecord {
 					out = append(out, rec)
 				}
 			}
-		}
+		})
 		return out
 	})
 }
@@ -340,16 +332,8 @@ func handleJSON(uri string) map[string]any {
 // of every stream the index lists (up to maxStreamProbes), a search of the
 // target's own words, and a fetch of each record whose page shows one.
 func readURIs(t *T) []*Call {
-	_, index := schemaIndex(t)
 	var out []*Call
-	for i, s := range sources(index) {
-		if i == maxStreamProbes {
-			break
-		}
-		c := t.Call("query_records", s.args(map[string]any{"limit": 5}))
-		if c.IsError() {
-			continue
-		}
+	eachPage(t, 5, func(_ source, c *Call) {
 		out = append(out, c)
 		for _, r := range records(c) {
 			if data, _ := r["data"].(map[string]any); strings.Contains(compactJSONOf(data), "pdpp://") {
@@ -358,7 +342,7 @@ func readURIs(t *T) []*Call {
 				}
 			}
 		}
-	}
+	})
 	if _, c, _ := fanInTerm(t); c != nil {
 		out = append(out, c)
 	}

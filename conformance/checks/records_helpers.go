@@ -46,6 +46,21 @@ func sources(rows []schemaRow) []source {
 	return out
 }
 
+// eachPage reads a page of limit records from each of the first
+// maxStreamProbes sources of the target's index, and hands each page that
+// is not an error to f, in index order.
+func eachPage(t *T, limit int, f func(s source, c *Call)) {
+	_, index := schemaIndex(t)
+	for i, s := range sources(index) {
+		if i == maxStreamProbes {
+			break
+		}
+		if c := t.Call("query_records", s.args(map[string]any{"limit": limit})); !c.IsError() {
+			f(s, c)
+		}
+	}
+}
+
 // records reads the record list of a query_records result: the RS envelope's
 // data, or records, or a bare array.
 func records(c *Call) []map[string]any {

@@ -67,24 +67,16 @@ func fanInTerm(t *T) (string, *Call, bool) {
 }
 
 func fanInTermNow(t *T) (string, *Call, bool) {
-	_, index := schemaIndex(t)
 	var words []string
 	seen := map[string]bool{}
-	for i, s := range sources(index) {
-		if i == maxStreamProbes {
-			break
-		}
-		c := t.Call("query_records", s.args(map[string]any{"limit": 5}))
-		if c.IsError() {
-			continue
-		}
+	eachPage(t, 5, func(_ source, c *Call) {
 		for _, r := range records(c) {
 			if w := searchableWord([]map[string]any{r}); w != "" && !seen[w] {
 				seen[w] = true
 				words = append(words, w)
 			}
 		}
-	}
+	})
 	var best string
 	var bestCall *Call
 	bestConns := 0
