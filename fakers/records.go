@@ -113,7 +113,8 @@ func (rs *RS) records(r *request) (int, any) {
 			return 0, errf("invalid_request", "view", "view and fields are mutually exclusive")
 		}
 		if r.client() {
-			return 0, errf("invalid_request", "view", "Client record reads must use explicit fields; views are resolved when the grant is issued")
+			return 0, errf("invalid_request", "view", "Client record reads must use explicit fields; views are resolved when the grant is issued").
+				asReference("", "Client record reads must use explicit fields; views are resolved when the grant is issued")
 		}
 	}
 	name := r.params[0]
@@ -126,7 +127,7 @@ func (rs *RS) records(r *request) (int, any) {
 	}
 	for _, f := range append(append([]string(nil), fields...), filterFieldNames(r)...) {
 		if r.fx.declaredField(name, f) == nil {
-			return 0, errf("unknown_field", "fields", "Unknown field: "+f)
+			return 0, errf("unknown_field", "fields", "Unknown field: "+f).asReference("", "Unknown field: "+f)
 		}
 	}
 	sl, e := scope(r)
@@ -150,7 +151,7 @@ func (rs *RS) records(r *request) (int, any) {
 	}
 	count, window := r.q.Get("count"), r.q.Get("window")
 	if count != "" && count != "none" && count != "estimated" && count != "exact" {
-		return 0, errf("invalid_request", "count", "count must be none, estimated or exact")
+		return 0, errf("invalid_request", "count", "count must be none, estimated or exact").asReference("", "count must be one of: none, estimated, exact")
 	}
 	if window != "" && window != "none" && window != "exact" {
 		return 0, errf("invalid_request", "window", "window must be none or exact")
