@@ -28,7 +28,8 @@
 //
 // Two things go beyond one real RS on purpose. The client grant may span
 // several connectors, as a hosted MCP package does, so one fixture covers a
-// stream name shared across connectors. And /v1/search/semantic and /hybrid
+// stream name shared across connectors (Fixture.RealRS binds it to one, as
+// the reference RS does; realrs.go holds what that profile adds). And /v1/search/semantic and /hybrid
 // are a deterministic token-overlap approximation that says so in every
 // answer (meta.approximation), mounted only when a stream declares a
 // semantic field.
