@@ -216,7 +216,7 @@ var requests = []request{
 	{name: "record detail", path: rec + "/{record}?connection_id={conn}", same: []string{".connector_key"}},
 	{name: "record detail fields", path: rec + "/{record}?connection_id={conn}&fields=id,{cursor}"},
 	{name: "record detail unknown field", path: rec + "/{record}?connection_id={conn}&fields=id,no_such_field"},
-	{name: "record detail without connection", path: rec + "/{record}", only: "single"},
+	{name: "record detail without connection", path: rec + "/{record}"}, // ids are unique across connections on both sides
 	{name: "record detail unknown", path: rec + "/no-such-record?connection_id={conn}"},
 	{name: "record detail expand", path: rec + "/{record}?connection_id={conn}&expand=attachments"},
 	{name: "field window", path: win + "field={text_field}&limit_chars=40"},
