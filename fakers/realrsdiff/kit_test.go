@@ -94,6 +94,9 @@ func startKit() (k *kit, skip string, err error) {
 		state = filepath.Join(work, "state-fakers-realrsdiff")
 	}
 	env := append(os.Environ(), "REALRS_WORK="+work, "REALRS_STATE_DIR="+state, "REALRS_AS_PORT=0", "REALRS_RS_PORT=0")
+	if _, err := exec.LookPath("npm"); err != nil && os.Getenv("REALRS_NPM_REGISTRY") == "" && os.Getenv("npm_config_registry") == "" {
+		env = append(env, "REALRS_NPM_REGISTRY=https://registry.npmjs.org") // start.sh asks npm otherwise
+	}
 	// The first start installs Node and 70 MB of packages: minutes, not seconds.
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
