@@ -136,8 +136,9 @@ func (rs *RS) records(r *request) (int, any) {
 	}
 	changes := r.q.Get("changes_since")
 	if changes != "" && len(sl) > 1 {
-		return 0, &apiError{Code: "invalid_argument", Param: "changes_since", RetryWith: "connection_id", AvailableConnections: availableConnections(sl),
-			Message: "changes_since needs one connection; retry with `connection_id`."}
+		return 0, (&apiError{Code: "invalid_argument", Param: "changes_since", RetryWith: "connection_id", AvailableConnections: availableConnections(sl),
+			Message: "changes_since needs one connection; retry with `connection_id`."}).
+			asReference("changes_since", "`changes_since` is not supported across multiple connections. Retry with `connection_id` to bind the cursor to a single connection.")
 	}
 	if e := unsupportedParams(r, recordParams); e != nil {
 		return 0, e
@@ -145,7 +146,7 @@ func (rs *RS) records(r *request) (int, any) {
 	if changes != "" || isChangesCursor(r.q.Get("cursor")) {
 		for _, p := range []string{"sort", "count", "order", "window"} {
 			if r.q.Get(p) != "" {
-				return 0, errf("invalid_request", p, p+" is not supported with changes_since")
+				return 0, errf("invalid_request", p, p+" is not supported with changes_since").asReference("", p+" is not supported with changes_since")
 			}
 		}
 	}
