@@ -12,6 +12,9 @@ import (
 var aggregateParams = map[string]bool{"connection_id": true, "connector_id": true, "connector_instance_id": true, "field": true, "filter": true,
 	"granularity": true, "group_by": true, "group_by_time": true, "limit": true, "metric": true, "subject_id": true, "time_zone": true}
 
+// badMetric is the reference RS's text for a missing or unknown metric.
+const badMetric = "metric must be one of count, sum, min, max, count_distinct"
+
 var granularities = map[string]bool{"minute": true, "hour": true, "day": true, "week": true, "month": true, "quarter": true, "year": true}
 
 // aggregate serves count/sum/min/max/count_distinct, optionally grouped by a
@@ -34,12 +37,19 @@ func (rs *RS) aggregate(r *request) (int, any) {
 	}
 	metric, field, groupBy, groupTime, gran, tz := r.q.Get("metric"), r.q.Get("field"), r.q.Get("group_by"), r.q.Get("group_by_time"), r.q.Get("granularity"), r.q.Get("time_zone")
 	declared := func(op, f string) bool { fd := s.Field(f); return fd != nil && contains(fd.Aggregate, op) }
+	undeclared := func(param, op, f string) *apiError {
+		return errf("invalid_request", param, fmt.Sprintf("field '%s' is not declared for %s", f, op)).
+			asReference("", "Aggregation "+op+" is not declared for '"+f+"'")
+	}
+	if r.fx.RealRS && metric == "count" && field != "" { // the reference RS checks this before the field exists
+		return 0, errf("invalid_request", "field", "metric=count takes no field").asReference("", "field is not supported for count")
+	}
 	for _, f := range []string{field, groupBy, groupTime} {
 		if f == "" {
 			continue
 		}
 		if s.Field(f) == nil {
-			return 0, errf("unknown_field", "field", "Unknown field: "+f)
+			return 0, errf("unknown_field", "field", "Unknown field: "+f).asReference("", "Unknown field: "+f)
 		}
 		if !r.grantedField(s.Name, f) {
 			return 0, errf("field_not_granted", "field", "Fields not in grant: "+f)
@@ -47,31 +57,34 @@ func (rs *RS) aggregate(r *request) (int, any) {
 	}
 	switch {
 	case metric == "":
-		return 0, errf("invalid_request", "metric", "metric is required")
+		return 0, errf("invalid_request", "metric", "metric is required").asReference("", badMetric)
 	case metric != "count" && metric != "sum" && metric != "min" && metric != "max" && metric != "count_distinct":
-		return 0, errf("invalid_request", "metric", "metric must be count, sum, min, max or count_distinct")
+		return 0, errf("invalid_request", "metric", "metric must be count, sum, min, max or count_distinct").asReference("", badMetric)
 	case metric == "count" && field != "":
-		return 0, errf("invalid_request", "field", "metric=count takes no field")
+		return 0, errf("invalid_request", "field", "metric=count takes no field").asReference("", "field is not supported for count")
 	case metric != "count" && field == "":
-		return 0, errf("invalid_request", "field", "metric="+metric+" needs field")
+		return 0, errf("invalid_request", "field", "metric="+metric+" needs field").asReference("", "field is required for "+metric)
 	case metric != "count" && !declared(metric, field):
-		return 0, errf("invalid_request", "field", fmt.Sprintf("field '%s' is not declared for %s", field, metric))
+		return 0, undeclared("field", metric, field)
 	case groupBy != "" && groupTime != "":
-		return 0, errf("invalid_request", "group_by", "group_by and group_by_time are mutually exclusive")
+		return 0, errf("invalid_request", "group_by", "group_by and group_by_time are mutually exclusive").
+			asReference("", "group_by and group_by_time cannot be combined; choose one grouping dimension")
 	case (groupBy != "" || groupTime != "") && metric != "count":
-		return 0, errf("invalid_request", "metric", "group_by and group_by_time are only valid with metric=count")
+		return 0, errf("invalid_request", "metric", "group_by and group_by_time are only valid with metric=count").
+			asReference("", metric+" does not support grouping; group_by and group_by_time are only valid with metric=count")
 	case groupBy != "" && !declared("group_by", groupBy):
-		return 0, errf("invalid_request", "group_by", "field '"+groupBy+"' is not declared for group_by")
+		return 0, undeclared("group_by", "group_by", groupBy)
 	case groupTime != "" && !declared("group_by_time", groupTime):
-		return 0, errf("invalid_request", "group_by_time", "field '"+groupTime+"' is not declared for group_by_time")
+		return 0, undeclared("group_by_time", "group_by_time", groupTime)
 	case groupTime != "" && gran == "":
-		return 0, errf("invalid_request", "granularity", "group_by_time needs granularity")
+		return 0, errf("invalid_request", "granularity", "group_by_time needs granularity").asReference("", "granularity is required when group_by_time is present")
 	case groupTime == "" && gran != "":
-		return 0, errf("invalid_request", "granularity", "granularity needs group_by_time")
+		return 0, errf("invalid_request", "granularity", "granularity needs group_by_time").asReference("", "granularity is only supported with group_by_time")
 	case gran != "" && !granularities[gran]:
-		return 0, errf("invalid_request", "granularity", "granularity must be minute, hour, day, week, month, quarter or year")
+		return 0, errf("invalid_request", "granularity", "granularity must be minute, hour, day, week, month, quarter or year").
+			asReference("", "granularity must be one of minute, hour, day, week, month, quarter, year")
 	case tz != "" && groupTime == "":
-		return 0, errf("invalid_request", "time_zone", "time_zone needs group_by_time")
+		return 0, errf("invalid_request", "time_zone", "time_zone needs group_by_time").asReference("", "time_zone is only supported with group_by_time")
 	case metric == "count_distinct" && len(sl) > 1:
 		return 0, errf("invalid_request", "", "count_distinct across multiple connections is not supported; scope with connection_id")
 	}
@@ -79,7 +92,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 	if tz != "" {
 		var err error
 		if loc, err = time.LoadLocation(tz); err != nil {
-			return 0, errf("invalid_request", "time_zone", "Unknown time_zone: '"+tz+"'")
+			return 0, errf("invalid_request", "time_zone", "Unknown time_zone: '"+tz+"'").asReference("", "Unknown time_zone: '"+tz+"'")
 		}
 	}
 	filters, e := parseFilters(r, s.Name)
@@ -94,7 +107,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 		"group_by_time": nilIfEmpty(groupTime), "granularity": nilIfEmpty(gran), "time_zone": nil, "approximate": false, "filtered_record_count": len(recs)}
 	if groupBy == "" && groupTime == "" {
 		if r.q.Get("limit") != "" {
-			return 0, errf("invalid_request", "limit", "limit applies to grouped aggregates only")
+			return 0, errf("invalid_request", "limit", "limit applies to grouped aggregates only").asReference("", "limit is only supported with group_by or group_by_time")
 		}
 		body["value"] = scalarAggregate(metric, field, recs)
 		return http.StatusOK, body
@@ -103,7 +116,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 	if v := r.q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			return 0, errf("invalid_request", "limit", "limit must be an integer from 1 to 100")
+			return 0, errf("invalid_request", "limit", "limit must be an integer from 1 to 100").asReference("", "limit must be an integer between 1 and 100")
 		}
 		limit = n
 	}

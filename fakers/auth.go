@@ -30,13 +30,16 @@ const (
 type tokenInfo struct {
 	kind  string
 	state string
+	// connector binds a client token to one connector's streams and
+	// connections, as every client token of the reference RS is (M1).
+	connector string
 }
 
 func (rs *RS) tokenOf(kind, state string) string {
 	rs.dataMu.RLock()
 	defer rs.dataMu.RUnlock()
 	for t, info := range rs.tokens {
-		if info.kind == kind && info.state == state {
+		if info.kind == kind && info.state == state && info.connector == "" {
 			return t
 		}
 	}
@@ -54,8 +57,24 @@ func (rs *RS) Revoke(token string) {
 	}
 }
 
-// ClientToken is the grant-scoped client token.
+// ClientToken is the grant-scoped client token. It spans every connector,
+// as a hosted MCP package does, except on a [Fixture.RealRS] fixture, where
+// it is bound to the first connector, as ClientTokenFor that one is.
 func (rs *RS) ClientToken() string { return rs.tokenOf(KindClient, "") }
+
+// ClientTokenFor is a client token bound to one connector: it reads that
+// connector's streams on its connections only, as every client token of
+// the reference RS does (one source per grant). "" for an unknown key.
+func (rs *RS) ClientTokenFor(connector string) string {
+	rs.dataMu.RLock()
+	defer rs.dataMu.RUnlock()
+	for t, info := range rs.tokens {
+		if info.kind == KindClient && info.state == "" && info.connector == connector {
+			return t
+		}
+	}
+	return ""
+}
 
 // OwnerToken is the owner (self-export) token.
 func (rs *RS) OwnerToken() string { return rs.tokenOf(KindOwner, "") }
@@ -105,9 +124,13 @@ func (rs *RS) authenticate(r *request, rt *route) *apiError {
 		return errf("authorization_state.unsupported_legacy_shape", "", "Fresh consent is required")
 	}
 	r.token = info
+	r.grant = &r.fx.Grant
+	if r.client() {
+		r.grant = r.fx.clientGrant(info.connector)
+	}
 	if rt.streamed && r.client() {
 		// Implementation, not spec: 401 context.* at the gate (contract §15 #1, #2).
-		gs := r.fx.grantStream(r.params[0])
+		gs := r.grantStream(r.params[0])
 		if gs == nil {
 			return errf("context.stream_not_allowed", "", "Token introspection failed closed")
 		}
@@ -118,17 +141,55 @@ func (rs *RS) authenticate(r *request, rt *route) *apiError {
 	return nil
 }
 
-func (f *Fixture) grantStream(name string) *GrantStream {
-	for i := range f.Grant.Streams {
-		if f.Grant.Streams[i].Name == name {
-			return &f.Grant.Streams[i]
+// grantStream is the bearer's grant of a stream name, or nil.
+func (r *request) grantStream(name string) *GrantStream {
+	for i := range r.grant.Streams {
+		if r.grant.Streams[i].Name == name {
+			return &r.grant.Streams[i]
 		}
 	}
 	return nil
 }
 
+// clientGrant is the grant a client token reads under: the fixture's grant,
+// narrowed to one connector's streams, connections and declared fields when
+// the token is bound to one. On a RealRS fixture an unbound client token is
+// bound to the first connector.
+func (f *Fixture) clientGrant(connector string) *Grant {
+	if connector == "" && f.RealRS && len(f.Connectors) > 0 {
+		connector = f.Connectors[0].Key
+	}
+	if connector == "" {
+		return &f.Grant
+	}
+	g := &Grant{ID: f.Grant.ID + "_" + connector, ClientID: f.Grant.ClientID}
+	c := f.Connector(connector)
+	if c == nil {
+		return g
+	}
+	for _, gs := range f.Grant.Streams {
+		var ids, fields []string
+		for _, id := range gs.InstanceIDs {
+			if _, key, ok := f.Connection(id); ok && key == connector {
+				ids = append(ids, id)
+			}
+		}
+		for _, s := range f.StreamsNamed(gs.Name) {
+			for _, fd := range gs.Fields {
+				if s.Connector == connector && s.Field(fd) != nil && !contains(fields, fd) {
+					fields = append(fields, fd)
+				}
+			}
+		}
+		if len(ids) > 0 {
+			g.Streams = append(g.Streams, GrantStream{Name: gs.Name, Fields: fields, InstanceIDs: ids})
+		}
+	}
+	return g
+}
+
 func grantedConnection(r *request, id string) bool {
-	for _, gs := range r.fx.Grant.Streams {
+	for _, gs := range r.grant.Streams {
 		if contains(gs.InstanceIDs, id) {
 			return true
 		}

@@ -65,10 +65,15 @@ func (rs *RS) recordDetail(r *request) (int, any) {
 	for _, v := range r.q["fields"] {
 		fields = append(fields, strings.Split(v, ",")...)
 	}
+	for _, f := range fields {
+		if r.fx.RealRS && h.x.s.Field(f) == nil {
+			return 0, errf("unknown_field", "fields", "Unknown field: "+f).asReference("", "Unknown field: "+f)
+		}
+	}
 	if r.client() && fields != nil { // out-of-grant fields simply do not appear here
 		var kept []string
 		for _, f := range fields {
-			if contains(r.fx.grantStream(h.x.s.Name).Fields, f) {
+			if contains(r.grantStream(h.x.s.Name).Fields, f) {
 				kept = append(kept, f)
 			}
 		}
@@ -83,6 +88,9 @@ func (rs *RS) recordDetail(r *request) (int, any) {
 		m["expanded"] = expandRecord(r, h.x, h.rec, exps)
 	}
 	m["connector_key"] = h.x.key
+	if r.client() && r.fx.RealRS {
+		m["connector_key"] = manifestURI(h.x.key) // M4: unlike schema and search, which say the key
+	}
 	raw, _ := json.Marshal(h.rec.Data)
 	m["record_json_bytes"] = len(raw)
 	return http.StatusOK, m
@@ -105,7 +113,8 @@ func windowInt(r *request, key string, def int) (int, *apiError) {
 func (rs *RS) fieldWindow(r *request) (int, any) {
 	fields := r.q["field"]
 	if len(fields) != 1 || fields[0] == "" || strings.ContainsRune(fields[0], 0) {
-		return 0, errf("invalid_field_path", "field", "field must be one non-empty top-level field name")
+		return 0, errf("invalid_field_path", "field", "field must be one non-empty top-level field name").
+			asReference("field", "field is required and must be a non-empty string")
 	}
 	field := fields[0]
 	offset, e1 := windowInt(r, "offset_chars", 0)
@@ -120,7 +129,11 @@ func (rs *RS) fieldWindow(r *request) (int, any) {
 	q := r.q.Get("q")
 	switch {
 	case offset < 0 || limit < 1 || before > 8192 || after > 8192 || (r.q.Get("before_chars") != "" && before < 0) || (r.q.Get("after_chars") != "" && after < 0):
-		return 0, errf("invalid_window", "", "window parameters out of range")
+		e := errf("invalid_window", "", "window parameters out of range")
+		if offset < 0 {
+			e.asReference("", "offset_chars must be a non-negative integer")
+		}
+		return 0, e
 	case q != "" && r.q.Get("offset_chars") != "":
 		return 0, errf("invalid_window", "", "q is exclusive with offset_chars")
 	case q == "" && (before >= 0 || after >= 0):
@@ -135,8 +148,9 @@ func (rs *RS) fieldWindow(r *request) (int, any) {
 	if e != nil {
 		return 0, e
 	}
-	if r.client() && !contains(r.fx.grantStream(h.x.s.Name).Fields, field) {
-		return 0, errf("field_not_granted", "field", "Field not in grant: "+field)
+	if r.client() && !contains(r.grantStream(h.x.s.Name).Fields, field) {
+		return 0, errf("field_not_granted", "field", "Field not in grant: "+field).
+			asReference("", "field '"+field+"' is not within the granted projection for this stream")
 	}
 	v, ok := h.rec.Data[field]
 	if !ok {
@@ -144,7 +158,8 @@ func (rs *RS) fieldWindow(r *request) (int, any) {
 	}
 	text, ok := v.(string)
 	if !ok {
-		return 0, errf("field_not_text", "field", "Field '"+field+"' is not text")
+		return 0, errf("field_not_text", "field", "Field '"+field+"' is not text").
+			asReference("", "field '"+field+"' is "+jsonKind(v)+", not a readable text field; non-text and binary fields are metadata-only")
 	}
 	runes := []rune(text)
 	total := len(runes)
@@ -152,7 +167,7 @@ func (rs *RS) fieldWindow(r *request) (int, any) {
 	if q != "" {
 		idx := strings.Index(strings.ToLower(text), strings.ToLower(q))
 		if idx < 0 {
-			return 0, errf("query_not_found", "q", "q not found in field")
+			return 0, errf("query_not_found", "q", "q not found in field").asReference("", "q was not found in field '"+field+"'")
 		}
 		ms := utf8.RuneCountInString(text[:idx])
 		me := ms + utf8.RuneCountInString(q)
@@ -177,6 +192,23 @@ func (rs *RS) fieldWindow(r *request) (int, any) {
 		"field": map[string]any{"path": field, "type": "string"}, "url": r.URL.Path, "window": w, "meta": map[string]any{"warnings": nonNil(warnings)}}
 }
 
+// jsonKind names a value's JSON type, as the reference RS's field_not_text does.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return "number"
+}
+
 // inlineMIME are served without Content-Disposition: attachment (contract §11).
 var inlineMIME = map[string]bool{"application/pdf": true, "image/avif": true, "image/bmp": true, "image/gif": true, "image/jpeg": true,
 	"image/png": true, "image/tiff": true, "image/webp": true, "image/x-icon": true}
@@ -188,7 +220,7 @@ func (rs *RS) blob(r *request) (int, any) {
 	var hits []located
 	var payload string
 	var ref map[string]any
-	for _, gs := range r.fx.Grant.Streams {
+	for _, gs := range r.grant.Streams {
 		for _, x := range r.slices(gs.Name, conn) {
 			if r.client() && !contains(gs.Fields, "blob_ref") {
 				continue

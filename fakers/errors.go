@@ -14,6 +14,19 @@ type apiError struct {
 	RetryWith            string
 	AvailableConnections []map[string]any
 	Extra                map[string]any
+	// ref is how the reference RS words this error, served on a RealRS
+	// fixture (realRS set by serve); nil: as above.
+	ref    *refText
+	realRS bool
+}
+
+type refText struct{ param, message string }
+
+// asReference records the reference RS's param ("" for none) and message
+// for this error: a RealRS fixture answers with those (M6, M8).
+func (e *apiError) asReference(param, message string) *apiError {
+	e.ref = &refText{param: param, message: message}
+	return e
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -74,9 +87,13 @@ func writeError(w http.ResponseWriter, r *http.Request, reqID string, e *apiErro
 	if e.status != 0 {
 		status = e.status
 	}
-	obj := map[string]any{"type": typeOf(status), "code": e.Code, "message": e.Message, "request_id": reqID}
-	if e.Param != "" {
-		obj["param"] = e.Param
+	msg, param := e.Message, e.Param
+	if e.realRS && e.ref != nil {
+		msg, param = e.ref.message, e.ref.param
+	}
+	obj := map[string]any{"type": typeOf(status), "code": e.Code, "message": msg, "request_id": reqID}
+	if param != "" {
+		obj["param"] = param
 	}
 	if e.RetryWith != "" {
 		obj["retry_with"] = e.RetryWith
@@ -92,6 +109,9 @@ func writeError(w http.ResponseWriter, r *http.Request, reqID string, e *apiErro
 		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+meta+`"`)
 		obj["resource_metadata"] = meta
 		obj["next_step"] = "Fetch error.resource_metadata, then obtain a grant-scoped client token; do not use an owner token."
+		if e.realRS {
+			obj["next_step"] = referenceNextStep
+		}
 	}
 	writeJSON(w, status, map[string]any{"error": obj})
 }

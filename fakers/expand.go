@@ -26,7 +26,7 @@ func parseExpand(r *request, s *Stream) ([]expansion, *apiError) {
 		if strings.Contains(n, ".") || rel == nil {
 			return nil, errf("invalid_expand", "expand", "Relation '"+n+"' is not expandable on stream '"+s.Name+"'")
 		}
-		if r.client() && r.fx.grantStream(rel.Stream) == nil {
+		if r.client() && r.grantStream(rel.Stream) == nil {
 			return nil, errf("insufficient_scope", "expand", "Relation '"+n+"' targets stream '"+rel.Stream+"', which the grant does not cover")
 		}
 		out = append(out, expansion{rel: *rel, limit: rel.DefaultLimit})

@@ -28,7 +28,8 @@
 //
 // Two things go beyond one real RS on purpose. The client grant may span
 // several connectors, as a hosted MCP package does, so one fixture covers a
-// stream name shared across connectors. And /v1/search/semantic and /hybrid
+// stream name shared across connectors (Fixture.RealRS binds it to one, as
+// the reference RS does; realrs.go holds what that profile adds). And /v1/search/semantic and /hybrid
 // are a deterministic token-overlap approximation that says so in every
 // answer (meta.approximation), mounted only when a stream declares a
 // semantic field.
@@ -55,6 +56,14 @@ type Fixture struct {
 	// capabilities in the schema, and filter/expand accepted on reads. The
 	// zero value follows the implementation (contract §4.3, §2.4).
 	SpecClientReads bool
+	// RealRS makes client tokens read as the reference RS (PDP-Connect/pdpp
+	// fceb768, ../shared/realrs) answers them, beyond the contract digest:
+	// each client token covers one connector (ClientToken the first), the
+	// schema has exactly the reference RS's keys, record detail names the
+	// connector by its manifest URI, unknown_field and field_not_text carry
+	// no param, and error texts are the reference RS's. It overrides
+	// SpecClientReads. docs/RS-CONTRACT.md lists the differences (M1–M10).
+	RealRS bool `json:",omitempty"`
 	// ProjectionAddsFields are fields a record read returns even when a
 	// fields projection leaves them out, as a spec-conformant RS may add
 	// schema-required fields; adapters must not pass them on.

@@ -12,14 +12,15 @@ func orderParam(r *request, s *Stream) (string, *apiError) {
 		order = "desc"
 	}
 	if order != "asc" && order != "desc" {
-		return "", errf("invalid_request", "order", "order must be asc or desc")
+		return "", errf("invalid_request", "order", "order must be asc or desc").asReference("", "order must be asc or desc")
 	}
 	if srt := r.q.Get("sort"); srt != "" {
 		parts := strings.Split(srt, ",")
 		sign := ""
 		for _, p := range parts {
-			if strings.TrimLeft(p, "+-") != s.CursorField {
-				return "", errf("invalid_sort", "sort", "Only the cursor field '"+s.CursorField+"' is sortable")
+			if f := strings.TrimLeft(p, "+-"); f != s.CursorField {
+				return "", errf("invalid_sort", "sort", "Only the cursor field '"+s.CursorField+"' is sortable").
+					asReference("sort", "Sort field '"+f+"' is not advertised as sortable; check /v1/schema for the canonical sort vocabulary.")
 			}
 			d := "asc"
 			if strings.HasPrefix(p, "-") {
@@ -31,7 +32,8 @@ func orderParam(r *request, s *Stream) (string, *apiError) {
 			sign = d
 		}
 		if r.q.Get("order") != "" && order != sign {
-			return "", errf("invalid_sort", "sort", "sort and order disagree")
+			return "", errf("invalid_sort", "sort", "sort and order disagree").asReference("sort",
+				"sort and order disagree: sort resolves to "+strings.ToUpper(sign)+", order="+order+". Send only canonical `sort`.")
 		}
 		order = sign
 	}

@@ -31,12 +31,16 @@ func unsupportedParams(r *request, allowed map[string]bool) *apiError {
 
 // rejectClientQueries enforces contract §2.4 unless the fixture reads as the spec.
 func rejectClientQueries(r *request) *apiError {
-	if !r.client() || r.fx.SpecClientReads {
+	if !r.client() || r.fx.specReads() {
 		return nil
 	}
 	for k := range r.q {
 		if t := topKey(k); t == "filter" || t == "expand" || t == "expand_limit" {
-			return errf("invalid_request", t, t+"[...] is not supported for client-token reads in PDPP v0.1")
+			e := errf("invalid_request", t, t+"[...] is not supported for client-token reads in PDPP v0.1")
+			if t == "expand" { // the reference RS's own spelling
+				e.asReference(t, "expand[] is not supported for client-token reads in PDPP v0.1")
+			}
+			return e
 		}
 	}
 	return nil

@@ -19,7 +19,7 @@ func fieldsParam(r *request) ([]string, *apiError) {
 		}
 	}
 	if len(fields) == 0 {
-		return nil, errf("invalid_request", "fields", "fields must not be empty")
+		return nil, errf("invalid_request", "fields", "fields must not be empty").asReference("", "fields must be a comma-separated list of field names")
 	}
 	return fields, nil
 }
@@ -43,7 +43,7 @@ func (r *request) grantedField(stream, field string) bool {
 	if !r.client() {
 		return true
 	}
-	gs := r.fx.grantStream(stream)
+	gs := r.grantStream(stream)
 	return gs != nil && contains(gs.Fields, field)
 }
 

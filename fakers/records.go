@@ -113,7 +113,8 @@ func (rs *RS) records(r *request) (int, any) {
 			return 0, errf("invalid_request", "view", "view and fields are mutually exclusive")
 		}
 		if r.client() {
-			return 0, errf("invalid_request", "view", "Client record reads must use explicit fields; views are resolved when the grant is issued")
+			return 0, errf("invalid_request", "view", "Client record reads must use explicit fields; views are resolved when the grant is issued").
+				asReference("", "Client record reads must use explicit fields; views are resolved when the grant is issued")
 		}
 	}
 	name := r.params[0]
@@ -126,7 +127,7 @@ func (rs *RS) records(r *request) (int, any) {
 	}
 	for _, f := range append(append([]string(nil), fields...), filterFieldNames(r)...) {
 		if r.fx.declaredField(name, f) == nil {
-			return 0, errf("unknown_field", "fields", "Unknown field: "+f)
+			return 0, errf("unknown_field", "fields", "Unknown field: "+f).asReference("", "Unknown field: "+f)
 		}
 	}
 	sl, e := scope(r)
@@ -135,8 +136,9 @@ func (rs *RS) records(r *request) (int, any) {
 	}
 	changes := r.q.Get("changes_since")
 	if changes != "" && len(sl) > 1 {
-		return 0, &apiError{Code: "invalid_argument", Param: "changes_since", RetryWith: "connection_id", AvailableConnections: availableConnections(sl),
-			Message: "changes_since needs one connection; retry with `connection_id`."}
+		return 0, (&apiError{Code: "invalid_argument", Param: "changes_since", RetryWith: "connection_id", AvailableConnections: availableConnections(sl),
+			Message: "changes_since needs one connection; retry with `connection_id`."}).
+			asReference("changes_since", "`changes_since` is not supported across multiple connections. Retry with `connection_id` to bind the cursor to a single connection.")
 	}
 	if e := unsupportedParams(r, recordParams); e != nil {
 		return 0, e
@@ -144,13 +146,13 @@ func (rs *RS) records(r *request) (int, any) {
 	if changes != "" || isChangesCursor(r.q.Get("cursor")) {
 		for _, p := range []string{"sort", "count", "order", "window"} {
 			if r.q.Get(p) != "" {
-				return 0, errf("invalid_request", p, p+" is not supported with changes_since")
+				return 0, errf("invalid_request", p, p+" is not supported with changes_since").asReference("", p+" is not supported with changes_since")
 			}
 		}
 	}
 	count, window := r.q.Get("count"), r.q.Get("window")
 	if count != "" && count != "none" && count != "estimated" && count != "exact" {
-		return 0, errf("invalid_request", "count", "count must be none, estimated or exact")
+		return 0, errf("invalid_request", "count", "count must be none, estimated or exact").asReference("", "count must be one of: none, estimated, exact")
 	}
 	if window != "" && window != "none" && window != "exact" {
 		return 0, errf("invalid_request", "window", "window must be none or exact")

@@ -66,6 +66,9 @@ func New(f *Fixture) *RS {
 		base + "_client_foreign":   {kind: KindClient, state: stateForeign},
 		base + "_control_plane":    {kind: KindControlPlane},
 	}}
+	for _, c := range f.Connectors {
+		rs.tokens[base+"_client_of_"+c.Key] = tokenInfo{kind: KindClient, connector: c.Key}
+	}
 	rs.routes = []route{
 		{pattern: `^/\.well-known/oauth-protected-resource$`, public: true, handle: rs.protectedResource},
 		{pattern: `^/v1/schema$`, handle: rs.schema},

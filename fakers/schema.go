@@ -1,6 +1,7 @@
 package fakers
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -17,7 +18,7 @@ type slice struct {
 func (r *request) slices(name, connection string) []slice {
 	var allowed []string
 	if r.client() {
-		gs := r.fx.grantStream(name)
+		gs := r.grantStream(name)
 		if gs == nil {
 			return nil
 		}
@@ -37,7 +38,11 @@ func (r *request) slices(name, connection string) []slice {
 }
 
 // liveMetadata says whether the bearer sees the live manifest.
-func (r *request) liveMetadata() bool { return !r.client() || r.fx.SpecClientReads }
+func (r *request) liveMetadata() bool { return !r.client() || r.fx.specReads() }
+
+// specReads says whether client tokens read as the spec says (see
+// Fixture.SpecClientReads); a RealRS fixture never does.
+func (f *Fixture) specReads() bool { return f.SpecClientReads && !f.RealRS }
 
 // schema serves GET /v1/schema (contract §4): full or compact, scoped by
 // stream and connection_id; detail=full needs a stream that resolves to one source.
@@ -52,7 +57,7 @@ func (rs *RS) schema(r *request) (int, any) {
 const maxCachedAnswers = 1024
 
 func (rs *RS) cached(r *request, build func(*request) (int, any)) (int, any) {
-	key := r.token.kind + "|" + r.token.state + "|" + r.URL.Path + "?" + r.URL.RawQuery // links.self repeats the raw query
+	key := r.token.kind + "|" + r.token.state + "|" + r.grant.ID + "|" + r.URL.Path + "?" + r.URL.RawQuery // links.self repeats the raw query
 	if b, ok := rs.answerCache.Load(key); ok {
 		return http.StatusOK, b.(rawJSON)
 	}
@@ -86,8 +91,9 @@ func (rs *RS) buildSchema(r *request) (int, any) {
 				}
 				avail = append(avail, map[string]any{"connection_id": x.conn.ID, "connector_key": x.key, "stream": stream, "display_name": dn})
 			}
-			return 0, &apiError{Code: "ambiguous_schema_detail", Param: "connection_id", RetryWith: "connection_id", AvailableConnections: avail,
+			e := &apiError{Code: "ambiguous_schema_detail", Param: "connection_id", RetryWith: "connection_id", AvailableConnections: avail,
 				Message: "Stream '" + stream + "' resolves to more than one source. Retry with `connection_id`."}
+			return 0, e.asReference("connection_id", fmt.Sprintf("schema detail \"full\" for stream %q matches %d sources; retry with connection_id to fetch one source's exhaustive schema.", stream, len(sl)))
 		}
 	}
 	connectors := []any{}
@@ -114,6 +120,10 @@ func (rs *RS) buildSchema(r *request) (int, any) {
 		total += len(rows)
 		entry := map[string]any{"object": "connector", "source": map[string]any{"id": c.Key, "kind": "connector"},
 			"connector_key": c.Key, "connector_id": c.Key, "display_name": c.DisplayName, "stream_count": len(rows), "streams": rows}
+		if r.client() && r.fx.RealRS { // M4: the manifest URI names the source; no display name
+			entry["source"] = map[string]any{"id": manifestURI(c.Key), "kind": "connector"}
+			delete(entry, "display_name")
+		}
 		if compact {
 			liftGrantedConnections(entry)
 		}
@@ -131,7 +141,7 @@ func (rs *RS) buildSchema(r *request) (int, any) {
 
 func (rs *RS) bearer(r *request) map[string]any {
 	if r.client() {
-		return map[string]any{"token_kind": "client", "scope": "grant", "grant_id": r.fx.Grant.ID, "client_id": r.fx.Grant.ClientID}
+		return map[string]any{"token_kind": "client", "scope": "grant", "grant_id": r.grant.ID, "client_id": r.grant.ClientID}
 	}
 	return map[string]any{"token_kind": "owner", "scope": "owner"}
 }
@@ -151,6 +161,10 @@ func grantedConnections(conns []Connection) []any {
 // streamEntry builds one stream row: live metadata, or the client grant
 // projection (implementation, not spec: contract §4.3, §15 #3).
 func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact bool) map[string]any {
+	if r.client() && r.fx.RealRS {
+		gs := r.grantStream(s.Name)
+		return referenceStreamEntry(s, gs.Fields, gs.InstanceIDs, conns, compact)
+	}
 	e := map[string]any{"object": "stream_metadata", "name": s.Name, "connector_key": s.Connector, "granted_connections": grantedConnections(conns),
 		"granted": true, "record_count": s.recordCount(conns)}
 	if len(conns) == 1 {
@@ -165,8 +179,8 @@ func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact boo
 	expand := []any{}
 	var granted []string
 	if r.client() {
-		granted = r.fx.grantStream(s.Name).Fields
-		e["instance_ids"] = r.fx.grantStream(s.Name).InstanceIDs
+		granted = r.grantStream(s.Name).Fields
+		e["instance_ids"] = r.grantStream(s.Name).InstanceIDs
 	}
 	if !r.liveMetadata() {
 		for _, f := range granted {

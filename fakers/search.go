@@ -64,8 +64,8 @@ func parseSearch(r *request, allowed map[string]bool) (*searchQuery, *apiError) 
 	sq.terms = words(sq.q)
 	sq.streams = append(append([]string(nil), r.q["streams"]...), r.q["streams[]"]...)
 	for _, w := range sq.streams {
-		if r.client() && r.fx.grantStream(w) == nil {
-			return nil, errf("grant_stream_not_allowed", "streams", "Stream '"+w+"' is not in the grant")
+		if r.client() && r.grantStream(w) == nil {
+			return nil, errf("grant_stream_not_allowed", "streams", "Stream '"+w+"' is not in the grant").asReference("", "Stream '"+w+"' not in grant")
 		}
 	}
 	if len(filterFieldNames(r)) > 0 || r.q.Has("filter") {
@@ -106,7 +106,11 @@ func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string
 		seen[s.Name] = true
 		var granted []string
 		if r.client() {
-			granted = r.fx.grantStream(s.Name).Fields
+			gs := r.grantStream(s.Name)
+			if gs == nil { // a connector-bound token: another connector's stream
+				continue
+			}
+			granted = gs.Fields
 		}
 		for _, x := range r.slices(s.Name, sq.conn) {
 			if !contains(order, x.conn.ID) {

@@ -21,7 +21,7 @@ func pageOf(r *request, sq *searchQuery, merged []cand, kind, prefix string) (pa
 	if c := r.q.Get("cursor"); c != "" {
 		var ok bool
 		if offset, ok = decodeSearchCursor(c, prefix, snap); !ok {
-			return page{}, errf("invalid_cursor", "", "Malformed, expired or mismatched search cursor")
+			return page{}, errf("invalid_cursor", "", "Malformed, expired or mismatched search cursor").asReference("", "Cursor is malformed")
 		}
 	}
 	end := min(offset+sq.limit, len(merged))

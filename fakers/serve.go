@@ -26,6 +26,7 @@ type request struct {
 	fx     *Fixture
 	q      url.Values
 	token  tokenInfo
+	grant  *Grant // what the bearer may read; set by authenticate
 	params []string
 	reqID  string
 }
@@ -99,12 +100,14 @@ func (rs *RS) serve(w http.ResponseWriter, r *http.Request) {
 	req := &request{Request: r, rs: rs, w: w, fx: rs.fx, q: q, params: params, reqID: reqID}
 	if !rt.public {
 		if e := rs.authenticate(req, rt); e != nil {
+			e.realRS = rs.fx.RealRS
 			writeError(w, r, reqID, e)
 			return
 		}
 	}
 	status, body := rt.handle(req)
 	if e, isErr := body.(*apiError); isErr {
+		e.realRS = rs.fx.RealRS
 		writeError(w, r, reqID, e)
 		return
 	}

@@ -23,7 +23,8 @@ func main() {
 	os.Exit(code)
 }
 
-// run prints `url=…`, `token=…` and `owner_token=…` on stdout, and
+// run prints `url=…`, `token=…` and `owner_token=…` on stdout, with
+// --profile real one `token_<connector>=…` per connector, and
 // `control_url=…` and `control_token=…` unless --no-control, then serves
 // until ctx ends.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -39,7 +40,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&sp.Fields, "fields", 0, "scale fixture: fields per stream")
 	fs.IntVar(&sp.Records, "records", 0, "scale fixture: records per stream")
 	noControl := fs.Bool("no-control", false, "do not mount the control plane ("+fakers.ControlPrefix+": request log, data, faults, tokens)")
-	spec := fs.Bool("spec-client-reads", false, "client tokens see live capabilities and may filter/expand, as the spec says")
+	spec := fs.Bool("spec-client-reads", false, "client tokens see live capabilities and may filter/expand, as the spec says (--profile spec)")
+	profile := fs.String("profile", "", "how client tokens read: digest (the default: the RS contract digest's implementation view), "+
+		"spec (as --spec-client-reads), or real (as the reference PDPP RS does: one connector per client token, no capabilities, its errors)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -58,7 +61,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pdpp-fake-rs: %v\n", err)
 		return 2
 	}
-	fx.SpecClientReads = *spec
+	switch *profile {
+	case "", "digest":
+		fx.SpecClientReads = *spec
+	case "spec":
+		fx.SpecClientReads = true
+	case "real":
+		if *spec {
+			fmt.Fprintln(stderr, "pdpp-fake-rs: --spec-client-reads contradicts --profile real")
+			return 2
+		}
+		fx.RealRS = true
+	default:
+		fmt.Fprintf(stderr, "pdpp-fake-rs: --profile %q: want digest, spec or real\n", *profile)
+		return 2
+	}
 	rs := fakers.New(fx)
 	var controlToken string
 	if !*noControl {
@@ -73,6 +90,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "url=%s\ntoken=%s\nowner_token=%s\n", url, rs.ClientToken(), rs.OwnerToken())
+	if fx.RealRS {
+		for _, c := range fx.Connectors {
+			fmt.Fprintf(stdout, "token_%s=%s\n", c.Key, rs.ClientTokenFor(c.Key))
+		}
+	}
 	if controlToken != "" {
 		fmt.Fprintf(stdout, "control_url=%s%s\ncontrol_token=%s\n", url, fakers.ControlPrefix, controlToken)
 	}

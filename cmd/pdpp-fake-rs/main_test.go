@@ -111,3 +111,49 @@ func TestRunRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// --profile real prints a client token per connector, each reading only its
+// connector's streams.
+func TestRunRealProfilePrintsATokenPerConnector(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--no-control", "--profile", "real"}, &out, &errb)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "token_github=") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	vals := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		k, v, _ := strings.Cut(l, "=")
+		vals[k] = v
+	}
+	if vals["token_gmail"] == "" || vals["token_slack"] == "" || vals["token_github"] == "" {
+		t.Fatalf("stdout %q", out.String())
+	}
+	get := func(token, path string) int {
+		req, _ := http.NewRequest("GET", vals["url"]+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get(vals["token_github"], "/v1/streams/issues/records"); got != 200 {
+		t.Errorf("github token on issues: %d", got)
+	}
+	if got := get(vals["token_gmail"], "/v1/streams/issues/records"); got != 401 {
+		t.Errorf("gmail token on github's issues: %d, want 401 context.stream_not_allowed", got)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	if code := run(context.Background(), []string{"--profile", "bogus"}, &out, &errb); code != 2 {
+		t.Errorf("--profile bogus: exit %d, want 2", code)
+	}
+}
