@@ -52,7 +52,7 @@ func (a *Adapter) Handler() http.Handler {
 	for i := len(a.opts.HostedMiddleware) - 1; i >= 0; i-- {
 		h = a.opts.HostedMiddleware[i](h)
 	}
-	return guardHost(h)
+	return a.discardStrayBodies(guardHost(h))
 }
 
 // serves reports whether the hosted endpoint serves bearers of a kind.

@@ -1,10 +1,7 @@
 package adapter
 
 import (
-	"container/list"
-	"net"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -36,10 +33,11 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 // request's headers and body must arrive within ReadTimeout, its headers
 // fit in MaxHeaderBytes, its answer be written within WriteTimeout, an
 // idle keep-alive connection lasts IdleTimeout, and at most MaxConns
-// connections are open.
+// connections are open, MaxConnsPerClient of them from one address.
 func (a *Adapter) HTTPServer() *http.Server {
 	read := orDefault(a.opts.ReadTimeout, DefaultReadTimeout)
-	limit := newConnCap(orDefault(a.opts.MaxConns, DefaultMaxConns))
+	maxConns := orDefault(a.opts.MaxConns, DefaultMaxConns)
+	limit := newConnCap(maxConns, orDefault(a.opts.MaxConnsPerClient, max(1, maxConns/2)))
 	return &http.Server{
 		Handler:           a.Handler(),
 		ReadHeaderTimeout: read,
@@ -48,58 +46,29 @@ func (a *Adapter) HTTPServer() *http.Server {
 		IdleTimeout:       orDefault(a.opts.IdleTimeout, DefaultIdleTimeout),
 		MaxHeaderBytes:    orDefault(a.opts.MaxHeaderBytes, DefaultMaxHeaderBytes),
 		ConnState:         limit.track,
+		ConnContext:       limit.connContext,
 	}
 }
 
-// connCap caps open connections. A plain limit would stop accepting, so a
-// flood of silent connections would lock everyone out: instead, at the cap
-// a new connection evicts the one that has been quiet (idle between
-// requests, or connected and silent) the longest. Connections busy with a
-// request are never evicted (the read timeout bounds them); if every one is
-// busy, the new connection is closed.
-type connCap struct {
-	max   int
-	mu    sync.Mutex
-	open  int
-	quiet list.List // net.Conn, longest quiet first
-	conns map[net.Conn]*list.Element
-}
-
-func newConnCap(max int) *connCap {
-	return &connCap{max: max, conns: map[net.Conn]*list.Element{}}
-}
-
-// track is the http.Server's ConnState hook.
-func (c *connCap) track(conn net.Conn, state http.ConnState) {
-	var victim net.Conn
-	c.mu.Lock()
-	e, known := c.conns[conn]
-	if e != nil {
-		c.quiet.Remove(e)
-		c.conns[conn] = nil
-	}
-	switch state {
-	case http.StateNew:
-		c.open++
-		c.conns[conn] = c.quiet.PushBack(conn)
-		if c.open > c.max {
-			front := c.quiet.Front()
-			victim = c.quiet.Remove(front).(net.Conn)
-			delete(c.conns, victim) // its StateClosed finds nothing to count
-			c.open--
+// discardStrayBodies hangs up on a request whose body nothing reads (every
+// path but POST /mcp, which reads its own within limits): its answer says
+// Connection: close, and the body is neither read nor waited for. net/http
+// would otherwise drain up to 256 KB of it first, keeping the connection
+// busy for as long as a client takes to send it. An answer that is not
+// /mcp's (a page, a document, a refusal) must be written within the read
+// timeout: they are small, and a client pipelining requests without
+// reading the answers holds its connection no longer than that.
+func (a *Adapter) discardStrayBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != MCPPath {
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(orDefault(a.opts.ReadTimeout, DefaultReadTimeout)))
 		}
-	case http.StateIdle:
-		if known {
-			c.conns[conn] = c.quiet.PushBack(conn)
+		if r.ContentLength == 0 || r.URL.Path == MCPPath && r.Method == http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
 		}
-	case http.StateClosed, http.StateHijacked:
-		if known {
-			delete(c.conns, conn)
-			c.open--
-		}
-	}
-	c.mu.Unlock()
-	if victim != nil {
-		_ = victim.Close()
-	}
+		w.Header().Set("Connection", "close")
+		next.ServeHTTP(w, r)
+		hangUp(w)
+	})
 }

@@ -32,6 +32,7 @@ func (a *Adapter) guardMCP(next http.Handler) http.Handler {
 				"JSON-RPC batch arrays are not supported: MCP 2025-11-25 has no batching; send one message per POST", nil)
 			return
 		}
+		protectConn(r) // authenticated, and its body is in
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r, release := a.withCallerContext(r, body)
 		defer release()

@@ -1,0 +1,167 @@
+package adapter_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
+)
+
+// Every path but POST /mcp answers a request with a body from its headers
+// and hangs up: net/http would otherwise drain up to 256 KB of the body
+// first, keeping the connection busy for the whole read timeout.
+func TestServeStrayBodiesHangUp(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, rsURL := startRS(t)
+	const readTimeout = 6 * time.Second
+	_, endpoint := spawnServe(t, ctx, adaptertest.Binary(t), rsURL, "--read-timeout", readTimeout.String())
+	addr := hostOf(t, endpoint)
+	for _, tc := range []struct{ method, path, host, status string }{
+		{"GET", adapter.SetupPath, addr, "200"},
+		{"GET", adapter.LLMsPath, addr, "200"},
+		{"GET", adapter.IconPath, addr, "200"},
+		{"GET", adapter.MetadataPath, addr, "200"},
+		{"GET", adapter.MCPMetadataPath, addr, "200"},
+		{"POST", "/nope", addr, "404"},
+		{"POST", adapter.SetupPath, addr, "405"},
+		{"POST", adapter.MCPPath, "evil.example:80", "421"},
+		{"POST", adapter.MCPPath, "not a host", "400"},
+	} {
+		t.Run(tc.method+" "+tc.path+" "+tc.status, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			// One byte of a declared 100,000: the body has not finished arriving.
+			req := tc.method + " " + tc.path + " HTTP/1.1\r\nHost: " + tc.host + "\r\nContent-Length: 100000\r\n\r\n{"
+			if _, err := c.Write([]byte(req)); err != nil {
+				t.Fatal(err)
+			}
+			status, after, closed := readUntilClosed(c, readTimeout+5*time.Second)
+			if !strings.HasPrefix(status, "HTTP/1.1 "+tc.status+" ") {
+				t.Errorf("answer %q, want %s", status, tc.status)
+			}
+			if !closed || after > readTimeout/3 {
+				t.Errorf("connection closed=%v after %s, want closed within %s, without waiting for the body", closed, after.Round(time.Millisecond), readTimeout/3)
+			}
+		})
+	}
+}
+
+// floodKind is one way of holding connections without credentials (or
+// with them, stalling): each attacking connection sends what it returns
+// and then never reads.
+type floodKind struct {
+	name     string
+	maxConns int
+	request  func(addr, token string) string
+}
+
+// TestServeLockoutFloods runs the red team's lockout floods against
+// `pdpp-mcp serve` at a small --max-conns, from another loopback address
+// (127.0.0.2), each for a few seconds and a few hundred connections:
+// authenticated pings from 127.0.0.1 must all succeed meanwhile.
+func TestServeLockoutFloods(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rs, rsURL := startRS(t)
+	pipelined := strings.Repeat("GET "+adapter.SetupPath+" HTTP/1.1\r\nHost: HOST\r\n\r\n", 2000)
+	for _, k := range []floodKind{
+		{"stalled bodies on a 404", 32, func(addr, _ string) string {
+			return "POST /nope HTTP/1.1\r\nHost: " + addr + "\r\nContent-Length: 100000\r\n\r\n{"
+		}},
+		{"stalled body on the setup page", 32, func(addr, _ string) string {
+			return "GET " + adapter.SetupPath + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Length: 100000\r\n\r\n{"
+		}},
+		{"pipelined setup pages never read", 10, func(addr, _ string) string {
+			return strings.ReplaceAll(pipelined, "HOST", addr)
+		}},
+		{"authenticated stalled bodies", 10, func(addr, token string) string {
+			return "POST " + adapter.MCPPath + " HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + token +
+				"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{"
+		}},
+		{"silent", 10, func(string, string) string { return "" }},
+	} {
+		t.Run(k.name, func(t *testing.T) {
+			_, endpoint := spawnServe(t, ctx, adaptertest.Binary(t), rsURL, "--max-conns", strconv.Itoa(k.maxConns))
+			addr := hostOf(t, endpoint)
+			opened, failed := floodWhilePinging(t, addr, k.request(addr, rs.ClientToken()), endpoint, rs.ClientToken())
+			t.Logf("%d attacking connections; %d of 20 pings failed", opened, failed)
+			if opened < 100 {
+				t.Errorf("only %d attacking connections opened: no flood to survive", opened)
+			}
+			if failed > 0 {
+				t.Errorf("%d of 20 authenticated pings failed during the flood", failed)
+			}
+		})
+	}
+}
+
+// floodWhilePinging opens up to 400 connections from 127.0.0.2 over about
+// three seconds, each sending req and never reading, while 20 authenticated
+// pings go from 127.0.0.1; it returns how many connections opened and how
+// many pings failed.
+func floodWhilePinging(t *testing.T, addr, req, endpoint, token string) (opened int, failed int) {
+	t.Helper()
+	stop := make(chan struct{})
+	var (
+		wg   sync.WaitGroup
+		n    atomic.Int64
+		mu   sync.Mutex
+		held []net.Conn
+	)
+	defer func() {
+		mu.Lock()
+		for _, c := range held {
+			_ = c.Close()
+		}
+		mu.Unlock()
+	}()
+	d := net.Dialer{Timeout: time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n.Load() < 400 {
+				select {
+				case <-stop:
+					return
+				case <-time.After(25 * time.Millisecond): // about 160 a second in all
+				}
+				c, err := d.Dial("tcp", addr)
+				if err != nil {
+					continue
+				}
+				n.Add(1)
+				mu.Lock()
+				held = append(held, c)
+				mu.Unlock()
+				if req != "" {
+					_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+					_, _ = c.Write([]byte(req))
+				}
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond) // the flood is on
+	for range 20 {
+		if status, body, err := mcpPost(endpoint, token, ping, 5*time.Second); err != nil || status != http.StatusOK {
+			failed++
+			t.Logf("ping: %d %.100s %v", status, body, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	return int(n.Load()), failed
+}
