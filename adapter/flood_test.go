@@ -2,8 +2,12 @@ package adapter_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,4 +168,51 @@ func floodWhilePinging(t *testing.T, addr, req, endpoint, token string) (opened 
 	close(stop)
 	wg.Wait()
 	return int(n.Load()), failed
+}
+
+// Under a 512-descriptor limit, serve lowers the default --max-conns to fit
+// and refuses an explicit one that does not; a flood larger than the limit
+// then meets eviction, not a failing accept, and a ping gets through.
+func TestServeFitsTheOpenFileLimit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rs, rsURL := startRS(t)
+	limited := filepath.Join(t.TempDir(), "pdpp-mcp-ulimit")
+	script := "#!/bin/sh\nulimit -n 512 || exit 99\nexec " + adaptertest.Binary(t) + " \"$@\"\n"
+	if err := os.WriteFile(limited, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("explicit --max-conns over the limit", func(t *testing.T) {
+		out, err := exec.CommandContext(ctx, limited, "serve", "--addr", "127.0.0.1:0", "--provider-url", rsURL, "--max-conns", "1024").CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != adapter.ExitUsage || !strings.Contains(string(out), "--max-conns 1024: the open-file limit (ulimit -n) is 512") {
+			t.Errorf("exit %v, output %q; want exit %d naming the limit", err, out, adapter.ExitUsage)
+		}
+	})
+	t.Run("default lowered, and a 600-connection flood evicted", func(t *testing.T) {
+		pid, endpoint := spawnServe(t, ctx, limited, rsURL)
+		addr := hostOf(t, endpoint)
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				_ = c.Close()
+			}
+		}()
+		d := net.Dialer{Timeout: time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+		for range 600 {
+			if c, err := d.Dial("tcp", addr); err == nil {
+				held = append(held, c)
+			}
+		}
+		during := settle(t, pid)
+		for i := range 5 {
+			if status, body, err := mcpPost(endpoint, rs.ClientToken(), ping, 5*time.Second); err != nil || status != http.StatusOK {
+				t.Errorf("ping %d during the flood: %d %.100s %v", i, status, body, err)
+			}
+		}
+		t.Logf("600 connections opened; serve holds %d descriptors", during.fds)
+		if during.fds > 512-64 {
+			t.Errorf("serve holds %d descriptors of its 512", during.fds)
+		}
+	})
 }

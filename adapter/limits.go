@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 )
@@ -71,4 +72,33 @@ func (a *Adapter) discardStrayBodies(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 		hangUp(w)
 	})
+}
+
+// fdReserve is the descriptors serve needs besides one per client
+// connection and one per RS request in flight: the listener, the runtime's
+// poller, stdio, and the RS client's idle pool (rsclient.MaxIdleConnsPerHost).
+const fdReserve = 64 + 32
+
+// fitConnsToFileLimit checks --max-conns against the open-file limit
+// nofile (0: unknown). Each client connection takes a descriptor, and a
+// call it carries one more to the RS. Past the limit, accept fails before
+// the cap can evict anything, and everyone is locked out; so an explicit
+// --max-conns that does not fit is a usage error (it asks for what the
+// process cannot do), and the default is lowered to fit, with a warning
+// (a default that refused to start under `ulimit -n 1024` would be worse).
+func fitConnsToFileLimit(maxConns int, explicit bool, nofile uint64) (int, string, error) {
+	if nofile == 0 || uint64(2*maxConns+fdReserve) <= nofile {
+		return maxConns, "", nil
+	}
+	fits := 0
+	if nofile > fdReserve {
+		fits = int((nofile - fdReserve) / 2)
+	}
+	switch {
+	case fits < 1:
+		return 0, "", fmt.Errorf("the open-file limit (ulimit -n) is %d, too low to serve: it needs %d descriptors and 2 per connection", nofile, fdReserve)
+	case explicit:
+		return 0, "", fmt.Errorf("--max-conns %d: the open-file limit (ulimit -n) is %d, which fits at most %d connections (each may hold a second descriptor to the RS, and %d are reserved); raise the limit or lower --max-conns", maxConns, nofile, fits, fdReserve)
+	}
+	return fits, fmt.Sprintf("--max-conns lowered from %d to %d to fit the open-file limit (ulimit -n) of %d; raise the limit to allow more", maxConns, fits, nofile), nil
 }

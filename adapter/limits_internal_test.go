@@ -3,6 +3,7 @@ package adapter
 import (
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -122,5 +123,32 @@ func TestConnCapPerClient(t *testing.T) {
 	runCap(cc, []capStep{{v6a, http.StateNew}, {v6b, http.StateNew}})
 	if cc.clients["2001:db8::/64"].open != 2 {
 		t.Error("two addresses of one IPv6 /64 are not counted as one client")
+	}
+}
+
+// --max-conns must fit the open-file limit, two descriptors a connection
+// (the client's and an RS request's) besides a reserve: an explicit value
+// that does not fit is a usage error, the default is lowered to fit.
+func TestFitConnsToFileLimit(t *testing.T) {
+	for _, tc := range []struct {
+		max      int
+		explicit bool
+		nofile   uint64
+		want     int
+		warn     string
+		err      string
+	}{
+		{1024, false, 0, 1024, "", ""}, // unknown limit
+		{1024, true, 20000, 1024, "", ""},
+		{1024, false, 2*1024 + fdReserve, 1024, "", ""},
+		{1024, false, 512, 208, "--max-conns lowered from 1024 to 208 to fit the open-file limit (ulimit -n) of 512", ""},
+		{1024, true, 512, 0, "", "--max-conns 1024: the open-file limit (ulimit -n) is 512, which fits at most 208 connections"},
+		{1024, false, 64, 0, "", "the open-file limit (ulimit -n) is 64, too low to serve"},
+	} {
+		got, warn, err := fitConnsToFileLimit(tc.max, tc.explicit, tc.nofile)
+		if got != tc.want || !strings.HasPrefix(warn, tc.warn) || (tc.warn == "") != (warn == "") ||
+			(err == nil) != (tc.err == "") || err != nil && !strings.HasPrefix(err.Error(), tc.err) {
+			t.Errorf("fit(%d, explicit=%v, nofile=%d) = %d, %q, %v; want %d, %q, %q", tc.max, tc.explicit, tc.nofile, got, warn, err, tc.want, tc.warn, tc.err)
+		}
 	}
 }
