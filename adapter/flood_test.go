@@ -216,3 +216,68 @@ func TestServeFitsTheOpenFileLimit(t *testing.T) {
 		}
 	})
 }
+
+// stalledBodiesBoundMB bounds serve's resident set holding 1,000
+// authenticated /mcp bodies stalled a byte short of the 64 KiB cap, at the
+// default limits (docs/SECURITY.md states the measured figure).
+const stalledBodiesBoundMB = 128
+
+// TestServeStalledBodiesMemory measures what 1,000 stalled 64 KiB bodies
+// cost serve (the red team saw 116 MB against a documented 64 MB): they
+// come from two loopback addresses, each under its per-client cap.
+func TestServeStalledBodiesMemory(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rs, rsURL := startRS(t)
+	pid, endpoint := spawnServe(t, ctx, adaptertest.Binary(t), rsURL)
+	addr, token := hostOf(t, endpoint), rs.ClientToken()
+	if status, _, err := mcpPost(endpoint, token, ping, 5*time.Second); err != nil || status != http.StatusOK {
+		t.Fatalf("ping: %d %v", status, err)
+	}
+	before := snapshot(t, pid)
+	head := "POST " + adapter.MCPPath + " HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + token +
+		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: " +
+		strconv.Itoa(adapter.DefaultMaxBodyBytes) + "\r\n\r\n" + strings.Repeat(" ", adapter.DefaultMaxBodyBytes-1)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		held []net.Conn
+	)
+	defer func() {
+		for _, c := range held {
+			_ = c.Close()
+		}
+	}()
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := net.Dialer{Timeout: 2 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+w%2))}}
+			for range 125 {
+				c, err := d.Dial("tcp", addr)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				held = append(held, c)
+				mu.Unlock()
+				_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+				if _, err := c.Write([]byte(head)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	during := settle(t, pid) // every connection accepted, every body read to its last byte but one
+	t.Logf("1,000 stalled 64 KiB bodies: serve RSS %d MB (%d MB before, %d MB more), %d descriptors, peak %d MB",
+		during.rssKB>>10, before.rssKB>>10, (during.rssKB-before.rssKB)>>10, during.fds, peakRSSKB(t, pid)>>10)
+	if during.fds < 1000 {
+		t.Errorf("serve holds %d descriptors: not every stalled body was held", during.fds)
+	}
+	if mb := during.rssKB >> 10; mb >= stalledBodiesBoundMB {
+		t.Errorf("serve's RSS %d MB holding 1,000 stalled bodies, want under %d MB", mb, stalledBodiesBoundMB)
+	}
+}

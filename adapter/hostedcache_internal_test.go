@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -73,5 +74,22 @@ func TestOriginCacheKeepsTheRecentlyUsed(t *testing.T) {
 	again := a.serverFor("http://localhost:8080")
 	if again == real || a.serverFor("http://localhost:8080") != again {
 		t.Error("the real origin, pushed out, is not cached again at its next request")
+	}
+}
+
+// readGrowing returns the body whole, declared or not, at every size
+// around its chunk edges.
+func TestReadGrowingRoundTrips(t *testing.T) {
+	for _, size := range []int{0, 1, 1023, 1024, 1025, 3 << 10, 15<<10 + 1, 64 << 10, 200 << 10} {
+		want := strings.Repeat("x", size)
+		for _, declared := range []int64{int64(size), -1} {
+			got, err := readGrowing(iotest.OneByteReader(strings.NewReader(want)), declared)
+			if err != nil || string(got) != want {
+				t.Errorf("size %d, declared %d: %d bytes, %v", size, declared, len(got), err)
+			}
+			if cap(got) != size {
+				t.Errorf("size %d, declared %d: capacity %d, want exact", size, declared, cap(got))
+			}
+		}
 	}
 }
