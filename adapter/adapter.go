@@ -75,8 +75,13 @@ type Options struct {
 	// (HTTPServer only). Zero means DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	// MaxConns caps open client connections; at the cap a new one evicts
-	// the longest-quiet one (HTTPServer only). Zero means DefaultMaxConns.
+	// the longest-quiet one, else one whose request is still arriving or
+	// unauthenticated (HTTPServer only). Zero means DefaultMaxConns.
 	MaxConns int
+	// MaxConnsPerClient caps open connections from one client address (an
+	// IPv4 address or IPv6 /64); past it a new one evicts that client's own
+	// (HTTPServer only). Zero means half of MaxConns.
+	MaxConnsPerClient int
 	// MaxBodyBytes caps an /mcp request body; a larger one gets 413 before
 	// anything in it runs. Zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64

@@ -54,8 +54,13 @@ Flags:
   --read-timeout D     serve: a request's headers and body must arrive within D (default 10s)
   --write-timeout D    serve: an answer must be written within D of its request's headers (default 1m30s)
   --idle-timeout D     serve: close a keep-alive connection idle for D (default 30s)
-  --max-conns N        serve: open connections at most; at N a new one evicts the one quiet longest
-                       (default 1024; keep it under the open-file limit)
+  --max-conns N        serve: open connections at most; at N a new one evicts the one quiet longest,
+                       else the oldest whose request is unfinished or unauthenticated (default 1024,
+                       lowered to fit the open-file limit; an explicit N that does not fit is an error)
+  --max-conns-per-client N
+                       serve: open connections from one address (IPv4, or IPv6 /64) at most; past N a
+                       new one evicts that address's own (default half of --max-conns; behind a
+                       reverse proxy every client shares its address: set it to --max-conns)
   --max-body N         serve: largest /mcp request body in bytes; a larger one gets 413 (default 65536)
   --max-header N       serve: largest request header block in bytes; a larger one gets 431 (default 32768)
   --refused-bearer-ttl D
@@ -120,6 +125,7 @@ func (c Command) Run(ctx context.Context, args []string, getenv Env, stdin io.Re
 		writeTO     = fs.Duration("write-timeout", DefaultWriteTimeout, "")
 		idleTO      = fs.Duration("idle-timeout", DefaultIdleTimeout, "")
 		maxConns    = fs.Int("max-conns", DefaultMaxConns, "")
+		perClient   = fs.Int("max-conns-per-client", 0, "")
 		maxBody     = fs.Int64("max-body", DefaultMaxBodyBytes, "")
 		maxHeader   = fs.Int("max-header", DefaultMaxHeaderBytes, "")
 		refusedTTL  = fs.Duration("refused-bearer-ttl", DefaultRefusalCacheTTL, "")
@@ -183,6 +189,23 @@ func (c Command) Run(ctx context.Context, args []string, getenv Env, stdin io.Re
 		fmt.Fprintf(stderr, "pdpp-mcp: --max-conns %d: want 1 or more\n", *maxConns)
 		return ExitUsage
 	}
+	if *perClient < 0 {
+		fmt.Fprintf(stderr, "pdpp-mcp: --max-conns-per-client %d: want 1 or more (0: half of --max-conns)\n", *perClient)
+		return ExitUsage
+	}
+	if serve {
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "max-conns" })
+		fits, warning, err := fitConnsToFileLimit(*maxConns, explicit, openFileLimit())
+		if err != nil {
+			fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
+			return ExitUsage
+		}
+		if warning != "" {
+			fmt.Fprintf(stderr, "pdpp-mcp: warning: %s\n", warning)
+		}
+		*maxConns = fits
+	}
 	if *maxBody < 1024 {
 		fmt.Fprintf(stderr, "pdpp-mcp: --max-body %d: want 1024 bytes or more\n", *maxBody)
 		return ExitUsage
@@ -200,7 +223,7 @@ func (c Command) Run(ctx context.Context, args []string, getenv Env, stdin io.Re
 	}
 	opts := Options{ProviderURL: u.String(), Name: *serverName, Stdio: !serve, PublicOrigin: *publicOrig,
 		TrustForwarded: *trustFwd, AuthCacheTTL: *authTTL, ReadTimeout: *readTO, WriteTimeout: *writeTO, IdleTimeout: *idleTO,
-		MaxConns: *maxConns, MaxBodyBytes: *maxBody, MaxHeaderBytes: *maxHeader,
+		MaxConns: *maxConns, MaxConnsPerClient: *perClient, MaxBodyBytes: *maxBody, MaxHeaderBytes: *maxHeader,
 		RefusalCacheTTL: *refusedTTL}
 	if serve {
 		c.configure(&opts)

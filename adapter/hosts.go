@@ -19,6 +19,7 @@ func guardHost(next http.Handler) http.Handler {
 			w.Header().Set("Connection", "close")
 			writeHTTPError(w, http.StatusBadRequest, map[string]any{"type": "invalid_request_error", "code": "invalid_host",
 				"message": "the Host header is not a host name or IP address with an optional port"})
+			hangUp(w)
 			return
 		}
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil &&
@@ -26,6 +27,7 @@ func guardHost(next http.Handler) http.Handler {
 			w.Header().Set("Connection", "close")
 			writeHTTPError(w, http.StatusMisdirectedRequest, map[string]any{"type": "invalid_request_error", "code": "misdirected_request",
 				"message": "this server listens on a loopback address and answers only localhost, 127.0.0.1 or [::1] as Host (DNS-rebinding protection)"})
+			hangUp(w)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"container/list"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,7 +52,7 @@ func (a *Adapter) Handler() http.Handler {
 	for i := len(a.opts.HostedMiddleware) - 1; i >= 0; i-- {
 		h = a.opts.HostedMiddleware[i](h)
 	}
-	return guardHost(h)
+	return a.discardStrayBodies(guardHost(h))
 }
 
 // serves reports whether the hosted endpoint serves bearers of a kind.
@@ -80,15 +80,15 @@ func (a *Adapter) origin(r *http.Request) string {
 }
 
 // serverFor is the MCP server whose serverInfo names this origin's icon.
-// Servers are kept per origin, up to a bound, since the tools never change.
+// Servers are kept per origin, the most recently used originCacheSize of
+// them, since the tools never change: made-up Host names push each other
+// out, and the real origin back in at its next request.
 func (a *Adapter) serverFor(origin string) *mcp.Server {
-	if s, ok := a.hosted.Load(origin); ok {
-		return s.(*mcp.Server)
+	if s := a.hosted.get(origin); s != nil {
+		return s
 	}
 	s := a.newServer([]mcp.Icon{{Source: origin + IconPath, MIMEType: "image/svg+xml", Sizes: []string{"any"}}})
-	if a.hostedCount.Add(1) <= 64 {
-		a.hosted.Store(origin, s)
-	}
+	a.hosted.put(origin, s)
 	return s
 }
 
@@ -113,8 +113,8 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 		return v
 	}
 	if ttl > 0 {
-		if v, ok := a.bearers.Load(key); ok && time.Now().Before(v.(bearerVerdict).expires) {
-			return v.(bearerVerdict)
+		if v, ok := a.bearers.get(key); ok {
+			return v
 		}
 	}
 	v := a.probeBearer(ctx, token)
@@ -122,10 +122,7 @@ func (a *Adapter) verifyBearer(ctx context.Context, token string) bearerVerdict 
 	case v.status == http.StatusUnauthorized || v.status == http.StatusForbidden || v.status == 0 && !a.serves(v.kind):
 		a.refused.put(key, v, a.refusalTTL())
 	case v.status == 0 && ttl > 0:
-		v.expires = time.Now().Add(ttl)
-		if n := a.bearerCount.Add(1); n <= 4096 {
-			a.bearers.Store(key, v)
-		}
+		a.bearers.put(key, v, ttl)
 	}
 	return v
 }
@@ -209,10 +206,50 @@ func writeHTTPError(w http.ResponseWriter, status int, errObj map[string]any) {
 
 // hostedState is what the hosted surface keeps between requests.
 type hostedState struct {
-	hosted      sync.Map // origin -> *mcp.Server
-	hostedCount atomic.Int64
-	bearers     sync.Map // sha256(token) -> bearerVerdict
-	bearerCount atomic.Int64
-	calls       callRegistry // in-flight /mcp calls, for notifications/cancelled
-	refused     refusalCache // bearers the RS refused, for a few seconds
+	hosted  originCache  // origin -> *mcp.Server, most recently used
+	bearers verdictCache // bearers the RS accepted, for Options.AuthCacheTTL
+	calls   callRegistry // in-flight /mcp calls, for notifications/cancelled
+	refused verdictCache // bearers the RS refused, for a few seconds
+}
+
+// originCacheSize bounds the per-origin servers kept.
+const originCacheSize = 64
+
+// originCache keeps the servers of the most recently used origins.
+type originCache struct {
+	mu    sync.Mutex
+	order list.List // *originServer, most recent first
+	at    map[string]*list.Element
+}
+
+type originServer struct {
+	origin string
+	srv    *mcp.Server
+}
+
+func (c *originCache) get(origin string) *mcp.Server {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.at[origin]
+	if e == nil {
+		return nil
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*originServer).srv
+}
+
+func (c *originCache) put(origin string, s *mcp.Server) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == nil {
+		c.at = map[string]*list.Element{}
+	}
+	if e := c.at[origin]; e != nil {
+		c.order.MoveToFront(e)
+		return
+	}
+	c.at[origin] = c.order.PushFront(&originServer{origin, s})
+	if c.order.Len() > originCacheSize {
+		delete(c.at, c.order.Remove(c.order.Back()).(*originServer).origin)
+	}
 }

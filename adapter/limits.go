@@ -1,10 +1,8 @@
 package adapter
 
 import (
-	"container/list"
-	"net"
+	"fmt"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -36,10 +34,11 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 // request's headers and body must arrive within ReadTimeout, its headers
 // fit in MaxHeaderBytes, its answer be written within WriteTimeout, an
 // idle keep-alive connection lasts IdleTimeout, and at most MaxConns
-// connections are open.
+// connections are open, MaxConnsPerClient of them from one address.
 func (a *Adapter) HTTPServer() *http.Server {
 	read := orDefault(a.opts.ReadTimeout, DefaultReadTimeout)
-	limit := newConnCap(orDefault(a.opts.MaxConns, DefaultMaxConns))
+	maxConns := orDefault(a.opts.MaxConns, DefaultMaxConns)
+	limit := newConnCap(maxConns, orDefault(a.opts.MaxConnsPerClient, max(1, maxConns/2)))
 	return &http.Server{
 		Handler:           a.Handler(),
 		ReadHeaderTimeout: read,
@@ -48,58 +47,58 @@ func (a *Adapter) HTTPServer() *http.Server {
 		IdleTimeout:       orDefault(a.opts.IdleTimeout, DefaultIdleTimeout),
 		MaxHeaderBytes:    orDefault(a.opts.MaxHeaderBytes, DefaultMaxHeaderBytes),
 		ConnState:         limit.track,
+		ConnContext:       limit.connContext,
 	}
 }
 
-// connCap caps open connections. A plain limit would stop accepting, so a
-// flood of silent connections would lock everyone out: instead, at the cap
-// a new connection evicts the one that has been quiet (idle between
-// requests, or connected and silent) the longest. Connections busy with a
-// request are never evicted (the read timeout bounds them); if every one is
-// busy, the new connection is closed.
-type connCap struct {
-	max   int
-	mu    sync.Mutex
-	open  int
-	quiet list.List // net.Conn, longest quiet first
-	conns map[net.Conn]*list.Element
+// discardStrayBodies hangs up on a request whose body nothing reads (every
+// path but POST /mcp, which reads its own within limits): its answer says
+// Connection: close, and the body is neither read nor waited for. net/http
+// would otherwise drain up to 256 KB of it first, keeping the connection
+// busy for as long as a client takes to send it. An answer that is not
+// /mcp's (a page, a document, a refusal) must be written within the read
+// timeout: they are small, and a client pipelining requests without
+// reading the answers holds its connection no longer than that.
+func (a *Adapter) discardStrayBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != MCPPath {
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(orDefault(a.opts.ReadTimeout, DefaultReadTimeout)))
+		}
+		if r.ContentLength == 0 || r.URL.Path == MCPPath && r.Method == http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Connection", "close")
+		next.ServeHTTP(w, r)
+		hangUp(w)
+	})
 }
 
-func newConnCap(max int) *connCap {
-	return &connCap{max: max, conns: map[net.Conn]*list.Element{}}
-}
+// fdReserve is the descriptors serve needs besides one per client
+// connection and one per RS request in flight: the listener, the runtime's
+// poller, stdio, and the RS client's idle pool (rsclient.MaxIdleConnsPerHost).
+const fdReserve = 64 + 32
 
-// track is the http.Server's ConnState hook.
-func (c *connCap) track(conn net.Conn, state http.ConnState) {
-	var victim net.Conn
-	c.mu.Lock()
-	e, known := c.conns[conn]
-	if e != nil {
-		c.quiet.Remove(e)
-		c.conns[conn] = nil
+// fitConnsToFileLimit checks --max-conns against the open-file limit
+// nofile (0: unknown). Each client connection takes a descriptor, and a
+// call it carries one more to the RS. Past the limit, accept fails before
+// the cap can evict anything, and everyone is locked out; so an explicit
+// --max-conns that does not fit is a usage error (it asks for what the
+// process cannot do), and the default is lowered to fit, with a warning
+// (a default that refused to start under `ulimit -n 1024` would be worse).
+func fitConnsToFileLimit(maxConns int, explicit bool, nofile uint64) (int, string, error) {
+	if nofile == 0 || uint64(2*maxConns+fdReserve) <= nofile {
+		return maxConns, "", nil
 	}
-	switch state {
-	case http.StateNew:
-		c.open++
-		c.conns[conn] = c.quiet.PushBack(conn)
-		if c.open > c.max {
-			front := c.quiet.Front()
-			victim = c.quiet.Remove(front).(net.Conn)
-			delete(c.conns, victim) // its StateClosed finds nothing to count
-			c.open--
-		}
-	case http.StateIdle:
-		if known {
-			c.conns[conn] = c.quiet.PushBack(conn)
-		}
-	case http.StateClosed, http.StateHijacked:
-		if known {
-			delete(c.conns, conn)
-			c.open--
-		}
+	fits := 0
+	if nofile > fdReserve {
+		fits = int((nofile - fdReserve) / 2)
 	}
-	c.mu.Unlock()
-	if victim != nil {
-		_ = victim.Close()
+	switch {
+	case fits < 1:
+		return 0, "", fmt.Errorf("the open-file limit (ulimit -n) is %d, too low to serve: it needs %d descriptors and 2 per connection", nofile, fdReserve)
+	case explicit:
+		return 0, "", fmt.Errorf("--max-conns %d: the open-file limit (ulimit -n) is %d, which fits at most %d connections (each may hold a second descriptor to the RS, and %d are reserved); raise the limit or lower --max-conns", maxConns, nofile, fits, fdReserve)
 	}
+	return fits, fmt.Sprintf("--max-conns lowered from %d to %d to fit the open-file limit (ulimit -n) of %d; raise the limit to allow more", maxConns, fits, nofile), nil
 }

@@ -316,7 +316,9 @@ func TestServeUnderAttack(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c, err := net.Dial("tcp", addr)
+				// From two addresses, each under its per-client cap (half of --max-conns).
+				d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+i%2))}}
+				c, err := d.Dial("tcp", addr)
 				if err != nil {
 					t.Error(err)
 					return

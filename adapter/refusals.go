@@ -19,9 +19,11 @@ import (
 // into a trickle of RS checks, short enough that nobody waits on it.
 const DefaultRefusalCacheTTL = 5 * time.Second
 
-// refusalCacheSize bounds the refusal cache; past it, expired entries go,
-// then arbitrary ones.
-const refusalCacheSize = 4096
+// bearerCacheSize bounds each bearer cache (refusals, acceptances); when
+// one is full, expired entries go, then arbitrary ones down to seven
+// eighths, so a flood of distinct bearers costs a bounded, amortised
+// sweep per store and the cache keeps working past any number of stores.
+const bearerCacheSize = 4096
 
 func (a *Adapter) refusalTTL() time.Duration {
 	if a.opts.RefusalCacheTTL < 0 {
@@ -30,14 +32,14 @@ func (a *Adapter) refusalTTL() time.Duration {
 	return orDefault(a.opts.RefusalCacheTTL, DefaultRefusalCacheTTL)
 }
 
-// refusalCache remembers the RS's refusals by sha256 of the bearer (never
-// the bearer itself).
-type refusalCache struct {
+// verdictCache remembers what the RS said about bearers, by sha256 of the
+// bearer (never the bearer itself), each until its expiry.
+type verdictCache struct {
 	mu sync.Mutex
 	m  map[[32]byte]bearerVerdict
 }
 
-func (c *refusalCache) get(key [32]byte) (bearerVerdict, bool) {
+func (c *verdictCache) get(key [32]byte) (bearerVerdict, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.m[key]
@@ -48,7 +50,7 @@ func (c *refusalCache) get(key [32]byte) (bearerVerdict, bool) {
 	return v, ok
 }
 
-func (c *refusalCache) put(key [32]byte, v bearerVerdict, ttl time.Duration) {
+func (c *verdictCache) put(key [32]byte, v bearerVerdict, ttl time.Duration) {
 	if ttl <= 0 {
 		return
 	}
@@ -59,20 +61,26 @@ func (c *refusalCache) put(key [32]byte, v bearerVerdict, ttl time.Duration) {
 	if c.m == nil {
 		c.m = map[[32]byte]bearerVerdict{}
 	}
-	if len(c.m) >= refusalCacheSize {
+	if _, known := c.m[key]; !known && len(c.m) >= bearerCacheSize {
 		for k, old := range c.m {
 			if now.After(old.expires) {
 				delete(c.m, k)
 			}
 		}
 		for k := range c.m {
-			if len(c.m) < refusalCacheSize {
+			if len(c.m) < bearerCacheSize*7/8 {
 				break
 			}
 			delete(c.m, k)
 		}
 	}
 	c.m[key] = v
+}
+
+func (c *verdictCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }
 
 // maxRSMessage caps, in runes, the RS's own words in a 401 body.

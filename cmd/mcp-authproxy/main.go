@@ -1,5 +1,6 @@
 // Command mcp-authproxy is a loopback reverse proxy that adds
-// "Authorization: Bearer <token>" to every request. It lets MCP tools that
+// "Authorization: Bearer <token>" to every request whose Host is a
+// loopback name. It lets MCP tools that
 // have no auth flags (the official conformance suite) reach an adapter that
 // requires a bearer.
 package main
@@ -13,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -60,7 +62,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "mcp-authproxy: %v\n", err)
 		return 1
 	}
-	srv := &http.Server{Handler: newProxy(cfg.target, cfg.token), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: loopbackHostsOnly(newProxy(cfg.target, cfg.token)), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "url=http://%s%s\n", ln.Addr(), cfg.target.EscapedPath())
 	fmt.Fprintf(stderr, "mcp-authproxy: forwarding http://%s to %s\n", ln.Addr(), cfg.target.Redacted())
 	errc := make(chan error, 1)
@@ -115,6 +117,36 @@ func parseConfig(addr, target, tokenFile string, rest []string, getenv func(stri
 		return config{}, fmt.Errorf("want one non-empty token line in --token-file or $%s", tokenEnv)
 	}
 	return config{addr: addr, target: u, token: token}, nil
+}
+
+// loopbackHostsOnly refuses, with 421 and without forwarding, a request
+// whose Host is not localhost or a loopback IP (with any port): a page
+// whose name an attacker rebinds to 127.0.0.1 (DNS rebinding) reaches the
+// listener with its own name as Host, and must not get the bearer added.
+func loopbackHostsOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isLoopbackHost(r.Host) {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "mcp-authproxy forwards only requests whose Host is localhost, 127.0.0.1 or [::1] (DNS-rebinding protection)", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isLoopbackHost reports whether a Host header names localhost or a
+// loopback IP, with an optional port.
+func isLoopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+	}
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.IsLoopback()
 }
 
 // newProxy forwards every request to target's origin unchanged except for

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,6 +80,43 @@ func TestProxyInFrontOfTheAdapterKeepsRebindingProtection(t *testing.T) {
 	}
 	if code := post("evil.example.com"); code < 400 || code > 499 {
 		t.Errorf("foreign Host through the proxy: HTTP %d, want 4xx", code)
+	}
+}
+
+// N6: a DNS-rebinding page reaches the proxy with its own name as Host:
+// the proxy refuses it with 421 and forwards nothing, so no bearer is
+// added; loopback names, with or without a port, go through.
+func TestProxyForwardsOnlyLoopbackHosts(t *testing.T) {
+	var forwarded atomic.Int64
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		forwarded.Add(1)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	defer backend.Close()
+	target, _ := url.Parse(backend.URL + "/mcp")
+	proxy := httptest.NewServer(loopbackHostsOnly(newProxy(target, "tok-123")))
+	defer proxy.Close()
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"localhost", 200}, {"localhost:8080", 200}, {"LOCALHOST.:8080", 200}, {"127.0.0.1:1", 200},
+		{"127.9.9.9", 200}, {"[::1]:8080", 200}, {"[::1]", 200},
+		{"evil.example.com", 421}, {"evil.example.com:8080", 421}, {"localhost.evil.example", 421},
+		{"127.0.0.1.nip.io", 421}, {"10.0.0.1:80", 421}, {"[::ffff:7f00:1]", 200}, {"[fe80::1%25lo]", 421}, {"0.0.0.0", 421},
+	} {
+		before := forwarded.Load()
+		req, _ := http.NewRequest("POST", proxy.URL+"/mcp", strings.NewReader(`{}`))
+		req.Host = tc.host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("Host %q: %v", tc.host, err)
+		}
+		resp.Body.Close()
+		went := forwarded.Load() > before
+		if resp.StatusCode != tc.want || went != (tc.want == 200) {
+			t.Errorf("Host %q: HTTP %d, forwarded=%v; want %d", tc.host, resp.StatusCode, went, tc.want)
+		}
 	}
 }
 
