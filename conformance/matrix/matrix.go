@@ -62,6 +62,11 @@ type Options struct {
 	Parallel int      // adapters checked at once; zero means 2
 	// Progress, when set, hears of each mutant or variant as it ends.
 	Progress func(done, total int, name string)
+	// OwnScenarios judges each mutant on the scenarios it names and
+	// declares only: enough to prove it killed by its own clauses, at a
+	// fraction of the cost, but blind to undeclared collateral. The full
+	// sweep (the default) is what make ci and mcpcheck mutants run.
+	OwnScenarios bool
 }
 
 // Mutants opens the reference adapter once per mutant (all of them, or
@@ -130,7 +135,11 @@ func run(ctx context.Context, rows []reference.Mutant, kind string, o Options) (
 		sem <- struct{}{}
 		go func(i int, m reference.Mutant) {
 			defer func() { <-sem; wg.Done() }()
-			out[i] = judge(ctx, m, entries, settings, baseline)
+			scope := entries
+			if o.OwnScenarios && !m.Conforming() {
+				scope = ownEntries(entries, m)
+			}
+			out[i] = judge(ctx, m, scope, settings, baseline)
 			if o.Progress != nil {
 				mu.Lock()
 				done++
@@ -205,6 +214,16 @@ func judge(ctx context.Context, m reference.Mutant, entries []conformance.Entry,
 		}
 	}
 	return r
+}
+
+// ownEntries are the registry entries of the scenarios a mutant names or
+// declares as collateral.
+func ownEntries(entries []conformance.Entry, m reference.Mutant) []conformance.Entry {
+	own := slices.Clone(m.Collateral)
+	for _, k := range m.Kills {
+		own = append(own, scenarioOf(k))
+	}
+	return slices.DeleteFunc(slices.Clone(entries), func(e conformance.Entry) bool { return !slices.Contains(own, e.Scenario.ID) })
 }
 
 // caught reports whether a kill, a clause key or a scenario id, failed.
