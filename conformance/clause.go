@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -17,6 +18,7 @@ type clauseState struct {
 	reason    string
 	blockedBy string
 	calls     []*Call
+	at        string // where the check judges it
 }
 
 func (c *clauseState) fail(msg string, level scenarios.Level) {
@@ -43,7 +45,7 @@ func (t *T) Clause(n int, judge func()) {
 	r.mu.Lock()
 	st := r.clauses[n]
 	if st == nil {
-		st = &clauseState{}
+		st = &clauseState{at: callerOutsideFramework()}
 		r.clauses[n] = st
 	}
 	prev, failed := r.cur, len(st.failures)
@@ -172,18 +174,21 @@ func (r *checkRun) clauseResults(sig any) []ClauseResult {
 		n := i + 1
 		res := ClauseResult{Key: cl.Key, Text: cl.Text, Level: cl.Level}
 		st := r.clauses[n]
+		if st != nil {
+			res.At = st.at
+		}
 		switch {
 		case r.check.Manual[n] != "":
 			res.Outcome, res.Reason = ManualClause, "manual: "+r.check.Manual[n]
 		case st == nil:
-			res.Outcome, res.Reason, res.BlockedBy = NotExercised, firstNonEmpty(endReason, "the check did not reach it"), endBlock
+			res.Outcome, res.Reason, res.BlockedBy = NotExercised, cmp.Or(endReason, "the check did not reach it"), endBlock
 		case len(st.failures) > 0:
 			res.Outcome, res.Failures = Broken, st.failures
 			res.Calls = boundCalls(r.describeCalls(st.calls), maxCallBytes)
 		case st.passes > 0:
 			res.Outcome = Held
 		default:
-			res.Outcome, res.Reason, res.BlockedBy = NotExercised, firstNonEmpty(st.reason, endReason), firstNonEmpty(st.blockedBy, endBlock)
+			res.Outcome, res.Reason, res.BlockedBy = NotExercised, cmp.Or(st.reason, endReason), cmp.Or(st.blockedBy, endBlock)
 		}
 		out[i] = res
 	}
@@ -272,13 +277,4 @@ func boundCalls(calls []string, max int) []string {
 		used += len(c)
 	}
 	return out
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

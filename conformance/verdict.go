@@ -57,6 +57,9 @@ type ClauseResult struct {
 	Failures  []Failure `json:"failures,omitempty"`
 	// Calls are the tool calls behind a failure, bounded in bytes.
 	Calls []string `json:"calls,omitempty"`
+	// At is where the check first judged the clause ("conformance/checks/
+	// s029_fetch_document_shape.go:40"); "" when it did not (not reported).
+	At string `json:"-"`
 }
 
 // FailLevel is required when a failure holds the clause to its own terms,
@@ -97,6 +100,8 @@ type Result struct {
 	// the calls made before any clause (every clause's evidence; each
 	// clause lists its own); else every call of the check.
 	Calls []string `json:"calls,omitempty"`
+	// Uses are the fixture data the check read, in order (not reported).
+	Uses []DataUse `json:"-"`
 }
 
 // FailedClauses are the clauses that failed.
@@ -150,7 +155,7 @@ func Evaluate(ctx context.Context, e Entry, tgt *Target, s Settings) (res Result
 	t.Gomega = gomega.NewGomega(run.failHandler(scenarios.Required))
 	defer func() {
 		run.runCleanups()
-		res.Entries = run.entries
+		res.Entries, res.Uses = run.entries, run.uses
 		sig := recover()
 		res.Clauses = run.clauseResults(sig)
 		res.Verdict, res.Message = run.verdict(sig, res.Clauses)
@@ -195,6 +200,7 @@ type checkRun struct {
 	cur      *clauseState // the clause being judged; nil outside any
 	calls    []*Call      // every call, for an error verdict
 	prelude  []*Call      // calls made outside any clause: evidence for every clause
+	uses     []DataUse
 }
 
 func (r *checkRun) cleanup(f func()) { r.mu.Lock(); r.cleanups = append(r.cleanups, f); r.mu.Unlock() }
