@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pdpp-connect/mcpcheck/adapter/variation"
+	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
@@ -34,6 +36,23 @@ func TestIndexIsCurrent(t *testing.T) {
 	for _, s := range scs {
 		if !strings.Contains(want.String(), "| **"+s.ID) && len(s.Clauses) > 0 {
 			t.Errorf("INDEX.md does not show the clause keys of %s", s.ID)
+		}
+	}
+}
+
+// Every check has a mutant that names it (a clause key or its id): a quick,
+// static gate for a spec author; conformance/matrix proves each is killed.
+func TestEveryCheckHasAMutant(t *testing.T) {
+	named := map[string]bool{}
+	for _, m := range variation.All() {
+		for _, k := range m.Kills {
+			id, _, _ := strings.Cut(k, ".")
+			named[id] = true
+		}
+	}
+	for _, c := range checks.All() {
+		if !named[c.ID] {
+			t.Errorf("%s has no mutant that it kills: add a row naming its clause keys to adapter/variation/mutants_<group>.go", c.Name())
 		}
 	}
 }
