@@ -79,6 +79,7 @@ func (t *T) Skipf(format string, args ...any) { panic(skipSignal{fmt.Sprintf(for
 // [Forker]); it is closed when the check ends. A check calls it only
 // after declaring [CapFixture] in Needs, or after testing t.Target.Has.
 func (t *T) Fork(fx *fakers.Fixture) *Target {
+	t.run.noteUse(DataUse{Fixture: fx.Name, At: callerOutsideFramework()})
 	f, err := need[Forker](t, CapFixture).Fork(t.ctx, fx)
 	if err != nil {
 		panic(errorSignal{"open a fork of the target: " + err.Error()})

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
@@ -17,6 +16,7 @@ type clauseState struct {
 	reason    string
 	blockedBy string
 	calls     []*Call
+	at        string // where the check judges it
 }
 
 func (c *clauseState) fail(msg string, level scenarios.Level) {
@@ -43,7 +43,7 @@ func (t *T) Clause(n int, judge func()) {
 	r.mu.Lock()
 	st := r.clauses[n]
 	if st == nil {
-		st = &clauseState{}
+		st = &clauseState{at: callerOutsideFramework()}
 		r.clauses[n] = st
 	}
 	prev, failed := r.cur, len(st.failures)
@@ -150,135 +150,4 @@ type thresholdGomega struct {
 func (g thresholdGomega) Expect(actual any, extra ...any) types.Assertion {
 	g.t.asserting()
 	return g.Gomega.Expect(actual, extra...)
-}
-
-// clauseResults turns what the check found into one result per clause of
-// its scenario. sig is how the check ended: a skip or block outside any
-// clause is the reason for every clause it left unjudged.
-func (r *checkRun) clauseResults(sig any) []ClauseResult {
-	var endReason, endBlock string
-	switch s := sig.(type) {
-	case skipSignal:
-		endReason = s.reason
-	case blockSignal:
-		endReason, endBlock = s.reason, s.by
-	case errorSignal:
-		endReason = "not judged: the check ended in a harness error"
-	case naSignal:
-		endReason = "not applicable: " + s.reason
-	}
-	out := make([]ClauseResult, len(r.scenario.Clauses))
-	for i, cl := range r.scenario.Clauses {
-		n := i + 1
-		res := ClauseResult{Key: cl.Key, Text: cl.Text, Level: cl.Level}
-		st := r.clauses[n]
-		switch {
-		case r.check.Manual[n] != "":
-			res.Outcome, res.Reason = ManualClause, "manual: "+r.check.Manual[n]
-		case st == nil:
-			res.Outcome, res.Reason, res.BlockedBy = NotExercised, firstNonEmpty(endReason, "the check did not reach it"), endBlock
-		case len(st.failures) > 0:
-			res.Outcome, res.Failures = Broken, st.failures
-			res.Calls = boundCalls(r.describeCalls(st.calls), maxCallBytes)
-		case st.passes > 0:
-			res.Outcome = Held
-		default:
-			res.Outcome, res.Reason, res.BlockedBy = NotExercised, firstNonEmpty(st.reason, endReason), firstNonEmpty(st.blockedBy, endBlock)
-		}
-		out[i] = res
-	}
-	return out
-}
-
-// verdict judges the scenario from its clauses and how the check ended.
-func (r *checkRun) verdict(sig any, clauses []ClauseResult) (Verdict, string) {
-	switch s := sig.(type) {
-	case errorSignal:
-		return Error, s.msg
-	case naSignal:
-		return NA, "not applicable: " + s.reason
-	case failSignal:
-		return Fail, s.msg
-	case nil, skipSignal, blockSignal:
-	default:
-		return Error, r.redact(checkPanicked(s))
-	}
-	if clauses == nil { // not written clause by clause: the check as a whole
-		switch s := sig.(type) {
-		case skipSignal:
-			return Skip, s.reason
-		case blockSignal:
-			return Skip, "blocked by " + s.by + ": " + s.reason
-		}
-		return Pass, ""
-	}
-	var failed, held, open []string
-	for _, c := range clauses {
-		switch c.Outcome {
-		case Broken:
-			failed = append(failed, c.Key)
-		case Held:
-			held = append(held, c.Key)
-		case NotExercised:
-			why := c.Reason
-			if c.BlockedBy != "" {
-				why = "blocked by " + c.BlockedBy + ": " + why
-			}
-			open = append(open, c.Key+" ("+why+")")
-		}
-	}
-	switch {
-	case len(failed) > 0:
-		return Fail, "failed: " + strings.Join(failed, ", ")
-	case len(open) == 0 && len(held) > 0:
-		return Pass, ""
-	case len(held) > 0:
-		return Partial, "not exercised: " + strings.Join(open, "; ")
-	case len(open) > 0:
-		return Skip, "not exercised: " + strings.Join(open, "; ")
-	}
-	return Skip, "every clause is manual"
-}
-
-// maxCallBytes bounds the calls a failure shows: all of them that fit.
-const maxCallBytes = 8 << 10
-
-func (r *checkRun) describeCalls(calls []*Call) []string {
-	out := make([]string, 0, len(calls))
-	seen := map[*Call]bool{}
-	for _, c := range calls {
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, c.Describe())
-		}
-	}
-	return out
-}
-
-// boundCalls keeps the calls that fit in max bytes, in order, and says
-// how many did not.
-func boundCalls(calls []string, max int) []string {
-	var out []string
-	used := 0
-	for i, c := range calls {
-		if used+len(c) > max && len(out) > 0 {
-			rest := 0
-			for _, d := range calls[i:] {
-				rest += len(d)
-			}
-			return append(out, fmt.Sprintf("… %d more calls (%d bytes) not shown", len(calls)-i, rest))
-		}
-		out = append(out, c)
-		used += len(c)
-	}
-	return out
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

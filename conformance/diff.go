@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,7 +69,7 @@ func Diff(old, new *Report) ReportDiff {
 		if o.verdict == n.verdict {
 			continue
 		}
-		c := Change{Key: k, Old: orNone(o.verdict), New: orNone(n.verdict), Text: firstNonEmpty(n.text, o.text)}
+		c := Change{Key: k, Old: orNone(o.verdict), New: orNone(n.verdict), Text: cmp.Or(n.text, o.text)}
 		ro, okO := verdictRank[o.verdict]
 		rn, okN := verdictRank[n.verdict]
 		switch {

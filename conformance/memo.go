@@ -14,7 +14,8 @@ type memo struct {
 type memoEntry struct {
 	once   sync.Once
 	val    any
-	failed any // the panic of a failed discovery, replayed to every caller
+	failed any       // the panic of a failed discovery, replayed to every caller
+	uses   []DataUse // the discoveries and forks computing it made, replayed too
 }
 
 // Discover returns the target's value for key, computing it once with f:
@@ -33,14 +34,25 @@ func Discover[V any](t *T, key string, f func() V) V {
 		m.entries[key] = e
 	}
 	m.mu.Unlock()
+	run := t.run
+	run.noteUse(DataUse{Discovery: key, At: callerOutsideFramework()})
+	computed := false
 	e.once.Do(func() {
+		computed = true
+		before := run.useCount()
 		defer func() {
+			e.uses = run.usesSince(before)
 			if p := recover(); p != nil {
 				e.failed = p
 			}
 		}()
 		e.val = f()
 	})
+	if !computed {
+		for _, u := range e.uses {
+			run.noteUse(u)
+		}
+	}
 	if e.failed != nil {
 		panic(e.failed)
 	}

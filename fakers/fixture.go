@@ -166,6 +166,17 @@ func Fixtures() []string {
 	return names
 }
 
+// FixtureBuilder returns the function that builds the named fixture
+// ([Scale] for "scale:…"), so a map of the data each check reads can point
+// at the code that makes it.
+func FixtureBuilder(name string) (builder any, ok bool) {
+	if strings.HasPrefix(name, "scale:") {
+		return Scale, true
+	}
+	f, ok := fixtures[name]
+	return f, ok
+}
+
 // LoadFixture builds a fixture by name with seed 1. "scale:C,S,F,R" builds
 // a scale fixture (see [Scale]).
 func LoadFixture(name string) (*Fixture, error) { return LoadFixtureSeed(name, 1) }

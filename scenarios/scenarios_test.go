@@ -141,7 +141,9 @@ func TestEmbeddedClauses(t *testing.T) {
 			}
 		}
 	}
-	if n != 141 || required != 120 {
-		t.Errorf("%d clauses, %d required; want 141 and 120 (update the counts when a spec changes)", n, required)
+	// The seeds are pinned at S001–S052; mcpcheck's own contract (U ids,
+	// recommended) grows as authors add to it.
+	if required != 120 || n-required < 21 {
+		t.Errorf("%d clauses, %d required; want 120 required and at least 21 recommended (update the counts when a seed changes)", n, required)
 	}
 }

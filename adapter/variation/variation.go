@@ -33,6 +33,10 @@ type Variation struct {
 	// Freedom and Allowed, for a conforming variant, name the freedom it
 	// exercises and quote the seed text that allows it.
 	Freedom, Allowed string
+	// Exercises, for a conforming variant, are the clause keys or scenario
+	// ids whose checks meet its freedom: they must accept it
+	// (`mcpcheck scenarios ID` lists it there).
+	Exercises []string
 	// Apply makes the change through the seams.
 	Apply func(*Seams)
 }

@@ -8,15 +8,39 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
+	"github.com/pdpp-connect/mcpcheck/conformance/clausemap"
 	"github.com/spf13/cobra"
 )
 
 func newScenariosCommand(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
-		Use:   "scenarios",
-		Short: "List every catalog scenario with its status: checked, or manual with the proxy check that stands in for it",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+	var index bool
+	cmd := &cobra.Command{
+		Use:     "scenarios [ID ...]",
+		Aliases: []string{"explain"},
+		Short:   "List every catalog scenario with its status; with ids, map each clause to its check, adapter code, fixture data, mutants and variants",
+		Long: `scenarios lists every catalog scenario with its status: checked, or manual
+with the proxy check that stands in for it.
+
+With ids or id prefixes (scenarios S029), it maps each of their clauses
+(S029.2): the seed text, where the check judges it (file:line), the
+reference adapter code that implements the scenario, the fixture data the
+check reads (seen by running it against the reference adapter), and the
+mutants that must fail the clause and the conforming variants it must
+accept. --index writes that map for every scenario as markdown:
+` + clausemap.IndexCommand + `.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if index || len(args) > 0 {
+				scs, err := clausemap.Build(cmd.Context(), args)
+				if err != nil {
+					return err
+				}
+				if index {
+					clausemap.WriteMarkdown(stdout, scs)
+				} else {
+					clausemap.WriteText(stdout, scs)
+				}
+				return nil
+			}
 			entries, err := checks.LoadRegistry()
 			if err != nil {
 				return err
@@ -54,6 +78,8 @@ func newScenariosCommand(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&index, "index", false, "write the clause map of every scenario as markdown (scenarios/INDEX.md)")
+	return cmd
 }
 
 // wrapWords breaks s into lines of at most n bytes, at spaces.

@@ -6,9 +6,10 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
-// S004 and S016 are the seeds' regression tests of the footprint: they
-// restate, as the harness's duties, properties S001, S002 and S012 also
-// hold, so one fault there fails both (the mutants name both).
+// S004 and S016 (s016_normal_footprint_membership_budget.go) are the
+// seeds' regression tests of the footprint: they restate, as the harness's
+// duties, properties S001, S002 and S012 also hold, so one fault there
+// fails both (the mutants name both).
 var s004 = &Check{ID: "S004", Slug: "footprint-budget", Mode: ModeBB, Run: func(t *T) {
 	t.Clause(1, func() { expectWithinBudget(t) })
 	t.Clause(2, func() {
@@ -18,14 +19,6 @@ var s004 = &Check{ID: "S004", Slug: "footprint-budget", Mode: ModeBB, Run: func(
 		expectNoRepeatedConnectionGuidance(t)
 		expectNoRepeatedGuidance(t)
 	})
-}}
-
-// Seed 001: "the serialized payload SHALL stay below the configured
-// budget" and "the test SHALL fail if an event-subscription management
-// tool or developer-only tool appears". Exact membership is S012's.
-var s016 = &Check{ID: "S016", Slug: "normal-footprint-membership-budget", Mode: ModeBB, Run: func(t *T) {
-	t.Clause(1, func() { expectWithinBudget(t) })
-	t.Clause(2, func() { expectNoForbiddenTools(t) })
 }}
 
 func expectWithinBudget(t *T) {

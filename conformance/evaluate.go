@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime/debug"
@@ -11,109 +12,6 @@ import (
 	"github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
-
-// A Verdict is the outcome of one scenario's check.
-type Verdict string
-
-const (
-	Pass    Verdict = "pass"    // every clause was judged and held (or is manual)
-	Partial Verdict = "partial" // no clause failed, some held, some were not exercised: never a plain pass
-	Fail    Verdict = "fail"    // a clause failed
-	Skip    Verdict = "skip"    // no clause could be exercised on this target
-	NA      Verdict = "n/a"     // the scenario's subject is absent: not applicable
-	Error   Verdict = "error"   // the harness could not judge: transport fault, timeout, panic
-)
-
-// An Outcome is how one clause fared.
-type Outcome string
-
-const (
-	Held         Outcome = "pass"
-	Broken       Outcome = "fail"
-	NotExercised Outcome = "not-exercised"
-	ManualClause Outcome = "manual"
-)
-
-// A Failure is one failed assertion. Its level is its clause's, or
-// recommended when it holds the target to one of mcpcheck's own numbers
-// where the seed says only "bounded" ([T.Threshold]).
-type Failure struct {
-	Message string          `json:"message"`
-	Level   scenarios.Level `json:"level"`
-}
-
-// A ClauseResult is the verdict on one THEN or AND bullet.
-type ClauseResult struct {
-	Key     string          `json:"key"` // "S029.2"
-	Text    string          `json:"text"`
-	Level   scenarios.Level `json:"level"`
-	Outcome Outcome         `json:"outcome"`
-	// Reason says why the clause was not exercised, or what stands in for
-	// a manual one.
-	Reason string `json:"reason,omitempty"`
-	// BlockedBy names the scenario that owns what broke, when that kept
-	// this clause from being judged.
-	BlockedBy string    `json:"blocked_by,omitempty"`
-	Failures  []Failure `json:"failures,omitempty"`
-	// Calls are the tool calls behind a failure, bounded in bytes.
-	Calls []string `json:"calls,omitempty"`
-}
-
-// FailLevel is required when a failure holds the clause to its own terms,
-// recommended when every failure is a threshold of mcpcheck's or the
-// clause is recommended, and "" when nothing failed.
-func (c ClauseResult) FailLevel() scenarios.Level {
-	var lvl scenarios.Level
-	if len(c.Failures) > 0 && c.Level == scenarios.Recommended {
-		return scenarios.Recommended // a clause can fail no harder than its level
-	}
-	for _, f := range c.Failures {
-		if f.Level == scenarios.Required {
-			return scenarios.Required
-		}
-		lvl = scenarios.Recommended
-	}
-	return lvl
-}
-
-// A Result is one scenario's verdict.
-type Result struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Mode Mode   `json:"mode"`
-	// Level is the scenario's: required for a seed's SHALL, recommended for
-	// mcpcheck's own contract.
-	Level   scenarios.Level `json:"level"`
-	Verdict Verdict         `json:"verdict"`
-	// FailLevel, on a failed result, is required when some required clause
-	// failed on its own terms, else recommended: only required failures
-	// fail a run unless it is --strict.
-	FailLevel scenarios.Level `json:"fail_level,omitempty"`
-	Message   string          `json:"message,omitempty"`
-	Clauses   []ClauseResult  `json:"clauses,omitempty"`
-	Duration  time.Duration   `json:"duration_ns"`
-	Entries   []ReportEntry   `json:"entries,omitempty"`
-	// Calls, bounded in bytes, are: on a failure judged clause by clause,
-	// the calls made before any clause (every clause's evidence; each
-	// clause lists its own); else every call of the check.
-	Calls []string `json:"calls,omitempty"`
-}
-
-// FailedClauses are the clauses that failed.
-func (r *Result) FailedClauses() []ClauseResult { return r.clausesWith(Broken) }
-
-// UnexercisedClauses are the clauses not judged on this target.
-func (r *Result) UnexercisedClauses() []ClauseResult { return r.clausesWith(NotExercised) }
-
-func (r *Result) clausesWith(o Outcome) []ClauseResult {
-	var out []ClauseResult
-	for _, c := range r.Clauses {
-		if c.Outcome == o {
-			out = append(out, c)
-		}
-	}
-	return out
-}
 
 type (
 	failSignal  struct{ msg string }
@@ -150,7 +48,7 @@ func Evaluate(ctx context.Context, e Entry, tgt *Target, s Settings) (res Result
 	t.Gomega = gomega.NewGomega(run.failHandler(scenarios.Required))
 	defer func() {
 		run.runCleanups()
-		res.Entries = run.entries
+		res.Entries, res.Uses = run.entries, run.uses
 		sig := recover()
 		res.Clauses = run.clauseResults(sig)
 		res.Verdict, res.Message = run.verdict(sig, res.Clauses)
@@ -195,6 +93,7 @@ type checkRun struct {
 	cur      *clauseState // the clause being judged; nil outside any
 	calls    []*Call      // every call, for an error verdict
 	prelude  []*Call      // calls made outside any clause: evidence for every clause
+	uses     []DataUse
 }
 
 func (r *checkRun) cleanup(f func()) { r.mu.Lock(); r.cleanups = append(r.cleanups, f); r.mu.Unlock() }
@@ -251,4 +150,129 @@ func failLevel(clauses []ClauseResult) scenarios.Level {
 
 func checkPanicked(p any) string {
 	return fmt.Sprintf("check panicked: %v\n%s", p, debug.Stack())
+}
+
+// clauseResults turns what the check found into one result per clause of
+// its scenario. sig is how the check ended: a skip or block outside any
+// clause is the reason for every clause it left unjudged.
+func (r *checkRun) clauseResults(sig any) []ClauseResult {
+	var endReason, endBlock string
+	switch s := sig.(type) {
+	case skipSignal:
+		endReason = s.reason
+	case blockSignal:
+		endReason, endBlock = s.reason, s.by
+	case errorSignal:
+		endReason = "not judged: the check ended in a harness error"
+	case naSignal:
+		endReason = "not applicable: " + s.reason
+	}
+	out := make([]ClauseResult, len(r.scenario.Clauses))
+	for i, cl := range r.scenario.Clauses {
+		n := i + 1
+		res := ClauseResult{Key: cl.Key, Text: cl.Text, Level: cl.Level}
+		st := r.clauses[n]
+		if st != nil {
+			res.At = st.at
+		}
+		switch {
+		case r.check.Manual[n] != "":
+			res.Outcome, res.Reason = ManualClause, "manual: "+r.check.Manual[n]
+		case st == nil:
+			res.Outcome, res.Reason, res.BlockedBy = NotExercised, cmp.Or(endReason, "the check did not reach it"), endBlock
+		case len(st.failures) > 0:
+			res.Outcome, res.Failures = Broken, st.failures
+			res.Calls = boundCalls(r.describeCalls(st.calls), maxCallBytes)
+		case st.passes > 0:
+			res.Outcome = Held
+		default:
+			res.Outcome, res.Reason, res.BlockedBy = NotExercised, cmp.Or(st.reason, endReason), cmp.Or(st.blockedBy, endBlock)
+		}
+		out[i] = res
+	}
+	return out
+}
+
+// verdict judges the scenario from its clauses and how the check ended.
+func (r *checkRun) verdict(sig any, clauses []ClauseResult) (Verdict, string) {
+	switch s := sig.(type) {
+	case errorSignal:
+		return Error, s.msg
+	case naSignal:
+		return NA, "not applicable: " + s.reason
+	case failSignal:
+		return Fail, s.msg
+	case nil, skipSignal, blockSignal:
+	default:
+		return Error, r.redact(checkPanicked(s))
+	}
+	if clauses == nil { // not written clause by clause: the check as a whole
+		switch s := sig.(type) {
+		case skipSignal:
+			return Skip, s.reason
+		case blockSignal:
+			return Skip, "blocked by " + s.by + ": " + s.reason
+		}
+		return Pass, ""
+	}
+	var failed, held, open []string
+	for _, c := range clauses {
+		switch c.Outcome {
+		case Broken:
+			failed = append(failed, c.Key)
+		case Held:
+			held = append(held, c.Key)
+		case NotExercised:
+			why := c.Reason
+			if c.BlockedBy != "" {
+				why = "blocked by " + c.BlockedBy + ": " + why
+			}
+			open = append(open, c.Key+" ("+why+")")
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return Fail, "failed: " + strings.Join(failed, ", ")
+	case len(open) == 0 && len(held) > 0:
+		return Pass, ""
+	case len(held) > 0:
+		return Partial, "not exercised: " + strings.Join(open, "; ")
+	case len(open) > 0:
+		return Skip, "not exercised: " + strings.Join(open, "; ")
+	}
+	return Skip, "every clause is manual"
+}
+
+// maxCallBytes bounds the calls a failure shows: all of them that fit.
+const maxCallBytes = 8 << 10
+
+func (r *checkRun) describeCalls(calls []*Call) []string {
+	out := make([]string, 0, len(calls))
+	seen := map[*Call]bool{}
+	for _, c := range calls {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c.Describe())
+		}
+	}
+	return out
+}
+
+// boundCalls keeps the calls that fit in max bytes, in order, and says
+// how many did not.
+func boundCalls(calls []string, max int) []string {
+	var out []string
+	used := 0
+	for i, c := range calls {
+		if used+len(c) > max && len(out) > 0 {
+			rest := 0
+			for _, d := range calls[i:] {
+				rest += len(d)
+			}
+			return append(out, fmt.Sprintf("… %d more calls (%d bytes) not shown", len(calls)-i, rest))
+		}
+		out = append(out, c)
+		used += len(c)
+	}
+	return out
 }

@@ -1,0 +1,80 @@
+package clausemap
+
+// adapterCode says where the reference adapter implements each scenario:
+// "file symbol", the symbol a top-level declaration of the file (a
+// function, "(*recv).method", a const, var or type). TestAdapterCodeExists
+// checks each against the source, so a rename fails there and not in a
+// reader's search. A checked scenario without an entry falls back to the
+// handler of the tools its check is about (toolCode).
+var adapterCode = map[string][]string{
+	"S001": {"adapter/surface.go Instructions", "adapter/adapter.go (*Adapter).newServer"},
+	"S002": {"adapter/surface.go surface"},
+	"S003": {"adapter/surface.go surface"},
+	"S004": {"adapter/surface.go surface", "adapter/surface.go Tools"},
+	"S005": {"adapter/surface.go surface"},
+	"S006": {"adapter/records.go renderRecords", "adapter/search.go renderSearch", "adapter/tuning.go DefaultTextBudget"},
+	"S007": {"adapter/encode.go encodeExpand", "adapter/membership.go (*call).expandGate"},
+	"S008": {"adapter/membership.go (*call).expandGate"},
+	"S009": {"adapter/membership.go (*call).expandGate", "adapter/membership.go (*call).scope"},
+	"S010": {"adapter/setup.go (*Adapter).serveSetup", "adapter/cli.go (Command).usage"},
+	"S011": {"adapter/cli.go (Command).usage", "adapter/cli.go (Command).Run"},
+	"S012": {"adapter/surface.go surface", "adapter/surface.go Tools"},
+	"S013": {"adapter/surface.go surface"},
+	"S014": {"adapter/call.go (*call).get", "adapter/http.go (*Adapter).requireClientBearer"},
+	"S015": {"adapter/cli.go (Command).Run", "adapter/http.go (*Adapter).verifyBearer"},
+	"S016": {"adapter/surface.go surface", "adapter/surface.go Tools"},
+	"S017": {"adapter/schema.go (*call).schema", "adapter/schema.go indexDoc", "adapter/schema.go indexGroups"},
+	"S018": {"adapter/schema.go renderSchema"},
+	"S019": {"adapter/schema.go (*call).schema", "adapter/membership.go (*call).scope"},
+	"S020": {"adapter/grammar.go (CompactGrammar).Legend", "adapter/schema.go shapeSchemaDoc"},
+	"S021": {"adapter/schema.go (*call).schema"},
+	"S022": {"adapter/schema.go (*call).schema", "adapter/schema.go shapeSchemaDoc"},
+	"S023": {"adapter/records.go renderRecords", "adapter/search.go renderSearch"},
+	"S024": {"adapter/search.go (*call).search", "adapter/search.go (*call).resultFor"},
+	"S025": {"adapter/search.go sourceMix"},
+	"S026": {"adapter/text.go balanceMarks", "adapter/text.go (ellipsis).clipMarked"},
+	"S027": {"adapter/search.go fallbackTitle"},
+	"S028": {"adapter/search.go (*call).search"},
+	"S029": {"adapter/fetch.go (*call).fetch", "adapter/fetch.go (*call).documentFor"},
+	"S030": {"adapter/fetch.go projectData"},
+	"S031": {"adapter/records.go projectEnvelope"},
+	"S032": {"adapter/membership.go (*call).requireSource"},
+	"S033": {"adapter/records.go continuation", "adapter/fetch.go (*call).boundDocumentText", "adapter/field.go (*call).readRecordField"},
+	"S034": {"adapter/call.go textResult", "adapter/records.go renderRecords", "adapter/search.go renderSearch"},
+	"S035": {"adapter/records.go continuation", "adapter/field.go (*call).readRecordField"},
+	"S036": {"adapter/field.go renderFieldWindow"},
+	"S037": {"adapter/membership.go declaredRole", "adapter/membership.go (streamScope).fieldWithRole"},
+	"S038": {"adapter/evidence.go inspectField", "adapter/evidence.go blobRef"},
+	"S039": {"adapter/setup.go (*Adapter).serveMCPMetadata", "adapter/http.go (*Adapter).challenge"},
+	"S040": {"adapter/setup.go (*Adapter).serveSetup", "adapter/setup.go (*Adapter).serveLLMs"},
+	"S041": {"adapter/schema.go indexGroups"},
+	"S043": {"adapter/search.go renderSearch"},
+	"S044": {"adapter/text.go (ellipsis).centerMarked"},
+	"S045": {"adapter/search.go (*call).resultFor"},
+	"S046": {"adapter/ids.go parseRecordID", "adapter/ids.go decodeRecordHandle"},
+	"S047": {"adapter/field.go (*fieldArgs).fromWindowHandle"},
+	"S048": {"adapter/field.go renderFieldWindow"},
+	"S049": {"adapter/field.go (*call).readRecordField"},
+	"S050": {"adapter/evidence.go inspectField", "adapter/field.go (*call).readRecordField"},
+	"S052": {"adapter/cli_read.go (Command).runCLI", "adapter/cli_read.go printSearch"},
+	"U01":  {"adapter/encode.go encodeFilter"},
+	"U02":  {"adapter/encode.go encodeExpand"},
+	"U03":  {"adapter/args.go compileArgs", "adapter/args.go (*argSchema).check"},
+	"U05":  {"adapter/ids.go (PathIDs).Format", "adapter/ids.go parseRecordID"},
+	"U09":  {"adapter/aggregate.go renderAggregate"},
+	"U13":  {"adapter/http.go (*Adapter).requireClientBearer", "adapter/http.go (*Adapter).challenge"},
+	"U14":  {"adapter/surface.go surface"},
+	"U15":  {"adapter/refusals.go scrubBearer", "adapter/call.go errorResult"},
+	"U16":  {"adapter/surface.go rawSchema"},
+}
+
+// toolCode is each read tool's handler: the adapter code of a scenario
+// about that tool, when adapterCode does not say more.
+var toolCode = map[string]string{
+	"schema":            "adapter/schema.go (*call).schema",
+	"query_records":     "adapter/records.go (*call).queryRecords",
+	"aggregate":         "adapter/aggregate.go (*call).aggregate",
+	"search":            "adapter/search.go (*call).search",
+	"fetch":             "adapter/fetch.go (*call).fetch",
+	"read_record_field": "adapter/field.go (*call).readRecordField",
+}
