@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +89,37 @@ func FirstLine(s string) string {
 		return "(empty)"
 	}
 	return s
+}
+
+// Bounds of [StderrTail].
+const (
+	stderrTailLines = 20
+	stderrTailBytes = 4 << 10
+)
+
+// StderrTail is the end of a command's stderr as a report shows it: its
+// last 20 lines, each bounded like [FirstLine], at most 4 KB in all (a
+// traceback's first line says nothing; its last says what broke). The
+// report redacts it with everything else.
+func StderrTail(s string) []string {
+	lines := strings.Split(strings.TrimRight(s, " \t\r\n"), "\n")
+	if len(lines) == 1 && strings.TrimSpace(lines[0]) == "" {
+		return nil
+	}
+	lines = lines[max(0, len(lines)-stderrTailLines):]
+	out, size := []string(nil), 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimRight(lines[i], "\r")
+		if len(l) > 300 {
+			l = strings.ToValidUTF8(l[:300], "") + "…"
+		}
+		if size += len(l) + 1; size > stderrTailBytes {
+			break
+		}
+		out = append(out, l)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // lastLine is the last non-empty line of s, bounded like FirstLine.

@@ -242,9 +242,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else {
 		results = evaluateAll(ctx, entries, tgt, settings, cfg.Parallel, cfg.Progress)
 	}
-	if reason := tgt.Down(); reason != "" {
-		rep.TargetError = &TargetError{Unreachable: true, Reason: "the target stopped serving during the run: " + reason}
-	}
+	rep.TargetError = tgt.downError()
 	for i := range rep.Rows {
 		row := &rep.Rows[i]
 		if r, ok := results[row.ID]; ok {

@@ -104,7 +104,8 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 			return nil
 		}
 		if state := d.exitState(time.Second); state != "" {
-			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr: %s", state, FirstLine(d.stderr.String()))}
+			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr ends: %s", state, lastLine(d.stderr.String())),
+				StderrTail: StderrTail(d.stderr.String())}
 		}
 		return nil
 	}

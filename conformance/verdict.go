@@ -229,7 +229,7 @@ func (r *checkRun) noteCall(c *Call) {
 // and the check goes on; outside any, the check ends failed as a whole.
 func (r *checkRun) failHandler(level scenarios.Level) func(string, ...int) {
 	return func(message string, _ ...int) {
-		msg := r.redact(strings.TrimSpace(message))
+		msg := r.redact(strings.TrimSpace(plainFailure(message)))
 		if cur := r.current(); cur != nil {
 			cur.fail(msg, level)
 			return
