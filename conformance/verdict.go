@@ -170,8 +170,15 @@ func Evaluate(ctx context.Context, e Entry, tgt *Target, s Settings) (res Result
 }
 
 // notApplicable says why the check does not apply to the target: the
-// target serves none of the tools the scenario is about. Else "".
+// target is of a kind without the surface the scenario is about (a stdio
+// adapter has no hosted endpoint), or serves none of the tools the
+// scenario is about. Else "".
 func (t *Target) notApplicable(c *Check, s Settings) string {
+	for _, need := range c.Needs {
+		if why := need.subjectAbsent(t.Kind); why != "" && !t.Has(need) {
+			return "not applicable: " + why
+		}
+	}
 	if len(c.Tools) == 0 {
 		return ""
 	}
