@@ -27,8 +27,9 @@ const (
 // BrokenModes lists the broken-adapter modes (stdio only).
 var BrokenModes = []string{Naive, PythonCrash, PythonCrashMidCall}
 
-// Traceback is what the Python modes write to stderr: 26 lines whose
-// first says nothing and whose last says what broke.
+// Traceback is what the Python modes write to stderr (with a line holding
+// the client token before its last): 26 lines whose first says nothing
+// and whose last says what broke.
 var Traceback = func() string {
 	var b strings.Builder
 	b.WriteString("Traceback (most recent call last):\n")
@@ -77,12 +78,19 @@ type naiveRequest struct {
 	} `json:"params"`
 }
 
+// crash writes the traceback, with the token just before its last line
+// as a careless log line would, and exits 1.
+func crash() {
+	last := strings.LastIndex(strings.TrimSuffix(Traceback, "\n"), "\n") + 1
+	fmt.Fprintf(os.Stderr, "%sDEBUG request had token=%s\n%s", Traceback[:last], os.Getenv("PDPP_CLIENT_TOKEN"), Traceback[last:])
+	os.Exit(1)
+}
+
 // runBroken serves a broken mode on stdin/stdout; the crashing modes exit
 // the process with 1.
 func runBroken(mode string, stdin io.Reader, stdout io.Writer) {
 	if mode == PythonCrash {
-		fmt.Fprint(os.Stderr, Traceback)
-		os.Exit(1)
+		crash()
 	}
 	dec := json.NewDecoder(stdin)
 	for {
@@ -91,8 +99,7 @@ func runBroken(mode string, stdin io.Reader, stdout io.Writer) {
 			return
 		}
 		if mode == PythonCrashMidCall && req.Method == "tools/call" {
-			fmt.Fprint(os.Stderr, Traceback)
-			os.Exit(1)
+			crash()
 		}
 		if msg := naiveAnswer(req); msg != nil {
 			_, _ = stdout.Write(append(msg, '\n'))
