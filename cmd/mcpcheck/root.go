@@ -105,6 +105,11 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 	case o.timeout <= 0:
 		return s, errors.New("--timeout must be positive")
 	}
+	if o.stdio != "" && o.stdio != stdioDash {
+		if _, _, err := conformance.ParseCommand(o.stdio); err != nil {
+			return s, fmt.Errorf("--stdio %w (quote as a POSIX shell does, or give the argv last: --stdio -- cmd args…)", err)
+		}
+	}
 	for _, kv := range o.env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return s, fmt.Errorf("--env %q: want KEY=VALUE", kv)
@@ -305,6 +310,7 @@ Exit codes: 0 pass, 1 failures of required clauses (of any clause with
 		newMutantsCommand(stdout, stderr, getenv, code), newVariantsCommand(stdout, stderr, getenv, code), newBenchCommand(stdout, getenv, code, red),
 		newReferenceAdapterCommand(getenv, code), newDiffCommand(stdout, code), newCoverageCommand(stdout, code))
 	addCompletions(root)
+	addVersionFlag(root)
 	return root
 }
 
