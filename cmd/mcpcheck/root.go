@@ -207,6 +207,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			ue *conformance.UsageError
 			ce usageError
 			te *conformance.TargetError
+			nf *conformance.NoFootprintError
 		)
 		if errors.As(err, &te) {
 			if te.Unreachable {
@@ -214,7 +215,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			}
 			return conformance.ExitAuth
 		}
-		if errors.As(err, &ue) || errors.As(err, &ce) || isCobraUsage(err) {
+		if errors.As(err, &ue) || errors.As(err, &ce) || errors.As(err, &nf) || isCobraUsage(err) {
 			fmt.Fprintln(stderr, "Run 'mcpcheck --help' for usage.")
 			return conformance.ExitUsage
 		}

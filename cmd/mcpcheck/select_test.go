@@ -181,6 +181,23 @@ func TestDiff(t *testing.T) {
 	if code, _, _ := run(t, nil, "diff", good, filepath.Join(dir, "missing.json")); code != conformance.ExitFail && code != conformance.ExitUsage {
 		t.Errorf("a missing report: exit %d", code)
 	}
+	if _, out, _ := run(t, nil, "diff", good, bad); !regexp.MustCompile(`non-breaking +aggregate: description changed`).MatchString(out) {
+		t.Errorf("the aggregate description change is not classified non-breaking:\n%s", out)
+	}
+	// A tool removed is a breaking change, classified as --golden-dir does.
+	dropped := filepath.Join(dir, "dropped.json")
+	run(t, nil, "S003", "S012", "--json", dropped, "--mutant", "drop-tool-fetch")
+	code, out, _ = run(t, nil, "diff", good, dropped)
+	if code != conformance.ExitFail || !regexp.MustCompile(`BREAKING +fetch: tool removed`).MatchString(out) {
+		t.Errorf("good → fetch dropped: exit %d\n%s", code, out)
+	}
+	// A report without a footprint cannot show tool changes: refused.
+	bare := filepath.Join(dir, "bare.json")
+	run(t, nil, "S003", "S012", "--json", bare, "--no-footprint")
+	code, _, stderr = run(t, nil, "diff", good, bare)
+	if code != conformance.ExitUsage || !strings.Contains(stderr, "has no footprint") {
+		t.Errorf("diff against a --no-footprint report: exit %d, stderr %q", code, stderr)
+	}
 }
 
 // No line of the default text outputs is over 160 columns: wide values go
