@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -117,7 +118,8 @@ func (r *Report) writeText(w io.Writer, budget int) int {
 			}
 		}
 		if g.failed() {
-			p.line(2, "review the drift, then rewrite with --update-golden")
+			p.line(2, "review the drift; if it is intended, rewrite the goldens with:")
+			p.wrap(4, cmp.Or(r.updateGolden, "mcpcheck … --golden-dir "+QuoteCommand([]string{g.Dir})+" --update-golden"))
 		}
 	}
 	for _, warn := range r.Warnings {

@@ -103,6 +103,9 @@ type Report struct {
 	Golden    *GoldenReport `json:"golden,omitempty"`
 	Warnings  []string      `json:"warnings,omitempty"`
 	Totals    Totals        `json:"totals"`
+
+	// updateGolden is the command that rewrites this run's goldens.
+	updateGolden string
 }
 
 // Totals counts verdicts and coverage. Every report format prints these
@@ -261,6 +264,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if rep.Golden, err = CompareGoldens(ctx, tgt, cfg.GoldenDir, cfg.UpdateGolden); err != nil {
 			return nil, err
 		}
+		rep.updateGolden = strings.Join(slices.Concat([]string{"mcpcheck"}, cfg.Invocation,
+			[]string{"--golden-dir", QuoteCommand([]string{cfg.GoldenDir}), "--update-golden"}, cfg.InvocationTail), " ")
 	}
 	if calls, failed := tgt.callCounts(); calls > 0 && failed == calls {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("every one of the run's %d tool calls returned an error: the checks saw only error paths, "+

@@ -245,3 +245,18 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 		t.Error("progress in CI")
 	}
 }
+
+// A golden that differs says how to rewrite it: the run's own command
+// with --update-golden.
+func TestGoldenDriftPrintsTheUpdateCommand(t *testing.T) {
+	t.Setenv("CI", "") // --update-golden is refused under CI
+	dir := filepath.Join(t.TempDir(), "golden dir")
+	if code, out, _ := run(t, nil, "S012", "--golden-dir", dir, "--update-golden"); code != 0 {
+		t.Fatalf("writing the goldens: exit %d\n%s", code, out)
+	}
+	code, out, _ := run(t, nil, "S012", "--mutant", "strip-routing-from-aggregate", "--golden-dir", dir)
+	want := "mcpcheck --mutant strip-routing-from-aggregate --golden-dir '" + dir + "' --update-golden"
+	if code != conformance.ExitFail || !strings.Contains(out, want) {
+		t.Errorf("exit %d; the report does not print %q:\n%s", code, want, out)
+	}
+}

@@ -255,6 +255,8 @@ func (s Suite) expectGoldens(target *conformance.Target) {
 	if os.Getenv("CI") != "" && update {
 		ginkgo.Fail("CI never rewrites goldens; run `make golden` locally and review the diff")
 	}
+	// Shown only when a golden differs.
+	ginkgo.GinkgoWriter.Println("if the change is intended, rewrite the goldens with `make golden` and review the diff")
 	g := goldie.New(ginkgo.GinkgoTB(), goldie.WithFixtureDir(s.GoldenDir), goldie.WithNameSuffix(".golden.json"))
 	tools, err := conformance.GoldenTools(target)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
