@@ -160,18 +160,3 @@ func SplitCommand(s string) ([]string, error) {
 	env, argv, err := ParseCommand(s)
 	return append(env, argv...), err
 }
-
-// QuoteCommand writes argv as one line a POSIX shell reads back the same.
-func QuoteCommand(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,{}", r))
-		}) < 0 {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
-}

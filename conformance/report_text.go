@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -119,7 +120,7 @@ func (r *Report) writeText(w io.Writer, budget int) int {
 		}
 		if g.failed() {
 			p.line(2, "review the drift; if it is intended, rewrite the goldens with:")
-			p.wrap(4, cmp.Or(r.updateGolden, "mcpcheck … --golden-dir "+QuoteCommand([]string{g.Dir})+" --update-golden"))
+			p.wrap(4, cmp.Or(r.updateGolden, "mcpcheck … --golden-dir "+shellquote.Quote(g.Dir)+" --update-golden"))
 		}
 	}
 	for _, warn := range r.Warnings {

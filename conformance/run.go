@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 	"slices"
 	"sort"
 	"strings"
@@ -265,7 +266,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 		rep.updateGolden = strings.Join(slices.Concat([]string{"mcpcheck"}, cfg.Invocation,
-			[]string{"--golden-dir", QuoteCommand([]string{cfg.GoldenDir}), "--update-golden"}, cfg.InvocationTail), " ")
+			[]string{"--golden-dir", shellquote.Quote(cfg.GoldenDir), "--update-golden"}, cfg.InvocationTail), " ")
 	}
 	if calls, failed := tgt.callCounts(); calls > 0 && failed == calls {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("every one of the run's %d tool calls returned an error: the checks saw only error paths, "+

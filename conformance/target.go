@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 	"net"
 	"net/http"
 	"sync"
@@ -105,7 +106,7 @@ func (s TargetSpec) Describe() string {
 	case s.Kind() == KindURL:
 		return "url " + s.URL
 	case len(s.StdioArgv) > 0:
-		return "stdio " + QuoteCommand(s.StdioArgv)
+		return "stdio " + shellquote.Join(s.StdioArgv)
 	case s.Kind() == KindStdio:
 		return "stdio " + s.Stdio
 	}

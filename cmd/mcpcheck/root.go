@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
@@ -75,7 +75,7 @@ func (o *targetOptions) invocationTail() []string {
 	if len(o.stdioArgv) == 0 {
 		return nil
 	}
-	return []string{"--stdio", stdioDash, conformance.QuoteCommand(o.stdioArgv)}
+	return []string{"--stdio", stdioDash, shellquote.Join(o.stdioArgv)}
 }
 
 // spec validates the flags and builds the target spec.
