@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter/rsclient"
-	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 	json "github.com/segmentio/encoding/json"
 )
 

@@ -44,6 +44,18 @@ var skipReasons = map[Capability]string{
 // SkipReason says why a check that needs c skips on a target without it.
 func (c Capability) SkipReason() string { return skipReasons[c] }
 
+// absentOn says, per target kind, when lacking a capability means the
+// scenario's subject is absent, so the check is not applicable rather
+// than skipped: a stdio adapter has no hosted endpoint at all, while a
+// --url deployment may well have a command line mcpcheck cannot run.
+var absentOn = map[Capability]map[TargetKind]string{
+	CapHTTP: {KindStdio: "it judges the hosted HTTP endpoint, and a stdio-only adapter has none"},
+}
+
+// subjectAbsent says why a check that needs c does not apply to a target
+// of kind k, or "" when lacking c only keeps mcpcheck from judging it.
+func (c Capability) subjectAbsent(k TargetKind) string { return absentOn[c][k] }
+
 // A Forker opens the same adapter (same command, same mutant) again against
 // a fixture RS serving fx, so a check can count RS calls, flip the schema or
 // load a scale grant without disturbing checks that run alongside

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +91,37 @@ func FirstLine(s string) string {
 	return s
 }
 
+// Bounds of [StderrTail].
+const (
+	stderrTailLines = 20
+	stderrTailBytes = 4 << 10
+)
+
+// StderrTail is the end of a command's stderr as a report shows it: its
+// last 20 lines, each bounded like [FirstLine], at most 4 KB in all (a
+// traceback's first line says nothing; its last says what broke). The
+// report redacts it with everything else.
+func StderrTail(s string) []string {
+	lines := strings.Split(strings.TrimRight(s, " \t\r\n"), "\n")
+	if len(lines) == 1 && strings.TrimSpace(lines[0]) == "" {
+		return nil
+	}
+	lines = lines[max(0, len(lines)-stderrTailLines):]
+	out, size := []string(nil), 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimRight(lines[i], "\r")
+		if len(l) > 300 {
+			l = strings.ToValidUTF8(l[:300], "") + "…"
+		}
+		if size += len(l) + 1; size > stderrTailBytes {
+			break
+		}
+		out = append(out, l)
+	}
+	slices.Reverse(out)
+	return out
+}
+
 // lastLine is the last non-empty line of s, bounded like FirstLine.
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -127,19 +159,4 @@ func ParseCommand(s string) (env, argv []string, err error) {
 func SplitCommand(s string) ([]string, error) {
 	env, argv, err := ParseCommand(s)
 	return append(env, argv...), err
-}
-
-// QuoteCommand writes argv as one line a POSIX shell reads back the same.
-func QuoteCommand(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,{}", r))
-		}) < 0 {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }

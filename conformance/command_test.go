@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 	"os"
 	"slices"
 	"strings"
@@ -44,7 +45,7 @@ func TestParseCommandLikeAShell(t *testing.T) {
 	if _, _, err := ParseCommand(`FOO=1`); err == nil {
 		t.Error("an assignment with no command: want an error")
 	}
-	if got := QuoteCommand([]string{"node", "my adapter.js", "it's", "{rs_url}"}); got != `node 'my adapter.js' 'it'\''s' {rs_url}` {
-		t.Errorf("QuoteCommand = %s", got)
+	if got := shellquote.Join([]string{"node", "my adapter.js", "it's", "{rs_url}"}); got != `node 'my adapter.js' 'it'\''s' {rs_url}` {
+		t.Errorf("shellquote.Join = %s", got)
 	}
 }

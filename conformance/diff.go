@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 )
 
@@ -16,6 +17,29 @@ type ReportDiff struct {
 	Fixes       []Change        `json:"fixes"`       // judged better
 	Changed     []Change        `json:"changed"`     // neither: pass to n/a, say, or a scenario added or removed
 	Footprint   []FootprintDiff `json:"footprint,omitempty"`
+	// ToolChanges classify each tool's change as --golden-dir does: a
+	// breaking one (tool removed, argument removed, newly required or of
+	// another type) is a regression.
+	ToolChanges []ToolChange `json:"tool_changes,omitempty"`
+	// Unclassified says why tool changes could not be classified (a
+	// report from an mcpcheck that kept no tool definitions), else "".
+	Unclassified string `json:"unclassified,omitempty"`
+}
+
+// Regressed reports whether anything got worse: a verdict, or a tool in
+// a way that breaks clients.
+func (d ReportDiff) Regressed() bool {
+	return len(d.Regressions) > 0 || slices.ContainsFunc(d.ToolChanges, func(c ToolChange) bool { return c.Breaking })
+}
+
+// A NoFootprintError refuses to compare a report without a footprint:
+// written with --no-footprint, or against a target that could not be
+// reached. Its tool changes would read as none.
+type NoFootprintError struct{ Path string }
+
+func (e *NoFootprintError) Error() string {
+	return e.Path + " has no footprint (written with --no-footprint, or the target was unreachable); " +
+		"diff compares tools too: write both reports without --no-footprint"
 }
 
 // A Change is one scenario or clause whose verdict moved.
@@ -53,6 +77,16 @@ func ReadReport(path string) (*Report, error) {
 	return &r, nil
 }
 
+// ReadReportToDiff reads a JSON report for [Diff], which needs its
+// footprint: one without is a [*NoFootprintError].
+func ReadReportToDiff(path string) (*Report, error) {
+	r, err := ReadReport(path)
+	if err == nil && r.Footprint == nil {
+		err = &NoFootprintError{Path: path}
+	}
+	return r, err
+}
+
 // Diff compares two reports, scenario by scenario and clause by clause.
 func Diff(old, new *Report) ReportDiff {
 	var d ReportDiff
@@ -82,7 +116,33 @@ func Diff(old, new *Report) ReportDiff {
 		}
 	}
 	d.Footprint = footprintDiff(old.Footprint, new.Footprint)
+	d.ToolChanges, d.Unclassified = toolChanges(old.Footprint, new.Footprint)
 	return d
+}
+
+// toolChanges classifies the change of each tool between two footprints
+// with the golden classifier, or says why it cannot.
+func toolChanges(old, new *Footprint) ([]ToolChange, string) {
+	if old == nil || new == nil {
+		return nil, ""
+	}
+	defs := func(fp *Footprint) ([]byte, bool) {
+		list := make([]any, 0, len(fp.Tools))
+		for _, t := range fp.Tools {
+			if t.Definition == nil {
+				return nil, false
+			}
+			list = append(list, t.Definition)
+		}
+		raw, err := json.Marshal(list)
+		return raw, err == nil
+	}
+	o, okO := defs(old)
+	n, okN := defs(new)
+	if !okO || !okN {
+		return nil, "a report holds no tool definitions (written by an older mcpcheck): tool changes are not classified"
+	}
+	return classifyToolChanges(o, n), ""
 }
 
 type judged struct{ verdict, text string }
@@ -159,6 +219,21 @@ func (d ReportDiff) WriteText(w io.Writer) {
 	section("Regressions", d.Regressions)
 	section("Fixes", d.Fixes)
 	section("Other changes", d.Changed)
+	if len(d.ToolChanges) > 0 {
+		p.line(0, fmt.Sprintf("Tool changes (%d):", len(d.ToolChanges)))
+		for _, c := range d.ToolChanges {
+			kind := "non-breaking"
+			if c.Breaking {
+				kind = "BREAKING"
+			}
+			p.wrap(2, fmt.Sprintf("%-12s %s: %s", kind, c.Tool, c.What))
+		}
+		p.blank()
+	}
+	if d.Unclassified != "" {
+		p.wrap(0, "NOTE: "+d.Unclassified)
+		p.blank()
+	}
 	if len(d.Footprint) > 0 {
 		p.line(0, "Footprint (bytes, o200k tokens):")
 		for _, f := range d.Footprint {
@@ -166,5 +241,11 @@ func (d ReportDiff) WriteText(w io.Writer) {
 		}
 		p.blank()
 	}
-	p.line(0, fmt.Sprintf("%d regressions, %d fixes, %d other changes", len(d.Regressions), len(d.Fixes), len(d.Changed)))
+	breaking := 0
+	for _, c := range d.ToolChanges {
+		if c.Breaking {
+			breaking++
+		}
+	}
+	p.line(0, fmt.Sprintf("%d regressions, %d fixes, %d other changes, %d breaking tool changes", len(d.Regressions), len(d.Fixes), len(d.Changed), breaking))
 }

@@ -68,8 +68,15 @@ func Evaluate(ctx context.Context, e Entry, tgt *Target, s Settings) (res Result
 }
 
 // notApplicable says why the check does not apply to the target: the
-// target serves none of the tools the scenario is about. Else "".
+// target is of a kind without the surface the scenario is about (a stdio
+// adapter has no hosted endpoint), or serves none of the tools the
+// scenario is about. Else "".
 func (t *Target) notApplicable(c *Check, s Settings) string {
+	for _, need := range c.Needs {
+		if why := need.subjectAbsent(t.Kind); why != "" && !t.Has(need) {
+			return "not applicable: " + why
+		}
+	}
 	if len(c.Tools) == 0 {
 		return ""
 	}
@@ -128,7 +135,7 @@ func (r *checkRun) noteCall(c *Call) {
 // and the check goes on; outside any, the check ends failed as a whole.
 func (r *checkRun) failHandler(level scenarios.Level) func(string, ...int) {
 	return func(message string, _ ...int) {
-		msg := r.redact(strings.TrimSpace(message))
+		msg := r.redact(strings.TrimSpace(plainFailure(message)))
 		if cur := r.current(); cur != nil {
 			cur.fail(msg, level)
 			return

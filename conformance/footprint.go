@@ -30,6 +30,9 @@ type ToolFootprint struct {
 	Name   string `json:"name"`
 	Bytes  int    `json:"bytes"`
 	Tokens int    `json:"tokens"`
+	// Definition is the tool as received, normalised ([Normalize]):
+	// what `mcpcheck diff` classifies changes of, as --golden-dir does.
+	Definition any `json:"definition,omitempty"`
 }
 
 var (
@@ -79,7 +82,11 @@ func MeasureFootprint(t *Target, budget int) (*Footprint, error) {
 		if err != nil {
 			return nil, err
 		}
-		fp.Tools = append(fp.Tools, ToolFootprint{Name: t.redact(head.Name), Bytes: len(r), Tokens: n})
+		var def any
+		if norm, err := Normalize(r); err == nil {
+			_ = json.Unmarshal(norm, &def) // redacted with the report
+		}
+		fp.Tools = append(fp.Tools, ToolFootprint{Name: t.redact(head.Name), Bytes: len(r), Tokens: n, Definition: def})
 	}
 	sort.Slice(fp.Tools, func(i, j int) bool { return fp.Tools[i].Name < fp.Tools[j].Name })
 	if t.Init != nil {

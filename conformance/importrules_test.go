@@ -25,17 +25,33 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 //     catalogue) may link only adapter/... of this module. adapter/adaptertest
 //     serves the adapter in front of a fixture RS for other packages' tests
 //     (as net/http/httptest does) and is not part of the shipped adapter.
+//   - no harness package (conformance/..., but conformance/reference, the
+//     one seam, and conformance/matrix, which runs it) links adapter/...;
+//     what both sides need (the shell quoter) lives in the module's internal/;
+//   - the checks do not import the framework's internals
+//     (conformance/internal/...): they reach them through the framework
+//     ([directImportViolation]).
 func importViolation(pkg, dep string) string {
 	switch {
-	case (pkg == "conformance" || pkg == "conformance/checks") && under(dep, "adapter"):
+	case under(pkg, "conformance") && !under(pkg, "conformance/reference") && !under(pkg, "conformance/matrix") && under(dep, "adapter"):
 		return "the harness does not import the adapter it judges (conformance/reference does)"
-	case under(pkg, "adapter/variation") && !under(dep, "adapter"):
-		return "the mutant catalogue may import only adapter/..."
+	case under(pkg, "adapter/variation") && !under(dep, "adapter") && !under(dep, "internal"):
+		return "the mutant catalogue may import only adapter/... (and the module's internal/...)"
 	case under(pkg, "adapter") && !under(pkg, "adapter/variation") && !under(pkg, "adapter/adaptertest") &&
 		(under(dep, "conformance") || under(dep, "fakers")):
 		return "the shipped adapter holds nothing of the harness"
 	}
 	return ""
+}
+
+// directImportViolation says why package pkg may not import dep itself,
+// or "": the checks link conformance/internal/... through the framework
+// but never name it.
+func directImportViolation(pkg, dep string) string {
+	if under(pkg, "conformance/checks") && under(dep, "conformance/internal") {
+		return "checks reach the framework's internals only through the framework (conformance)"
+	}
+	return importViolation(pkg, dep)
 }
 
 func TestImportRuleCases(t *testing.T) {
@@ -46,6 +62,10 @@ func TestImportRuleCases(t *testing.T) {
 		{"conformance", "adapter", false},
 		{"conformance", "adapter/rsclient", false},
 		{"conformance/checks", "adapter/variation", false},
+		{"conformance/bench", "adapter/shellquote", false},
+		{"conformance", "conformance/internal/sameorigin", true},
+		{"conformance/bench", "internal/shellquote", true},
+		{"adapter", "internal/shellquote", true},
 		{"conformance", "fakers", true},
 		{"conformance/reference", "adapter", true},
 		{"conformance/matrix", "conformance/reference", true},
@@ -62,12 +82,25 @@ func TestImportRuleCases(t *testing.T) {
 			t.Errorf("%s linking %s: allowed %v, want %v", c.pkg, c.dep, got, c.ok)
 		}
 	}
+	for _, c := range []struct {
+		pkg, dep string
+		ok       bool
+	}{
+		{"conformance/checks", "conformance/internal/sameorigin", false},
+		{"conformance/checks", "conformance", true},
+		{"conformance", "conformance/internal/wiretap", true},
+		{"conformance/checks", "adapter", false},
+	} {
+		if got := directImportViolation(c.pkg, c.dep) == ""; got != c.ok {
+			t.Errorf("%s importing %s: allowed %v, want %v", c.pkg, c.dep, got, c.ok)
+		}
+	}
 }
 
 // Every package of the module keeps the import rules, on what it links
 // (its transitive imports; test files do not count).
 func TestImportRules(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json=ImportPath,Deps", module+"/...").Output()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...").Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -79,8 +112,8 @@ func TestImportRules(t *testing.T) {
 	seen := 0
 	for {
 		var p struct {
-			ImportPath string
-			Deps       []string
+			ImportPath    string
+			Imports, Deps []string
 		}
 		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
 			break
@@ -93,6 +126,13 @@ func TestImportRules(t *testing.T) {
 			if d, ok := strings.CutPrefix(dep, module+"/"); ok {
 				if why := importViolation(pkg, d); why != "" {
 					t.Errorf("%s links %s: %s", pkg, d, why)
+				}
+			}
+		}
+		for _, dep := range p.Imports {
+			if d, ok := strings.CutPrefix(dep, module+"/"); ok {
+				if why := directImportViolation(pkg, d); why != "" && importViolation(pkg, d) == "" {
+					t.Errorf("%s imports %s: %s", pkg, d, why)
 				}
 			}
 		}

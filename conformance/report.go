@@ -63,6 +63,9 @@ type Report struct {
 	Golden    *GoldenReport `json:"golden,omitempty"`
 	Warnings  []string      `json:"warnings,omitempty"`
 	Totals    Totals        `json:"totals"`
+
+	// updateGolden is the command that rewrites this run's goldens.
+	updateGolden string
 }
 
 // Totals counts verdicts and coverage. Every report format prints these

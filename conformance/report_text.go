@@ -1,7 +1,10 @@
 package conformance
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -19,7 +22,30 @@ const TextWidth = 160
 // footprint and totals. Text from the target is escaped (termsafe) and
 // indented, so none of it can pass for a verdict line.
 func (r *Report) WriteText(w io.Writer) {
-	p := textPrinter{w: w, width: TextWidth, verbose: r.Verbose}
+	if r.Verbose {
+		r.writeText(w, -1)
+		return
+	}
+	// Past maxTextLines, the rows printed last lose their details first;
+	// a compact row still takes a few lines, hence a few tries.
+	var buf bytes.Buffer
+	budget := r.writeText(&buf, -1)
+	for range 4 {
+		over := bytes.Count(buf.Bytes(), []byte("\n")) - maxTextLines
+		if over <= 0 || budget == 0 {
+			break
+		}
+		budget = max(0, budget-over)
+		buf.Reset()
+		r.writeText(&buf, budget)
+	}
+	_, _ = w.Write(buf.Bytes())
+}
+
+// writeText writes the report giving rows at most budget lines of details
+// in all (-1: no bound), and returns how many it gave.
+func (r *Report) writeText(w io.Writer, budget int) int {
+	p := textPrinter{w: w, width: TextWidth, verbose: r.Verbose, budget: budget}
 	p.line(0, r.Tool)
 	p.line(0, "target: "+r.Target)
 	if s := r.Applicability.Summary(); s != "" {
@@ -32,15 +58,42 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 		p.blank()
 		p.wrap(0, fmt.Sprintf("TARGET ERROR (%s): %s", kind, r.TargetError.Reason))
+		if tail := r.TargetError.StderrTail; len(tail) > 0 {
+			p.line(2, fmt.Sprintf("its stderr ends (%s):", plural(len(tail), "line")))
+			for _, l := range tail {
+				p.line(4, l)
+			}
+		}
+	}
+	shown := r.writeRootCauses(&p, r.rootCauses())
+	notRun := 0
+	for _, row := range r.Rows {
+		if row.Result == nil && row.Status == Checked {
+			notRun++
+		}
+	}
+	if notRun > 0 && !r.Verbose {
+		p.blank()
+		p.line(0, fmt.Sprintf("%s not run: the target could not be reached (--verbose lists them)", plural(notRun, "scenario")))
 	}
 	group := ""
 	for _, row := range r.Rows {
+		if row.Result == nil && row.Status == Checked && !r.Verbose {
+			continue
+		}
 		if row.Group != group {
 			group = row.Group
 			p.blank()
 			p.line(0, group)
 		}
-		r.writeRow(&p, row)
+		switch {
+		case row.Result == nil:
+			r.writeRow(&p, row, rowFull)
+		case r.styleOf(row, shown) == rowFull:
+			r.writeBudgeted(&p, row)
+		default:
+			r.writeRow(&p, row, r.styleOf(row, shown))
+		}
 	}
 	if r.Footprint != nil {
 		fmt.Fprintf(w, "\nFootprint (tools/list as received on the wire; tokens are o200k_base):\n")
@@ -66,7 +119,8 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 		}
 		if g.failed() {
-			p.line(2, "review the drift, then rewrite with --update-golden")
+			p.line(2, "review the drift; if it is intended, rewrite the goldens with:")
+			p.wrap(4, cmp.Or(r.updateGolden, "mcpcheck … --golden-dir "+shellquote.Quote(g.Dir)+" --update-golden"))
 		}
 	}
 	for _, warn := range r.Warnings {
@@ -84,6 +138,7 @@ func (r *Report) WriteText(w io.Writer) {
 	p.line(0, fmt.Sprintf("%d clauses: %d passed, %d failed (required), %d failed (recommended), %d not judged, %d errors",
 		c.Total, c.Passed, c.Failed, c.FailedRecommended, c.Skipped, c.Errors))
 	p.line(0, fmt.Sprintf("exit %d (%s)", r.ExitCode(), exitMeaning[r.ExitCode()]))
+	return p.detail
 }
 
 var exitMeaning = map[int]string{
@@ -99,7 +154,10 @@ func verdictLabel(r *Report, res *Result) string {
 	return strings.ToUpper(string(res.Verdict))
 }
 
-func (r *Report) writeRow(p *textPrinter, row Row) {
+// writeRow prints one row: in full, in one line (blocked by a root cause,
+// or a harness error once the target was gone), or as a pointer to the
+// root cause printed above.
+func (r *Report) writeRow(p *textPrinter, row Row, style rowStyle, lead ...string) {
 	res := row.Result
 	switch {
 	case res == nil && row.Status == Checked:
@@ -110,13 +168,34 @@ func (r *Report) writeRow(p *textPrinter, row Row) {
 		return
 	}
 	head := fmt.Sprintf("%-8s %-11s %s", verdictLabel(r, res), rowLevel(res), row.Name)
-	switch res.Verdict {
-	case Skip, NA:
+	switch {
+	case style == rowSeeAbove:
+		p.line(2, head+"  root cause: see above")
+		return
+	case style == rowOneLine && res.Verdict == Error:
+		p.short(2, head+"  "+FirstLine(res.Message))
+		return
+	case style == rowOneLine:
+		p.line(2, head+"  "+blockedLine(row))
+		return
+	case res.Verdict == Skip, res.Verdict == NA:
 		p.wrap(2, head+"  "+res.Message)
 	default:
 		p.line(2, head)
 	}
 	const in = 13 // under the scenario name's column
+	for _, l := range lead {
+		p.wrap(in, l)
+	}
+	if style == rowCompact {
+		for _, c := range res.FailedClauses() {
+			p.line(in, fmt.Sprintf("%s FAIL (%s): %s", c.Key, c.FailLevel(), FirstLine(c.Failures[0].Message)))
+		}
+		if row.Reproduce != "" {
+			p.line(in, "reproduce: "+row.Reproduce)
+		}
+		return
+	}
 	for _, e := range res.Entries {
 		p.wrap(in, "["+e.Name+"="+e.Value+"]")
 	}
@@ -130,25 +209,33 @@ func (r *Report) writeRow(p *textPrinter, row Row) {
 	if len(res.Calls) > 0 && res.Clauses != nil {
 		p.line(in, "calls before the clauses:")
 	}
-	for _, c := range res.Calls {
-		p.call(in, c)
-	}
+	p.calls(in, res.Calls)
 	for _, c := range res.Clauses {
 		switch c.Outcome {
 		case Broken:
 			p.wrap(in, fmt.Sprintf("%s FAIL (%s): %s", c.Key, c.FailLevel(), c.Text))
-			for _, f := range c.Failures {
-				level := ""
-				if f.Level != c.Level {
-					level = "[" + string(f.Level) + "] "
+			msgs := make([]string, len(c.Failures))
+			for i, f := range c.Failures {
+				if msgs[i] = f.Message; f.Level != c.Level {
+					msgs[i] = "[" + string(f.Level) + "] " + f.Message
 				}
-				p.text(in+2, "- "+level+f.Message)
 			}
-			for _, call := range c.Calls {
-				p.call(in+2, call)
+			distinct, n := counted(msgs)
+			for i, m := range distinct {
+				if i == maxShown && !p.verbose {
+					p.line(in+2, fmt.Sprintf("… %s more (--verbose shows them)", plural(len(distinct)-i, "failure")))
+					break
+				}
+				p.text(in+2, "- "+m+times(n[m]))
 			}
+			p.calls(in+2, c.Calls)
 		case NotExercised:
-			if res.Verdict != Skip {
+			switch {
+			case res.Verdict == Skip:
+			case res.Verdict == Error && !p.verbose: // the error above says why
+			case c.BlockedBy != "" && c.BlockedBy != row.ID && !p.verbose:
+				p.line(in, fmt.Sprintf("%s not exercised: blocked by %s (see root causes)", c.Key, c.BlockedBy))
+			default:
 				p.wrap(in, fmt.Sprintf("%s not exercised: %s", c.Key, clauseWhy(c)))
 			}
 		}
@@ -168,10 +255,14 @@ func rowLevel(res *Result) scenarios.Level {
 }
 
 // A textPrinter writes escaped, indented lines of at most width columns.
+// Rows written through [Report.writeBudgeted] share budget lines of
+// details (-1: no bound); detail counts those written.
 type textPrinter struct {
 	w       io.Writer
 	width   int
 	verbose bool
+	budget  int
+	detail  int
 }
 
 func (p *textPrinter) blank() { fmt.Fprintln(p.w) }
@@ -189,20 +280,42 @@ func (p *textPrinter) wrap(indent int, s string) {
 }
 
 // text writes a message that may span lines (a gomega failure), each line
-// wrapped: it keeps its own line breaks, indented.
+// wrapped: it keeps its own line breaks, indented. Without verbose it
+// stops after maxMessageLines lines.
 func (p *textPrinter) text(indent int, s string) {
+	var out []string
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		p.wrap(indent, l)
+		out = append(out, wrapText(termsafe.Line(l), p.width-indent, 4)...)
+	}
+	if len(out) > maxMessageLines && !p.verbose {
+		out = append(out[:maxMessageLines-1], fmt.Sprintf("… %d more lines (--verbose or the JSON report has them)", len(out)-maxMessageLines+1))
+	}
+	for _, l := range out {
+		fmt.Fprintln(p.w, strings.Repeat(" ", indent)+l)
 	}
 }
 
-// call writes one call: on one line cut to the width, or whole with Verbose.
-func (p *textPrinter) call(indent int, c string) {
+// short writes s on one line cut to the width, or whole with verbose.
+func (p *textPrinter) short(indent int, s string) {
 	if p.verbose {
-		p.wrap(indent, "call: "+c)
+		p.wrap(indent, s)
 		return
 	}
-	p.line(indent, "call: "+c)
+	p.line(indent, s)
+}
+
+// calls writes calls, each as [textPrinter.short] does; a call made again
+// and again is written once with its count, and without verbose at most
+// maxShown of them.
+func (p *textPrinter) calls(indent int, calls []string) {
+	distinct, n := counted(calls)
+	for i, c := range distinct {
+		if i == maxShown && !p.verbose {
+			p.line(indent, fmt.Sprintf("… %s more (--verbose shows them)", plural(len(distinct)-i, "call")))
+			return
+		}
+		p.short(indent, "call: "+c+times(n[c]))
+	}
 }
 
 // wrapText breaks s into lines of at most width runes, at spaces where it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 	"slices"
 	"sort"
 	"strings"
@@ -158,9 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else {
 		results = evaluateAll(ctx, entries, tgt, settings, cfg.Parallel, cfg.Progress)
 	}
-	if reason := tgt.Down(); reason != "" {
-		rep.TargetError = &TargetError{Unreachable: true, Reason: "the target stopped serving during the run: " + reason}
-	}
+	rep.TargetError = tgt.downError()
 	for i := range rep.Rows {
 		row := &rep.Rows[i]
 		if r, ok := results[row.ID]; ok {
@@ -179,6 +178,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if rep.Golden, err = CompareGoldens(ctx, tgt, cfg.GoldenDir, cfg.UpdateGolden); err != nil {
 			return nil, err
 		}
+		rep.updateGolden = strings.Join(slices.Concat([]string{"mcpcheck"}, cfg.Invocation,
+			[]string{"--golden-dir", shellquote.Quote(cfg.GoldenDir), "--update-golden"}, cfg.InvocationTail), " ")
 	}
 	if calls, failed := tgt.callCounts(); calls > 0 && failed == calls {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("every one of the run's %d tool calls returned an error: the checks saw only error paths, "+

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 	"net"
 	"net/http"
 	"sync"
@@ -105,7 +106,7 @@ func (s TargetSpec) Describe() string {
 	case s.Kind() == KindURL:
 		return "url " + s.URL
 	case len(s.StdioArgv) > 0:
-		return "stdio " + QuoteCommand(s.StdioArgv)
+		return "stdio " + shellquote.Join(s.StdioArgv)
 	case s.Kind() == KindStdio:
 		return "stdio " + s.Stdio
 	}
@@ -116,6 +117,9 @@ func (s TargetSpec) Describe() string {
 type TargetError struct {
 	Unreachable bool   `json:"unreachable"` // else: authentication rejected
 	Reason      string `json:"reason"`
+	// StderrTail is the end of what an exited --stdio command wrote to
+	// stderr ([StderrTail]): where a crash says what broke.
+	StderrTail []string `json:"stderr_tail,omitempty"`
 }
 
 func (e *TargetError) Error() string { return e.Reason }
@@ -161,7 +165,8 @@ type Target struct {
 	redactor    *Redactor     // every token lent, shared with forks
 	callTimeout time.Duration // bounds one tools/call, as the handshake is bounded
 	downMu      sync.Mutex
-	down        string // why the target stopped serving mid-run; "" while it serves
+	down        string   // why the target stopped serving mid-run; "" while it serves
+	downStderr  []string // the exited command's stderr tail, when that is why
 }
 
 // callCounts are how many tool calls checks made, and how many failed.
@@ -199,6 +204,17 @@ func (t *Target) Down() string {
 	return t.down
 }
 
+// downError is the run's target error when the target stopped serving
+// mid-run, else nil.
+func (t *Target) downError() *TargetError {
+	t.downMu.Lock()
+	defer t.downMu.Unlock()
+	if t.down == "" {
+		return nil
+	}
+	return &TargetError{Unreachable: true, Reason: "the target stopped serving during the run: " + t.down, StderrTail: t.downStderr}
+}
+
 func (t *Target) markDown(reason string) {
 	t.downMu.Lock()
 	defer t.downMu.Unlock()
@@ -224,6 +240,11 @@ func (t *Target) callFailed(ctx context.Context, step string, err error) string 
 	case t.exited():
 		p := t.driver.(*stdioDriver)
 		t.markDown(fmt.Sprintf("%s: the command exited (%s); stderr ends: %s", step, p.exitState(time.Second), lastLine(p.Stderr())))
+		t.downMu.Lock()
+		if t.downStderr == nil {
+			t.downStderr = StderrTail(p.Stderr())
+		}
+		t.downMu.Unlock()
 	default:
 		pctx, cancel := context.WithTimeout(context.Background(), min(t.callTimeout, 5*time.Second))
 		defer cancel()

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,11 +101,16 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 		}
 		// A hang, or an answer the client refused (say "jsonrpc":"1.0"),
 		// is its own reason, even if the command exits once its stdin closes.
-		if timedOut || !(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed)) {
+		// A closed stdout, or a pipe that breaks (EPIPE) or was closed once
+		// the command was reaped, under the first request, is the command gone.
+		gone := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed) ||
+			errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
+		if timedOut || !gone {
 			return nil
 		}
 		if state := d.exitState(time.Second); state != "" {
-			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr: %s", state, FirstLine(d.stderr.String()))}
+			return &TargetError{Unreachable: true, Reason: fmt.Sprintf("the command exited (%s) before answering; stderr ends: %s", state, lastLine(d.stderr.String())),
+				StderrTail: StderrTail(d.stderr.String())}
 		}
 		return nil
 	}

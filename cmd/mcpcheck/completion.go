@@ -18,6 +18,49 @@ func addCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("fixture", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return append(fakers.Fixtures(), "scale:"), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	})
+	_ = root.RegisterFlagCompletionFunc("focus", func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		given, _ := cmd.Flags().GetStringArray("focus")
+		return completeScenarioIDs(cmd, given, prefix)
+	})
+	_ = root.RegisterFlagCompletionFunc("skip", completeScenarioNames)
+	_ = root.RegisterFlagCompletionFunc("label", completeLabels)
+}
+
+// completeScenarioNames offers the id-slug names --skip matches against.
+func completeScenarioNames(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	entries, err := checks.LoadRegistry()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	var out []string
+	for _, e := range entries {
+		if name := e.Scenario.Name(); strings.HasPrefix(strings.ToUpper(name), strings.ToUpper(prefix)) {
+			out = append(out, name+"\t"+e.Scenario.Title)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeLabels completes the last label of a --label expression
+// ("seed:001 && !mo" offers "seed:001 && !mode:bb", …): every label the
+// registry's scenarios carry.
+func completeLabels(_ *cobra.Command, _ []string, expr string) ([]string, cobra.ShellCompDirective) {
+	entries, err := checks.LoadRegistry()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	cut := strings.LastIndexAny(expr, "&|!(), ") + 1
+	head, word := expr[:cut], expr[cut:]
+	var out []string
+	for _, e := range entries {
+		for _, l := range e.Labels() {
+			if strings.HasPrefix(l, word) && !slices.Contains(out, head+l) {
+				out = append(out, head+l)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 func completeScenarioIDs(_ *cobra.Command, given []string, prefix string) ([]string, cobra.ShellCompDirective) {

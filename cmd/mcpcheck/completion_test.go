@@ -65,11 +65,39 @@ func TestCompletionOffersFixtures(t *testing.T) {
 	}
 }
 
+// --focus, --skip and --label complete their values: exact ids, id-slug
+// names, and the last label of an expression.
+func TestCompletionOffersSelectorValues(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"--focus", "S012", "--focus", "S01"}, []string{"S010\t", "S019\t", ":4"}, []string{"S012\t", "S020"}},
+		{[]string{"--skip", "s02"}, []string{"S029-fetch-document-shape\t", ":4"}, []string{"S012-"}},
+		{[]string{"--label", "seed:001 && !mo"}, []string{"seed:001 && !mode:bb\n", "seed:001 && !mode:host\n", ":4"}, []string{"seed:002"}},
+		{[]string{"--label", "tool:f"}, []string{"tool:fetch\n"}, []string{"tool:search"}},
+	} {
+		_, out, _ := run(t, nil, append([]string{"__complete"}, tc.args...)...)
+		for _, want := range tc.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("%q: completions lack %q:\n%s", tc.args, want, out)
+			}
+		}
+		for _, not := range tc.not {
+			if strings.Contains(out, not) {
+				t.Errorf("%q: completions offer %q:\n%s", tc.args, not, out)
+			}
+		}
+	}
+}
+
 func TestVersionNamesTheToolchainAndReportSchema(t *testing.T) {
-	_, out, _ := run(t, nil, "version")
-	for _, want := range []string{"mcpcheck " + conformance.Version(), runtime.Version(), conformance.ReportSchema} {
-		if !strings.Contains(out, want) {
-			t.Errorf("version output %q lacks %q", out, want)
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := run(t, nil, args...)
+		for _, want := range []string{"mcpcheck " + conformance.Version(), runtime.Version(), conformance.ReportSchema} {
+			if code != 0 || !strings.Contains(out, want) {
+				t.Errorf("%s: exit %d, output %q lacks %q", args[0], code, out, want)
+			}
 		}
 	}
 }

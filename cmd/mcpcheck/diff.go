@@ -14,22 +14,25 @@ func newDiffCommand(stdout io.Writer, code *int) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "diff OLD.json NEW.json",
-		Short: "Compare two --json reports: regressions, fixes and footprint deltas; exit 1 on a regression",
+		Short: "Compare two --json reports: regressions, fixes, breaking tool changes and footprint deltas; exit 1 on a regression",
 		Long: `diff reads two JSON reports (` + conformance.ReportSchema + `) of the same target, for
 instance main's and a pull request's, and lists every scenario and clause whose
 verdict got worse (a regression: pass to partial, skip or fail…), better (a
 fix), or otherwise changed (to or from n/a or manual, added or removed), then
-each tool whose footprint changed. It exits 1 when anything regressed.`,
+each tool that changed, classified as --golden-dir does (BREAKING: removed,
+an argument removed, newly required or of another type), and each tool whose
+footprint changed. It exits 1 on a regression or a breaking tool change, and
+2 when a report has no footprint (written with --no-footprint).`,
 		Example: `  mcpcheck --url "$URL" --json main.json        # on main
   mcpcheck --url "$URL" --json pr.json          # on the pull request
   mcpcheck diff main.json pr.json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			old, err := conformance.ReadReport(args[0])
+			old, err := conformance.ReadReportToDiff(args[0])
 			if err != nil {
 				return err
 			}
-			new, err := conformance.ReadReport(args[1])
+			new, err := conformance.ReadReportToDiff(args[1])
 			if err != nil {
 				return err
 			}
@@ -43,7 +46,7 @@ each tool whose footprint changed. It exits 1 when anything regressed.`,
 			} else {
 				d.WriteText(stdout)
 			}
-			if len(d.Regressions) > 0 {
+			if d.Regressed() {
 				*code = conformance.ExitFail
 			}
 			return nil

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 )
 
 // TestInvocationRepeatsVerdictFlags pins which flags a reproduction line

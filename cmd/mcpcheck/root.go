@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
+	"github.com/pdpp-connect/mcpcheck/internal/shellquote"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
@@ -75,7 +75,7 @@ func (o *targetOptions) invocationTail() []string {
 	if len(o.stdioArgv) == 0 {
 		return nil
 	}
-	return []string{"--stdio", stdioDash, conformance.QuoteCommand(o.stdioArgv)}
+	return []string{"--stdio", stdioDash, shellquote.Join(o.stdioArgv)}
 }
 
 // spec validates the flags and builds the target spec.
@@ -104,6 +104,11 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 		return s, errors.New("--mutant applies to the reference adapter only")
 	case o.timeout <= 0:
 		return s, errors.New("--timeout must be positive")
+	}
+	if o.stdio != "" && o.stdio != stdioDash {
+		if _, _, err := conformance.ParseCommand(o.stdio); err != nil {
+			return s, fmt.Errorf("--stdio %w (quote as a POSIX shell does, or give the argv last: --stdio -- cmd args…)", err)
+		}
 	}
 	for _, kv := range o.env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
@@ -202,6 +207,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			ue *conformance.UsageError
 			ce usageError
 			te *conformance.TargetError
+			nf *conformance.NoFootprintError
 		)
 		if errors.As(err, &te) {
 			if te.Unreachable {
@@ -209,7 +215,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			}
 			return conformance.ExitAuth
 		}
-		if errors.As(err, &ue) || errors.As(err, &ce) || isCobraUsage(err) {
+		if errors.As(err, &ue) || errors.As(err, &ce) || errors.As(err, &nf) || isCobraUsage(err) {
 			fmt.Fprintln(stderr, "Run 'mcpcheck --help' for usage.")
 			return conformance.ExitUsage
 		}
@@ -305,6 +311,7 @@ Exit codes: 0 pass, 1 failures of required clauses (of any clause with
 		newMutantsCommand(stdout, stderr, getenv, code), newVariantsCommand(stdout, stderr, getenv, code), newBenchCommand(stdout, getenv, code, red),
 		newReferenceAdapterCommand(getenv, code), newDiffCommand(stdout, code), newCoverageCommand(stdout, code))
 	addCompletions(root)
+	addVersionFlag(root)
 	return root
 }
 

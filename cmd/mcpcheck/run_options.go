@@ -31,7 +31,7 @@ func (o *runOptions) addFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&o.skip, "skip", nil, "leave out scenarios whose id-slug name matches this regular expression (repeatable)")
 	f.BoolVar(&o.list, "list", false, "list what would run on the target (run, skip, n/a, manual) without running it")
 	f.BoolVar(&o.strict, "strict", false, "fail the run on recommended clauses too: mcpcheck's own adapter contract (U ids) and its own thresholds")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "print whole tool calls in the text report instead of cutting them to its width")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "print everything in the text report: whole tool calls, every failure and blocked row, past its default bound of about 150 lines")
 	f.StringVar(&o.baselineFile, "baseline", "", "YAML file of scenario ids expected to fail on this target, each with a reason; a baselined id that passes fails the run as stale")
 	f.StringVar(&o.goldenDir, "golden-dir", "", "compare the target's normalised tools/list and initialize with the goldens in DIR, showing a diff per changed tool")
 	f.BoolVar(&o.update, "update-golden", false, "rewrite the goldens in --golden-dir instead of comparing (never under CI)")

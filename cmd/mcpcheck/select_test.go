@@ -181,6 +181,23 @@ func TestDiff(t *testing.T) {
 	if code, _, _ := run(t, nil, "diff", good, filepath.Join(dir, "missing.json")); code != conformance.ExitFail && code != conformance.ExitUsage {
 		t.Errorf("a missing report: exit %d", code)
 	}
+	if _, out, _ := run(t, nil, "diff", good, bad); !regexp.MustCompile(`non-breaking +aggregate: description changed`).MatchString(out) {
+		t.Errorf("the aggregate description change is not classified non-breaking:\n%s", out)
+	}
+	// A tool removed is a breaking change, classified as --golden-dir does.
+	dropped := filepath.Join(dir, "dropped.json")
+	run(t, nil, "S003", "S012", "--json", dropped, "--mutant", "drop-tool-fetch")
+	code, out, _ = run(t, nil, "diff", good, dropped)
+	if code != conformance.ExitFail || !regexp.MustCompile(`BREAKING +fetch: tool removed`).MatchString(out) {
+		t.Errorf("good → fetch dropped: exit %d\n%s", code, out)
+	}
+	// A report without a footprint cannot show tool changes: refused.
+	bare := filepath.Join(dir, "bare.json")
+	run(t, nil, "S003", "S012", "--json", bare, "--no-footprint")
+	code, _, stderr = run(t, nil, "diff", good, bare)
+	if code != conformance.ExitUsage || !strings.Contains(stderr, "has no footprint") {
+		t.Errorf("diff against a --no-footprint report: exit %d, stderr %q", code, stderr)
+	}
 }
 
 // No line of the default text outputs is over 160 columns: wide values go
@@ -226,5 +243,20 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 	setTerminal(f, func(k string) string { return map[string]string{"CI": "true"}[k] })
 	if terminal != nil {
 		t.Error("progress in CI")
+	}
+}
+
+// A golden that differs says how to rewrite it: the run's own command
+// with --update-golden.
+func TestGoldenDriftPrintsTheUpdateCommand(t *testing.T) {
+	t.Setenv("CI", "") // --update-golden is refused under CI
+	dir := filepath.Join(t.TempDir(), "golden dir")
+	if code, out, _ := run(t, nil, "S012", "--golden-dir", dir, "--update-golden"); code != 0 {
+		t.Fatalf("writing the goldens: exit %d\n%s", code, out)
+	}
+	code, out, _ := run(t, nil, "S012", "--mutant", "strip-routing-from-aggregate", "--golden-dir", dir)
+	want := "mcpcheck --mutant strip-routing-from-aggregate --golden-dir '" + dir + "' --update-golden"
+	if code != conformance.ExitFail || !strings.Contains(out, want) {
+		t.Errorf("exit %d; the report does not print %q:\n%s", code, want, out)
 	}
 }

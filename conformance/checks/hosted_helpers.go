@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 )
 
 // An httpAnswer is a raw HTTP exchange with a hosted target.
@@ -33,7 +32,7 @@ func (a httpAnswer) JSON() map[string]any {
 
 // hostedClient follows an anonymous probe's redirects anywhere, but never
 // carries a bearer to another origin.
-var hostedClient = &http.Client{CheckRedirect: sameorigin.CheckCredentialedRedirect}
+var hostedClient = conformance.HostedProbeClient()
 
 // hostedTimeout bounds one request below the MCP SDK.
 const hostedTimeout = 10 * time.Second

@@ -100,6 +100,8 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 	for name, cfg := range map[string]conformance.Config{
 		"error-paths": {Target: conformance.TargetSpec{Stdio: bin + " --provider-url http://127.0.0.1:1"}, Only: []string{"S023", "S024", "U03"}},
 		"hung":        {Target: conformance.TargetSpec{URL: hang.URL + "/mcp", Token: "t", ConnectTimeout: 2 * time.Second}, Only: []string{"S024"}},
+		// a command that dies before answering leaves its stderr's tail
+		"crashed": {Target: conformance.TargetSpec{Stdio: `sh -c "echo Traceback >&2; echo boom >&2; exit 1"`}, Only: []string{"S001"}},
 	} {
 		rep, err := run(context.Background(), cfg)
 		if err != nil {
@@ -123,7 +125,7 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 	// The schema forbids unknown fields, so a field a report never carries
 	// could drift from it unnoticed: require every optional one to show up.
 	for _, want := range []string{
-		"target_error", "target_error.unreachable=true", "target_error.unreachable=false", "footprint",
+		"target_error", "target_error.unreachable=true", "target_error.stderr_tail", "target_error.unreachable=false", "footprint",
 		"scenario.reason", "scenario.result", "result.message", "result.entries", "result.clauses", "result.fail_level",
 		"clause.failures", "clause.calls", "clause.reason", "clause.blocked_by", "verdict=partial", "applicability", "applicability.missing",
 		"scenario.baseline", "scenario.reproduce", "result.calls", "golden", "golden.changes", "golden.diffs",
@@ -139,10 +141,13 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 func presentFields(t *testing.T, data []byte) []string {
 	t.Helper()
 	var doc struct {
-		TargetError *struct{ Unreachable bool } `json:"target_error"`
-		Warnings    []string                    `json:"warnings"`
-		Footprint   json.RawMessage             `json:"footprint"`
-		Golden      *struct {
+		TargetError *struct {
+			Unreachable bool
+			StderrTail  []string `json:"stderr_tail"`
+		} `json:"target_error"`
+		Warnings  []string        `json:"warnings"`
+		Footprint json.RawMessage `json:"footprint"`
+		Golden    *struct {
 			Changes []json.RawMessage `json:"changes"`
 			Diffs   []json.RawMessage `json:"diffs"`
 		} `json:"golden"`
@@ -175,6 +180,9 @@ func presentFields(t *testing.T, data []byte) []string {
 	var out []string
 	if doc.TargetError != nil {
 		out = append(out, "target_error", "target_error.unreachable="+map[bool]string{true: "true", false: "false"}[doc.TargetError.Unreachable])
+		if len(doc.TargetError.StderrTail) > 0 {
+			out = append(out, "target_error.stderr_tail")
+		}
 	}
 	if doc.Footprint != nil {
 		out = append(out, "footprint")

@@ -14,7 +14,6 @@ import (
 	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 	"github.com/pdpp-connect/mcpcheck/fakers/hostile"
 )
@@ -104,7 +103,7 @@ func TestHostedProbesKeepBearersOnTheirOrigin(t *testing.T) {
 	srv := httptest.NewServer(&hostile.Server{Mode: hostile.Redirect307, RedirectTo: other.URL + "/mcp"})
 	defer srv.Close()
 	a := hostedDo(context.Background(), "POST", srv.URL+"/mcp", "Bearer owner-secret", initializeBody, nil)
-	var refused *sameorigin.RedirectError
+	var refused *conformance.RedirectError
 	if !errors.As(a.Err, &refused) {
 		t.Errorf("a bearer probe: err %v, want a refused redirect", a.Err)
 	}

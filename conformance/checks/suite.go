@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -161,6 +163,7 @@ func (s Suite) Declare() bool {
 // recommended clauses (outside -mcpcheck.strict) are skips whose message
 // says which, so none of them shows as a plain pass.
 func reportToGinkgo(r conformance.Result, strict bool) {
+	ginkgo.GinkgoHelper()
 	switch {
 	case r.Verdict == conformance.Pass:
 	case r.Verdict == conformance.Fail && (strict || r.FailLevel != scenarios.Recommended), r.Verdict == conformance.Error:
@@ -177,7 +180,7 @@ func failureText(r conformance.Result) string {
 	var b strings.Builder
 	b.WriteString(r.Message)
 	for _, c := range r.FailedClauses() {
-		fmt.Fprintf(&b, "\n%s (%s): %s", c.Key, c.FailLevel(), c.Text)
+		fmt.Fprintf(&b, "\n%s (%s) at %s: %s", c.Key, c.FailLevel(), clauseLocation(r.ID, c.Key), c.Text)
 		for _, f := range c.Failures {
 			fmt.Fprintf(&b, "\n  - %s", f.Message)
 		}
@@ -192,19 +195,54 @@ func failureText(r conformance.Result) string {
 }
 
 // declare turns one registry entry into a spec; evaluate runs a check.
+// Each spec is located at its scenario's heading in scenarios/, where
+// Ginkgo's reports then point; a failure names each failed clause's line.
 func declare(e conformance.Entry, evaluate func(context.Context, conformance.Entry)) {
 	labels := ginkgo.Label(e.Labels()...) // the same labels as mcpcheck --label
+	at := types.CodeLocation{FileName: scenarioPath(e.Scenario.File), LineNumber: e.Scenario.Line}
 	switch e.Status {
 	case conformance.Manual:
-		ginkgo.It(e.Scenario.Name()+" [manual]", labels, func() { ginkgo.Skip(e.StatusText()) })
+		ginkgo.It(e.Scenario.Name()+" [manual]", labels, at, func() { ginkgo.Skip(e.StatusText()) })
 		return
 	case conformance.Pending:
-		ginkgo.PIt(e.Scenario.Name()+" ["+e.StatusText()+"]", labels, func() {})
+		ginkgo.PIt(e.Scenario.Name()+" ["+e.StatusText()+"]", labels, at, func() {})
 		return
 	}
 	c := e.Check
-	ginkgo.It(c.Name(), labels, func(ctx ginkgo.SpecContext) { evaluate(ctx, e) },
+	ginkgo.It(c.Name(), labels, at, func(ctx ginkgo.SpecContext) { evaluate(ctx, e) },
 		ginkgo.NodeTimeout(conformance.DefaultCheckTimeout+5*time.Second))
+}
+
+// scenarioDir is scenarios/ in the source tree this file was built from.
+var scenarioDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "scenarios")
+}()
+
+// scenarioPath is where a catalog file is on disk: absolute when the
+// source tree is at hand, so editors can open it, else relative to the
+// module root.
+func scenarioPath(file string) string {
+	if p := filepath.Join(scenarioDir, file); fileExists(p) {
+		return p
+	}
+	return "scenarios/" + file
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// clauseLocation is "scenarios/…/spec.md:NN" for a clause key of scenario id.
+func clauseLocation(id, key string) string {
+	cat, err := scenarios.Load()
+	if err != nil {
+		return "?"
+	}
+	s, ok := cat.Lookup(id)
+	if !ok {
+		return "?"
+	}
+	cl, _ := s.Clause(key)
+	return fmt.Sprintf("%s:%d", scenarioPath(s.File), cl.Line)
 }
 
 // expectGoldens compares the reference adapter's normalised footprints
@@ -217,6 +255,8 @@ func (s Suite) expectGoldens(target *conformance.Target) {
 	if os.Getenv("CI") != "" && update {
 		ginkgo.Fail("CI never rewrites goldens; run `make golden` locally and review the diff")
 	}
+	// Shown only when a golden differs.
+	ginkgo.GinkgoWriter.Println("if the change is intended, rewrite the goldens with `make golden` and review the diff")
 	g := goldie.New(ginkgo.GinkgoTB(), goldie.WithFixtureDir(s.GoldenDir), goldie.WithNameSuffix(".golden.json"))
 	tools, err := conformance.GoldenTools(target)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,6 +146,10 @@ func RunStdio(mode string, stdin io.Reader, stdout io.Writer) bool {
 	known := false
 	for _, m := range append(append([]string(nil), Modes...), LeakModes...) {
 		known = known || m == mode
+	}
+	if slices.Contains(BrokenModes, mode) {
+		runBroken(mode, stdin, stdout)
+		return true
 	}
 	if !known {
 		return false

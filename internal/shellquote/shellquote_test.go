@@ -9,6 +9,9 @@ func TestQuote(t *testing.T) {
 		"two words":                    "'two words'",
 		"it's":                         `'it'\''s'`,
 		"$HOME":                        "'$HOME'",
+		"{rs_url}":                     "{rs_url}",
+		"{a,b}":                        "'{a,b}'",
+		"{1..3}":                       "'{1..3}'",
 	} {
 		if got := Quote(in); got != want {
 			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
