@@ -75,7 +75,7 @@ func answer(mode string, req request, secrets []string) (msg []byte, hang bool) 
 	if len(req.ID) == 0 {
 		return nil, false // a notification
 	}
-	if mode == TerminalInjection || mode == TokenEcho {
+	if mode == TerminalInjection || mode == TokenEcho || mode == WorkflowInjection {
 		return leakAnswer(mode, req, secrets), false
 	}
 	ok := func(result string) []byte {
