@@ -115,6 +115,9 @@ func answer(mode string, req request, secrets []string) (msg []byte, hang bool) 
 		}
 		return ok(`{"tools":[` + b.String() + `]}`), false
 	case "tools/call":
+		if mode == ChallengeElsewhere || mode == ChallengeRedirect {
+			return ok(`{"content":[{"type":"text","text":"no data"}],"isError":true}`), false
+		}
 		return nil, true
 	}
 	if mode == HangAfterInit {
@@ -193,11 +196,16 @@ type Server struct {
 	RedirectTo string
 	// Secrets are what TokenEcho repeats, besides each request's bearer.
 	Secrets []string
+	// Token is the one bearer the challenging modes answer.
+	Token string
 
 	once sync.Once
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if (s.Mode == ChallengeElsewhere || s.Mode == ChallengeRedirect) && s.challenge(w, r) {
+		return
+	}
 	if code := redirectStatus[s.Mode]; code != 0 {
 		http.Redirect(w, r, s.RedirectTo, code)
 		return
