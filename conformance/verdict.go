@@ -212,9 +212,10 @@ func (r *checkRun) runCleanups() {
 	}
 }
 
-// noteCall files a call as evidence: for the clause being judged, or for
-// every clause when it was made before any.
+// noteCall files a call as evidence, bounded: for the clause being
+// judged, or for every clause when it was made before any.
 func (r *checkRun) noteCall(c *Call) {
+	c = c.evidence()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, c)

@@ -198,6 +198,11 @@ type Server struct {
 	Secrets []string
 	// Token is the one bearer the challenging modes answer.
 	Token string
+	// Pad is the size of each PaddedAnswers answer's padding.
+	Pad int
+
+	padOnce sync.Once
+	padding string
 
 	once sync.Once
 }
@@ -233,6 +238,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case s.Mode == HugeToolsList && req.Method == "tools/list":
 		w.Header().Set("Content-Type", "application/json")
 		_ = writeHuge(w, req.ID)
+		return
+	case s.Mode == PaddedAnswers && req.Method == "tools/call":
+		s.writePadded(w, req.ID)
 		return
 	case s.Mode == CrashMidCall && req.Method == "tools/call":
 		w.Header().Set("Content-Type", "application/json")
