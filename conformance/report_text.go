@@ -181,9 +181,14 @@ func (p *textPrinter) line(indent int, s string) {
 	fmt.Fprintln(p.w, strings.Repeat(" ", indent)+cutTo(termsafe.Line(s), p.width-indent))
 }
 
+// MaxTextMessage bounds what the text report prints of one message (a
+// failure quoting a 400 KB tool description, say); the JSON report keeps
+// it whole.
+const MaxTextMessage = 2000
+
 // wrap writes s on as many lines as it needs, breaking at spaces.
 func (p *textPrinter) wrap(indent int, s string) {
-	for _, l := range wrapText(termsafe.Line(s), p.width-indent, 4) {
+	for _, l := range wrapText(termsafe.Line(termsafe.Clip(s, MaxTextMessage)), p.width-indent, 4) {
 		fmt.Fprintln(p.w, strings.Repeat(" ", indent)+l)
 	}
 }
@@ -191,7 +196,7 @@ func (p *textPrinter) wrap(indent int, s string) {
 // text writes a message that may span lines (a gomega failure), each line
 // wrapped: it keeps its own line breaks, indented.
 func (p *textPrinter) text(indent int, s string) {
-	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(termsafe.Clip(s, MaxTextMessage), "\n"), "\n") {
 		p.wrap(indent, l)
 	}
 }

@@ -97,3 +97,18 @@ func TestTargetTextCannotIssueWorkflowCommands(t *testing.T) {
 		}
 	}
 }
+
+// Six tools described in 400 KB each do not put megabytes on stdout: the
+// text report clips each message and says so.
+func TestHugeDescriptionsAreClippedInText(t *testing.T) {
+	srv := httptest.NewServer(&hostile.Server{Mode: hostile.HugeDescriptions})
+	t.Cleanup(srv.Close)
+	_, out, stderr := run(t, map[string]string{"MCPCHECK_TOKEN": "tok"}, "--url", srv.URL+"/mcp", "--timeout", "5s", "--no-footprint", "S003")
+	t.Logf("%d bytes on stdout", len(out))
+	if !strings.Contains(out, "… [clipped: ") {
+		t.Errorf("the report does not say a message was clipped:\n%.3000s", out)
+	}
+	if n := len(out) + len(stderr); n > 100<<10 {
+		t.Errorf("%d bytes printed for 6 descriptions of %d bytes", n, hostile.DescriptionBytes)
+	}
+}

@@ -35,7 +35,14 @@ const (
 	// EndlessPagination answers every tools/list with a page of PageBytes
 	// and a nextCursor to yet another page.
 	EndlessPagination = "endless-pagination"
+	// HugeDescriptions lists the six tools, each described in
+	// DescriptionBytes of words, and answers every tools/call with an
+	// error. Not in Modes: the run goes on to its end.
+	HugeDescriptions = "huge-descriptions"
 )
+
+// DescriptionBytes is the size of each HugeDescriptions description.
+const DescriptionBytes = 400 << 10
 
 // Modes lists every mode.
 var Modes = []string{HangAfterInit, HangOnCall, Garbage, HugeToolsList, CrashMidCall, InvalidVersion, InvalidResult, InvalidID, InvalidMessage, EndlessPagination}
@@ -106,16 +113,20 @@ func answer(mode string, req request, secrets []string) (msg []byte, hang bool) 
 		if mode == EndlessPagination {
 			return ok(endlessPage(req.Cursor())), false
 		}
+		description := "Read-only."
+		if mode == HugeDescriptions {
+			description = strings.Repeat("Padding ", DescriptionBytes/8)
+		}
 		var b strings.Builder
 		for i, name := range tools {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(&b, `{"name":%q,"description":"Read-only.","inputSchema":{"type":"object"}}`, name)
+			fmt.Fprintf(&b, `{"name":%q,"description":%q,"inputSchema":{"type":"object"}}`, name, description)
 		}
 		return ok(`{"tools":[` + b.String() + `]}`), false
 	case "tools/call":
-		if mode == ChallengeElsewhere || mode == ChallengeRedirect {
+		if mode == ChallengeElsewhere || mode == ChallengeRedirect || mode == HugeDescriptions {
 			return ok(`{"content":[{"type":"text","text":"no data"}],"isError":true}`), false
 		}
 		return nil, true
@@ -146,7 +157,7 @@ func writeHuge(w io.Writer, id json.RawMessage) error {
 // whether mode is one it knows. CrashMidCall exits the process.
 func RunStdio(mode string, stdin io.Reader, stdout io.Writer) bool {
 	known := false
-	for _, m := range append(append([]string(nil), Modes...), LeakModes...) {
+	for _, m := range append(append([]string{HugeDescriptions}, Modes...), LeakModes...) {
 		known = known || m == mode
 	}
 	if !known {
