@@ -186,18 +186,22 @@ func (p *textPrinter) line(indent int, s string) {
 // it whole.
 const MaxTextMessage = 2000
 
-// wrap writes s on as many lines as it needs, breaking at spaces.
+// wrap writes s, clipped, on as many lines as it needs, breaking at spaces.
 func (p *textPrinter) wrap(indent int, s string) {
-	for _, l := range wrapText(termsafe.Line(termsafe.Clip(s, MaxTextMessage)), p.width-indent, 4) {
+	p.wrapClipped(indent, termsafe.Clip(s, MaxTextMessage))
+}
+
+func (p *textPrinter) wrapClipped(indent int, s string) {
+	for _, l := range wrapText(termsafe.Line(s), p.width-indent, 4) {
 		fmt.Fprintln(p.w, strings.Repeat(" ", indent)+l)
 	}
 }
 
-// text writes a message that may span lines (a gomega failure), each line
-// wrapped: it keeps its own line breaks, indented.
+// text writes a message that may span lines (a gomega failure), clipped,
+// each line wrapped: it keeps its own line breaks, indented.
 func (p *textPrinter) text(indent int, s string) {
 	for _, l := range strings.Split(strings.TrimRight(termsafe.Clip(s, MaxTextMessage), "\n"), "\n") {
-		p.wrap(indent, l)
+		p.wrapClipped(indent, l)
 	}
 }
 
