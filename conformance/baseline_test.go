@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -81,5 +83,40 @@ func TestClassifyNestedShapeChanges(t *testing.T) {
 		if len(changes) != 1 || changes[0].Breaking != c.breaking {
 			t.Errorf("%s: changes %+v, want one with breaking=%v", name, changes, c.breaking)
 		}
+	}
+}
+
+// 200,000 unknown ids are read in linear time (the YAML library's own
+// repeated-key check took 507 s for them) and named in a bounded error.
+func TestBaselineWithManyUnknownIDs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("expected_failures:\n")
+	for i := range 200_000 {
+		fmt.Fprintf(&b, "  X%07d: reason\n", i)
+	}
+	_, err := LoadBaseline(writeFile(t, "b.yml", b.String()))
+	if _, ok := err.(*UsageError); !ok {
+		t.Fatalf("got %v, want a usage error", err)
+	}
+	if msg := err.Error(); len(msg) > 4096 || !strings.Contains(msg, "X0000000 names no catalog scenario") || !strings.Contains(msg, "and 199980 more") {
+		t.Errorf("error of %d bytes: %.300s", len(msg), msg)
+	}
+}
+
+func TestBaselineReadsEntriesAndRefusesRepeats(t *testing.T) {
+	bl, err := LoadBaseline(writeFile(t, "b.yml", "target: https://x/mcp\nexpected_failures:\n  S012: a reason\n  S029: \"another\"\n"))
+	if err != nil || bl.Target != "https://x/mcp" || len(bl.ExpectedFailures) != 2 || bl.ExpectedFailures["S012"] != "a reason" || bl.ExpectedFailures["S029"] != "another" {
+		t.Fatalf("got %+v, %v", bl, err)
+	}
+	if bl, err := LoadBaseline(writeFile(t, "b.yml", "target: x\n")); err != nil || len(bl.ExpectedFailures) != 0 {
+		t.Errorf("no entries: %+v, %v", bl, err)
+	}
+	_, err = LoadBaseline(writeFile(t, "b.yml", "expected_failures:\n  S012: a\n  S012: b\n"))
+	if err == nil || !strings.Contains(err.Error(), "S012 is listed twice (line 3)") {
+		t.Errorf("a repeated id: %v", err)
+	}
+	_, err = LoadBaseline(writeFile(t, "b.yml", "expected_failures:\n  S012: ~\n"))
+	if err == nil || !strings.Contains(err.Error(), "S012 has no reason") {
+		t.Errorf("a null reason: %v", err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -91,7 +93,7 @@ func (t *Target) callTapped(ctx context.Context, name string, args map[string]an
 	_, _ = rand.Read(b[:])
 	marker := hex.EncodeToString(b[:])
 	res, err := t.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{callMarkerKey: marker}})
-	ex, seen := t.Tap.Find(marker)
+	ex, seen := t.Tap.Take(marker) // the tap keeps only a prefix from here
 	return res, ex, seen, err
 }
 
@@ -195,17 +197,71 @@ func (c *Call) Describe() string {
 	if c.redact != nil {
 		args, text = c.redact(args), c.redact(text)
 	}
-	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, ClipText(args, 200), c.IsError(), ClipText(text, 400))
+	return fmt.Sprintf("%s %s → isError=%t %s", c.Tool, ClipText(args, 200), c.IsError(), ClipText(text, describedText))
 }
+
+// evidence is what a check run keeps of c to describe it later: c as
+// Describe sees it, its text cut well past what Describe shows (past a
+// redaction window, so a token at the cut is still matched whole). The
+// check holds the whole call only while it needs it: a target that pads
+// every answer cannot grow what the run keeps.
+func (c *Call) evidence() *Call {
+	text := squeezeSpace(c.Text(), describedText+evidenceMargin)
+	e := &Call{Tool: c.Tool, Args: c.Args, redact: c.redact, Result: &mcp.CallToolResult{IsError: c.IsError()}}
+	if c.RPCError != nil {
+		e.RPCError = &jsonrpc.Error{Code: c.RPCError.Code, Message: text}
+	} else {
+		e.Result.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+	}
+	return e
+}
+
+// describedText is how much of a call's text Describe shows;
+// evidenceMargin is how much more evidence keeps, over the redactor's
+// 12-character window.
+const describedText, evidenceMargin = 400, 64
 
 // ClipText is s cut to n characters (runes), with an ellipsis when cut: how
 // a failure message quotes a long answer.
 func ClipText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	i := 0
+	for range n {
+		if i == len(s) {
+			return s
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i == len(s) {
 		return s
 	}
-	return string(r[:n]) + "…"
+	return s[:i] + "…"
+}
+
+// squeezeSpace is ClipText(strings.Join(strings.Fields(s), " "), n), read
+// only as far as it needs.
+func squeezeSpace(s string, n int) string {
+	var b strings.Builder
+	count, space := 0, false
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			space = count > 0
+			continue
+		}
+		if space && count < n {
+			b.WriteByte(' ')
+			count++
+		}
+		space = false
+		if count == n {
+			b.WriteString("…")
+			return b.String()
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		b.WriteString(s[i : i+size])
+		count++
+	}
+	return b.String()
 }
 
 func (t *Target) hasTool(name string) bool {

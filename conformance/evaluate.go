@@ -41,8 +41,10 @@ func Evaluate(ctx context.Context, e Entry, tgt *Target, s Settings) (res Result
 			return res
 		}
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, DefaultCheckTimeout)
 	defer cancel()
+	defer func() { interrupted(parent, &res) }() // runs after the verdict is decided
 	run := &checkRun{check: c, scenario: e.Scenario, clauses: map[int]*clauseState{}, redact: tgt.redact}
 	t := &T{ctx: ctx, Target: tgt, Settings: s, run: run}
 	t.Gomega = gomega.NewGomega(run.failHandler(scenarios.Required))
@@ -65,6 +67,22 @@ func Evaluate(ctx context.Context, e Entry, tgt *Target, s Settings) (res Result
 	}()
 	c.Run(t)
 	return res
+}
+
+// interrupted makes the verdict of a check whose run was cancelled (by
+// SIGINT or SIGTERM, say) before it finished an error: what failed or went
+// unjudged then may have failed for the cancellation, not for the target.
+func interrupted(ctx context.Context, res *Result) {
+	if ctx.Err() == nil || res.Verdict == Pass || res.Verdict == NA {
+		return
+	}
+	why := "interrupted: the run was cancelled (" + context.Cause(ctx).Error() + ") before the check finished"
+	res.Verdict, res.Message, res.FailLevel, res.Calls = Error, why, "", nil
+	for i := range res.Clauses {
+		if c := &res.Clauses[i]; c.Outcome == Broken || c.Outcome == NotExercised {
+			c.Outcome, c.Reason, c.BlockedBy, c.Failures, c.Calls = NotExercised, "not judged: "+why, "", nil, nil
+		}
+	}
 }
 
 // notApplicable says why the check does not apply to the target: the
@@ -118,9 +136,10 @@ func (r *checkRun) runCleanups() {
 	}
 }
 
-// noteCall files a call as evidence: for the clause being judged, or for
-// every clause when it was made before any.
+// noteCall files a call as evidence, bounded: for the clause being
+// judged, or for every clause when it was made before any.
 func (r *checkRun) noteCall(c *Call) {
+	c = c.evidence()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, c)

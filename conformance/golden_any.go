@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,7 +111,7 @@ func CompareGoldens(ctx context.Context, t *Target, dir string, update bool) (*G
 	sort.Strings(names)
 	for _, n := range names {
 		path := filepath.Join(dir, n+goldenSuffix)
-		old, err := os.ReadFile(path)
+		old, err := readGolden(path, update)
 		status := GoldenMatch
 		switch {
 		case os.IsNotExist(err) && update:
@@ -131,7 +132,7 @@ func CompareGoldens(ctx context.Context, t *Target, dir string, update bool) (*G
 			}
 		}
 		if status == GoldenWritten {
-			if err := os.WriteFile(path, produced[n], 0o644); err != nil {
+			if err := writeGolden(path, produced[n]); err != nil {
 				return nil, err
 			}
 		}
@@ -146,6 +147,49 @@ func CompareGoldens(ctx context.Context, t *Target, dir string, update bool) (*G
 		rep.Files = append(rep.Files, GoldenFile{Name: name, Status: status})
 	}
 	return rep, nil
+}
+
+// readGolden reads a golden that is a regular file. One that is not (a
+// symbolic link, say, that a checkout could carry to a secret) is never
+// read through: with update it counts as absent, to be replaced by a
+// regular file; otherwise it is an error.
+func readGolden(path string, update bool) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular() && update:
+		return nil, fs.ErrNotExist
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("golden %s is not a regular file (%s): mcpcheck reads and writes goldens only as regular files; --update-golden replaces it", path, fi.Mode().Type())
+	}
+	return os.ReadFile(path)
+}
+
+// writeGolden writes a golden by a temporary file in its directory and a
+// rename: a symbolic link in its place is replaced, never written through,
+// and no reader sees half a golden.
+func writeGolden(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // StaleGoldens lists the golden files in dir that none of the produced

@@ -152,3 +152,52 @@ func goldensFailed(g *conformance.GoldenReport) bool {
 	}
 	return false
 }
+
+// A golden that is a symbolic link is neither read nor written through:
+// comparing refuses it, and --update-golden replaces the link with a
+// regular file, by a temporary file and a rename, leaving its target alone.
+func TestUpdateGoldenReplacesASymlink(t *testing.T) {
+	t.Setenv("CI", "")
+	ctx := context.Background()
+	spec, err := reference.Spec("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt, err := conformance.Open(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	victim := filepath.Join(elsewhere, "precious")
+	const precious = "PRECIOUS-secret-contents\n"
+	if err := os.WriteFile(victim, []byte(precious), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join(dir, "tools-list.golden.json")
+	if err := os.Symlink(victim, golden); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	g, err := conformance.CompareGoldens(ctx, tgt, dir, false)
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("comparing against a symlinked golden: %v %+v, want a refusal", err, g)
+	}
+	if err != nil && strings.Contains(err.Error(), "PRECIOUS") {
+		t.Errorf("the refusal quotes the link's target: %v", err)
+	}
+	if g, err = conformance.CompareGoldens(ctx, tgt, dir, true); err != nil || goldenStatuses(g)["tools-list.golden.json"] != conformance.GoldenWritten {
+		t.Fatalf("--update-golden over a symlink: %v %+v", err, g)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != precious {
+		t.Errorf("the link's target was written: %q", data)
+	}
+	if fi, err := os.Lstat(golden); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the golden is not a regular file now: %v %v", fi.Mode(), err)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(tmp) > 0 {
+		t.Errorf("temporary files left behind: %v", tmp)
+	}
+	if g, err = conformance.CompareGoldens(ctx, tgt, dir, false); err != nil || goldensFailed(g) {
+		t.Errorf("the replaced golden matches: %v %+v", err, g)
+	}
+}

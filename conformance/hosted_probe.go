@@ -7,14 +7,14 @@ import (
 )
 
 // HostedProbeClient returns a client for probing a [HostedEndpoint]
-// below the MCP SDK: it follows an anonymous probe's redirects anywhere,
-// but refuses, before sending anything, to carry an Authorization header
-// to another origin (a [*RedirectError]). Checks reach the origin policy
-// through it, never through conformance/internal.
+// below the MCP SDK: it follows redirects only within the origin a probe
+// went to, so a bearer never leaves it and a hostile target cannot make
+// mcpcheck read another URL and quote it (a [*RedirectError]). Checks
+// reach the origin policy through it, never through conformance/internal.
 func HostedProbeClient() *http.Client {
-	return &http.Client{CheckRedirect: sameorigin.CheckCredentialedRedirect}
+	return &http.Client{CheckRedirect: sameorigin.CheckRedirect}
 }
 
 // A RedirectError is a redirect to another origin that mcpcheck refused
-// to follow with a bearer.
+// to follow.
 type RedirectError = sameorigin.RedirectError

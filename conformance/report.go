@@ -1,11 +1,13 @@
 package conformance
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
@@ -96,12 +98,19 @@ type Totals struct {
 // ReportSchema versions the JSON report format.
 const ReportSchema = "mcpcheck.report/v2"
 
-// WriteJSON writes the machine report (schema mcpcheck.report/v2).
+// WriteJSON writes the machine report (schema mcpcheck.report/v2). Its
+// strings hold no raw C1, bidi or zero-width character and no workflow
+// command: termsafe.JSON escapes them, and a decoder reads the same text.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	return err
 }
 
 func (r *Report) tally() {

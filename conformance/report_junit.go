@@ -1,11 +1,13 @@
 package conformance
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
@@ -227,15 +229,15 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		doc.Errors += s.Errors
 		doc.Suites = append(doc.Suites, s)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
+	b := bytes.NewBufferString(xml.Header)
+	enc := xml.NewEncoder(b)
 	enc.Indent("", "  ")
 	if err := enc.Encode(doc); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	b.WriteByte('\n')
+	// No raw C1, bidi or zero-width character, no workflow command.
+	_, err := w.Write(termsafe.XML(b.Bytes()))
 	return err
 }
 

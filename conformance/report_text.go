@@ -272,19 +272,28 @@ func (p *textPrinter) line(indent int, s string) {
 	fmt.Fprintln(p.w, strings.Repeat(" ", indent)+cutTo(termsafe.Line(s), p.width-indent))
 }
 
-// wrap writes s on as many lines as it needs, breaking at spaces.
+// MaxTextMessage bounds what the text report prints of one message (a
+// failure quoting a 400 KB tool description, say); the JSON report keeps
+// it whole.
+const MaxTextMessage = 2000
+
+// wrap writes s, clipped, on as many lines as it needs, breaking at spaces.
 func (p *textPrinter) wrap(indent int, s string) {
+	p.wrapClipped(indent, termsafe.Clip(s, MaxTextMessage))
+}
+
+func (p *textPrinter) wrapClipped(indent int, s string) {
 	for _, l := range wrapText(termsafe.Line(s), p.width-indent, 4) {
 		fmt.Fprintln(p.w, strings.Repeat(" ", indent)+l)
 	}
 }
 
-// text writes a message that may span lines (a gomega failure), each line
-// wrapped: it keeps its own line breaks, indented. Without verbose it
-// stops after maxMessageLines lines.
+// text writes a message that may span lines (a gomega failure), clipped,
+// each line wrapped: it keeps its own line breaks, indented. Without
+// verbose it stops after maxMessageLines lines.
 func (p *textPrinter) text(indent int, s string) {
 	var out []string
-	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(termsafe.Clip(s, MaxTextMessage), "\n"), "\n") {
 		out = append(out, wrapText(termsafe.Line(l), p.width-indent, 4)...)
 	}
 	if len(out) > maxMessageLines && !p.verbose {

@@ -29,7 +29,7 @@ func writeGitHub(rep *conformance.Report, w io.Writer, getenv func(string) strin
 			file = "scenarios/" + s.File
 		}
 		if res.Verdict == conformance.Error || res.Clauses == nil {
-			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", file, ghProperty(row.Name+" "+string(res.Verdict)), ghData(res.Message))
+			writeWorkflowCommand(w, fmt.Sprintf("::error file=%s,title=%s::%s", file, ghProperty(row.Name+" "+string(res.Verdict)), ghData(res.Message)))
 			continue
 		}
 		for _, c := range res.FailedClauses() {
@@ -45,7 +45,7 @@ func writeGitHub(rep *conformance.Report, w io.Writer, getenv func(string) strin
 			for _, f := range c.Failures {
 				msg.WriteString(f.Message + "\n")
 			}
-			fmt.Fprintf(w, "::%s file=%s,line=%d,title=%s::%s\n", kind, file, line, ghProperty(c.Key+" "+c.Text), ghData(strings.TrimSpace(msg.String())))
+			writeWorkflowCommand(w, fmt.Sprintf("::%s file=%s,line=%d,title=%s::%s", kind, file, line, ghProperty(c.Key+" "+c.Text), ghData(strings.TrimSpace(msg.String()))))
 		}
 	}
 	path := getenv("GITHUB_STEP_SUMMARY")

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asMCPCheckEnv) != "" {
 		os.Exit(execute(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 	}
+	if os.Getenv(asMainEnv) != "" { // as main runs it, signals included
+		os.Exit(runWithSignals(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+	}
 	os.Exit(m.Run())
 }
 

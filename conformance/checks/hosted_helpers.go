@@ -30,8 +30,10 @@ func (a httpAnswer) JSON() map[string]any {
 	return m
 }
 
-// hostedClient follows an anonymous probe's redirects anywhere, but never
-// carries a bearer to another origin.
+// hostedClient follows redirects only within the origin a probe went to:
+// a bearer never leaves it, and a hostile target cannot redirect an
+// anonymous probe to a URL it wants read and quoted in the report (a CI
+// runner's metadata service, say).
 var hostedClient = conformance.HostedProbeClient()
 
 // hostedTimeout bounds one request below the MCP SDK.

@@ -2,7 +2,9 @@
 // hostile target could echo them in: verbatim or in another case, base64
 // (standard or URL alphabet, padded or not, at any byte alignment inside a
 // longer string), JSON \u-escaped and URL %-encoded, in any mix with
-// literal characters, whole or any 12 characters of it.
+// literal characters, whole or any 12 characters of it, and split by any
+// number of invisible characters (zero-width, bidi, C1; raw or written as
+// termsafe's \u200b escapes).
 package redact
 
 import (
@@ -12,6 +14,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 )
 
 // Replacement is what a secret becomes: printable, and nothing JSON or XML
@@ -176,6 +181,9 @@ func decode(b []byte) ([]byte, []int) {
 				k++
 			}
 			switch {
+			case k < len(b) && invisibleEscape(b[k:]) > 0: // \u200b, as termsafe writes it: read past it
+				p = k + invisibleEscape(b[k:])
+				continue
 			case k+5 <= len(b) && lower(b[k]) == 'u' && b[k+1] == '0' && b[k+2] == '0' && isHex(b[k+3]) && isHex(b[k+4]):
 				c, n = hexByte(b[k+3], b[k+4]), k+5-p
 			case k < len(b) && (b[k] == '"' || b[k] == '/'):
@@ -188,6 +196,11 @@ func decode(b []byte) ([]byte, []int) {
 			}
 		case c == '%' && p+3 <= len(b) && isHex(b[p+1]) && isHex(b[p+2]):
 			c, n = hexByte(b[p+1], b[p+2]), 3
+		case c >= utf8.RuneSelf:
+			if r, size := utf8.DecodeRune(b[p:]); termsafe.Escaped(r) {
+				p += size // an invisible character inside a token splits nothing
+				continue
+			}
 		default:
 			c = lower(c)
 		}
@@ -195,6 +208,32 @@ func decode(b []byte) ([]byte, []int) {
 		p += n
 	}
 	return dec, append(at, len(b))
+}
+
+// invisibleEscape is the length of the \u or \U escape at the start of b
+// (b[0] is the u) when it spells an invisible or C1 character, else 0.
+func invisibleEscape(b []byte) int {
+	digits := 4
+	switch {
+	case b[0] == 'U':
+		digits = 8
+	case b[0] != 'u':
+		return 0
+	}
+	if len(b) < 1+digits {
+		return 0
+	}
+	var r rune
+	for _, c := range b[1 : 1+digits] {
+		if !isHex(c) {
+			return 0
+		}
+		r = r<<4 | rune(unhex(c))
+	}
+	if r > utf8.MaxRune || !termsafe.Escaped(r) {
+		return 0
+	}
+	return 1 + digits
 }
 
 // hexByte is the byte two hex digits spell, letters folded to lower case.

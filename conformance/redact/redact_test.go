@@ -153,3 +153,33 @@ func TestLongRunsStayLinear(t *testing.T) {
 		}
 	}
 }
+
+// A token split by invisible characters, raw or as the \u escapes termsafe
+// writes, into pieces each shorter than the window is still redacted.
+func TestTokenSplitByInvisibleCharacters(t *testing.T) {
+	const token = "Zq7-Tok3n_Xy9Lm2Pw4" // 19 characters
+	r := New(token)
+	for _, sep := range []string{"\u200b", "\u200c\u200d", "\u2060", "\ufeff", "\u202e", "\u2066\u2069", "\u200e", "\u061c", "\u0085",
+		`\u200b`, `\u202E`, `\\u200b`, `\U000e0041`, "\u200b" + `\u200d`} {
+		for _, cut := range []int{1, 9, 10, 18} {
+			in := "before " + token[:cut] + sep + token[cut:] + " after"
+			got := r.String(in)
+			if got != "before [redacted] after" {
+				t.Errorf("split at %d by %q: %q became %q", cut, sep, in, got)
+			}
+		}
+	}
+	every := ""
+	for _, c := range token {
+		every += string(c) + "\u200b"
+	}
+	if got := r.String(every); strings.Contains(got, "Tok3n") || !strings.Contains(got, Replacement) {
+		t.Errorf("a character between every two: %q became %q", every, got)
+	}
+	// Invisible characters elsewhere, and visible ones, change nothing.
+	for _, in := range []string{"zero\u200bwidth", `\u200b\u202e`, "Zq7-Tok3n\u00e9_Xy9Lm2Pw4"} {
+		if got := r.String(in); got != in {
+			t.Errorf("%q became %q", in, got)
+		}
+	}
+}

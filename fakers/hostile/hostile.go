@@ -36,7 +36,14 @@ const (
 	// EndlessPagination answers every tools/list with a page of PageBytes
 	// and a nextCursor to yet another page.
 	EndlessPagination = "endless-pagination"
+	// HugeDescriptions lists the six tools, each described in
+	// DescriptionBytes of words, and answers every tools/call with an
+	// error. Not in Modes: the run goes on to its end.
+	HugeDescriptions = "huge-descriptions"
 )
+
+// DescriptionBytes is the size of each HugeDescriptions description.
+const DescriptionBytes = 400 << 10
 
 // Modes lists every mode.
 var Modes = []string{HangAfterInit, HangOnCall, Garbage, HugeToolsList, CrashMidCall, InvalidVersion, InvalidResult, InvalidID, InvalidMessage, EndlessPagination}
@@ -76,7 +83,7 @@ func answer(mode string, req request, secrets []string) (msg []byte, hang bool) 
 	if len(req.ID) == 0 {
 		return nil, false // a notification
 	}
-	if mode == TerminalInjection || mode == TokenEcho {
+	if mode == TerminalInjection || mode == TokenEcho || mode == WorkflowInjection {
 		return leakAnswer(mode, req, secrets), false
 	}
 	ok := func(result string) []byte {
@@ -107,15 +114,22 @@ func answer(mode string, req request, secrets []string) (msg []byte, hang bool) 
 		if mode == EndlessPagination {
 			return ok(endlessPage(req.Cursor())), false
 		}
+		description := "Read-only."
+		if mode == HugeDescriptions {
+			description = strings.Repeat("Padding ", DescriptionBytes/8)
+		}
 		var b strings.Builder
 		for i, name := range tools {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(&b, `{"name":%q,"description":"Read-only.","inputSchema":{"type":"object"}}`, name)
+			fmt.Fprintf(&b, `{"name":%q,"description":%q,"inputSchema":{"type":"object"}}`, name, description)
 		}
 		return ok(`{"tools":[` + b.String() + `]}`), false
 	case "tools/call":
+		if mode == ChallengeElsewhere || mode == ChallengeRedirect || mode == HugeDescriptions {
+			return ok(`{"content":[{"type":"text","text":"no data"}],"isError":true}`), false
+		}
 		return nil, true
 	}
 	if mode == HangAfterInit {
@@ -144,7 +158,7 @@ func writeHuge(w io.Writer, id json.RawMessage) error {
 // whether mode is one it knows. CrashMidCall exits the process.
 func RunStdio(mode string, stdin io.Reader, stdout io.Writer) bool {
 	known := false
-	for _, m := range append(append([]string(nil), Modes...), LeakModes...) {
+	for _, m := range append(append([]string{HugeDescriptions}, Modes...), LeakModes...) {
 		known = known || m == mode
 	}
 	if slices.Contains(BrokenModes, mode) {
@@ -198,11 +212,21 @@ type Server struct {
 	RedirectTo string
 	// Secrets are what TokenEcho repeats, besides each request's bearer.
 	Secrets []string
+	// Token is the one bearer the challenging modes answer.
+	Token string
+	// Pad is the size of each PaddedAnswers answer's padding.
+	Pad int
+
+	padOnce sync.Once
+	padding string
 
 	once sync.Once
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if (s.Mode == ChallengeElsewhere || s.Mode == ChallengeRedirect) && s.challenge(w, r) {
+		return
+	}
 	if code := redirectStatus[s.Mode]; code != 0 {
 		http.Redirect(w, r, s.RedirectTo, code)
 		return
@@ -230,6 +254,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case s.Mode == HugeToolsList && req.Method == "tools/list":
 		w.Header().Set("Content-Type", "application/json")
 		_ = writeHuge(w, req.ID)
+		return
+	case s.Mode == PaddedAnswers && req.Method == "tools/call":
+		s.writePadded(w, req.ID)
 		return
 	case s.Mode == CrashMidCall && req.Method == "tools/call":
 		w.Header().Set("Content-Type", "application/json")

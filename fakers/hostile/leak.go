@@ -19,10 +19,33 @@ const (
 	// [Encodings]: over HTTP, Server.Secrets and the request's bearer;
 	// over stdio, PDPP_CLIENT_TOKEN and MCPCHECK_RS_TOKEN.
 	TokenEcho = "token-echo"
+	// WorkflowInjection carries WorkflowPayloads: GitHub Actions workflow
+	// commands and invisible characters.
+	WorkflowInjection = "workflow-injection"
 )
 
 // LeakModes lists the leaking modes.
-var LeakModes = []string{TerminalInjection, TokenEcho}
+var LeakModes = []string{TerminalInjection, TokenEcho, WorkflowInjection}
+
+// WorkflowForgery is in every command WorkflowPayloads forge, and only there.
+const WorkflowForgery = "FORGED-BY-TARGET"
+
+// WorkflowPayloads try to drive a GitHub Actions runner that reads the log
+// mcpcheck writes (an annotation, a mask that hides FAIL, a stop-commands
+// that silences mcpcheck's own annotations, a legacy ##[ command anywhere
+// in a line, after indentation or a no-break space the runner trims), and
+// to reorder or hide text from a reader: bidi overrides and isolates,
+// zero-width characters and C1 controls.
+var WorkflowPayloads = []string{
+	"\n::error file=forged.go,line=1::" + WorkflowForgery,
+	"\n  ::add-mask::FAIL",
+	"\n\t::stop-commands::" + WorkflowForgery,
+	"##[error]" + WorkflowForgery,
+	"\n\u00a0\u3000::warning::" + WorkflowForgery,
+	"::group::" + WorkflowForgery,
+	"PASS\u202e\u2066 S999 \u2069\u202c\u200e\u200f\u061c\u202a\u202b\u202d",
+	"zero\u200bwidth\u200c\u200d\u2060\ufeff and C1 \u0085\u009b2J",
+}
 
 // Forgery is the report line the terminal payloads try to forge.
 const Forgery = "PASS    S999-fake"
@@ -73,8 +96,11 @@ func Encodings(secret string) []string {
 
 // leakPayloads are the strings a leaking mode carries for one request.
 func leakPayloads(mode string, secrets []string) []string {
-	if mode == TerminalInjection {
+	switch mode {
+	case TerminalInjection:
 		return TerminalPayloads
+	case WorkflowInjection:
+		return WorkflowPayloads
 	}
 	var out []string
 	for _, s := range secrets {

@@ -33,6 +33,27 @@ type Exchange struct {
 	Response json.RawMessage // the whole response message
 	Result   json.RawMessage // the verbatim "result" member, if any
 	Error    json.RawMessage // the verbatim "error" member, if any
+	// Clipped says Request, Response, Result and Error are each only their
+	// first KeptPrefix bytes (not JSON): the exchange was taken ([Tap.Take])
+	// or pushed out of the tap's byte budget.
+	Clipped bool
+}
+
+// size is what ex holds, in bytes.
+func (ex *Exchange) size() int {
+	return len(ex.Request) + len(ex.Response) + len(ex.Result) + len(ex.Error)
+}
+
+// clip cuts ex to its prefixes and returns how many bytes that freed.
+func (ex *Exchange) clip() int {
+	before := ex.size()
+	for _, b := range []*json.RawMessage{&ex.Request, &ex.Response, &ex.Result, &ex.Error} {
+		if len(*b) > KeptPrefix {
+			*b = append(json.RawMessage(nil), (*b)[:KeptPrefix]...)
+		}
+	}
+	ex.Clipped = true
+	return before - ex.size()
 }
 
 // A Tap collects exchanges. It is safe for concurrent use.
@@ -46,7 +67,21 @@ type Tap struct {
 	lastHTTP  int      // last HTTP status seen
 	httpCodes []int
 	refused   error // the first redirect refused for leaving the origin
+	budget    int   // bytes the completed exchanges may hold
+	kept      int   // bytes they hold
 }
+
+// DefaultBudget bounds the bytes a tap keeps of completed exchanges. The
+// newest initialize and tools/list are always kept whole (the handshake
+// bounds them: conformance.HandshakeLimit); past the budget, the oldest
+// other exchanges are cut to their prefixes, then dropped. A tool call's
+// caller takes its exchange whole as soon as it is answered ([Tap.Take]),
+// so the budget holds only answers no caller has taken yet.
+const DefaultBudget = 64 << 20
+
+// KeptPrefix is how much of each part of an exchange a tap keeps once
+// the exchange was taken or pushed out of the budget.
+const KeptPrefix = 1 << 10
 
 // MaxExchanges bounds how many completed exchanges a tap keeps. Older
 // tool calls are dropped first; the newest initialize and tools/list are
@@ -56,7 +91,12 @@ type Tap struct {
 const MaxExchanges = 4096
 
 // New returns an empty tap with the default size limit.
-func New() *Tap { return &Tap{max: DefaultMaxMessage, pending: map[string]Exchange{}} }
+func New() *Tap {
+	return &Tap{max: DefaultMaxMessage, budget: DefaultBudget, pending: map[string]Exchange{}}
+}
+
+// SetBudget changes the byte budget ([DefaultBudget]).
+func (t *Tap) SetBudget(n int) { t.mu.Lock(); t.budget = n; t.trim(); t.mu.Unlock() }
 
 func pinned(method string) bool { return method == "initialize" || method == "tools/list" }
 
@@ -66,19 +106,50 @@ func (t *Tap) keep(ex Exchange) {
 	if pinned(ex.Method) { // earlier tools/list pages are copied out by their reader
 		for i := range t.done {
 			if t.done[i].Method == ex.Method {
+				t.kept -= t.done[i].size()
 				t.done = append(t.done[:i], t.done[i+1:]...)
 				break
 			}
 		}
 	}
 	t.done = append(t.done, ex)
+	t.kept += ex.size()
+	t.trim()
 	if len(t.done) <= MaxExchanges+MaxExchanges/4 {
 		return
 	}
-	drop, kept := len(t.done)-MaxExchanges, t.done[:0]
+	t.drop(len(t.done) - MaxExchanges)
+}
+
+// trim brings the kept bytes within the budget: it cuts the oldest
+// unpinned exchanges to their prefixes, then drops them. The caller holds
+// t.mu.
+func (t *Tap) trim() {
+	for i := 0; i < len(t.done) && t.kept > t.budget; i++ {
+		if !pinned(t.done[i].Method) && !t.done[i].Clipped {
+			t.kept -= t.done[i].clip()
+		}
+	}
+	n, over := 0, t.kept-t.budget
+	for i := 0; i < len(t.done) && over > 0; i++ {
+		if !pinned(t.done[i].Method) {
+			n++
+			over -= t.done[i].size()
+		}
+	}
+	t.drop(n)
+}
+
+// drop drops the n oldest unpinned exchanges. The caller holds t.mu.
+func (t *Tap) drop(n int) {
+	if n <= 0 {
+		return
+	}
+	kept := t.done[:0]
 	for _, e := range t.done {
-		if drop > 0 && !pinned(e.Method) {
-			drop--
+		if n > 0 && !pinned(e.Method) {
+			n--
+			t.kept -= e.size()
 			continue
 		}
 		kept = append(kept, e)
@@ -100,6 +171,31 @@ func (t *Tap) Find(marker string) (Exchange, bool) {
 	}
 	return Exchange{}, false
 }
+
+// Take returns the newest completed exchange whose request contains
+// marker, as Find does, and from then on keeps only its prefixes: the
+// caller has it. ok is false when the tap no longer holds it whole.
+func (t *Tap) Take(marker string) (Exchange, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := []byte(marker)
+	for i := len(t.done) - 1; i >= 0; i-- {
+		if bytes.Contains(t.done[i].Request, m) {
+			ex := t.done[i]
+			if ex.Clipped {
+				return Exchange{}, false
+			}
+			if !pinned(ex.Method) {
+				t.kept -= t.done[i].clip()
+			}
+			return ex, true
+		}
+	}
+	return Exchange{}, false
+}
+
+// Kept is how many bytes the completed exchanges hold.
+func (t *Tap) Kept() int { t.mu.Lock(); defer t.mu.Unlock(); return t.kept }
 
 // SetMaxMessage changes the size limit.
 func (t *Tap) SetMaxMessage(n int) { t.mu.Lock(); t.max = n; t.mu.Unlock() }
@@ -136,7 +232,8 @@ func (t *Tap) Incoming(msg []byte) {
 		switch {
 		case ok:
 			delete(t.pending, string(e.ID))
-			ex.Response, ex.Result, ex.Error = clone(m), clone(e.Result), clone(e.Error)
+			// e's members are already copies of m's bytes.
+			ex.Response, ex.Result, ex.Error = clone(m), nilIfEmpty(e.Result), nilIfEmpty(e.Error)
 			t.keep(ex)
 		case len(t.stray) < 16:
 			var compact bytes.Buffer
@@ -208,6 +305,13 @@ func splitBatch(msg []byte) [][]byte {
 		out[i] = m
 	}
 	return out
+}
+
+func nilIfEmpty(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
 }
 
 func clone(b []byte) json.RawMessage {

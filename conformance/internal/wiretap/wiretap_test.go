@@ -249,3 +249,60 @@ func TestTapKeepsTheNewestCallsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A taken exchange is handed over whole once, then kept as a prefix.
+func TestTakeHandsOverWholeThenKeepsAPrefix(t *testing.T) {
+	tap := New()
+	big := strings.Repeat("x", 10*KeptPrefix)
+	tap.Outgoing([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"m":"marker-7"}}}`))
+	tap.Incoming([]byte(`{"jsonrpc":"2.0","id":7,"result":{"text":"` + big + `"}}`))
+	ex, ok := tap.Take("marker-7")
+	if !ok || ex.Clipped || !strings.Contains(string(ex.Result), big) {
+		t.Fatalf("Take: ok=%v clipped=%v, %d result bytes", ok, ex.Clipped, len(ex.Result))
+	}
+	kept, _ := tap.Find("marker-7")
+	if !kept.Clipped || len(kept.Result) != KeptPrefix || len(kept.Response) != KeptPrefix {
+		t.Errorf("after Take the tap keeps %d result and %d response bytes (clipped %v), want %d", len(kept.Result), len(kept.Response), kept.Clipped, KeptPrefix)
+	}
+	if _, ok := tap.Take("marker-7"); ok {
+		t.Error("a clipped exchange was taken again as whole")
+	}
+	if n := tap.Kept(); n > 4*KeptPrefix {
+		t.Errorf("the tap holds %d bytes", n)
+	}
+}
+
+// Untaken answers are held within the byte budget: the oldest are cut to
+// their prefixes, then dropped; initialize and tools/list stay whole.
+func TestTapHoldsUntakenAnswersWithinItsBudget(t *testing.T) {
+	tap := New()
+	const budget = 1 << 20
+	tap.SetBudget(budget)
+	pad := strings.Repeat("p", 100<<10)
+	exchange := func(id int, method string) {
+		tap.Outgoing([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, id, method)))
+		tap.Incoming([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"pad":%q}}`, id, pad)))
+	}
+	exchange(0, "initialize")
+	exchange(1, "tools/list")
+	for i := range 200 {
+		exchange(2+i, "tools/call")
+		if n := tap.Kept(); n > budget {
+			t.Fatalf("after %d calls the tap holds %d bytes, over its budget of %d", i+1, n, budget)
+		}
+	}
+	all := tap.Exchanges()
+	if all[0].Method != "initialize" || all[0].Clipped || all[1].Method != "tools/list" || all[1].Clipped {
+		t.Errorf("the handshake was not kept whole: %s %v, %s %v", all[0].Method, all[0].Clipped, all[1].Method, all[1].Clipped)
+	}
+	if last := all[len(all)-1]; last.Clipped || last.ID != "201" {
+		t.Errorf("the newest answer (id %s, clipped %v) was not kept whole", last.ID, last.Clipped)
+	}
+	sum := 0
+	for _, ex := range all {
+		sum += len(ex.Request) + len(ex.Response) + len(ex.Result) + len(ex.Error)
+	}
+	if sum != tap.Kept() {
+		t.Errorf("Kept says %d bytes, the exchanges hold %d", tap.Kept(), sum)
+	}
+}
