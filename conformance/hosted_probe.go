@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
 )
@@ -18,3 +19,6 @@ func HostedProbeClient() *http.Client {
 // A RedirectError is a redirect to another origin that mcpcheck refused
 // to follow.
 type RedirectError = sameorigin.RedirectError
+
+// SameOrigin reports whether two URLs share scheme, host and port.
+func SameOrigin(a, b *url.URL) bool { return sameorigin.Of(a) == sameorigin.Of(b) }

@@ -33,8 +33,9 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 //     ([directImportViolation]).
 func importViolation(pkg, dep string) string {
 	switch {
-	case under(pkg, "conformance") && !under(pkg, "conformance/reference") && !under(pkg, "conformance/matrix") && under(dep, "adapter"):
-		return "the harness does not import the adapter it judges (conformance/reference does)"
+	case under(pkg, "conformance") && !under(pkg, "conformance/reference") && !under(pkg, "conformance/matrix") &&
+		!under(pkg, "conformance/clausemap") && under(dep, "adapter"):
+		return "the harness does not import the adapter it judges (conformance/reference does, and the matrix and clause map that run and name its mutants)"
 	case under(pkg, "adapter/variation") && !under(dep, "adapter") && !under(dep, "internal"):
 		return "the mutant catalogue may import only adapter/... (and the module's internal/...)"
 	case under(pkg, "adapter") && !under(pkg, "adapter/variation") && !under(pkg, "adapter/adaptertest") &&

@@ -188,6 +188,9 @@ func (r *Report) writeRow(p *textPrinter, row Row, style rowStyle, lead ...strin
 		p.wrap(in, l)
 	}
 	if style == rowCompact {
+		if res.Verdict == Error {
+			p.short(in, FirstLine(res.Message))
+		}
 		for _, c := range res.FailedClauses() {
 			p.line(in, fmt.Sprintf("%s FAIL (%s): %s", c.Key, c.FailLevel(), FirstLine(c.Failures[0].Message)))
 		}

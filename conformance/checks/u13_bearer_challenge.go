@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/pdpp-connect/mcpcheck/conformance/internal/sameorigin"
+	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
 // U13: a request to /mcp with no bearer, a malformed one, or one its RS
@@ -104,11 +104,11 @@ func fetchMetadata(t *T, metaURL string) metadataDoc {
 	switch {
 	case err != nil || !u.IsAbs() || u.Scheme != "http" && u.Scheme != "https":
 		return metadataDoc{notFetched: "not an absolute http(s) URL"}
-	case sameorigin.Of(u) != sameorigin.Of(mcpURL):
+	case !conformance.SameOrigin(u, mcpURL):
 		return metadataDoc{notFetched: "it is on another origin than the endpoint's, and mcpcheck fetches what a target names only on the target's own origin"}
 	}
 	a := hostedDo(t.Context(), "GET", metaURL, "", nil, nil)
-	var redirect *sameorigin.RedirectError
+	var redirect *conformance.RedirectError
 	switch {
 	case errors.As(a.Err, &redirect):
 		return metadataDoc{notFetched: redirect.Error()}
