@@ -216,3 +216,40 @@ func (d *Dialect) Observe(c PrintedCall) {
 		}
 	}
 }
+
+// Unsettled reports whether some role is still ambiguous: printed calls
+// may settle it.
+func (d *Dialect) Unsettled() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, td := range d.tools {
+		if len(td.ambiguous) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ValueIn is the value an object the target answered with (a hit, an
+// evidence excerpt) gives role r: under the name tool declares for r, or
+// under any name the role goes by.
+func (d *Dialect) ValueIn(m map[string]any, tool string, r Role) (any, bool) {
+	if name, err := d.Name(tool, r); err == nil {
+		if v, ok := m[name]; ok {
+			return v, true
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, n := range roles[r].names {
+		for _, k := range keys {
+			if normalise(k) == n {
+				return m[k], true
+			}
+		}
+	}
+	return nil, false
+}

@@ -112,8 +112,8 @@ func TestDialectFileCorrectsAWrongInference(t *testing.T) {
 func TestDialectFileErrors(t *testing.T) {
 	for in, want := range map[string]string{
 		"arguments:\n  search:\n    querry: text\n": `unknown role "querry"`,
-		"argumets: {}\n":                            "not a dialect file",
-		"arguments:\n  search:\n    query: ''\n":    "names no argument",
+		"argumets: {}\n":                         "not a dialect file",
+		"arguments:\n  search:\n    query: ''\n": "names no argument",
 	} {
 		if _, err := ParseOverrides([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)
