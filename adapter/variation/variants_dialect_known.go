@@ -9,10 +9,9 @@ var knownFalse = map[string]map[string]string{
 	"dialect-ts-sdk": {
 		"S007": causeRecords, "S023": causeRecords, "S030": causeRecords, "S031": causeRecords,
 		"S036": causeRecords, "S048": causeRecords, "S049": causeRecords, "S033": causeRecords,
-		"S024": causeSearchArg, "S025": causeSearchArg, "S026": causeSearchArg, "S027": causeSearchArg,
-		"S028": causeSearchArg, "S029": causeSearchArg, "S045": causeSearchArg, "U05": causeSearchArg,
-		"S034": causeSearchArg + "; " + causeRecords, "S037": causeSearchArg + "; " + causeRecords,
-		"S050": causeFieldArgs,
+		"S024": causeRecords, "S025": causeRecords, "S027": causeRecords,
+		"S028": causeRecords, "S029": causeRecords, "U05": causeRecords, "S037": causeRecords,
+		"S050": causeLayoutIDs, "S043": causeLayoutIDs, "S044": causeHighlight,
 	},
 	"dialect-python": {
 		"S006": causeIndex, "S007": causeIndex, "S008": causeIndex, "S014": causeIndex, "S018": causeIndex,
@@ -20,26 +19,26 @@ var knownFalse = map[string]map[string]string{
 		"S026": causeIndex, "S027": causeIndex, "S028": causeIndex, "S029": causeIndex, "S030": causeIndex,
 		"S031": causeIndex, "S032": causeIndex, "S033": causeIndex, "S034": causeIndex, "S041": causeIndex,
 		"U01": causeIndex, "U03": causeIndex, "U05": causeIndex, "U09": causeIndex,
-		"S036": causeRecords, "S048": causeRecords, "S049": causeRecords, "S037": causeSearchArg + "; " + causeRecords,
-		"S045": causeSearchArg, "S050": causeFieldArgs,
+		"S036": causeRecords, "S048": causeRecords, "S049": causeRecords, "S037": causeRecords,
+		"S050": causeLayoutIDs, "S043": causeLayoutIDs, "S044": causeHighlight,
 	},
 	"dialect-terse": {
 		"S007": causeRecords, "S023": causeRecords, "S030": causeRecords, "S031": causeRecords,
 		"S036": causeRecords, "S048": causeRecords, "S049": causeRecords, "S033": causeRecords,
-		"S024": causeSearchArg, "S025": causeSearchArg, "S026": causeSearchArg, "S027": causeSearchArg,
-		"S028": causeSearchArg, "S029": causeSearchArg, "S045": causeSearchArg, "U05": causeSearchArg,
-		"S034": causeSearchArg + "; " + causeRecords, "S037": causeSearchArg + "; " + causeRecords,
-		"S050": causeFieldArgs, "S035": causeFieldArgs, "S047": causeFieldArgs,
+		"S024": causeRecords, "S025": causeRecords, "S027": causeRecords,
+		"S028": causeRecords, "S029": causeRecords, "U05": causeRecords, "S037": causeRecords,
+		"S050": causeLayoutIDs, "S043": causeLayoutIDs, "S044": causeHighlight,
+		"S035": causeEllipsisURI, "S047": causeEllipsisURI,
 		"S019": causeCapabilities, "S020": causeLegend,
 	},
 }
 
-// The causes, by issue 27's numbering; 1 and 2 belong to the role
-// resolver (work/dialect-probe), the others to the probes that read
-// answers.
+// The causes, by issue 27's numbering: the probes that read answers.
+// (1 and 2, argument names and ids, the role resolver now settles.)
 const (
-	causeSearchArg    = "1 argument names: search is called with q, which the variant does not declare (the searches that find data never run)"
-	causeFieldArgs    = "1 argument names: read_record_field continuations are read and called with id and field_path"
+	causeLayoutIDs    = "5/6 notation and layout: a record's or preview's id is read only from id=/\"id\" on its own line, so previews and cut fields name no id"
+	causeHighlight    = "5 notation: previews are judged only when marked with <mark>, so none is read"
+	causeEllipsisURI  = "5 notation: a pdpp:// URI cut by the ⋯ ellipsis is taken for a handle, so its field cannot be decoded"
 	causeRecords      = "3 containers by key: records are read only from structuredContent.data.data (the record sample, pages and projected reads)"
 	causeIndex        = "3/8 another index: stream rows are read only from connectors[].streams[], not from data.streams keyed by connector"
 	causeCapabilities = "5 notation: projection support stated as a capability (\"proj: fields\") is not read"
