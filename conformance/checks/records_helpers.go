@@ -454,6 +454,12 @@ func onRSIgnoringProjection(t *T) *T {
 	return t.On(t.Fork(fx))
 }
 
+// learnFrom lets a printed call teach the dialect the roles its
+// inputSchema left unresolved, by the values the check knows it holds.
+func learnFrom(t *T, c continuation, known dialect.Args) {
+	t.Target.Dialect().Learn(c, known)
+}
+
 // roleOf is the value a continuation the target printed gives role r, in
 // the target's own name for it; nil when it gives none.
 func roleOf(t *T, c continuation, r dialect.Role) any {
