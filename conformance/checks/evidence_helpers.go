@@ -32,9 +32,14 @@ var handleURIRe = regexp.MustCompile(`pdpp://[a-z-]+/[^\s"'\\,;)\]}]+`)
 // handleURIs lists the pdpp:// URIs a call shows anywhere: text,
 // structuredContent and _meta.
 func handleURIs(c *Call, kind string) []string {
+	return handleURIsIn(kind, c.Text(), string(c.Raw))
+}
+
+// handleURIsIn lists the pdpp:// URIs of kind the texts show.
+func handleURIsIn(kind string, texts ...string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, s := range []string{c.Text(), string(c.Raw)} {
+	for _, s := range texts {
 		for _, u := range handleURIRe.FindAllString(s, -1) {
 			// A URI cut by a preview's mark is part of a clipped value,
 			// not a handle the model can use.
