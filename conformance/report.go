@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/termsafe"
 	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
@@ -56,6 +57,10 @@ type Report struct {
 	// Applicability says how much of the PDPP read surface the target
 	// serves; a target that serves none of it is not judged at all.
 	Applicability *Applicability `json:"applicability,omitempty"`
+	// Dialect is what the run inferred of the target's argument names,
+	// tool by tool: the roles the seeds leave open and the argument
+	// playing each, with where that came from.
+	Dialect []dialect.ToolSummary `json:"dialect,omitempty"`
 	// Strict says recommended failures fail this run.
 	Strict bool `json:"strict,omitempty"`
 	// Verbose makes the text report print whole calls, not cut to its width.

@@ -159,6 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else {
 		results = evaluateAll(ctx, entries, tgt, settings, cfg.Parallel, cfg.Progress)
 	}
+	rep.Dialect = tgt.DialectSummary()
 	rep.TargetError = tgt.downError()
 	for i := range rep.Rows {
 		row := &rep.Rows[i]

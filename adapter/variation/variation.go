@@ -37,6 +37,11 @@ type Variation struct {
 	// ids whose checks meet its freedom: they must accept it
 	// (`mcpcheck scenarios ID` lists it there).
 	Exercises []string
+	// KnownFalse, for a conforming variant, are the check ids that fail or
+	// judge it less than the reference today although it conforms: each
+	// with the cause in the checks. The matrix requires exactly this set,
+	// so a fixed check must leave the list.
+	KnownFalse map[string]string
 	// Apply makes the change through the seams.
 	Apply func(*Seams)
 }

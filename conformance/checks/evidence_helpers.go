@@ -5,71 +5,26 @@ import (
 	"encoding/json"
 	"iter"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-// A continuation is a model-callable next step found in visible text.
-type continuation struct {
-	Tool string
-	Args map[string]any
-	At   string // the text it was found in, for messages
-}
+// A continuation is a model-callable next step found in visible text,
+// with its arguments in the target's own names.
+type continuation = dialect.PrintedCall
 
-// continuationRe finds "<tool> args={…}" and "<tool> {…}" in visible text.
-var continuationRe = regexp.MustCompile(`\b(read_record_field|fetch|query_records|search)(?: args=| )\{`)
+// readTools are the tools a continuation may call.
+var readTools = []string{"read_record_field", "fetch", "query_records", "search", "aggregate", "schema"}
 
-// continuationsIn parses every tool call with JSON arguments written into
-// visible text.
+// continuationsIn parses every tool call written into visible text, in
+// any notation the dialect package reads (JSON arguments, name(k=v),
+// name k=v).
 func continuationsIn(text string) []continuation {
-	var out []continuation
-	for _, loc := range continuationRe.FindAllStringSubmatchIndex(text, -1) {
-		tool := text[loc[2]:loc[3]]
-		start := loc[1] - 1
-		if obj, ok := jsonObjectAt(text, start); ok {
-			var args map[string]any
-			if json.Unmarshal([]byte(obj), &args) == nil {
-				out = append(out, continuation{Tool: tool, Args: args, At: lineAround(text, start)})
-			}
-		}
-	}
-	return out
-}
-
-// jsonObjectAt returns the balanced JSON object that starts at text[i].
-func jsonObjectAt(text string, i int) (string, bool) {
-	depth, inStr, esc := 0, false, false
-	for j := i; j < len(text); j++ {
-		c := text[j]
-		switch {
-		case esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case c == '"':
-			inStr = !inStr
-		case inStr:
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return text[i : j+1], true
-			}
-		}
-	}
-	return "", false
-}
-
-func lineAround(text string, i int) string {
-	start := strings.LastIndexByte(text[:i], '\n') + 1
-	end := strings.IndexByte(text[i:], '\n')
-	if end < 0 {
-		return text[start:]
-	}
-	return text[start : i+end]
+	return dialect.PrintedCalls(text, readTools)
 }
 
 var handleURIRe = regexp.MustCompile(`pdpp://[a-z-]+/[^\s"'\\,;)\]}]+`)
@@ -77,9 +32,14 @@ var handleURIRe = regexp.MustCompile(`pdpp://[a-z-]+/[^\s"'\\,;)\]}]+`)
 // handleURIs lists the pdpp:// URIs a call shows anywhere: text,
 // structuredContent and _meta.
 func handleURIs(c *Call, kind string) []string {
+	return handleURIsIn(kind, c.Text(), string(c.Raw))
+}
+
+// handleURIsIn lists the pdpp:// URIs of kind the texts show.
+func handleURIsIn(kind string, texts ...string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, s := range []string{c.Text(), string(c.Raw)} {
+	for _, s := range texts {
 		for _, u := range handleURIRe.FindAllString(s, -1) {
 			// A URI cut by a preview's mark is part of a clipped value,
 			// not a handle the model can use.
@@ -176,15 +136,15 @@ func sampleRecords(t *T) []aRecord {
 			for _, r := range records(c) {
 				data, _ := r["data"].(map[string]any)
 				conn := firstNonEmptyString(str(r["connection_id"]), s.conn)
-				// The id the target shows for the record; the path form
-				// only when its answer shows none.
-				rec := aRecord{ID: shownIDOf(c, str(r["id"])), Stream: s.stream, Conn: conn, Data: data}
-				switch {
-				case rec.ID != "":
-				case conn == "":
-					rec.ID = s.stream + ":" + str(r["id"])
-				default:
-					rec.ID = conn + "/" + s.stream + ":" + str(r["id"])
+				// The id the target shows for the record: labelled as an id,
+				// else the longest token of its text that holds the RS id,
+				// else that id as the target's structuredContent gives it.
+				rid := str(r["id"])
+				rec := aRecord{ID: shownIDOf(c, rid), Stream: s.stream, Conn: conn, Data: data}
+				if rec.ID == "" {
+					content := recordWords(r)
+					toks := slices.DeleteFunc(idTokens(c.Text(), rid), func(tok string) bool { return slices.Contains(content, tok) })
+					rec.ID = firstNonEmptyString(append(toks, rid)...)
 				}
 				if data != nil {
 					out = append(out, rec)
@@ -338,7 +298,7 @@ func readURIs(t *T) []*Call {
 		for _, r := range records(c) {
 			if data, _ := r["data"].(map[string]any); strings.Contains(compactJSONOf(data), "pdpp://") {
 				if id := shownIDOf(c, str(r["id"])); id != "" {
-					out = append(out, t.Call("fetch", map[string]any{"id": id}))
+					out = append(out, t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}))
 				}
 			}
 		}
@@ -375,5 +335,15 @@ func deepEvidenceSearch(t *T) (*T, *Call, string) {
 	if i := strings.Index(whole, fakers.EvidencePhrase); i < 4096 {
 		return ev, nil, ""
 	}
-	return ev, ev.Call("search", map[string]any{"q": fakers.EvidencePhrase, "limit": 10}), whole
+	return ev, ev.CallRoles("search", dialect.Args{dialect.Query: fakers.EvidencePhrase, dialect.Limit: 10}), whole
+}
+
+// lineAround is the line of text that holds byte i.
+func lineAround(text string, i int) string {
+	start := strings.LastIndexByte(text[:i], '\n') + 1
+	end := strings.IndexByte(text[i:], '\n')
+	if end < 0 {
+		return text[start:]
+	}
+	return text[start : i+end]
 }

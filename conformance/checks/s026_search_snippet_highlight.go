@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -20,7 +21,7 @@ var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, T
 	if c != nil {
 		judged += judgeHighlights(t, c)
 		if ok {
-			judged += judgeHighlights(t, t.Call("search", map[string]any{"q": term + " " + term, "limit": 25}))
+			judged += judgeHighlights(t, t.CallRoles("search", dialect.Args{dialect.Query: term + " " + term, dialect.Limit: 25}))
 		}
 	}
 	if t.Target.Has(CapFixture) {
@@ -30,7 +31,7 @@ var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, T
 		}
 		hl := t.On(t.Fork(fx))
 		for _, rec := range fx.Streams[0].Records {
-			judged += judgeHighlights(t, hl.Call("search", map[string]any{"q": str(rec.Data[fakers.ProbeField]), "limit": 5}))
+			judged += judgeHighlights(t, hl.CallRoles("search", dialect.Args{dialect.Query: str(rec.Data[fakers.ProbeField]), dialect.Limit: 5}))
 		}
 	} else {
 		t.Record("highlights at every cut", "not exercised: "+CapFixture.SkipReason())
@@ -48,7 +49,8 @@ func judgeHighlights(t *T, c *Call) int {
 	if c.IsError() || len(hits(c)) == 0 {
 		return 0
 	}
-	terms := words(strings.ToLower(str(c.Args["q"])))
+	query := c.Role(dialect.Query)
+	terms := words(strings.ToLower(str(query)))
 	shown := textSnippets(c)
 	for _, line := range strings.Split(c.Text(), "\n") {
 		if strings.TrimSpace(line) != "" {
@@ -58,11 +60,11 @@ func judgeHighlights(t *T, c *Call) int {
 	for _, s := range shown {
 		t.Clause(1, func() {
 			p := tagProblem(s)
-			t.Assert(p == "", "search %q: %s in %q", c.Args["q"], p, clipText(s, 400))
+			t.Assert(p == "", "search %q: %s in %q", query, p, clipText(s, 400))
 		})
 		t.Clause(2, func() {
 			p := sentinelIn(s, terms)
-			t.Assert(p == "", "search %q: the punctuation sentinel %q stands in for a highlight in %q", c.Args["q"], p, clipText(s, 400))
+			t.Assert(p == "", "search %q: the punctuation sentinel %q stands in for a highlight in %q", query, p, clipText(s, 400))
 		})
 	}
 	return len(shown)

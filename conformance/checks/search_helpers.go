@@ -3,8 +3,10 @@ package checks
 import (
 	"fmt"
 	"regexp"
+	"sort"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // A hit is one search result as structuredContent reports it.
@@ -23,10 +25,9 @@ func str(v any) string {
 	return fmt.Sprint(v)
 }
 
-// hits reads structuredContent.results (or any results array within).
+// hits reads a search answer's hits from its structuredContent.
 func hits(c *Call) []hit {
-	v, _ := findKey(c.Structured(), "results")
-	list, _ := v.([]any)
+	list := hitList(c)
 	var out []hit
 	for _, e := range list {
 		m, ok := e.(map[string]any)
@@ -84,7 +85,7 @@ func fanInTermNow(t *T) (string, *Call, bool) {
 		if i == 12 {
 			break
 		}
-		c := t.Call("search", map[string]any{"q": w, "limit": 25})
+		c := t.CallRoles("search", dialect.Args{dialect.Query: w, dialect.Limit: 25})
 		if c.IsError() {
 			continue
 		}
@@ -121,7 +122,7 @@ func textSnippets(c *Call) []string {
 			}
 		}
 	}
-	walk(c.Structured()["results"], "")
+	walk(hitList(c), "")
 	return out
 }
 
@@ -130,7 +131,7 @@ func textSnippets(c *Call) []string {
 type shownPreview struct{ id, field, text string }
 
 // shownPreviews lists a search answer's evidence previews, text first.
-func shownPreviews(c *Call) []shownPreview {
+func shownPreviews(t *T, c *Call) []shownPreview {
 	var out []shownPreview
 	for _, e := range evidenceLines(c.Text()) {
 		out = append(out, shownPreview{e.ID, e.FieldPath, e.Preview})
@@ -139,7 +140,7 @@ func shownPreviews(c *Call) []shownPreview {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
-			out = append(out, shownPreview{h.ID, str(xm["field_path"]), str(xm["preview_text"])})
+			out = append(out, shownPreview{h.ID, fieldIn(t, xm), str(xm["preview_text"])})
 		}
 	}
 	return out
@@ -157,4 +158,79 @@ func readDocument(t *T, f *Call) map[string]any {
 		t.BlockedBy("S029", "fetch's structuredContent is not a document object: %s", f.Describe())
 	}
 	return doc
+}
+
+// fieldIn is the field an object of the target's answer (an evidence
+// excerpt, a handle) names, under the target's own name for the field
+// read's field argument or any name a field goes by.
+func fieldIn(t *T, m map[string]any) string {
+	v, _ := t.Target.Dialect().ValueIn(m, "read_record_field", dialect.Field)
+	return str(v)
+}
+
+// hitField is the field an object within a hit (its first evidence
+// excerpt, say) names, or "".
+func hitField(t *T, h hit) string {
+	keys := make([]string, 0, len(h.Raw))
+	for k := range h.Raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	field := ""
+	for _, k := range keys {
+		eachObject(h.Raw[k], func(m map[string]any) {
+			if field == "" {
+				field = fieldIn(t, m)
+			}
+		})
+	}
+	return field
+}
+
+// hitList is the array of hits in a search answer's structuredContent,
+// found by value, whatever its key: the longest array whose entries are
+// all objects, the one with more ids among equal ones, else the first
+// (keys in order, outermost first).
+func hitList(c *Call) []any {
+	var best []any
+	bestIDs := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		case []any:
+			if ids, ok := objectsWithIDs(x); ok && (len(x) > len(best) || len(x) == len(best) && ids > bestIDs) {
+				best, bestIDs = x, ids
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(c.Structured())
+	return best
+}
+
+// objectsWithIDs reports whether every entry is an object, and how many
+// carry a string id.
+func objectsWithIDs(list []any) (int, bool) {
+	n := 0
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return 0, false
+		}
+		if id, _ := m["id"].(string); id != "" {
+			n++
+		}
+	}
+	return n, len(list) > 0
 }
