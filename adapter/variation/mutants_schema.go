@@ -68,7 +68,7 @@ var schemaMutants = []Variation{
 				padRows("type", 8000)(scoped, r)
 			}
 		})},
-	{ID: "duplicate-stream-list", Kills: []string{"S041.1", "S022.6", "S017.4"}, Doc: "the schema document repeats its rows in a top-level streams list (on a 1,000-stream grant the index outgrows S017's bound)",
+	{ID: "duplicate-stream-list", Kills: []string{"S041.1", "S022.6"}, Doc: "the schema document repeats its rows in a top-level streams list",
 		Apply: onSchemaResult(func(_ bool, r *result) {
 			sc := r.structured()
 			if doc, ok := sc["data"].(map[string]any); ok {
@@ -76,7 +76,7 @@ var schemaMutants = []Variation{
 				r.setStructured(sc)
 			}
 		})},
-	{ID: "repeat-connector-connections", Kills: []string{"S041.2", "S017.4"}, Doc: "every connector-nested stream repeats its connector's granted_connections (on a 1,000-stream grant the index outgrows S017's bound)",
+	{ID: "repeat-connector-connections", Kills: []string{"S041.2"}, Doc: "every connector-nested stream repeats its connector's granted_connections",
 		Apply: onSchemaResult(repeatConnectorConnections)},
 	{ID: "encode-filter-as-json", Kills: []string{"U01.1"}, Doc: "query_records sends its object filter to the RS as one bare filter= of JSON",
 		Apply: all(tracked(), encodeFilterAsJSON())},
