@@ -46,6 +46,8 @@ var schemaMutants = []Variation{
 		Apply: grammar(rowGrammar{dropLegend: true})},
 	{ID: "fetch-grant-wide-full-schema", Kills: []string{"S021.1"}, Doc: "detail=full without stream fetches and returns the grant-wide schema",
 		Apply: grantWideFullSchema()},
+	{ID: "relay-rs-full-schema-refusal", Kills: []string{"S021.1", "S021.2"}, Doc: "schema(detail: \"full\") without stream is forwarded to the RS, whose refusal (naming its REST endpoint) is relayed",
+		Apply: relayFullSchemaRefusal()},
 	{ID: "full-schema-refusal-without-retry", Kills: []string{"S021.2"}, Doc: "schema(detail: \"full\") without stream is refused without saying how to retry",
 		Apply: onError(func(e map[string]any) {
 			if e["param"] == "detail" {

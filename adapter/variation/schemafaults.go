@@ -211,3 +211,26 @@ func dropExpandLimitCap() func(*Seams) {
 		}
 	})
 }
+
+// relayFullSchemaRefusal forwards schema(detail: "full") without stream to
+// the RS as GET /v1/schema?detail=full, and relays the RS's refusal
+// instead of rejecting before fetching.
+func relayFullSchemaRefusal() func(*Seams) {
+	return all(
+		tracked(onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
+			raw := schemaArgsOf(req)
+			if raw == nil || argText(raw, "detail") != "full" || argText(raw, "stream") != "" {
+				return next(ctx, req)
+			}
+			delete(raw, "detail")
+			callOf(ctx).vars["relay-full"] = true
+			return next(ctx, withArgs(req, raw))
+		})),
+		onQuery(func(r *http.Request) bool {
+			st := callOf(r.Context())
+			return st != nil && st.vars["relay-full"] == true && rsPath(r) == "/v1/schema"
+		}, func(_ *http.Request, q url.Values) {
+			q.Del("view")
+			q.Set("detail", "full")
+		}))
+}
