@@ -186,3 +186,45 @@ func flatIndexRows() func(*Seams) {
 		r.setStructured(sc)
 	})
 }
+
+// noneGrammar is the default grammar that also says "none" for each kind
+// of capability a row offers nothing of: filter, aggregations, search.
+type noneGrammar struct{ adapter.CompactGrammar }
+
+func (g noneGrammar) Legend() (string, map[string]string) {
+	line, keys := g.CompactGrammar.Legend()
+	return line + "; filter=none, aggregations=none, search=none: the grant offers nothing of that kind for this stream", keys
+}
+
+func (g noneGrammar) Row(row map[string]any) []string {
+	segs := g.CompactGrammar.Row(row)
+	has := func(prefix string) bool {
+		for _, s := range segs {
+			if strings.HasPrefix(s, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	filters := false
+	for _, s := range segs {
+		if list, ok := strings.CutPrefix(s, "fields="); ok {
+			filters = strings.Contains(list, ",eq") || strings.Contains(list, "[eq") || strings.Contains(list, "r=")
+		}
+	}
+	if !filters {
+		segs = append(segs, "filter=none")
+	}
+	if !has("aggregations=") {
+		segs = append(segs, "aggregations=none")
+	}
+	if !has("search=") {
+		segs = append(segs, "search=none")
+	}
+	return segs
+}
+
+// capabilitiesStatedNone swaps in noneGrammar.
+func capabilitiesStatedNone() func(*Seams) {
+	return tune(func(t *adapter.Tuning) { t.Grammar = noneGrammar{adapter.CompactGrammar{Ellipsis: t.Ellipsis}} })
+}

@@ -451,12 +451,14 @@ func sentBareFilter(t *T, before int) bool {
 
 // judgeTextArgs calls query_records and aggregate with arguments a
 // content-only client built from the text of what (a row), on src: for
-// each kind, one of the first candidates must be accepted, and a kind the
-// text gives no candidate for is a failure.
-func judgeTextArgs(t *T, src source, a textArgs, what string) {
-	try := func(tool, kind string, cands []dialect.Args) {
-		if len(cands) == 0 && tool == "aggregate" && declaresNoAggregations(t, src.stream) {
-			return // no valid aggregate argument exists: nothing for the text to show
+// each kind the grant offers, one of the first candidates must be
+// accepted, and a kind the text gives no candidate for is a failure. A
+// kind the grant offers none of is not applicable: the text that says
+// "none" is truthful.
+func judgeTextArgs(t *T, src source, a textArgs, offered grantOffers, what string) {
+	try := func(tool, kind string, cands []dialect.Args, offers bool) {
+		if len(cands) == 0 && (!offers || tool == "aggregate" && declaresNoAggregations(t, src.stream)) {
+			return // the grant offers no valid argument of this kind: nothing for the text to show
 		}
 		if !t.Assert(len(cands) > 0, "%s: the text shows no %s a client reading only content[] could use", what, kind) {
 			return
@@ -486,10 +488,10 @@ func judgeTextArgs(t *T, src source, a textArgs, what string) {
 	for _, s := range a.sorts {
 		sorts = append(sorts, dialect.Args{dialect.Sort: s, dialect.Limit: 2})
 	}
-	try("query_records", "field names (projection)", projections)
-	try("query_records", "sortable field", sorts)
-	try("aggregate", "aggregatable field", a.aggs)
-	try("query_records", filterKind, filters) // last: a broken encoding blocks the judgement (U01)
+	try("query_records", "field names (projection)", projections, true)
+	try("query_records", "sortable field", sorts, offered.sort)
+	try("aggregate", "aggregatable field", a.aggs, offered.aggregate)
+	try("query_records", filterKind, filters, offered.filter) // last: a broken encoding blocks the judgement (U01)
 }
 
 // declaresNoAggregations reports that mcpcheck's fixture RS serves stream
