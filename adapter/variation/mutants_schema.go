@@ -20,6 +20,8 @@ var schemaMutants = []Variation{
 		})},
 	{ID: "drop-stream-index", Kills: []string{"S017.3"}, Doc: "past the detailed-row cap, stream names vanish from the text",
 		Apply: onSchemaResult(func(_ bool, r *result) { r.setText(dropLines(r.text(), "stream_index ")) })},
+	{ID: "misgroup-index-stream", Kills: []string{"S017.3"}, Doc: "the global schema text lists a stream that one connector has under another connector's key",
+		Apply: onSchemaResult(misgroupIndexRow)},
 	{ID: "describe-every-index-row", Kills: []string{"S017.4"}, Doc: "every row of the global index repeats a 600-character description",
 		Apply: onSchemaResult(func(scoped bool, r *result) {
 			if !scoped {
@@ -42,6 +44,10 @@ var schemaMutants = []Variation{
 		}})},
 	{ID: "drop-schema-connection-id", Kills: []string{"S019.1", "S022.1"}, Doc: "schema ignores connection_id, so a shared stream is not narrowed",
 		Apply: all(tracked(), onQuery(inTool("schema", pathIs("/v1/schema")), func(_ *http.Request, q url.Values) { q.Del("connection_id") }))},
+	{ID: "widen-scoped-connections", Kills: []string{"S019.1"}, Doc: "schema(stream, connection_id) keeps the row to that connection but lists every connection of the stream at connector level and in text",
+		Apply: widenScopedConnections()},
+	{ID: "legend-without-range-flag", Kills: []string{"S020.1"}, Doc: "the scoped schema legend does not explain the range-filter flag r, which only some streams use",
+		Apply: grammar(rowGrammar{legendEdit: func(line string) string { return rangeLegendRe.ReplaceAllString(line, "") }})},
 	{ID: "drop-schema-legend", Kills: []string{"S020.1"}, Doc: "scoped schema text uses the flag grammar without its legend",
 		Apply: grammar(rowGrammar{dropLegend: true})},
 	{ID: "fetch-grant-wide-full-schema", Kills: []string{"S021.1"}, Doc: "detail=full without stream fetches and returns the grant-wide schema",

@@ -94,6 +94,7 @@ func judgeIndex(t *T, c *Call) {
 			}
 		}
 		t.Expect(missing).To(BeEmpty(), "every granted stream name must appear in content[] text, even past the detailed-row cap")
+		expectGroupedByConnector(t, text, truth)
 	})
 	t.Clause(4, func() {
 		if c.IsError() {

@@ -168,8 +168,18 @@ func fieldNotes(text string, fields []string) map[string]fieldNote {
 	}
 	sort.Slice(occs, func(i, j int) bool { return occs[i].at < occs[j].at })
 	vocab := capVocabulary()
+	// A field named in a legend line ("filter {name: {op: value}}") is an
+	// example, not the field's annotation, when the field shows elsewhere.
+	var legendSpans [][]int
+	for _, m := range legendLineRe.FindAllStringIndex(text, -1) {
+		legendSpans = append(legendSpans, m)
+	}
+	inLegend := func(at int) bool {
+		return slices.ContainsFunc(legendSpans, func(sp []int) bool { return sp[0] <= at && at < sp[1] })
+	}
 	out := map[string]fieldNote{}
 	score := map[string]int{}
+	legendOnly := map[string]bool{}
 	for i, o := range occs {
 		next := len(text)
 		if i+1 < len(occs) {
@@ -183,8 +193,12 @@ func fieldNotes(text string, fields []string) map[string]fieldNote {
 				n++
 			}
 		}
-		if prev, seen := out[o.field]; !seen || n > score[o.field] || (n == score[o.field] && prev.ctx == "") {
-			out[o.field], score[o.field] = ft, n
+		legend := inLegend(o.at)
+		prev, seen := out[o.field]
+		switch {
+		case seen && legend && !legendOnly[o.field]:
+		case !seen, !legend && legendOnly[o.field], n > score[o.field], n == score[o.field] && prev.ctx == "":
+			out[o.field], score[o.field], legendOnly[o.field] = ft, n, legend
 		}
 	}
 	return out
