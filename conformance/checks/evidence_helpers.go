@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"iter"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -130,15 +131,15 @@ func sampleRecords(t *T) []aRecord {
 			for _, r := range records(c) {
 				data, _ := r["data"].(map[string]any)
 				conn := firstNonEmptyString(str(r["connection_id"]), s.conn)
-				// The id the target shows for the record; the path form
-				// only when its answer shows none.
-				rec := aRecord{ID: shownIDOf(c, str(r["id"])), Stream: s.stream, Conn: conn, Data: data}
-				switch {
-				case rec.ID != "":
-				case conn == "":
-					rec.ID = s.stream + ":" + str(r["id"])
-				default:
-					rec.ID = conn + "/" + s.stream + ":" + str(r["id"])
+				// The id the target shows for the record: labelled as an id,
+				// else the longest token of its text that holds the RS id,
+				// else that id as the target's structuredContent gives it.
+				rid := str(r["id"])
+				rec := aRecord{ID: shownIDOf(c, rid), Stream: s.stream, Conn: conn, Data: data}
+				if rec.ID == "" {
+					content := recordWords(r)
+					toks := slices.DeleteFunc(idTokens(c.Text(), rid), func(tok string) bool { return slices.Contains(content, tok) })
+					rec.ID = firstNonEmptyString(append(toks, rid)...)
 				}
 				if data != nil {
 					out = append(out, rec)

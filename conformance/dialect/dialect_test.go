@@ -146,7 +146,6 @@ func TestReferenceSummary(t *testing.T) {
 		"query_records: cursor = cursor (inputSchema)",
 		"aggregate: field = field (inputSchema)",
 		"search: query = q, cursor = cursor (inputSchema)",
-		"fetch: record id = id (inputSchema)",
 		"read_record_field: record id = id, field = field_path, offset = offset_chars, length = limit_chars, cursor = cursor, query = q, context before = before_chars, context after = after_chars (inputSchema)",
 	}
 	if !reflect.DeepEqual(lines, want) {

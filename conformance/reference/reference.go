@@ -96,6 +96,9 @@ type Mutant struct {
 	Collateral       []string
 	Doc              string
 	Freedom, Allowed string
+	// KnownFalse, for a conforming variant, are the check ids known to
+	// fail it (or judge it less) falsely today, each with its cause.
+	KnownFalse map[string]string
 }
 
 // Conforming reports a conforming variant.
@@ -110,7 +113,7 @@ func Variants() []Mutant { return rows(variation.Variants()) }
 func rows(vs []variation.Variation) []Mutant {
 	out := make([]Mutant, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, Mutant{ID: v.ID, Kills: v.Kills, Collateral: v.Collateral, Doc: v.Doc, Freedom: v.Freedom, Allowed: v.Allowed})
+		out = append(out, Mutant{ID: v.ID, Kills: v.Kills, Collateral: v.Collateral, Doc: v.Doc, Freedom: v.Freedom, Allowed: v.Allowed, KnownFalse: v.KnownFalse})
 	}
 	return out
 }
