@@ -62,3 +62,12 @@ func TestConnectorReadings(t *testing.T) {
 		t.Errorf("misgrouped threads read under %v", got)
 	}
 }
+
+// A legend may write a flag with its own colon: "cmp: = range filter ops".
+func TestUnexplainedReadsAFlagWithItsColon(t *testing.T) {
+	text := "legend: cmp: = range filter ops, vec:<x> = semantic search, t = type\nf: sent_at{timestamp,cmp:gte+lt} id{string,vec}"
+	notes := fieldNotes(text, []string{"sent_at", "id"})
+	if missing := unexplained(notes, legendText(text, notes), []string{"sent_at", "id"}); len(missing) != 0 {
+		t.Errorf("unexplained = %v, want none", missing)
+	}
+}

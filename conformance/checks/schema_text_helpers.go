@@ -294,7 +294,7 @@ func unexplained(fts map[string]fieldNote, legend string, fields []string) []str
 			if k == "" || len(k) > 4 || slices.Contains(vocab, lk) || slices.Contains(fields, k) || strings.Trim(k, "0123456789") == "" || slices.Contains(out, k) {
 				continue
 			}
-			if !regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(k) + `\s*(=|:|→|->|—|–|\(|\s-\s|\s+means\s|\s+is\s)\s*["']?[A-Za-z]`).MatchString(legend) {
+			if !regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(k) + `:?(?:<[^>]*>)?\s*(=|:|→|->|—|–|\(|\s-\s|\s+means\s|\s+is\s)\s*["']?[A-Za-z]`).MatchString(legend) {
 				out = append(out, k)
 			}
 		}
