@@ -26,20 +26,6 @@ func offersOf(r schemaRow) grantOffers {
 	return o
 }
 
-// offersFor is what the grant offers stream on src: its truth row there.
-func offersFor(t *T, src source, fallback schemaRow) grantOffers {
-	rows := truthRows(t, src.stream, src.conn, nil)
-	if len(rows) == 0 {
-		return offersOf(fallback)
-	}
-	var o grantOffers
-	for _, r := range rows {
-		x := offersOf(r)
-		o = grantOffers{o.filter || x.filter, o.sort || x.sort, o.aggregate || x.aggregate, o.search || x.search}
-	}
-	return o
-}
-
 // searchMeaningRe is what a legend says a search flag means.
 var searchMeaningRe = regexp.MustCompile(`search|lexical|semantic|full.?text|hybrid`)
 

@@ -170,10 +170,7 @@ func fieldNotes(text string, fields []string) map[string]fieldNote {
 	vocab := capVocabulary()
 	// A field named in a legend line ("filter {name: {op: value}}") is an
 	// example, not the field's annotation, when the field shows elsewhere.
-	var legendSpans [][]int
-	for _, m := range legendLineRe.FindAllStringIndex(text, -1) {
-		legendSpans = append(legendSpans, m)
-	}
+	legendSpans := legendLineRe.FindAllStringIndex(text, -1)
 	inLegend := func(at int) bool {
 		return slices.ContainsFunc(legendSpans, func(sp []int) bool { return sp[0] <= at && at < sp[1] })
 	}
