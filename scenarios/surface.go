@@ -16,8 +16,11 @@ type Surface struct {
 	BudgetBytes           int      `json:"budget_bytes"`
 	InstructionsWindow    int      `json:"instructions_window"`
 	// Result budgets bound whole tool results (content and structuredContent).
-	SchemaIndexBudgetBytes int `json:"schema_index_budget_bytes"`
-	ScopedFullBudgetBytes  int `json:"scoped_full_budget_bytes"`
+	// The global schema index may take SchemaIndexBaseBytes plus
+	// SchemaIndexBytesPerStream for each granted stream.
+	SchemaIndexBaseBytes      int `json:"schema_index_base_bytes"`
+	SchemaIndexBytesPerStream int `json:"schema_index_bytes_per_stream"`
+	ScopedFullBudgetBytes     int `json:"scoped_full_budget_bytes"`
 }
 
 // LoadSurface reads the embedded surface.json.
@@ -52,4 +55,10 @@ func (s *Surface) Forbidden(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// SchemaIndexBudget is the bound on a whole global schema() result over a
+// grant of streams stream rows (S017.4, mcpcheck's own rule).
+func (s *Surface) SchemaIndexBudget(streams int) int {
+	return s.SchemaIndexBaseBytes + streams*s.SchemaIndexBytesPerStream
 }

@@ -20,6 +20,8 @@ var schemaMutants = []Variation{
 		})},
 	{ID: "drop-stream-index", Kills: []string{"S017.3"}, Doc: "past the detailed-row cap, stream names vanish from the text",
 		Apply: onSchemaResult(func(_ bool, r *result) { r.setText(dropLines(r.text(), "stream_index ")) })},
+	{ID: "misgroup-index-stream", Kills: []string{"S017.3"}, Doc: "the global schema text lists a stream that one connector has under another connector's key",
+		Apply: onSchemaResult(misgroupIndexRow)},
 	{ID: "describe-every-index-row", Kills: []string{"S017.4"}, Doc: "every row of the global index repeats a 600-character description",
 		Apply: onSchemaResult(func(scoped bool, r *result) {
 			if !scoped {
@@ -42,10 +44,16 @@ var schemaMutants = []Variation{
 		}})},
 	{ID: "drop-schema-connection-id", Kills: []string{"S019.1", "S022.1"}, Doc: "schema ignores connection_id, so a shared stream is not narrowed",
 		Apply: all(tracked(), onQuery(inTool("schema", pathIs("/v1/schema")), func(_ *http.Request, q url.Values) { q.Del("connection_id") }))},
+	{ID: "widen-scoped-connections", Kills: []string{"S019.1"}, Doc: "schema(stream, connection_id) keeps the row to that connection but lists every connection of the stream at connector level and in text",
+		Apply: widenScopedConnections()},
+	{ID: "legend-without-range-flag", Kills: []string{"S020.1"}, Doc: "the scoped schema legend does not explain the range-filter flag r, which only some streams use",
+		Apply: grammar(rowGrammar{legendEdit: func(line string) string { return rangeLegendRe.ReplaceAllString(line, "") }})},
 	{ID: "drop-schema-legend", Kills: []string{"S020.1"}, Doc: "scoped schema text uses the flag grammar without its legend",
 		Apply: grammar(rowGrammar{dropLegend: true})},
 	{ID: "fetch-grant-wide-full-schema", Kills: []string{"S021.1"}, Doc: "detail=full without stream fetches and returns the grant-wide schema",
 		Apply: grantWideFullSchema()},
+	{ID: "relay-rs-full-schema-refusal", Kills: []string{"S021.1", "S021.2"}, Doc: "schema(detail: \"full\") without stream is forwarded to the RS, whose refusal (naming its REST endpoint) is relayed",
+		Apply: relayFullSchemaRefusal()},
 	{ID: "full-schema-refusal-without-retry", Kills: []string{"S021.2"}, Doc: "schema(detail: \"full\") without stream is refused without saying how to retry",
 		Apply: onError(func(e map[string]any) {
 			if e["param"] == "detail" {
@@ -68,7 +76,7 @@ var schemaMutants = []Variation{
 				padRows("type", 8000)(scoped, r)
 			}
 		})},
-	{ID: "duplicate-stream-list", Kills: []string{"S041.1", "S022.6", "S017.4"}, Doc: "the schema document repeats its rows in a top-level streams list (on a 1,000-stream grant the index outgrows S017's bound)",
+	{ID: "duplicate-stream-list", Kills: []string{"S041.1", "S022.6"}, Doc: "the schema document repeats its rows in a top-level streams list",
 		Apply: onSchemaResult(func(_ bool, r *result) {
 			sc := r.structured()
 			if doc, ok := sc["data"].(map[string]any); ok {
@@ -76,7 +84,7 @@ var schemaMutants = []Variation{
 				r.setStructured(sc)
 			}
 		})},
-	{ID: "repeat-connector-connections", Kills: []string{"S041.2", "S017.4"}, Doc: "every connector-nested stream repeats its connector's granted_connections (on a 1,000-stream grant the index outgrows S017's bound)",
+	{ID: "repeat-connector-connections", Kills: []string{"S041.2"}, Doc: "every connector-nested stream repeats its connector's granted_connections",
 		Apply: onSchemaResult(repeatConnectorConnections)},
 	{ID: "encode-filter-as-json", Kills: []string{"U01.1"}, Doc: "query_records sends its object filter to the RS as one bare filter= of JSON",
 		Apply: all(tracked(), encodeFilterAsJSON())},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -196,12 +197,19 @@ type rowGrammar struct {
 	drop       func(seg string) bool // drop one segment
 	dropFrom   string                // drop every segment from the first with this prefix
 	dropLegend bool
+	legendEdit func(line string) string // rewrite the legend line
 }
+
+// rangeLegendRe is the default legend's explanation of the range flag r.
+var rangeLegendRe = regexp.MustCompile(`\s*\br=\S+`)
 
 func (g rowGrammar) Legend() (string, map[string]string) {
 	line, keys := g.CompactGrammar.Legend()
 	if g.dropLegend {
 		line = ""
+	}
+	if g.legendEdit != nil {
+		line = g.legendEdit(line)
 	}
 	return line, keys
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -210,4 +211,113 @@ func dropExpandLimitCap() func(*Seams) {
 			}
 		}
 	})
+}
+
+// relayFullSchemaRefusal forwards schema(detail: "full") without stream to
+// the RS as GET /v1/schema?detail=full, and relays the RS's refusal
+// instead of rejecting before fetching.
+func relayFullSchemaRefusal() func(*Seams) {
+	return all(
+		tracked(onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
+			raw := schemaArgsOf(req)
+			if raw == nil || argText(raw, "detail") != "full" || argText(raw, "stream") != "" {
+				return next(ctx, req)
+			}
+			delete(raw, "detail")
+			callOf(ctx).vars["relay-full"] = true
+			return next(ctx, withArgs(req, raw))
+		})),
+		onQuery(func(r *http.Request) bool {
+			st := callOf(r.Context())
+			return st != nil && st.vars["relay-full"] == true && rsPath(r) == "/v1/schema"
+		}, func(_ *http.Request, q url.Values) {
+			q.Del("view")
+			q.Set("detail", "full")
+		}))
+}
+
+// indexRowLineRe is a global index text's row line: its stream name and
+// connector key.
+var indexRowLineRe = regexp.MustCompile(`(?m)^stream name=(\S+) connector_key=("[^"]*"|\S+)`)
+
+// misgroupIndexRow lists, in the global index text, the first stream whose
+// name only one connector has under another connector's key.
+func misgroupIndexRow(scoped bool, r *result) {
+	if scoped {
+		return
+	}
+	text := r.text()
+	rows := indexRowLineRe.FindAllStringSubmatchIndex(text, -1)
+	count := map[string]int{}
+	for _, m := range rows {
+		count[text[m[2]:m[3]]]++
+	}
+	for _, m := range rows {
+		name, key := text[m[2]:m[3]], text[m[4]:m[5]]
+		if count[name] != 1 {
+			continue
+		}
+		for _, o := range rows {
+			if other := text[o[4]:o[5]]; other != key {
+				r.setText(text[:m[4]] + other + text[m[5]:])
+				return
+			}
+		}
+	}
+}
+
+// widenScopedConnections answers schema(stream, connection_id) with the
+// row kept to that connection but its connector's granted_connections, and
+// the text, naming every connection of the stream.
+func widenScopedConnections() func(*Seams) {
+	return withMiddleware(onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
+		raw := schemaArgsOf(req)
+		res, err := next(ctx, req)
+		conn := argText(raw, "connection_id")
+		if err != nil || res.IsError || conn == "" || argText(raw, "stream") == "" || argText(raw, "detail") == "full" {
+			return res, err
+		}
+		wide, werr := next(ctx, withArgs(req, map[string]json.RawMessage{"stream": raw["stream"]}))
+		if werr != nil || wide.IsError {
+			return res, err
+		}
+		wdoc, _ := result{wide}.structured()["data"].(map[string]any)
+		lists := map[any]any{}
+		var others []string
+		wcs, _ := wdoc["connectors"].([]any)
+		for _, c := range wcs {
+			cm, _ := c.(map[string]any)
+			gc, _ := cm["granted_connections"].([]any)
+			lists[cm["connector_key"]] = gc
+			for _, x := range gc {
+				xm, _ := x.(map[string]any)
+				if id, _ := xm["connection_id"].(string); id != "" && id != conn {
+					others = append(others, id)
+				}
+			}
+		}
+		out := result{res}
+		sc := out.structured()
+		doc, _ := sc["data"].(map[string]any)
+		cs, _ := doc["connectors"].([]any)
+		for _, c := range cs {
+			cm, _ := c.(map[string]any)
+			if gc, ok := cm["granted_connections"]; ok {
+				streams, _ := cm["streams"].([]any)
+				for _, s := range streams {
+					if sm, ok := s.(map[string]any); ok && sm["granted_connections"] == nil {
+						sm["granted_connections"] = gc // the row stays narrow
+					}
+				}
+			}
+			if wideList, ok := lists[cm["connector_key"]]; ok {
+				cm["granted_connections"] = wideList
+			}
+		}
+		out.setStructured(sc)
+		if len(others) > 0 {
+			out.setText(out.text() + "\nconnector_connections=" + strings.Join(others, "|"))
+		}
+		return res, err
+	}))
 }

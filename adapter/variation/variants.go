@@ -1,6 +1,10 @@
 package variation
 
-import "github.com/pdpp-connect/mcpcheck/adapter"
+import (
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+)
 
 // The conforming variants: each a single freedom the seeds leave, made
 // through the same seams as the mutants. Every check must pass every one.
@@ -81,6 +85,18 @@ var variants = []Variation{
 		Allowed: `seed 001: "WHEN a client calls fetch with an id returned by search" and "each hit SHALL include connection_id, connector_key, stream name, record id" (ids must be fetchable; the tuple stays in fields); seed 003 names the tuple, not a format`,
 		Doc:     "Tuning.IDs is a token codec; fetch's description says so",
 		Apply:   opaqueRecordIDs()},
+	{ID: "flat-index-rows", Freedom: "lays the global schema index out as one flat streams[] list, each row with its own connector_key and granted_connections (about 150 B a stream on a 1,000-stream grant)",
+		Allowed: `seed 001: "The global schema result SHALL stay bounded as a complete MCP tool result" and "Broad discovery SHALL behave as an index, not as a repeated field-capability dump" (bounded, at no set size; no row layout is fixed); S017.4's bound is mcpcheck's own and scales per stream (issue 28 item 6)`,
+		Doc:     "MCP middleware flattens structuredContent.data.connectors[].streams[] of schema {} into data.streams[]; the text is unchanged",
+		Apply:   flatIndexRows()},
+	{ID: "capabilities-stated-none", Freedom: `says "none" for each kind of capability a stream's grant offers nothing of (filter=none, aggregations=none, search=none, sort=none), as on the reference RS, whose client grants declare no capability (../shared/realrs M2); judged on the fixture's real-RS profile by S018–S020`,
+		Allowed: `seed 001: "clients that cannot inspect structuredContent SHALL still be able to choose valid filter, sort, aggregate, projection, and connection arguments" (a choice among what the grant offers: where it offers none of a kind, "none" is the truthful text; issue 28 item 3)`,
+		Doc:     "Tuning.Grammar is noneGrammar: the default grammar plus a none segment per empty kind, explained in the legend",
+		Apply:   capabilitiesStatedNone()},
+	{ID: "search-modes-as-field-flags", Freedom: "states search modes only as field flags (lex, sem) that the legend explains, with no row-level search= segment",
+		Allowed: `seed 001: "the model-visible text SHALL include … search modes … needed for the next read" and "WHEN a compact schema response uses abbreviated capability flags or a mini-grammar THEN the response SHALL include a model-visible legend explaining those flags" (flags a legend explains state the support; issue 28 item 4)`,
+		Doc:     "Tuning.Grammar drops the default grammar's search= segment",
+		Apply:   grammar(rowGrammar{drop: func(seg string) bool { return strings.HasPrefix(seg, "search=") }})},
 	{ID: "paren-schema-grammar", Exercises: []string{"S018", "S020"}, Freedom: "writes scoped schema fields as name(type; filter=eq,gte; agg=sum,group_by; …) with a legend for that grammar",
 		Allowed: `seed 001: "WHEN a compact schema response uses abbreviated capability flags or a mini-grammar THEN the response SHALL include a model-visible legend explaining those flags"; seed 003: "either replaced with clearer compact fields or accompanied by a visible legend"`,
 		Doc:     "Tuning.Grammar is parenGrammar",

@@ -150,3 +150,81 @@ func firstOf(ss ...string) string {
 func parenSchemaGrammar() func(*Seams) {
 	return tune(func(t *adapter.Tuning) { t.Grammar = parenGrammar{adapter.CompactGrammar{Ellipsis: t.Ellipsis}} })
 }
+
+// flatIndexRows lays the global index out as one streams[] list whose rows
+// each carry their connector_key and granted_connections, instead of rows
+// nested under connectors[] that inherit them: about three times the bytes
+// per stream, and still an index.
+func flatIndexRows() func(*Seams) {
+	return onSchemaResult(func(scoped bool, r *result) {
+		if scoped {
+			return
+		}
+		sc := r.structured()
+		doc, _ := sc["data"].(map[string]any)
+		cs, ok := doc["connectors"].([]any)
+		if !ok {
+			return
+		}
+		var rows []any
+		for _, c := range cs {
+			cm, _ := c.(map[string]any)
+			list, _ := cm["streams"].([]any)
+			for _, s := range list {
+				sm, _ := s.(map[string]any)
+				row := map[string]any{"name": sm["name"], "connector_key": cm["connector_key"]}
+				if gc, own := sm["granted_connections"]; own {
+					row["granted_connections"] = gc
+				} else if gc, ok := cm["granted_connections"]; ok {
+					row["granted_connections"] = gc
+				}
+				rows = append(rows, row)
+			}
+		}
+		delete(doc, "connectors")
+		doc["streams"] = rows
+		r.setStructured(sc)
+	})
+}
+
+// noneGrammar is the default grammar that also says "none" for each kind
+// of capability a row offers nothing of: filter, aggregations, search.
+type noneGrammar struct{ adapter.CompactGrammar }
+
+func (g noneGrammar) Legend() (string, map[string]string) {
+	line, keys := g.CompactGrammar.Legend()
+	return line + "; filter=none, aggregations=none, search=none: the grant offers nothing of that kind for this stream", keys
+}
+
+func (g noneGrammar) Row(row map[string]any) []string {
+	segs := g.CompactGrammar.Row(row)
+	has := func(prefix string) bool {
+		for _, s := range segs {
+			if strings.HasPrefix(s, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	filters := false
+	for _, s := range segs {
+		if list, ok := strings.CutPrefix(s, "fields="); ok {
+			filters = strings.Contains(list, ",eq") || strings.Contains(list, "[eq") || strings.Contains(list, "r=")
+		}
+	}
+	if !filters {
+		segs = append(segs, "filter=none")
+	}
+	if !has("aggregations=") {
+		segs = append(segs, "aggregations=none")
+	}
+	if !has("search=") {
+		segs = append(segs, "search=none")
+	}
+	return segs
+}
+
+// capabilitiesStatedNone swaps in noneGrammar.
+func capabilitiesStatedNone() func(*Seams) {
+	return tune(func(t *adapter.Tuning) { t.Grammar = noneGrammar{adapter.CompactGrammar{Ellipsis: t.Ellipsis}} })
+}

@@ -94,13 +94,17 @@ func judgeIndex(t *T, c *Call) {
 			}
 		}
 		t.Expect(missing).To(BeEmpty(), "every granted stream name must appear in content[] text, even past the detailed-row cap")
+		expectGroupedByConnector(t, text, truth)
 	})
 	t.Clause(4, func() {
 		if c.IsError() {
 			t.Skipf("schema {} failed (S017.1)")
 		}
-		t.Threshold().Expect(c.Bytes()).To(BeNumerically("<=", t.Settings.Surface.SchemaIndexBudgetBytes),
-			"the whole global schema() result, structuredContent included, must stay within mcpcheck's %d bytes", t.Settings.Surface.SchemaIndexBudgetBytes)
+		sf := t.Settings.Surface
+		budget := sf.SchemaIndexBudget(len(truth))
+		t.Threshold().Expect(c.Bytes()).To(BeNumerically("<=", budget),
+			"the whole global schema() result, structuredContent included, must stay within %d B: mcpcheck's own rule (recommended), %d B plus %d B per granted stream, for %d streams",
+			budget, sf.SchemaIndexBaseBytes, sf.SchemaIndexBytesPerStream, len(truth))
 	})
 }
 

@@ -21,7 +21,19 @@ var scopeSupport = []struct {
 	{"search modes", regexp.MustCompile(`(?i)\b(search|lexical|semantic|hybrid|full[- ]?text)\b`)},
 }
 
+// S019 judges schema(stream, connection_id) on a shared stream: the
+// answer holds that connection's row and names no other connection
+// anywhere (rows, connector-level lists, text), and its text states what
+// the next read needs; then again on the fixture's real-RS profile, where
+// the grant offers no sort or search to state.
 var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: ModeBBD, Tools: []string{"schema"}, Run: func(t *T) {
+	judgeConnectionScope(t, "")
+	onRealRS(t, func(on *T) { judgeConnectionScope(on, "real-RS profile: ") })
+}}
+
+// judgeConnectionScope is S019 on one target; profile prefixes its
+// messages.
+func judgeConnectionScope(t *T, profile string) {
 	_, index := schemaIndex(t)
 	name, ok := sharedStream(index)
 	if !ok {
@@ -60,6 +72,7 @@ var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: Mode
 		} else {
 			t.Assert(named[0].ConnectorKey == row.ConnectorKey, "the row must be connection %s's (connector %q), not connector %q's", conn, row.ConnectorKey, named[0].ConnectorKey)
 		}
+		expectNoWiderIdentity(t, c, conn, otherConnections(truthRows(t, "", "", index), conn), profile)
 	})
 	t.Clause(2, func() {
 		if c.IsError() {
@@ -71,14 +84,21 @@ var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: Mode
 		}
 		text, own := c.Text(), withoutLegend(c.Text())
 		for _, v := range [][2]string{{"connection_id", conn}, {"connector_key", row.ConnectorKey}, {"stream name", name}} {
-			t.Assert(v[1] == "" || containsToken(text, v[1]), "the text must carry the %s %q:\n%s", v[0], v[1], clipText(text, 800))
+			t.Assert(v[1] == "" || containsToken(text, v[1]), "%sthe text must carry the %s %q:\n%s", profile, v[0], v[1], clipText(text, 800))
 		}
 		if label := firstNonEmptyString(row.ConnNames[conn], row.DisplayName); label != "" {
 			t.Assert(containsLabel(text, label), "the text must carry the display label %q:\n%s", label, clipText(text, 800))
 		}
-		expectFieldSummaries(t, own, fieldNames(row), "stream %q on %s", name, conn)
+		expectFieldSummaries(t, own, fieldNames(row), "%sstream %q on %s", profile, name, conn)
+		offered := offersOf(row)
 		for _, s := range scopeSupport {
-			t.Assert(s.re.MatchString(own), "the stream row, legend aside, must state %s support for the next read:\n%s", s.what, clipText(own, 800))
+			switch {
+			case s.what == "sort" && !offered.sort, s.what == "search modes" && !offered.search:
+				continue // the grant offers none: nothing to state (a truthful "none" is welcome)
+			case s.what == "search modes" && searchFlagsExplained(text, fieldNames(row)):
+				continue // field flags the legend explains state the modes
+			}
+			t.Assert(s.re.MatchString(own), "%sthe stream row, legend aside, must state %s support for the next read:\n%s", profile, s.what, clipText(own, 800))
 		}
 		var missing []string
 		for _, rel := range row.Expand {
@@ -86,14 +106,60 @@ var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: Mode
 				missing = append(missing, rel)
 			}
 		}
-		t.Assert(len(missing) == 0, "the stream row, legend aside, must name its expand relations %v:\n%s", missing, clipText(own, 800))
+		t.Assert(len(missing) == 0, "%sthe stream row, legend aside, must name its expand relations %v:\n%s", profile, missing, clipText(own, 800))
 		if kinds := rowAggKinds(row); len(kinds) > 0 {
 			shown := slices.ContainsFunc(kinds, func(k string) bool { return containsToken(own, k) })
 			t.Assert(shown || aggregationRe.MatchString(own), "the stream row, legend aside, must state its aggregation support (%s):\n%s",
 				strings.Join(kinds, ", "), clipText(own, 800))
 		}
 	})
-}}
+}
+
+// otherConnections are the connection ids rows cover, but conn.
+func otherConnections(rows []schemaRow, conn string) []string {
+	var out []string
+	for _, r := range rows {
+		for _, id := range r.Connections {
+			if id != conn && !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// expectNoWiderIdentity wants a result scoped to conn to name no other
+// connection anywhere: no connection list or connection_id in
+// structuredContent (rows, connectors, wherever) holds another, and the
+// text names none of the grant's other connections.
+func expectNoWiderIdentity(t *T, c *Call, conn string, others []string, profile string) {
+	var wider []string
+	eachObject(schemaDoc(c), func(m map[string]any) {
+		if list, ok := m["granted_connections"].([]any); ok {
+			for _, id := range connectionIDs(list) {
+				if id != conn {
+					wider = append(wider, id)
+				}
+			}
+		}
+	})
+	eachObject(schemaDoc(c), func(m map[string]any) {
+		if id := str(m["connection_id"]); id != "" && id != conn {
+			wider = append(wider, id)
+		}
+	})
+	t.Assert(len(wider) == 0, "%sschema(stream, connection_id: %q) must not widen source identity; structuredContent also lists connections %v",
+		profile, conn, sortedCopy(wider))
+	var named []string
+	for _, id := range others {
+		if containsToken(c.Text(), id) {
+			named = append(named, id)
+		}
+	}
+	t.Assert(len(named) == 0, "%sschema(stream, connection_id: %q) must not widen source identity; its text also names connections %v:\n%s",
+		profile, conn, named, clipText(c.Text(), 800))
+}
 
 var nonWordRe = regexp.MustCompile(`[^\pL\pN]+`)
 

@@ -10,40 +10,48 @@ import (
 // S020 judges.
 type grammarCase struct {
 	src    source
+	row    schemaRow // the truth row
 	text   string
 	fields []string
 	notes  map[string]fieldNote
-	row    schemaRow // the truth row: the RS's, else structuredContent's
 }
 
 // S020 judges whatever grammar the text uses by meaning: each abbreviation
-// must be explained outside the fields' annotations, and arguments built
-// from the text alone (fields found by value, capabilities read through
-// the legend) must be accepted by query_records and aggregate.
+// any shown stream's text uses must be explained outside the fields'
+// annotations, and arguments built from the text alone (fields found by
+// value, capabilities read through the legend) must be accepted by
+// query_records and aggregate. It judges again on the fixture's real-RS
+// profile, where the grant offers no capability.
 var s020 = &Check{ID: "S020", Slug: "schema-legend", Mode: ModeBBD, Tools: []string{"schema"}, Run: func(t *T) {
-	c, index := schemaIndex(t)
-	gc, ok := findGrammarCase(t, c.Text(), index)
-	if !ok {
-		t.NotApplicable("no schema(stream) text annotates its fields with flags or a mini-grammar, so there is no legend to judge")
-	}
-	what := "stream " + gc.src.stream
-	t.Clause(1, func() {
-		missing := unexplained(gc.notes, legendText(gc.text, gc.notes), gc.fields)
-		t.Assert(len(missing) == 0, "%s: the text must carry a legend that explains every abbreviation it uses; unexplained: %v\n%s",
-			what, missing, clipText(gc.text, 800))
-	})
-	t.Clause(2, func() {
-		if unjudged := judgeTextArgs(t, gc.src, deriveArgs(gc.text, gc.fields), what, gc.row); len(unjudged) > 0 {
-			t.Skipf("%s", strings.Join(unjudged, "; "))
-		}
-	})
+	judgeLegend(t, "")
+	onRealRS(t, func(on *T) { judgeLegend(on, "real-RS profile: ") })
 }}
 
-// findGrammarCase picks, among the streams the global text names, one
-// whose scoped text annotates its fields; preferably one that declares an
-// aggregation and a sort key, so every argument kind can be built.
-func findGrammarCase(t *T, global string, index []schemaRow) (grammarCase, bool) {
-	var first *grammarCase
+func judgeLegend(t *T, profile string) {
+	c, index := schemaIndex(t)
+	cases := grammarCases(t, c.Text(), index)
+	if len(cases) == 0 {
+		t.NotApplicable("no schema(stream) text annotates its fields with flags or a mini-grammar, so there is no legend to judge")
+	}
+	t.Clause(1, func() {
+		// Every stream shown, not one sample: a flag one stream alone uses
+		// needs its explanation too.
+		for _, gc := range cases {
+			missing := unexplained(gc.notes, legendText(gc.text, gc.notes), gc.fields)
+			t.Assert(len(missing) == 0, "%sstream %s: the text must carry a legend that explains every abbreviation it uses; unexplained: %v\n%s",
+				profile, gc.src.stream, missing, clipText(gc.text, 800))
+		}
+	})
+	gc := bestGrammarCase(cases)
+	t.Clause(2, func() {
+		judgeTextArgs(t, gc.src, deriveArgs(gc.text, gc.fields), offersOf(gc.row), profile+"stream "+gc.src.stream)
+	})
+}
+
+// grammarCases are, among the streams the global text names (at most
+// maxStreamProbes), those whose scoped text annotates their fields.
+func grammarCases(t *T, global string, index []schemaRow) []grammarCase {
+	var out []grammarCase
 	probes := 0
 	for _, name := range streamNames(index) {
 		if !containsToken(global, name) {
@@ -80,19 +88,18 @@ func findGrammarCase(t *T, global string, index []schemaRow) (grammarCase, bool)
 		if len(notes) == 0 {
 			continue
 		}
-		gc := grammarCase{src: src, text: sc.Text(), fields: fields, notes: notes, row: row}
-		if scoped := rowsNamed(schemaRows(schemaDoc(sc)), name); len(scoped) > 0 && !t.Target.Has(CapControlledRS) {
-			gc.row = scoped[0] // the index row holds no capabilities
-		}
-		if len(rowAggKinds(row)) > 0 && str(row.Raw["cursor_field"]) != "" {
-			return gc, true
-		}
-		if first == nil {
-			first = &gc
+		out = append(out, grammarCase{src: src, row: row, text: sc.Text(), fields: fields, notes: notes})
+	}
+	return out
+}
+
+// bestGrammarCase prefers a stream that declares an aggregation and a
+// sort key, so every argument kind can be built.
+func bestGrammarCase(cases []grammarCase) grammarCase {
+	for _, gc := range cases {
+		if len(rowAggKinds(gc.row)) > 0 && strings.TrimSpace(str(gc.row.Raw["cursor_field"])) != "" {
+			return gc
 		}
 	}
-	if first == nil {
-		return grammarCase{}, false
-	}
-	return *first, true
+	return cases[0]
 }

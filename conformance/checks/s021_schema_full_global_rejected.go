@@ -2,14 +2,22 @@ package checks
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
-// S021 judges the refusal by behaviour first (no grant-wide schema was
-// fetched and returned), then the retry it names by meaning: the stream
-// and connection_id arguments and the full detail, in whatever words.
+// restPathRe finds REST paths and URLs in a message: a retry written as
+// GET /v1/schema?stream=…&connection_id=…&detail=full names the RS's
+// endpoint, not the schema tool a client of the adapter calls.
+var restPathRe = regexp.MustCompile(`(?i)(?:https?://\S+|\S*/v1/\S*)`)
+
+// S021 judges the refusal by behaviour first (the RS log shows no
+// grant-wide full schema request at all: the adapter rejects before
+// fetching, it does not relay the RS's refusal), then the retry it names
+// by meaning: the schema tool with the stream and connection_id arguments
+// and the full detail, in whatever words.
 var s021 = &Check{ID: "S021", Slug: "schema-full-global-rejected", Mode: ModeBB, Tools: []string{"schema"}, Run: func(t *T) {
 	on := t.Private()
 	c := on.CallRoles("schema", dialect.Args{dialect.Detail: "full"})
@@ -18,7 +26,8 @@ var s021 = &Check{ID: "S021", Slug: "schema-full-global-rejected", Mode: ModeBB,
 			for _, r := range on.RS().RequestsTo("/v1/schema") {
 				q, _ := url.ParseQuery(r.RawQuery)
 				grantWide := q.Get("stream") == "" && !strings.EqualFold(q.Get("view"), "compact")
-				t.Assert(!grantWide || r.Status != 200, "the adapter fetched the grant-wide full schema (GET /v1/schema?%s)", r.RawQuery)
+				t.Assert(!grantWide, "the adapter must reject schema(detail: \"full\") without stream before fetching; it requested the grant-wide full schema (GET /v1/schema?%s, RS answered %d)",
+					r.RawQuery, r.Status)
 			}
 		}
 		t.Assert(c.IsError(), "schema(detail: \"full\") without stream must be rejected: %s", c.Describe())
@@ -28,8 +37,9 @@ var s021 = &Check{ID: "S021", Slug: "schema-full-global-rejected", Mode: ModeBB,
 			t.Skipf("the call was not rejected (S021.1)")
 		}
 		msg := c.Text() + "\n" + str(c.ErrorObject()["message"])
-		for _, want := range []string{"stream", "connection_id", "full"} {
-			t.Assert(containsToken(strings.ToLower(msg), want), "the error must tell the client to retry schema with stream, connection_id and detail \"full\"; it does not name %s: %s",
+		own := strings.ToLower(restPathRe.ReplaceAllString(msg, " "))
+		for _, want := range []string{"schema", "stream", "connection_id", "full"} {
+			t.Assert(containsToken(own, want), "the error must tell the client to retry the schema tool with stream, connection_id and detail \"full\"; outside REST paths (an RS endpoint is not the tool a client calls) it does not name %s: %s",
 				want, clipText(msg, 400))
 		}
 	})

@@ -308,6 +308,8 @@ type fieldCap struct {
 	Exact bool
 	Ops   []string // range operators
 	Aggs  []string // aggregation kinds
+	// Search: some search mode matches the field.
+	Search bool
 }
 
 // capOf reads a field's capabilities from a compact flag string
@@ -333,6 +335,9 @@ func capOf(v any) fieldCap {
 				c.Ops = append(c.Ops, str(o))
 			}
 		}
+		_, lex := usable("lexical_search")
+		_, sem := usable("semantic_search")
+		c.Search = lex || sem
 		agg, _ := m["aggregation"].(map[string]any)
 		for _, k := range aggKinds {
 			if a, _ := agg[k].(map[string]any); a != nil && a["usable"] == true {
@@ -343,6 +348,9 @@ func capOf(v any) fieldCap {
 	}
 	for _, tok := range flagTokens(v) {
 		k, val, _ := strings.Cut(tok, "=")
+		if strings.HasPrefix(val, "unusable") {
+			continue
+		}
 		switch k {
 		case "t":
 			c.Type = val
@@ -352,6 +360,8 @@ func capOf(v any) fieldCap {
 			c.Ops = nonEmpty(strings.Split(val, "|"))
 		case "a":
 			c.Aggs = nonEmpty(strings.Split(val, "|"))
+		case "lex", "sem":
+			c.Search = true
 		}
 	}
 	return c

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
@@ -169,8 +168,15 @@ func fieldNotes(text string, fields []string) map[string]fieldNote {
 	}
 	sort.Slice(occs, func(i, j int) bool { return occs[i].at < occs[j].at })
 	vocab := capVocabulary()
+	// A field named in a legend line ("filter {name: {op: value}}") is an
+	// example, not the field's annotation, when the field shows elsewhere.
+	legendSpans := legendLineRe.FindAllStringIndex(text, -1)
+	inLegend := func(at int) bool {
+		return slices.ContainsFunc(legendSpans, func(sp []int) bool { return sp[0] <= at && at < sp[1] })
+	}
 	out := map[string]fieldNote{}
 	score := map[string]int{}
+	legendOnly := map[string]bool{}
 	for i, o := range occs {
 		next := len(text)
 		if i+1 < len(occs) {
@@ -184,8 +190,12 @@ func fieldNotes(text string, fields []string) map[string]fieldNote {
 				n++
 			}
 		}
-		if prev, seen := out[o.field]; !seen || n > score[o.field] || (n == score[o.field] && prev.ctx == "") {
-			out[o.field], score[o.field] = ft, n
+		legend := inLegend(o.at)
+		prev, seen := out[o.field]
+		switch {
+		case seen && legend && !legendOnly[o.field]:
+		case !seen, !legend && legendOnly[o.field], n > score[o.field], n == score[o.field] && prev.ctx == "":
+			out[o.field], score[o.field], legendOnly[o.field] = ft, n, legend
 		}
 	}
 	return out
@@ -281,7 +291,7 @@ func unexplained(fts map[string]fieldNote, legend string, fields []string) []str
 			if k == "" || len(k) > 4 || slices.Contains(vocab, lk) || slices.Contains(fields, k) || strings.Trim(k, "0123456789") == "" || slices.Contains(out, k) {
 				continue
 			}
-			if !regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(k) + `\s*(=|:|→|->|—|–|\(|\s-\s|\s+means\s|\s+is\s)\s*["']?[A-Za-z]`).MatchString(legend) {
+			if !regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(k) + `:?(?:<[^>]*>)?\s*(=|:|→|->|—|–|\(|\s-\s|\s+means\s|\s+is\s)\s*["']?[A-Za-z]`).MatchString(legend) {
 				out = append(out, k)
 			}
 		}
@@ -452,18 +462,14 @@ func sentBareFilter(t *T, before int) bool {
 
 // judgeTextArgs calls query_records and aggregate with arguments a
 // content-only client built from the text of what (a row), on src: for
-// each kind, one of the first candidates must be accepted, and a kind the
-// text gives no candidate for is a failure, unless neither mcpcheck's RS
-// nor any notation of the row (row, the RS's or else structuredContent's)
-// shows that the stream has one: that kind is returned as not judged.
-func judgeTextArgs(t *T, src source, a textArgs, what string, row schemaRow) (unjudged []string) {
-	try := func(tool, kind string, cands []dialect.Args) {
-		if len(cands) == 0 && tool == "aggregate" && declaresNoAggregations(t, src.stream) {
-			return // no valid aggregate argument exists: nothing for the text to show
-		}
-		if len(cands) == 0 && !t.Target.Has(CapControlledRS) && !rowDeclares(row, kind) {
-			unjudged = append(unjudged, fmt.Sprintf("%s: neither the text nor structuredContent shows a %s, and without an RS mcpcheck controls (--rs-control) it cannot tell whether the grant has one", what, kind))
-			return
+// each kind the grant offers, one of the first candidates must be
+// accepted, and a kind the text gives no candidate for is a failure. A
+// kind the grant offers none of is not applicable: the text that says
+// "none" is truthful.
+func judgeTextArgs(t *T, src source, a textArgs, offered grantOffers, what string) {
+	try := func(tool, kind string, cands []dialect.Args, offers bool) {
+		if len(cands) == 0 && (!offers || tool == "aggregate" && declaresNoAggregations(t, src.stream)) {
+			return // the grant offers no valid argument of this kind: nothing for the text to show
 		}
 		if !t.Assert(len(cands) > 0, "%s: the text shows no %s a client reading only content[] could use", what, kind) {
 			return
@@ -493,30 +499,10 @@ func judgeTextArgs(t *T, src source, a textArgs, what string, row schemaRow) (un
 	for _, s := range a.sorts {
 		sorts = append(sorts, dialect.Args{dialect.Sort: s, dialect.Limit: 2})
 	}
-	try("query_records", "field names (projection)", projections)
-	try("query_records", "sortable field", sorts)
-	try("aggregate", "aggregatable field", a.aggs)
-	try("query_records", filterKind, filters) // last: a broken encoding blocks the judgement (U01)
-	return unjudged
-}
-
-// rowDeclares reports whether a schema row declares a capability of kind
-// (judgeTextArgs' kinds): a sort key, an aggregation or a filter field.
-func rowDeclares(row schemaRow, kind string) bool {
-	switch kind {
-	case "sortable field":
-		return str(row.Raw["cursor_field"]) != "" || len(stringList(row.Raw["sort"])) > 0
-	case "aggregatable field":
-		return len(rowAggKinds(row)) > 0
-	case filterKind:
-		for _, v := range row.FieldCaps {
-			if c := capOf(v); c.Exact || len(c.Ops) > 0 {
-				return true
-			}
-		}
-		return false
-	}
-	return true
+	try("query_records", "field names (projection)", projections, true)
+	try("query_records", "sortable field", sorts, offered.sort)
+	try("aggregate", "aggregatable field", a.aggs, offered.aggregate)
+	try("query_records", filterKind, filters, offered.filter) // last: a broken encoding blocks the judgement (U01)
 }
 
 // declaresNoAggregations reports that mcpcheck's fixture RS serves stream
