@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 )
 
@@ -32,21 +33,28 @@ type Call struct {
 	// instead of a result (Result is then an empty isError result).
 	RPCError *jsonrpc.Error
 
-	redact func(string) string // before clipping: a cut token is not matched
+	redact  func(string) string // before clipping: a cut token is not matched
+	dialect *dialect.Dialect    // the target's argument names, for [Call.Role]
 }
 
 // Call calls a tool and keeps its wire bytes. A transport failure ends the
-// check as a harness error, not as a conformance failure.
+// check as a harness error, not as a conformance failure. Args are named
+// as the target declares them: the seed's names, or names from
+// [T.ArgsFor] or a printed call; an argument the target does not declare
+// is never sent ([T.CallRoles], [T.CallAsGiven]).
 func (t *T) Call(name string, args map[string]any) *Call {
-	return t.callOn(t.Target, name, args)
+	return t.callOn(t.Target, name, args, false)
 }
 
-func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
+func (t *T) callOn(tgt *Target, name string, args map[string]any, asGiven bool) *Call {
 	if !tgt.hasTool(name) {
 		t.Skipf("the target serves no %s tool (S012 judges membership)", name)
 	}
 	if args == nil {
 		args = map[string]any{}
+	}
+	if !asGiven {
+		t.refuseUndeclared(tgt, name, args)
 	}
 	if reason := tgt.Down(); reason != "" {
 		panic(errorSignal{fmt.Sprintf("call %s: not sent: the target stopped serving (%s)", name, reason)})
@@ -66,7 +74,7 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 		// failures as *jsonrpc.Error too; the tap says which it was.
 		tgt.calls.Add(1)
 		tgt.failedCalls.Add(1)
-		c := &Call{Tool: name, Args: args, Result: &mcp.CallToolResult{IsError: true}, RPCError: rpcErr, redact: tgt.redact}
+		c := &Call{Tool: name, Args: args, Result: &mcp.CallToolResult{IsError: true}, RPCError: rpcErr, redact: tgt.redact, dialect: tgt.Dialect()}
 		t.run.noteCall(c)
 		return c
 	case err != nil:
@@ -76,9 +84,14 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any) *Call {
 	if res.IsError {
 		tgt.failedCalls.Add(1)
 	}
-	c := &Call{Tool: name, Args: args, Result: res, redact: tgt.redact}
+	c := &Call{Tool: name, Args: args, Result: res, redact: tgt.redact, dialect: tgt.Dialect()}
 	if seen {
 		c.Raw = ex.Result
+	}
+	if d := tgt.Dialect(); d.Unsettled() {
+		for _, pc := range tgt.PrintedCalls(c.Text()) {
+			d.Observe(pc)
+		}
 	}
 	t.run.noteCall(c)
 	return c

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -73,6 +74,9 @@ type TargetSpec struct {
 	AuthProbe RSRequest
 	// ConnectTimeout bounds the handshake. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// Dialect corrects the argument roles inferred from the target's
+	// inputSchemas (--dialect); nil for none.
+	Dialect *dialect.Overrides
 	// Redactor collects every token the target is lent (these, the fixture
 	// RS's, the control plane's) and redacts them from what mcpcheck
 	// reports. Nil means a new one; share one to redact other output too.
@@ -155,6 +159,9 @@ type Target struct {
 	secret  string
 	closers []func()
 	memo    memo // what checks discovered about this target
+
+	dialect     *dialect.Dialect // argument names by role ([Target.Dialect])
+	dialectOnce sync.Once
 
 	calls, failedCalls atomic.Int64 // tool calls made, and those that returned isError
 
@@ -289,6 +296,7 @@ func open(ctx context.Context, spec TargetSpec, opener func(*Target, context.Con
 		}
 		return nil, &TargetError{Unreachable: true, Reason: t.redact(err.Error())}
 	}
+	t.dialect = dialect.FromToolsList(t.ToolsRaw, spec.Dialect)
 	return t, nil
 }
 

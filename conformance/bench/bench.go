@@ -7,11 +7,9 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"os"
 	"runtime"
@@ -23,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -263,37 +262,57 @@ func (c call) name() string {
 	return c.tool
 }
 
-// plan fixes each tool's arguments. On the default fixture they are the
-// same for every adapter: record ids take the spec's
-// connection_id/stream:record_id form. A target whose data lacks those
-// records (a --url target) gets ids from its own search answer instead.
-// fetch reads a typical record; "fetch 60KB" reads the fixture's 60 KB
-// body, which fetch must cut and label.
+// plan fixes each tool's arguments, named as the target declares them
+// (conformance/dialect). Records are the fixture's (a typical message and
+// the 60 KB body, which fetch must cut and label), their ids taken from
+// the target's own search answers, never built in one adapter's format. A
+// target whose data lacks them (a --url target) measures the first hit.
 func plan(ctx context.Context, sub *subject, only []string) ([]call, []string) {
 	const term = "budget" // hits in several connections of the default fixture
-	calls := []call{
-		{tool: "schema", args: map[string]any{}},
-		{tool: "query_records", args: map[string]any{"stream": "issues", "limit": 25}},
-		{tool: "aggregate", args: map[string]any{"stream": "issues", "metric": "count", "group_by": "state"}},
-		{tool: "search", args: map[string]any{"q": term, "limit": 10}},
-		{tool: "fetch", args: map[string]any{"id": "cin_work/messages:m005"}},
-		{tool: "fetch", label: "fetch 60KB", args: map[string]any{"id": "cin_work/messages:" + fakers.LongBodyRecordID}},
-		{tool: "read_record_field", args: map[string]any{"id": "cin_work/messages:" + fakers.LongBodyRecordID, "field_path": "body", "limit_chars": 2048}},
-	}
+	d := sub.target.Dialect()
 	var notes []string
+	idOf := func(q string, tokens ...string) (string, string) {
+		args, err := d.Resolve("search", dialect.Args{dialect.Query: q, dialect.Limit: 25})
+		if err != nil {
+			return "", err.Error()
+		}
+		ctx, cancel := context.WithTimeout(ctx, sub.timeout)
+		defer cancel()
+		res, err := sub.session.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: args})
+		if err != nil || res.IsError {
+			return "", fmt.Sprintf("search %q failed", q)
+		}
+		sc, _ := structuredMap(res)
+		if id := hitID(d, res, sc, tokens...); id != "" {
+			return id, ""
+		}
+		if id := hitID(d, res, sc); id != "" {
+			return id, fmt.Sprintf("the target has no record %s; measured %s, its first hit for %q", strings.Join(tokens, "/"), id, q)
+		}
+		return "", fmt.Sprintf("search %q returned no id to use", q)
+	}
+	typical := sync.OnceValues(func() (string, string) { return idOf(term, "cin_work", "m005") })
+	long := sync.OnceValues(func() (string, string) {
+		return idOf(fakers.LongBodyPhrase, "cin_work", fakers.LongBodyRecordID)
+	})
+	type planned struct {
+		call
+		roles dialect.Args
+		id    func() (string, string) // the record the call reads, if any
+	}
+	calls := []planned{
+		{call: call{tool: "schema"}, roles: dialect.Args{}},
+		{call: call{tool: "query_records"}, roles: dialect.Args{dialect.Stream: "issues", dialect.Limit: 25}},
+		{call: call{tool: "aggregate"}, roles: dialect.Args{dialect.Stream: "issues", dialect.Metric: "count", dialect.GroupBy: "state"}},
+		{call: call{tool: "search"}, roles: dialect.Args{dialect.Query: term, dialect.Limit: 10}},
+		{call: call{tool: "fetch"}, roles: dialect.Args{}, id: typical},
+		{call: call{tool: "fetch", label: "fetch 60KB"}, roles: dialect.Args{}, id: long},
+		{call: call{tool: "read_record_field"}, roles: dialect.Args{dialect.Field: "body", dialect.Length: 2048}, id: long},
+	}
 	served := map[string]bool{}
 	for _, t := range sub.target.Tools {
 		served[t.Name] = true
 	}
-	fallback := sync.OnceValue(func() string {
-		ctx, cancel := context.WithTimeout(ctx, sub.timeout)
-		defer cancel()
-		res, err := sub.session.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": term, "limit": 10}})
-		if err != nil || res.IsError {
-			return ""
-		}
-		return firstHitID(res)
-	})
 	var out []call
 	for _, c := range calls {
 		if len(only) > 0 && !slices.Contains(only, c.tool) {
@@ -303,34 +322,25 @@ func plan(ctx context.Context, sub *subject, only []string) ([]call, []string) {
 			notes = append(notes, c.name()+": not served by the target")
 			continue
 		}
-		if _, ok := c.args["id"]; ok && sub.invoke(ctx, c) != nil {
-			id := fallback()
+		if c.id != nil {
+			id, note := c.id()
+			if note != "" {
+				notes = append(notes, c.name()+": "+note)
+			}
 			if id == "" {
-				notes = append(notes, fmt.Sprintf("%s: the target has no record %v, and search %q returned no id to use", c.name(), c.args["id"], term))
 				continue
 			}
-			args := maps.Clone(c.args)
-			args["id"] = id
-			notes = append(notes, fmt.Sprintf("%s: the target has no record %v; measured %s from its search answer", c.name(), c.args["id"], id))
-			c.args = args
+			c.roles[dialect.RecordID] = id
 		}
-		out = append(out, c)
+		args, err := d.Resolve(c.tool, c.roles)
+		if err != nil {
+			notes = append(notes, c.name()+": not measured: "+err.Error())
+			continue
+		}
+		c.args = args
+		out = append(out, c.call)
 	}
 	return out, notes
-}
-
-// firstHitID reads the first search result's id from structuredContent.
-func firstHitID(res *mcp.CallToolResult) string {
-	data, _ := json.Marshal(res.StructuredContent)
-	var sc struct {
-		Results []struct {
-			ID string `json:"id"`
-		} `json:"results"`
-	}
-	if json.Unmarshal(data, &sc) == nil && len(sc.Results) > 0 {
-		return sc.Results[0].ID
-	}
-	return ""
 }
 
 func toolText(res *mcp.CallToolResult) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // A Cost is what one result puts in front of a model: the text of its
@@ -126,8 +127,16 @@ const journeyTerm = "budget"
 // runJourney runs the journey, finding each argument in earlier answers.
 func (s *subject) runJourney(ctx context.Context) *Journey {
 	j := &Journey{}
-	step := func(name, tool string, args map[string]any) map[string]any {
+	d := s.target.Dialect()
+	var last *mcp.CallToolResult // the answer of the last step
+	step := func(name, tool string, roles dialect.Args) map[string]any {
+		args, err := d.Resolve(tool, roles)
+		if err != nil {
+			j.Error = fmt.Sprintf("%s: %v", name, err)
+			return nil
+		}
 		res, c, err := s.measureCost(ctx, tool, args)
+		last = res
 		if err != nil {
 			j.Error = fmt.Sprintf("%s: %v", name, err)
 			return nil
@@ -140,7 +149,7 @@ func (s *subject) runJourney(ctx context.Context) *Journey {
 		}
 		return sc
 	}
-	schema := step("schema", "schema", map[string]any{})
+	schema := step("schema", "schema", dialect.Args{})
 	if schema == nil {
 		return j
 	}
@@ -149,19 +158,19 @@ func (s *subject) runJourney(ctx context.Context) *Journey {
 		j.Error = "schema(stream): the schema answer's structuredContent names no stream"
 		return j
 	}
-	if step("schema(stream)", "schema", map[string]any{"stream": stream}) == nil {
+	if step("schema(stream)", "schema", dialect.Args{dialect.Stream: stream}) == nil {
 		return j
 	}
-	found := step("search", "search", map[string]any{"q": journeyTerm, "limit": 5})
+	found := step("search", "search", dialect.Args{dialect.Query: journeyTerm, dialect.Limit: 5})
 	if found == nil {
 		return j
 	}
-	hit := topHit(found)
+	hit := topHit(d, last, found)
 	if hit.ID == "" {
-		j.Error = "fetch: the search answer's structuredContent.results has no id"
+		j.Error = "fetch: the search answer shows no hit id, in structuredContent or as a printed fetch call"
 		return j
 	}
-	doc := step("fetch", "fetch", map[string]any{"id": hit.ID})
+	doc := step("fetch", "fetch", dialect.Args{dialect.RecordID: hit.ID})
 	if doc == nil {
 		return j
 	}
@@ -173,12 +182,12 @@ func (s *subject) runJourney(ctx context.Context) *Journey {
 		j.Error = "read_record_field: neither the top hit's evidence nor fetch's metadata names a field"
 		return j
 	}
-	if step("read_record_field", "read_record_field", map[string]any{"id": hit.ID, "field_path": field, "limit_chars": 2048}) == nil {
+	if step("read_record_field", "read_record_field", dialect.Args{dialect.RecordID: hit.ID, dialect.Field: field, dialect.Length: 2048}) == nil {
 		return j
 	}
-	agg := map[string]any{"stream": cmp.Or(hit.Stream, stream), "metric": "count"}
+	agg := dialect.Args{dialect.Stream: cmp.Or(hit.Stream, stream), dialect.Metric: "count"}
 	if hit.ConnectionID != "" {
-		agg["connection_id"] = hit.ConnectionID
+		agg[dialect.Connection] = hit.ConnectionID
 	}
 	step("aggregate", "aggregate", agg)
 	return j
@@ -233,16 +242,47 @@ func firstStreamName(v any) string {
 // hitRef is what the journey reads from the top search hit.
 type hitRef struct{ ID, Stream, ConnectionID, Field string }
 
-func topHit(sc map[string]any) hitRef {
-	results, _ := sc["results"].([]any)
-	if len(results) == 0 {
-		return hitRef{}
+// topHit reads the first hit of a search answer, found by value: the
+// first object with an id in any array of structuredContent, or the first
+// fetch call its text prints.
+func topHit(d *dialect.Dialect, res *mcp.CallToolResult, sc map[string]any) hitRef {
+	hs := hitObjects(sc)
+	if len(hs) == 0 {
+		return hitRef{ID: hitID(d, res, sc)}
 	}
-	r, _ := results[0].(map[string]any)
+	r := hs[0]
 	h := hitRef{}
 	h.ID, _ = r["id"].(string)
-	h.Stream, _ = r["stream"].(string)
-	h.ConnectionID, _ = r["connection_id"].(string)
-	h.Field, _ = dig(r, "evidence_excerpts", 0, "field_path").(string)
+	if v, ok := d.ValueIn(r, "query_records", dialect.Stream); ok {
+		h.Stream, _ = v.(string)
+	}
+	if v, ok := d.ValueIn(r, "search", dialect.Connection); ok {
+		h.ConnectionID, _ = v.(string)
+	}
+	for _, k := range sortedKeys(r) { // the field an object within the hit names
+		if _, ok := r[k].(string); ok || h.Field != "" {
+			continue
+		}
+		walkObjects(r[k], func(m map[string]any) {
+			if v, ok := d.ValueIn(m, "read_record_field", dialect.Field); ok && h.Field == "" {
+				h.Field, _ = v.(string)
+			}
+		})
+	}
 	return h
+}
+
+// walkObjects calls f on every object within v, outermost first.
+func walkObjects(v any, f func(map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		f(x)
+		for _, k := range sortedKeys(x) {
+			walkObjects(x[k], f)
+		}
+	case []any:
+		for _, e := range x {
+			walkObjects(e, f)
+		}
+	}
 }

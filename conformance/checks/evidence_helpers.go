@@ -8,68 +8,22 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-// A continuation is a model-callable next step found in visible text.
-type continuation struct {
-	Tool string
-	Args map[string]any
-	At   string // the text it was found in, for messages
-}
+// A continuation is a model-callable next step found in visible text,
+// with its arguments in the target's own names.
+type continuation = dialect.PrintedCall
 
-// continuationRe finds "<tool> args={…}" and "<tool> {…}" in visible text.
-var continuationRe = regexp.MustCompile(`\b(read_record_field|fetch|query_records|search)(?: args=| )\{`)
+// readTools are the tools a continuation may call.
+var readTools = []string{"read_record_field", "fetch", "query_records", "search", "aggregate", "schema"}
 
-// continuationsIn parses every tool call with JSON arguments written into
-// visible text.
+// continuationsIn parses every tool call written into visible text, in
+// any notation the dialect package reads (JSON arguments, name(k=v),
+// name k=v).
 func continuationsIn(text string) []continuation {
-	var out []continuation
-	for _, loc := range continuationRe.FindAllStringSubmatchIndex(text, -1) {
-		tool := text[loc[2]:loc[3]]
-		start := loc[1] - 1
-		if obj, ok := jsonObjectAt(text, start); ok {
-			var args map[string]any
-			if json.Unmarshal([]byte(obj), &args) == nil {
-				out = append(out, continuation{Tool: tool, Args: args, At: lineAround(text, start)})
-			}
-		}
-	}
-	return out
-}
-
-// jsonObjectAt returns the balanced JSON object that starts at text[i].
-func jsonObjectAt(text string, i int) (string, bool) {
-	depth, inStr, esc := 0, false, false
-	for j := i; j < len(text); j++ {
-		c := text[j]
-		switch {
-		case esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case c == '"':
-			inStr = !inStr
-		case inStr:
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return text[i : j+1], true
-			}
-		}
-	}
-	return "", false
-}
-
-func lineAround(text string, i int) string {
-	start := strings.LastIndexByte(text[:i], '\n') + 1
-	end := strings.IndexByte(text[i:], '\n')
-	if end < 0 {
-		return text[start:]
-	}
-	return text[start : i+end]
+	return dialect.PrintedCalls(text, readTools)
 }
 
 var handleURIRe = regexp.MustCompile(`pdpp://[a-z-]+/[^\s"'\\,;)\]}]+`)
@@ -338,7 +292,7 @@ func readURIs(t *T) []*Call {
 		for _, r := range records(c) {
 			if data, _ := r["data"].(map[string]any); strings.Contains(compactJSONOf(data), "pdpp://") {
 				if id := shownIDOf(c, str(r["id"])); id != "" {
-					out = append(out, t.Call("fetch", map[string]any{"id": id}))
+					out = append(out, t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}))
 				}
 			}
 		}
@@ -375,5 +329,15 @@ func deepEvidenceSearch(t *T) (*T, *Call, string) {
 	if i := strings.Index(whole, fakers.EvidencePhrase); i < 4096 {
 		return ev, nil, ""
 	}
-	return ev, ev.Call("search", map[string]any{"q": fakers.EvidencePhrase, "limit": 10}), whole
+	return ev, ev.CallRoles("search", dialect.Args{dialect.Query: fakers.EvidencePhrase, dialect.Limit: 10}), whole
+}
+
+// lineAround is the line of text that holds byte i.
+func lineAround(text string, i int) string {
+	start := strings.LastIndexByte(text[:i], '\n') + 1
+	end := strings.IndexByte(text[i:], '\n')
+	if end < 0 {
+		return text[start:]
+	}
+	return text[start : i+end]
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // maxStreamProbes bounds how many streams a check reads while looking for
@@ -22,10 +23,11 @@ type source struct {
 	stream, conn string
 }
 
-func (s source) args(extra map[string]any) map[string]any {
-	a := map[string]any{"stream": s.stream}
+// roles are the arguments that read source s, with extra.
+func (s source) roles(extra dialect.Args) dialect.Args {
+	a := dialect.Args{dialect.Stream: s.stream}
 	if s.conn != "" {
-		a["connection_id"] = s.conn
+		a[dialect.Connection] = s.conn
 	}
 	for k, v := range extra {
 		a[k] = v
@@ -55,7 +57,7 @@ func eachPage(t *T, limit int, f func(s source, c *Call)) {
 		if i == maxStreamProbes {
 			break
 		}
-		if c := t.Call("query_records", s.args(map[string]any{"limit": limit})); !c.IsError() {
+		if c := t.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: limit})); !c.IsError() {
 			f(s, c)
 		}
 	}
@@ -142,7 +144,7 @@ func searchableWord(recs []map[string]any) string {
 // check, for S017 owns the index; it never fails a read scenario.
 func readsIndex(t *T) []schemaRow {
 	return conformance.Discover(t, "reads-index", func() []schemaRow {
-		c := t.Call("schema", map[string]any{})
+		c := t.CallRoles("schema", dialect.Args{})
 		rows := schemaRows(c.Data())
 		if c.IsError() || len(rows) == 0 {
 			t.BlockedBy("S017", "schema {} gives no stream rows to read from: %s", c.Describe())
@@ -155,9 +157,9 @@ func readsIndex(t *T) []schemaRow {
 // the last successful request to path the call made, answered again by the
 // fixture RS. A target without one, or a call that made no such request,
 // gives the call's structuredContent.data instead.
-func callWithEnvelope(t *T, tool string, args map[string]any, path string) (*Call, map[string]any) {
+func callWithEnvelope(t *T, tool string, args dialect.Args, path string) (*Call, map[string]any) {
 	if !t.Target.Has(CapControlledRS) {
-		c := t.Call(tool, args)
+		c := t.CallRoles(tool, args)
 		return c, c.Data()
 	}
 	rs := t.RS()
@@ -165,7 +167,7 @@ func callWithEnvelope(t *T, tool string, args map[string]any, path string) (*Cal
 	if reqs := rs.Requests(); len(reqs) > 0 {
 		before = reqs[len(reqs)-1].Seq
 	}
-	c := t.Call(tool, args)
+	c := t.CallRoles(tool, args)
 	reqs := rs.Requests()
 	for i := len(reqs) - 1; i >= 0 && reqs[i].Seq > before; i-- {
 		r := reqs[i]
@@ -255,11 +257,11 @@ func fetchIDFor(t *T, src source, rec map[string]any, page *Call) string {
 	}
 	var cands []string
 	if w := searchableWord([]map[string]any{rec}); w != "" {
-		args := map[string]any{"q": w, "limit": 25}
+		args := dialect.Args{dialect.Query: w, dialect.Limit: 25}
 		if src.conn != "" {
-			args["connection_id"] = src.conn
+			args[dialect.Connection] = src.conn
 		}
-		for _, h := range hits(t.Call("search", args)) {
+		for _, h := range hits(t.CallRoles("search", args)) {
 			if h.Record == recID && h.Stream == src.stream && h.ID != "" {
 				cands = append(cands, h.ID)
 			}
@@ -267,7 +269,7 @@ func fetchIDFor(t *T, src source, rec map[string]any, page *Call) string {
 	}
 	shown := idTokens(page.Text(), recID)
 	for _, id := range append(cands, shown...) {
-		if f := t.Call("fetch", map[string]any{"id": id}); !f.IsError() {
+		if f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}); !f.IsError() {
 			return id
 		}
 	}
@@ -283,6 +285,10 @@ var cursorHandleRe = regexp.MustCompile(`\b([a-z_]*cursor)\s*[=:]\s*(?:"((?:[^"\
 // shows, the same call again with that cursor.
 func nextCalls(c *Call) []continuation {
 	out := continuationsIn(c.Text())
+	cursor, ok := c.ArgName(dialect.Cursor)
+	if !ok {
+		return out
+	}
 	for _, m := range cursorHandleRe.FindAllStringSubmatch(c.Text(), -1) {
 		v := strings.TrimRight(m[2]+m[3], ".")
 		if m[2] != "" {
@@ -292,7 +298,7 @@ func nextCalls(c *Call) []continuation {
 		for k, a := range c.Args {
 			args[k] = a
 		}
-		args["cursor"] = v
+		args[cursor] = v
 		out = append(out, continuation{Tool: c.Tool, Args: args, At: m[0]})
 	}
 	return out
@@ -410,7 +416,7 @@ func recordIDsShown(t *T, c *Call, fetched map[string]*Call) map[string]string {
 	for _, tok := range cands[:min(len(cands), pending+3)] {
 		f, ok := fetched[tok]
 		if !ok {
-			f = t.Call("fetch", map[string]any{"id": tok})
+			f = t.CallRoles("fetch", dialect.Args{dialect.RecordID: tok})
 			fetched[tok] = f
 		}
 		if f.IsError() {
@@ -473,4 +479,10 @@ func onRSIgnoringProjection(t *T) *T {
 		}
 	}
 	return t.On(t.Fork(fx))
+}
+
+// roleOf is the value a continuation the target printed gives role r, in
+// the target's own name for it; nil when it gives none.
+func roleOf(t *T, c continuation, r dialect.Role) any {
+	return t.Target.Dialect().Value(c.Tool, c.Args, r)
 }

@@ -2,6 +2,7 @@ package checks
 
 import (
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -49,14 +50,14 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 			if i == maxStreamProbes {
 				t.Skipf("query_records failed for the first %d streams: no page to measure (S031 and S023 judge the reads)", maxStreamProbes)
 			}
-			c := on.Call("query_records", s.args(map[string]any{"limit": 100}))
+			c := on.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 100}))
 			if c.IsError() {
 				continue
 			}
 			on.Record("query_records text bytes", len(c.Text()))
 			t.Threshold().Expect(len(c.Text())).To(BeNumerically("<=", textBudgetBytes), "query_records text for a page of %s should stay within %d bytes", s.stream, textBudgetBytes)
 			if word := searchableWord(records(c)); word != "" && serves(on.Target, "search") {
-				if sr := on.Call("search", map[string]any{"q": word, "limit": 100}); !sr.IsError() {
+				if sr := on.CallRoles("search", dialect.Args{dialect.Query: word, dialect.Limit: 100}); !sr.IsError() {
 					on.Record("search text bytes", len(sr.Text()))
 					t.Threshold().Expect(len(sr.Text())).To(BeNumerically("<=", textBudgetBytes), "search text for %q should stay within %d bytes", word, textBudgetBytes)
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -31,7 +32,7 @@ func findExpand(t *T, want bool) (expandTarget, bool) {
 	f := conformance.Discover(t, fmt.Sprint("expand-", want), func() found {
 		_, index := schemaIndex(t)
 		et, ok := searchExpand(index, want, func(name string) []schemaRow {
-			_, rows := scopedSchema(t, map[string]any{"stream": name})
+			_, rows := scopedSchema(t, dialect.Args{dialect.Stream: name})
 			return rows
 		})
 		return found{et, ok}
@@ -50,7 +51,7 @@ func expandSubject(t *T, want bool) (expandTarget, bool) {
 	index := readIndex(t)
 	f := conformance.Discover(t, fmt.Sprint("expand-subject-", want), func() found {
 		et, ok := searchExpand(index, want, func(name string) []schemaRow {
-			c := schemaCall(t, map[string]any{"stream": name})
+			c := schemaCall(t, dialect.Args{dialect.Stream: name})
 			if c.IsError() {
 				return nil
 			}
@@ -93,10 +94,10 @@ func searchExpand(index []schemaRow, want bool, scoped func(stream string) []sch
 	return expandTarget{}, false
 }
 
-func (e expandTarget) args(extra map[string]any) map[string]any {
-	a := map[string]any{"stream": e.stream, "expand": []string{e.rel}, "limit": 2}
+func (e expandTarget) roles(extra dialect.Args) dialect.Args {
+	a := dialect.Args{dialect.Stream: e.stream, dialect.Expand: []string{e.rel}, dialect.Limit: 2}
 	if e.conn != "" {
-		a["connection_id"] = e.conn
+		a[dialect.Connection] = e.conn
 	}
 	for k, v := range extra {
 		a[k] = v
@@ -114,7 +115,7 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 		t.Skipf("no stream in the target's grant advertises expand_capabilities")
 	}
 	if !t.Target.Has(CapFixture) {
-		c := t.Call("query_records", et.args(nil))
+		c := t.CallRoles("query_records", et.roles(nil))
 		t.Clause(1, func() {
 			if t.Assert(!c.IsError(), "advertised expand on %q must be forwarded, not rejected: %s", et.stream, c.Describe()) {
 				t.Skipf("that the relation reached the RS shows only in its request log: %s", CapFixture.SkipReason())
@@ -124,7 +125,7 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 		return
 	}
 	ft := t.On(t.ForkSame())
-	c := ft.Call("query_records", et.args(nil))
+	c := ft.CallRoles("query_records", et.roles(nil))
 	sent := expandCalls(ft, et)
 	t.Clause(1, func() {
 		t.Assert(len(sent) > 0, "the RS records endpoint must receive the request with expand=%s: %s", et.rel, c.Describe())
@@ -146,7 +147,7 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 	t.Clause(1, func() {
 		ft.RS().InjectFault("/v1/schema", fakers.Fault{Status: 503})
 		before := len(expandCalls(ft, et))
-		d := ft.Call("query_records", et.args(nil))
+		d := ft.CallRoles("query_records", et.roles(nil))
 		t.Assert(len(expandCalls(ft, et)) > before, "with GET /v1/schema failing, the gate must defer to the RS and forward expand=%s: %s", et.rel, d.Describe())
 	})
 }}

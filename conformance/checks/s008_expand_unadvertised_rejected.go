@@ -1,6 +1,10 @@
 package checks
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+)
 
 var (
 	// The message points at the capability source: GET /v1/schema, or the
@@ -29,7 +33,7 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 		reached bool // the RS records endpoint saw the call
 	}
 	var calls []gated
-	try := func(what, tool string, args map[string]any) {
+	try := func(what, tool string, args dialect.Args) {
 		if !serves(on.Target, tool) {
 			return // S012 reports the missing tool
 		}
@@ -37,16 +41,16 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 		if logged {
 			before = len(on.RS().RequestsTo(recordsPath(et.stream)))
 		}
-		c := on.Call(tool, args)
+		c := on.CallRoles(tool, args)
 		calls = append(calls, gated{what, c, logged && len(on.RS().RequestsTo(recordsPath(et.stream))) > before})
 	}
-	try("query_records with expand", "query_records", et.args(nil))
-	limitOnly := et.args(map[string]any{"expand_limit": map[string]any{et.rel: 2}})
-	delete(limitOnly, "expand")
+	try("query_records with expand", "query_records", et.roles(nil))
+	limitOnly := et.roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.rel: 2}})
+	delete(limitOnly, dialect.Expand)
 	try("query_records with expand_limit alone", "query_records", limitOnly)
 	if serves(on.Target, "fetch") && serves(on.Target, "search") {
 		if id := hitIDOnStream(on, et); id != "" {
-			try("fetch with expand", "fetch", map[string]any{"id": id, "expand": []string{et.rel}})
+			try("fetch with expand", "fetch", dialect.Args{dialect.RecordID: id, dialect.Expand: []string{et.rel}})
 		}
 	}
 	for _, g := range calls {
@@ -81,11 +85,7 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 // target shows it, or "": search (scoped to the stream, then not) for a
 // word of the stream's first records.
 func hitIDOnStream(t *T, et expandTarget) string {
-	args := map[string]any{"stream": et.stream, "limit": 5}
-	if et.conn != "" {
-		args["connection_id"] = et.conn
-	}
-	c := t.Call("query_records", args)
+	c := t.CallRoles("query_records", source{et.stream, et.conn}.roles(dialect.Args{dialect.Limit: 5}))
 	if c.IsError() {
 		return ""
 	}
@@ -93,8 +93,11 @@ func hitIDOnStream(t *T, et expandTarget) string {
 	if word == "" {
 		return ""
 	}
-	for _, args := range []map[string]any{{"q": word, "streams": []string{et.stream}, "limit": 5}, {"q": word, "limit": 25}} {
-		for _, h := range hits(t.Call("search", args)) {
+	for _, args := range []dialect.Args{{dialect.Query: word, dialect.Streams: []string{et.stream}, dialect.Limit: 5}, {dialect.Query: word, dialect.Limit: 25}} {
+		if !t.HasRole("search", dialect.Streams) && args[dialect.Streams] != nil {
+			continue
+		}
+		for _, h := range hits(t.CallRoles("search", args)) {
 			if h.Stream == et.stream && h.ID != "" {
 				return h.ID
 			}

@@ -32,14 +32,14 @@ var s009 = &Check{ID: "S009", Slug: "expand-live-schema", Mode: ModeCTRL, Needs:
 			}
 		})
 	}
-	first := ft.Call("query_records", et.args(nil))
+	first := ft.CallRoles("query_records", et.roles(nil))
 	advertise(nil)
 	before := len(expandCalls(ft, et))
-	withdrawn := ft.Call("query_records", et.args(nil))
+	withdrawn := ft.CallRoles("query_records", et.roles(nil))
 	reached := len(expandCalls(ft, et)) > before
 	advertise(rels)
 	before = len(expandCalls(ft, et))
-	restored := ft.Call("query_records", et.args(nil))
+	restored := ft.CallRoles("query_records", et.roles(nil))
 	forwarded := len(expandCalls(ft, et)) > before
 	t.Clause(1, func() {
 		t.Assert(!reached, "after %q stops advertising %q, the very next call must be rejected before the RS records endpoint: %s", et.stream, et.rel, withdrawn.Describe())

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -28,7 +29,7 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 	t.Clause(1, func() {
 		sampleCalls(ft)
 		if serves(ft.Target, "query_records") {
-			ft.Call("query_records", map[string]any{"stream": "mcpcheck_no_such_stream", "limit": 1})
+			ft.CallRoles("query_records", dialect.Args{dialect.Stream: "mcpcheck_no_such_stream", dialect.Limit: 1})
 		}
 		reqs := ft.RS().Requests()
 		if !t.Assert(len(reqs) > 0, "the read tools must reach the RS read contract; the RS saw no request") {
@@ -44,14 +45,14 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 	ft.RS().InjectFault("/v1/", fakers.Fault{Status: 401})
 	for _, tool := range []struct {
 		name string
-		args map[string]any
-	}{{"schema", map[string]any{}}, {"query_records", src.args(map[string]any{"limit": 1})}} {
+		args dialect.Args
+	}{{"schema", dialect.Args{}}, {"query_records", src.roles(dialect.Args{dialect.Limit: 1})}} {
 		if !serves(ft.Target, tool.name) {
 			continue
 		}
 		t.Clause(2, func() {
 			ft.RS().ResetRequests()
-			ft.Call(tool.name, tool.args)
+			ft.CallRoles(tool.name, tool.args)
 			reqs := ft.RS().Requests()
 			for _, r := range reqs {
 				t.Assert(r.Authorization == bearer, "%s: after the RS refused the bearer, the adapter must not try another credential (%s %s)", tool.name, r.Method, r.Path)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -79,7 +80,7 @@ func judgeIndex(t *T, c *Call) {
 		if shared, ok := sharedStream(truth); ok && slices.Contains(visible, shared) {
 			name = shared
 		}
-		sc := t.Call("schema", map[string]any{"stream": name})
+		sc := t.CallRoles("schema", dialect.Args{dialect.Stream: name})
 		t.Assert(!sc.IsError(), "schema(stream) with the name %q shown in the index text must succeed: %s", name, sc.Describe())
 	})
 	t.Clause(3, func() {
@@ -181,7 +182,7 @@ func recordScaleFootprint(t *T) {
 	var sizes [2]int
 	for i, n := range fieldGrowth {
 		f := fork(fakers.ScaleSpec{Connectors: 1, Streams: 1, Fields: n, Records: 1, DescriptionChars: 1200})
-		sc := f.Call("schema", map[string]any{"stream": "stream_0_0"})
+		sc := f.CallRoles("schema", dialect.Args{dialect.Stream: "stream_0_0"})
 		if sc.IsError() {
 			t.Record("schema(stream) growth per field", fmt.Sprintf("schema(stream) on a %d-field stream failed: %s", n, sc.Describe()))
 			return

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 var aggregationRe = regexp.MustCompile(`(?i)aggregat`)
@@ -24,7 +25,7 @@ var s018 = &Check{ID: "S018", Slug: "schema-shared-stream-detail", Mode: ModeBBD
 	if !ok {
 		t.Skipf("%s", noSharedStream)
 	}
-	c := schemaCall(t, map[string]any{"stream": name})
+	c := schemaCall(t, dialect.Args{dialect.Stream: name})
 	if c.IsError() {
 		t.Clause(1, func() { t.Fatalf("schema(stream: %q) must return its rows, not an error: %s", name, c.Describe()) })
 		t.Skipf("schema(stream: %q) failed (S018.1)", name)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // scopeSupport is what seed 001 wants the text of schema(stream,
@@ -36,7 +38,7 @@ var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: Mode
 		t.BlockedBy("S017", "neither the RS nor the index names a connection of the shared stream %q", name)
 	}
 	conn := row.Connections[0]
-	c := schemaCall(t, map[string]any{"stream": name, "connection_id": conn})
+	c := schemaCall(t, dialect.Args{dialect.Stream: name, dialect.Connection: conn})
 	t.Clause(1, func() {
 		if c.IsError() {
 			t.Fatalf("schema(stream, connection_id) must return that connection's row, not an error: %s", c.Describe())

@@ -1,5 +1,7 @@
 package checks
 
+import "github.com/pdpp-connect/mcpcheck/conformance/dialect"
+
 // A grammarCase is a scoped schema text that annotates its fields: what
 // S020 judges.
 type grammarCase struct {
@@ -49,13 +51,13 @@ func findGrammarCase(t *T, global string, index []schemaRow) (grammarCase, bool)
 		}
 		row := truth[0]
 		src := source{stream: name}
-		args := map[string]any{"stream": name}
+		args := dialect.Args{dialect.Stream: name}
 		if len(row.Connections) > 0 {
 			src.conn = row.Connections[0]
 			if shown := shownFields(global, row.Connections); len(shown) > 0 {
 				src.conn = shown[0]
 			}
-			args["connection_id"] = src.conn
+			args[dialect.Connection] = src.conn
 		}
 		sc := schemaCall(t, args)
 		if sc.IsError() {

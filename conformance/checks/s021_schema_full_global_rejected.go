@@ -3,6 +3,8 @@ package checks
 import (
 	"net/url"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // S021 judges the refusal by behaviour first (no grant-wide schema was
@@ -10,7 +12,7 @@ import (
 // and connection_id arguments and the full detail, in whatever words.
 var s021 = &Check{ID: "S021", Slug: "schema-full-global-rejected", Mode: ModeBB, Tools: []string{"schema"}, Run: func(t *T) {
 	on := t.Private()
-	c := on.Call("schema", map[string]any{"detail": "full"})
+	c := on.CallRoles("schema", dialect.Args{dialect.Detail: "full"})
 	t.Clause(1, func() {
 		if on.Target.Has(CapControlledRS) {
 			for _, r := range on.RS().RequestsTo("/v1/schema") {

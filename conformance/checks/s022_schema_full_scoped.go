@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // S022 judges detail "full" on a single-source stream and on a shared
@@ -25,7 +26,7 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 	}
 	on := t.Private()
 	if hasSingle {
-		c := on.Call("schema", map[string]any{"stream": single, "detail": "full"})
+		c := on.CallRoles("schema", dialect.Args{dialect.Stream: single, dialect.Detail: "full"})
 		judgeScopedFull(t, on, c, single, "")
 	}
 	if !hasShared {
@@ -33,7 +34,7 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 		return
 	}
 	before := rsRequestCount(on, "/v1/schema")
-	amb := on.Call("schema", map[string]any{"stream": shared, "detail": "full"})
+	amb := on.CallRoles("schema", dialect.Args{dialect.Stream: shared, dialect.Detail: "full"})
 	t.Clause(2, func() {
 		if !t.Assert(amb.IsError(), "stream %q resolves to several sources: detail \"full\" without connection_id must be a typed disambiguation error: %s", shared, amb.Describe()) {
 			return
@@ -55,7 +56,7 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 			continue
 		}
 		conn := row.Connections[0]
-		c := on.Call("schema", map[string]any{"stream": shared, "connection_id": conn, "detail": "full"})
+		c := on.CallRoles("schema", dialect.Args{dialect.Stream: shared, dialect.Connection: conn, dialect.Detail: "full"})
 		rows := judgeScopedFull(t, on, c, shared, conn)
 		t.Clause(3, func() {
 			if c.IsError() {

@@ -2,6 +2,8 @@ package checks
 
 import (
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // Every handle of every read envelope is looked for in content[] text by
@@ -15,12 +17,12 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 		judged = true
 		h := expectHandlesShown(t, page, env)
 		t.Clause(2, func() {
-			next := followCursor(t, on, page, h, src.args(map[string]any{"limit": 2}))
+			next := followCursor(t, on, page, h, src.roles(dialect.Args{dialect.Limit: 2}))
 			if next != nil {
 				expectNoRepeats(t, "query_records", recordIDs(page), recordIDs(next))
 			}
 		})
-		ch, chEnv := callWithEnvelope(on, "query_records", src.args(map[string]any{"limit": 2, "changes_since": "beginning"}), recordsPath(src.stream))
+		ch, chEnv := callWithEnvelope(on, "query_records", src.roles(dialect.Args{dialect.Limit: 2, dialect.ChangesSince: "beginning"}), recordsPath(src.stream))
 		if !ch.IsError() {
 			hc := expectHandlesShown(t, ch, chEnv)
 			if hc.changes.shown != "" || hc.changes.want != "" {
@@ -29,14 +31,14 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 					if !t.Assert(v != "", "a client that reads only content[] cannot resume the changes feed: next_changes_since %q is not in the text:\n%s", hc.changes.want, clipText(ch.Text(), 600)) {
 						return
 					}
-					r := on.Call("query_records", src.args(map[string]any{"changes_since": v}))
+					r := on.CallRoles("query_records", src.roles(dialect.Args{dialect.ChangesSince: v}))
 					t.Assert(!r.IsError(), "the next_changes_since shown in text must resume the feed: %s", r.Describe())
 				})
 			}
 		}
 	}
 	if term, _, _ := fanInTerm(t); term != "" {
-		args := map[string]any{"q": term, "limit": 2}
+		args := dialect.Args{dialect.Query: term, dialect.Limit: 2}
 		s, env := callWithEnvelope(on, "search", args, "/v1/search")
 		if !s.IsError() && len(hits(s)) > 0 {
 			judged = true
@@ -98,18 +100,18 @@ func expectHandlesShown(t *T, c *Call, env map[string]any) shownHandles {
 // followCursor pages forward from text alone: args plus the next_cursor
 // the text of c shows. Nil when there is nothing to follow or the call
 // failed (recorded against the clause being judged).
-func followCursor(t *T, on *T, c *Call, h shownHandles, args map[string]any) *Call {
+func followCursor(t *T, on *T, c *Call, h shownHandles, args dialect.Args) *Call {
 	if h.cursor.want == "" {
 		return nil
 	}
 	if !t.Assert(h.cursor.shown != "", "a client that reads only content[] cannot page %s: next_cursor %q is not in the text:\n%s", c.Tool, h.cursor.want, clipText(c.Text(), 600)) {
 		return nil
 	}
-	next := map[string]any{"cursor": h.cursor.shown}
+	next := dialect.Args{dialect.Cursor: h.cursor.shown}
 	for k, v := range args {
 		next[k] = v
 	}
-	r := on.Call(c.Tool, next)
+	r := on.CallRoles(c.Tool, next)
 	if !t.Assert(!r.IsError(), "the next_cursor shown in the %s text must page forward: %s", c.Tool, r.Describe()) {
 		return nil
 	}
@@ -135,7 +137,7 @@ func pagedSource(t *T, index []schemaRow) (source, *Call, map[string]any, bool) 
 		if i == maxStreamProbes {
 			break
 		}
-		c, env := callWithEnvelope(t, "query_records", s.args(map[string]any{"limit": 2, "count": "exact"}), recordsPath(s.stream))
+		c, env := callWithEnvelope(t, "query_records", s.roles(dialect.Args{dialect.Limit: 2, dialect.Count: "exact"}), recordsPath(s.stream))
 		if !c.IsError() && (env["has_more"] == true || handlesOf(env).cursor != "") {
 			return s, c, env, true
 		}

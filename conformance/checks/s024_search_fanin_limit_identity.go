@@ -2,6 +2,8 @@ package checks
 
 import (
 	"slices"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // The hits of a fan-in search are counted in structuredContent, and each
@@ -16,7 +18,7 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 	if len(hits(wide)) <= n {
 		t.Skipf("%q finds only %d hits; a global limit of %d cannot be told from a per-connection one", term, len(hits(wide)), n)
 	}
-	c, env := callWithEnvelope(t.Private(), "search", map[string]any{"q": term, "limit": n}, "/v1/search")
+	c, env := callWithEnvelope(t.Private(), "search", dialect.Args{dialect.Query: term, dialect.Limit: n}, "/v1/search")
 	hs := hits(c)
 	t.Clause(1, func() {
 		if !t.Assert(!c.IsError(), "search with limit %d must succeed: %s", n, c.Describe()) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -20,7 +21,7 @@ var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, T
 	if c != nil {
 		judged += judgeHighlights(t, c)
 		if ok {
-			judged += judgeHighlights(t, t.Call("search", map[string]any{"q": term + " " + term, "limit": 25}))
+			judged += judgeHighlights(t, t.CallRoles("search", dialect.Args{dialect.Query: term + " " + term, dialect.Limit: 25}))
 		}
 	}
 	if t.Target.Has(CapFixture) {
@@ -30,7 +31,7 @@ var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, T
 		}
 		hl := t.On(t.Fork(fx))
 		for _, rec := range fx.Streams[0].Records {
-			judged += judgeHighlights(t, hl.Call("search", map[string]any{"q": str(rec.Data[fakers.ProbeField]), "limit": 5}))
+			judged += judgeHighlights(t, hl.CallRoles("search", dialect.Args{dialect.Query: str(rec.Data[fakers.ProbeField]), dialect.Limit: 5}))
 		}
 	} else {
 		t.Record("highlights at every cut", "not exercised: "+CapFixture.SkipReason())

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -60,7 +61,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 		return
 	}
 	q := strings.Join(words(lexicalText(s, rec))[:3], " ")
-	r := t.Call("search", map[string]any{"q": q, "connection_id": rec.ConnectionID, "limit": 25})
+	r := t.CallRoles("search", dialect.Args{dialect.Query: q, dialect.Connection: rec.ConnectionID, dialect.Limit: 25})
 	t.Clause(2, func() {
 		for _, h := range hits(r) {
 			if h.Record != rec.ID && !strings.HasSuffix(h.ID, ":"+rec.ID) {

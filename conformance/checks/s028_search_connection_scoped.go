@@ -1,5 +1,7 @@
 package checks
 
+import "github.com/pdpp-connect/mcpcheck/conformance/dialect"
+
 // The scope is judged by the hits that come back, not by how the adapter
 // asks the RS; the limit by the scoped set: a connection with more matches
 // than the limit must fill it.
@@ -18,7 +20,7 @@ var s028 = &Check{ID: "S028", Slug: "search-connection-scoped", Mode: ModeBBD, T
 	}
 	matches := connectionsOf(hits(c))[conn]
 	limit := min(2, matches)
-	scoped := t.Call("search", map[string]any{"q": term, "connection_id": conn, "limit": limit})
+	scoped := t.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Connection: conn, dialect.Limit: limit})
 	if scoped.IsError() {
 		t.Clause(1, func() { t.Fatalf("a search scoped to granted connection %s must succeed: %s", conn, scoped.Describe()) })
 		t.Skipf("the scoped search failed (S028.1)")

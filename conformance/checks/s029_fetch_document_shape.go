@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // documentKeys are the MCP/OpenAI search-fetch document. Seed 001 allows
@@ -27,7 +28,7 @@ var s029 = &Check{ID: "S029", Slug: "fetch-document-shape", Mode: ModeBBD, Tools
 	if h.ID == "" {
 		t.BlockedBy("S024", "the first search hit carries no id to fetch: %v", h.Raw)
 	}
-	f := t.Call("fetch", map[string]any{"id": h.ID})
+	f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: h.ID})
 	if f.IsError() {
 		t.Clause(1, func() {
 			t.Fatalf("fetch of search hit %q must return its document, not an error: %s", h.ID, f.Describe())

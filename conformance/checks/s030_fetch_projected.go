@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // Against an RS that returns every field whatever the projection (as a
@@ -23,7 +25,7 @@ var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Tools: []s
 		if i == maxStreamProbes {
 			break
 		}
-		c := on.Call("query_records", s.args(map[string]any{"limit": 1}))
+		c := on.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 1}))
 		recs := records(c)
 		if c.IsError() || len(recs) == 0 || s.conn == "" {
 			continue
@@ -47,7 +49,7 @@ var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Tools: []s
 		// The first and the last field: one of them is usually not the
 		// stream's primary text, so the projection itself is the answer.
 		for _, keep := range []string{keys[0], keys[len(keys)-1]} {
-			f := on.Call("fetch", map[string]any{"id": id, "fields": []string{keep}})
+			f := on.CallRoles("fetch", dialect.Args{dialect.RecordID: id, dialect.Fields: []string{keep}})
 			doc := readDocument(t, f)
 			all := f.Text() + "\n" + string(f.Raw)
 			docJSON, _ := json.Marshal(doc)

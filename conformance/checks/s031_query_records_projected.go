@@ -3,6 +3,8 @@ package checks
 import (
 	"slices"
 	"sort"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // Against an RS that returns every field whatever the projection, the
@@ -19,7 +21,7 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, To
 		if i == maxStreamProbes {
 			break
 		}
-		sc := t.Call("schema", s.args(nil))
+		sc := t.CallRoles("schema", s.roles(nil))
 		rows := rowsNamed(schemaRows(sc.Data()), s.stream)
 		var names []string
 		for _, r := range rows {
@@ -45,7 +47,7 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, To
 		t.Skipf("no stream in the target's grant shows three or more fields to project")
 	}
 	on := onRSIgnoringProjection(t)
-	c := on.Call("query_records", src.args(map[string]any{"fields": fields, "limit": 5}))
+	c := on.CallRoles("query_records", src.roles(dialect.Args{dialect.Fields: fields, dialect.Limit: 5}))
 	if c.IsError() {
 		t.Clause(1, func() { t.Fatalf("a projected read must succeed: %s", c.Describe()) })
 		t.Skipf("the projected read failed (S031.1)")

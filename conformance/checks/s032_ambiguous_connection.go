@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // ambiguityListMax is mcpcheck's own cap on available_connections (the
@@ -34,7 +35,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 		}
 	}
 	on := t.Private()
-	c := on.Call("query_records", map[string]any{"stream": name, "limit": 1})
+	c := on.CallRoles("query_records", dialect.Args{dialect.Stream: name, dialect.Limit: 1})
 	if !c.IsError() {
 		judgeFanIn(t, c, name)
 		return
@@ -50,7 +51,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 	if len(avail) > 0 {
 		t.Clause(3, func() {
 			conn := str(avail[0]["connection_id"])
-			retry := on.Call("query_records", map[string]any{"stream": name, "limit": 1, "connection_id": conn})
+			retry := on.CallRoles("query_records", dialect.Args{dialect.Stream: name, dialect.Limit: 1, dialect.Connection: conn})
 			t.Assert(!retry.IsError(), "retrying with the listed connection_id %q must work at once: %s", conn, retry.Describe())
 		})
 	}
@@ -63,7 +64,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 		t.Fatalf("load the wide-25 fixture: %v", err)
 	}
 	wide := t.On(t.Fork(fx))
-	c = wide.Call("query_records", map[string]any{"stream": "messages", "limit": 1})
+	c = wide.CallRoles("query_records", dialect.Args{dialect.Stream: "messages", dialect.Limit: 1})
 	if !c.IsError() {
 		t.Clause(4, func() { t.Skipf("the adapter answers the wide-25 read by fanning in: no large-package error to judge") })
 		return

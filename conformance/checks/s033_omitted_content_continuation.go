@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // What a result leaves out is found by value, never by a marker's wording:
@@ -30,11 +32,11 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 		if i == maxStreamProbes {
 			break
 		}
-		c := t.Call("query_records", s.args(nil)) // default limits: the preview may hide part of the page
+		c := t.CallRoles("query_records", s.roles(nil)) // default limits: the preview may hide part of the page
 		if c.IsError() || len(records(c)) == 0 {
 			continue
 		}
-		judged += followHidden(t, c, recordIDs, recordsShown, recordScope(s))
+		judged += followHidden(t, c, recordIDs, recordsShown, recordScope(t, s))
 		judged += followCutValues(t, c, s, recordIDsShown(t, c, fetched))
 		for _, r := range records(c) {
 			data, _ := r["data"].(map[string]any)
@@ -44,9 +46,9 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 		}
 	}
 	if term, _, _ := fanInTerm(t); term != "" {
-		d := t.Call("search", map[string]any{"q": term})
+		d := t.CallRoles("search", dialect.Args{dialect.Query: term})
 		if !d.IsError() {
-			judged += followHidden(t, d, hitIDs, tokensShown, searchScope(d))
+			judged += followHidden(t, d, hitIDs, tokensShown, searchScope(t, d))
 			judged += followEvidence(t, d)
 		}
 	}
@@ -69,12 +71,12 @@ type scope func(cont continuation, r *Call) string
 
 // recordScope keeps a query_records continuation on one stream and
 // connection.
-func recordScope(s source) scope {
+func recordScope(t *T, s source) scope {
 	return func(cont continuation, r *Call) string {
-		if st := str(cont.Args["stream"]); st != s.stream {
+		if st := str(roleOf(t, cont, dialect.Stream)); st != s.stream {
 			return fmt.Sprintf("it reads stream %q, not %q", st, s.stream)
 		}
-		if conn := str(cont.Args["connection_id"]); s.conn != "" && conn != s.conn {
+		if conn := str(roleOf(t, cont, dialect.Connection)); s.conn != "" && conn != s.conn {
 			return fmt.Sprintf("it reads connection %q, not %q", conn, s.conn)
 		}
 		for _, rec := range records(r) {
@@ -87,11 +89,11 @@ func recordScope(s source) scope {
 }
 
 // searchScope keeps a search continuation on the same query and scope.
-func searchScope(first *Call) scope {
+func searchScope(t *T, first *Call) scope {
 	return func(cont continuation, _ *Call) string {
-		for _, k := range []string{"q", "connection_id", "streams"} {
-			if fmt.Sprint(cont.Args[k]) != fmt.Sprint(first.Args[k]) {
-				return fmt.Sprintf("it searches %s=%v, not %v", k, cont.Args[k], first.Args[k])
+		for _, r := range []dialect.Role{dialect.Query, dialect.Connection, dialect.Streams} {
+			if got, want := roleOf(t, cont, r), first.Role(r); fmt.Sprint(got) != fmt.Sprint(want) {
+				return fmt.Sprintf("it searches %s %v, not %v", r, got, want)
 			}
 		}
 		return ""
@@ -136,7 +138,7 @@ func followHidden(t *T, first *Call, ids func(*Call) []string, shown func(*Call)
 					continue
 				}
 				seen[callKey(cont)] = true
-				r := t.Call(cont.Tool, cont.Args)
+				r := t.Follow(cont)
 				done = append(done, followed{cont, r})
 				if !t.Assert(!r.IsError(), "the %s continuation %v shown in the text must work: %s", cont.Tool, cont.Args, r.Describe()) {
 					continue
@@ -199,12 +201,12 @@ func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
 		judged++
 		var rest []string
 		for _, field := range cut {
-			cont, ok := writtenCall(text, "read_record_field", id, field)
+			cont, ok := writtenCall(t, text, "read_record_field", id, field)
 			if !ok {
 				rest = append(rest, field)
 				continue
 			}
-			followRecordCall(t, cont, t.Call(cont.Tool, cont.Args), s, recID, field, str(data[field]))
+			followRecordCall(t, cont, t.Follow(cont), s, recID, field, str(data[field]))
 		}
 		if len(rest) == 0 {
 			continue
@@ -223,9 +225,9 @@ func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
 
 // writtenCall finds a call of tool written into text with arguments that
 // name record recID (and, for read_record_field, field).
-func writtenCall(text, tool, recID, field string) (continuation, bool) {
+func writtenCall(t *T, text, tool, recID, field string) (continuation, bool) {
 	for _, c := range continuationsIn(text) {
-		if c.Tool == tool && refersTo(c, recID) && (tool != "read_record_field" || c.Args["field_path"] == field) {
+		if c.Tool == tool && refersTo(c, recID) && (tool != "read_record_field" || roleOf(t, c, dialect.Field) == field) {
 			return c, true
 		}
 	}
@@ -236,12 +238,12 @@ func writtenCall(text, tool, recID, field string) (continuation, bool) {
 // written with its id, else the first token holding its id that fetch
 // takes. Nil when there is none.
 func fetchOffered(t *T, text, recID string) (continuation, *Call) {
-	if c, ok := writtenCall(text, "fetch", recID, ""); ok {
-		return c, t.Call(c.Tool, c.Args)
+	if c, ok := writtenCall(t, text, "fetch", recID, ""); ok {
+		return c, t.Follow(c)
 	}
 	for _, id := range idTokens(text, recID) {
-		c := continuation{Tool: "fetch", Args: map[string]any{"id": id}}
-		if r := t.Call(c.Tool, c.Args); !r.IsError() {
+		c := continuation{Tool: "fetch", Args: t.ArgsFor("fetch", dialect.Args{dialect.RecordID: id})}
+		if r := t.Follow(c); !r.IsError() {
 			return c, r
 		}
 	}
@@ -286,26 +288,26 @@ func followEvidence(t *T, d *Call) int {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
-			field, preview := str(xm["field_path"]), plainText(str(xm["preview_text"]))
+			field, preview := fieldIn(t, xm), plainText(str(xm["preview_text"]))
 			if field == "" || !partShown(text, preview) || seen[h.ID+"\x00"+field] {
 				continue
 			}
 			seen[h.ID+"\x00"+field] = true
 			var cont *continuation
 			for _, c := range continuationsIn(text) {
-				if c.Tool == "read_record_field" && c.Args["field_path"] == field && refersTo(c, h.ID) {
+				if c.Tool == "read_record_field" && roleOf(t, c, dialect.Field) == field && refersTo(c, h.ID) {
 					cont = &c
 					break
 				}
 			}
 			if cont == nil && strings.Contains(text, "read_record_field") && lineWith(text, h.ID, field) {
-				cont = &continuation{Tool: "read_record_field", Args: map[string]any{"id": h.ID, "field_path": field}}
+				cont = &continuation{Tool: "read_record_field", Args: t.ArgsFor("read_record_field", dialect.Args{dialect.RecordID: h.ID, dialect.Field: field})}
 			}
 			if cont == nil {
 				continue // evidence the text shows apart from its hit's id: S043's
 			}
 			judged++
-			r := t.Call(cont.Tool, cont.Args)
+			r := t.Follow(*cont)
 			t.Clause(1, func() {
 				t.Assert(!r.IsError(), "the evidence of hit %s (%s) shown in the search text must be readable with %v: %s", h.ID, field, cont.Args, r.Describe())
 			})
@@ -339,7 +341,7 @@ func lineWith(text string, tokens ...string) bool {
 // window's text must offer the next (S033.1), which starts where it ended
 // (S033.2).
 func followWindows(t *T, id, field, v string) int {
-	w := t.Call("read_record_field", map[string]any{"id": id, "field_path": field, "limit_chars": 200})
+	w := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: id, dialect.Field: field, dialect.Length: 200})
 	if w.IsError() {
 		return 0 // S047 and S036 own a field read that fails
 	}
@@ -349,7 +351,7 @@ func followWindows(t *T, id, field, v string) int {
 	}
 	var next []continuation
 	for _, c := range nextCalls(w) {
-		if c.Tool == "read_record_field" && c.Args["field_path"] == field {
+		if c.Tool == "read_record_field" && roleOf(t, c, dialect.Field) == field {
 			next = append(next, c)
 		}
 	}
@@ -357,7 +359,7 @@ func followWindows(t *T, id, field, v string) int {
 		t.Assert(len(next) > 0, "a window of %d of %d characters of %s must show the call that reads on:\n%s", end, len([]rune(v)), field, clipText(w.Text(), 400))
 	})
 	for _, c := range next {
-		r := t.Call(c.Tool, c.Args)
+		r := t.Follow(c)
 		t.Clause(1, func() { t.Assert(!r.IsError(), "the next window %v must be readable: %s", c.Args, r.Describe()) })
 		if r.IsError() {
 			continue
@@ -375,7 +377,7 @@ func followWindows(t *T, id, field, v string) int {
 // shows only part of it, it must offer the read that continues it (in its
 // text or metadata), and that read goes on in the same field.
 func followFetchedText(t *T, id, field, recID, v string) int {
-	f := t.Call("fetch", map[string]any{"id": id})
+	f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: id})
 	if f.IsError() {
 		return 0
 	}
@@ -396,7 +398,7 @@ func followFetchedText(t *T, id, field, recID, v string) int {
 			end, len([]rune(v)), recID, field, clipText(f.Text(), 400))
 	})
 	for _, c := range conts {
-		r := t.Call(c.Tool, c.Args)
+		r := t.Follow(c)
 		t.Clause(1, func() {
 			t.Assert(!r.IsError(), "the continuation %v of the fetched text must work: %s", c.Args, r.Describe())
 		})
@@ -404,13 +406,13 @@ func followFetchedText(t *T, id, field, recID, v string) int {
 			continue
 		}
 		t.Clause(2, func() {
-			t.Assert(c.Args["field_path"] == field, "the continuation %v of the fetched text must stay on its field %s", c.Args, field)
+			t.Assert(roleOf(t, c, dialect.Field) == field, "the continuation %v of the fetched text must stay on its field %s", c.Args, field)
 		})
 		// Continuing the cut text is what makes it a working continuation.
 		t.Clause(1, func() {
 			rest := []rune(v)[end:]
 			want := string(rest[:min(len(rest), chunkRunes)])
-			t.Assert(c.Args["field_path"] != field || shownIn(r.Text(), want), "the continuation %v must go on in %s where the fetched text ended (%q):\n%s", c.Args, field, want, clipText(r.Text(), 400))
+			t.Assert(roleOf(t, c, dialect.Field) != field || shownIn(r.Text(), want), "the continuation %v must go on in %s where the fetched text ended (%q):\n%s", c.Args, field, want, clipText(r.Text(), 400))
 		})
 	}
 	return 1

@@ -3,6 +3,8 @@ package checks
 import (
 	"slices"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // A host that shows the model only content[] is played by value: what
@@ -21,7 +23,7 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 	// by title: their ids must be in the text too.
 	if t.Target.Has(CapControlledRS) {
 		if term, ok := metadataOnlyTerm(t.RS().Fixture()); ok {
-			if c := t.Call("search", map[string]any{"q": term, "limit": 10}); !c.IsError() && len(hits(c)) > 0 {
+			if c := t.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Limit: 10}); !c.IsError() && len(hits(c)) > 0 {
 				judged = true
 				judgeSearchText(t, c)
 			}
@@ -31,7 +33,7 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 		if i == 3 {
 			break
 		}
-		if c := t.Call("query_records", s.args(map[string]any{"limit": 5})); !c.IsError() && len(records(c)) > 0 {
+		if c := t.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 5})); !c.IsError() && len(records(c)) > 0 {
 			judged = true
 			judgeRecordsText(t, c, fetched)
 		}
@@ -78,7 +80,7 @@ func judgeSearchText(t *T, c *Call) {
 	if len(shown) == 0 || !containsToken(text, shown[0].ID) {
 		return
 	}
-	f := t.Call("fetch", map[string]any{"id": shown[0].ID})
+	f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: shown[0].ID})
 	t.Clause(2, func() {
 		t.Assert(!f.IsError(), "fetch with the id %s the search text shows must work: %s", shown[0].ID, f.Describe())
 	})
@@ -90,16 +92,16 @@ func judgeSearchText(t *T, c *Call) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
-			field := str(xm["field_path"])
+			field := fieldIn(t, xm)
 			if field == "" || !partShown(text, plainText(str(xm["preview_text"]))) {
 				continue
 			}
 			t.Clause(2, func() {
-				if !t.Assert(lineWith(text, h.ID, field) || slices.ContainsFunc(continuationsIn(text), func(k continuation) bool { return refersTo(k, h.ID) && k.Args["field_path"] == field }),
+				if !t.Assert(lineWith(text, h.ID, field) || slices.ContainsFunc(continuationsIn(text), func(k continuation) bool { return refersTo(k, h.ID) && roleOf(t, k, dialect.Field) == field }),
 					"the search text shows hit %s's evidence in %s, but only structuredContent says how to read it (id and field_path):\n%s", h.ID, field, clipText(text, 600)) {
 					return
 				}
-				r := t.Call("read_record_field", map[string]any{"id": h.ID, "field_path": field})
+				r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: h.ID, dialect.Field: field})
 				t.Assert(!r.IsError() && strings.TrimSpace(r.Text()) != "", "read_record_field with the id and field_path the search text shows must read the field: %s", r.Describe())
 			})
 			return

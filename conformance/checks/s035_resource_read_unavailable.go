@@ -2,6 +2,8 @@ package checks
 
 import (
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // S035 plays a host that cannot read resources: it never calls
@@ -39,7 +41,7 @@ var s035 = &Check{ID: "S035", Slug: "resource-read-unavailable", Mode: ModeBBD, 
 func reachByTool(t *T, from *Call, uri string) {
 	h := handleJSON(uri)
 	if strings.HasPrefix(uri, "pdpp://record/") {
-		f := t.Call("fetch", map[string]any{"id": uri})
+		f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: uri})
 		if !t.Assert(!f.IsError(), "%s shows %s; a host that cannot read resources must reach that record with a tool (fetch with it as id): %s", from.Tool, uri, f.Describe()) {
 			return
 		}
@@ -48,12 +50,12 @@ func reachByTool(t *T, from *Call, uri string) {
 		}
 		return
 	}
-	field := str(h["field_path"])
-	args := map[string]any{"id": uri}
+	field := fieldIn(t, h)
+	args := dialect.Args{dialect.RecordID: uri}
 	if field != "" {
-		args["field_path"] = field
+		args[dialect.Field] = field
 	}
-	r := t.Call("read_record_field", args)
+	r := t.CallRoles("read_record_field", args)
 	if !t.Assert(!r.IsError(), "%s shows %s; a host that cannot read resources must reach that field window with a tool (read_record_field with it as id): %s", from.Tool, uri, r.Describe()) {
 		return
 	}

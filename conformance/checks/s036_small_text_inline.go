@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // smallField finds a record with a short plain-text field (not its id).
@@ -34,7 +35,7 @@ func smallFieldRead(t *T) (*Call, string) {
 	if !ok {
 		t.Skipf("no record of the target's grant has a short text field")
 	}
-	return t.Call("read_record_field", map[string]any{"id": rec.ID, "field_path": field}), value
+	return t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: rec.ID, dialect.Field: field}), value
 }
 
 // S036: a small field's bounded read shows it inline; a resource link or

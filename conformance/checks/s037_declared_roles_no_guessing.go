@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -24,7 +25,7 @@ var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD,
 			if i == maxStreamProbes {
 				break
 			}
-			_, rows := scopedSchema(t, s.args(nil))
+			_, rows := scopedSchema(t, s.roles(nil))
 			if len(rows) == 0 {
 				continue
 			}
@@ -32,7 +33,7 @@ var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD,
 				if _, ok := rows[0].FieldCaps[name]; !ok {
 					continue
 				}
-				p := t.Call("query_records", s.args(map[string]any{"limit": 1, "fields": []string{name}}))
+				p := t.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 1, dialect.Fields: []string{name}}))
 				recs := records(p)
 				if p.IsError() || len(recs) == 0 {
 					continue
@@ -126,11 +127,11 @@ func noPromotedFields(t, ev *T, fx *fakers.Fixture) int {
 			if len(st.Records) == 0 {
 				continue
 			}
-			if c := ev.Call("query_records", map[string]any{"stream": st.Name, "connection_id": st.Records[0].ConnectionID, "limit": 5}); !c.IsError() {
+			if c := ev.CallRoles("query_records", dialect.Args{dialect.Stream: st.Name, dialect.Connection: st.Records[0].ConnectionID, dialect.Limit: 5}); !c.IsError() {
 				calls = append(calls, c)
 			}
 			if title, _ := st.Records[0].Data[u.roleLabels[0]].(string); title != "" {
-				if c := ev.Call("search", map[string]any{"q": title, "limit": 10}); !c.IsError() {
+				if c := ev.CallRoles("search", dialect.Args{dialect.Query: title, dialect.Limit: 10}); !c.IsError() {
 					calls = append(calls, c)
 				}
 			}

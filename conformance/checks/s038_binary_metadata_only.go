@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 var binaryWordRe = regexp.MustCompile(`(?i)binary`)
@@ -32,8 +34,8 @@ var s038 = &Check{ID: "S038", Slug: "binary-metadata-only", Mode: ModeBBD, Tools
 // judgeBinaryRecord judges one record's binary fields in its stream's
 // preview page and its fetch document.
 func judgeBinaryRecord(t, v *T, rec aRecord) {
-	q := v.Call("query_records", source{stream: rec.Stream, conn: rec.Conn}.args(map[string]any{"limit": 5}))
-	f := v.Call("fetch", map[string]any{"id": rec.ID})
+	q := v.CallRoles("query_records", source{stream: rec.Stream, conn: rec.Conn}.roles(dialect.Args{dialect.Limit: 5}))
+	f := v.CallRoles("fetch", dialect.Args{dialect.RecordID: rec.ID})
 	var shown []*Call
 	for _, c := range []*Call{q, f} {
 		if c.IsError() {

@@ -1,6 +1,10 @@
 package checks
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+)
 
 // S041 judges every compact schema document it reads (the index and
 // schema(stream) of a shared and another stream) where it groups rows by
@@ -22,7 +26,7 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 		if _, seen := docs[what]; seen {
 			continue
 		}
-		if sc := schemaCall(t, map[string]any{"stream": name}); !sc.IsError() {
+		if sc := schemaCall(t, dialect.Args{dialect.Stream: name}); !sc.IsError() {
 			docs[what] = schemaDoc(sc)
 		}
 	}

@@ -2,6 +2,8 @@ package checks
 
 import (
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // S043 reads a search whose hits carry proven evidence windows in
@@ -34,7 +36,7 @@ func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 	for i, h := range hitsWithEvidence(c) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		first, _ := ex[0].(map[string]any)
-		field, term := str(first["field_path"]), entityRe.Replace(highlighted(str(first["preview_text"])))
+		field, term := fieldIn(t, first), entityRe.Replace(highlighted(str(first["preview_text"])))
 		line := visibleEvidence(c.Text(), field, term)
 		judge := func() {
 			t.Assert(line != "", "hit %s carries proven evidence of %s (%q) in structuredContent, but no text line shows a preview of that field", h.ID, field, term)
@@ -60,11 +62,11 @@ func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 				t.Fail("the preview of %s names no id to read the field with: %s", field, line)
 				return
 			}
-			args := map[string]any{"id": id, "field_path": field}
-			if term != "" {
-				args["q"] = term
+			args := dialect.Args{dialect.RecordID: id, dialect.Field: field}
+			if term != "" && on.HasRole("read_record_field", dialect.Query) {
+				args[dialect.Query] = term
 			}
-			r := on.Call("read_record_field", args)
+			r := on.CallRoles("read_record_field", args)
 			if !t.Assert(!r.IsError(), "the preview's id and field must work with read_record_field: %s", r.Describe()) {
 				return
 			}

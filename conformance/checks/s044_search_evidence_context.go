@@ -2,6 +2,8 @@ package checks
 
 import (
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // S044 reads each evidence preview of a search of the target's own words:
@@ -52,7 +54,7 @@ func judgeEvidenceContext(t, on *T, c *Call) {
 // fieldText reads a field through read_record_field: the window's text when
 // structuredContent carries it, else the visible text after its header line.
 func fieldText(t *T, id, field string) (string, bool) {
-	r := t.Call("read_record_field", map[string]any{"id": id, "field_path": field, "limit_chars": 16384})
+	r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: id, dialect.Field: field, dialect.Length: 16384})
 	if r.IsError() {
 		return "", false
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -27,7 +28,7 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 	if !ok {
 		t.Skipf("the fixture has no term that matches only a metadata field")
 	}
-	c := t.Call("search", map[string]any{"q": term, "limit": 10})
+	c := t.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Limit: 10})
 	if c.IsError() {
 		t.BlockedBy("S024", "search for %q failed: %s", term, c.Describe())
 		return
@@ -86,10 +87,10 @@ func unprovenRecords(t *T, q string) map[string]bool {
 // (any common ellipsis) is its text when the whole field fits one read.
 func previewIsInField(t *T, cl shownPreview) {
 	if term := entityRe.Replace(highlighted(cl.text)); term != "" {
-		r := t.Call("read_record_field", map[string]any{"id": cl.id, "field_path": cl.field, "q": term, "before_chars": 20, "after_chars": 20})
+		r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.id, dialect.Field: cl.field, dialect.Query: term, dialect.Before: 20, dialect.After: 20})
 		t.Assert(!r.IsError(), "the evidence of %s claims %q in field %s, so a q read for it must find it: %s", cl.id, term, cl.field, r.Describe())
 	}
-	r := t.Call("read_record_field", map[string]any{"id": cl.id, "field_path": cl.field, "limit_chars": 16384})
+	r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.id, dialect.Field: cl.field, dialect.Length: 16384})
 	if r.IsError() {
 		t.BlockedBy("S049", "the field %s that evidence of %s names is not readable: %s", cl.field, cl.id, r.Describe())
 		return

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 const recordURIPrefix = "pdpp://record/"
@@ -36,7 +37,7 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 				t.Clause(1, func() {
 					ok := false
 					for _, u := range forms {
-						ok = ok || takenAsID(t, tool, u, evidenceField(h)...)
+						ok = ok || takenAsID(t, tool, u, evidenceField(t, h)...)
 					}
 					t.Assert(ok, "%s documents pdpp://record/ ids, so it must take one for record %s (tried %s)", tool, h.ID, strings.Join(forms, ", "))
 				})
@@ -82,14 +83,14 @@ func documentingTools(tgt *Target, prefix string) []string {
 // takenAsID reports whether tool answers a call with uri as its id (and
 // extra, field_path then its value) without an error.
 func takenAsID(t *T, tool, uri string, extra ...string) bool {
-	args := map[string]any{"id": uri}
+	args := dialect.Args{dialect.RecordID: uri}
 	if tool == "read_record_field" {
 		if len(extra) == 0 {
 			return false
 		}
-		args["field_path"] = extra[0]
+		args[dialect.Field] = extra[0]
 	}
-	return !t.Call(tool, args).IsError()
+	return !t.CallRoles(tool, args).IsError()
 }
 
 // resourceReadable reports whether resources/read serves uri.
@@ -145,12 +146,9 @@ func recordHandle(conn, stream, rid string) string {
 
 // evidenceField is the field path of a hit's first evidence excerpt, for a
 // read_record_field call on it; nil when it has none.
-func evidenceField(h hit) []string {
-	ex, _ := h.Raw["evidence_excerpts"].([]any)
-	if len(ex) > 0 {
-		if x, _ := ex[0].(map[string]any); str(x["field_path"]) != "" {
-			return []string{str(x["field_path"])}
-		}
+func evidenceField(t *T, h hit) []string {
+	if f := hitField(t, h); f != "" {
+		return []string{f}
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package checks
 
 import (
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 const fieldWindowURIPrefix = "pdpp://field-window/"
@@ -20,7 +22,7 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 		if _, c, _ := fanInTerm(v); c != nil {
 			for _, e := range evidenceLines(c.Text()) {
 				if e.ID != "" {
-					outputs = append(outputs, v.Call("read_record_field", map[string]any{"id": e.ID, "field_path": e.FieldPath, "limit_chars": 200}))
+					outputs = append(outputs, v.CallRoles("read_record_field", dialect.Args{dialect.RecordID: e.ID, dialect.Field: e.FieldPath, dialect.Length: 200}))
 					break
 				}
 			}

@@ -3,6 +3,8 @@ package checks
 import (
 	"strconv"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // S048 reads a long field of the target's own data in small windows and
@@ -17,36 +19,43 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 	field := longestField(rec.Data)
 	full := []rune(str(rec.Data[field]))
 	const size = 256
-	read := func(args map[string]any) *Call {
-		return t.Call("read_record_field", mergeArgs(map[string]any{"id": rec.ID, "field_path": field}, args))
+	read := func(args dialect.Args) *Call {
+		args[dialect.RecordID], args[dialect.Field] = rec.ID, field
+		return t.CallRoles("read_record_field", args)
 	}
-	w := read(map[string]any{"limit_chars": size})
+	w := read(dialect.Args{dialect.Length: size})
 	reads := []*Call{w}
 	t.Clause(1, func() {
 		if !t.Assert(!w.IsError(), "read_record_field must read a window of %s: %s", field, w.Describe()) {
 			return
 		}
 		judgeWindow(t, w, full, 0, size)
-		next := windowContinuation(w, rec.ID, func(off int) bool { return off >= size })
+		next := windowContinuation(t, w, rec.ID, func(off int) bool { return off >= size })
 		if !t.Assert(next != nil, "an incomplete window must show ready-made next read_record_field arguments:\n%s", clipText(w.Text(), 400)) {
 			return
 		}
-		n := t.Call(next.Tool, next.Args)
+		n := t.Follow(*next)
 		reads = append(reads, n)
 		if !t.Assert(!n.IsError(), "the next arguments must read the next window: %s", n.Describe()) {
 			return
 		}
 		judgeWindow(t, n, full, size, 2*size)
-		prev := windowContinuation(n, rec.ID, func(off int) bool { return off < size })
+		prev := windowContinuation(t, n, rec.ID, func(off int) bool { return off < size })
 		if !t.Assert(prev != nil, "a second window must show ready-made previous read_record_field arguments:\n%s", clipText(n.Text(), 400)) {
 			return
 		}
-		p := t.Call(prev.Tool, prev.Args)
+		p := t.Follow(*prev)
 		reads = append(reads, p)
 		t.Assert(!p.IsError() && strings.Contains(p.Text(), string(full[:40])), "the previous arguments of the second window must read the first window again: %s", p.Describe())
 	})
 	if q, at := matchWord(full); q != "" {
-		m := read(map[string]any{"q": q, "before_chars": 20, "after_chars": 20})
+		args := dialect.Args{dialect.Query: q}
+		for _, r := range []dialect.Role{dialect.Before, dialect.After} {
+			if t.HasRole("read_record_field", r) {
+				args[r] = 20
+			}
+		}
+		m := read(args)
 		reads = append(reads, m)
 		t.Clause(1, func() {
 			if !t.Assert(!m.IsError(), "a q read must work: %s", m.Describe()) {
@@ -91,12 +100,12 @@ func headerOf(text, piece string) string {
 
 // windowContinuation finds, in a window's text, the read_record_field call
 // on the same record whose offset (offset_chars or cursor) pick accepts.
-func windowContinuation(c *Call, id string, pick func(int) bool) *continuation {
+func windowContinuation(t *T, c *Call, id string, pick func(int) bool) *continuation {
 	for _, k := range continuationsIn(c.Text()) {
-		if k.Tool != "read_record_field" || (str(k.Args["id"]) != id && !strings.Contains(str(k.Args["id"]), id)) {
+		if kid := str(roleOf(t, k, dialect.RecordID)); k.Tool != "read_record_field" || (kid != id && !strings.Contains(kid, id)) {
 			continue
 		}
-		off, err := strconv.Atoi(firstNonEmptyString(str(k.Args["offset_chars"]), str(k.Args["cursor"])))
+		off, err := strconv.Atoi(firstNonEmptyString(str(roleOf(t, k, dialect.Offset)), str(roleOf(t, k, dialect.Cursor))))
 		if err == nil && pick(off) {
 			return &k
 		}
@@ -132,11 +141,4 @@ func numberInText(text string, n int) bool {
 		i = j + k
 	}
 	return false
-}
-
-func mergeArgs(base, extra map[string]any) map[string]any {
-	for k, v := range extra {
-		base[k] = v
-	}
-	return base
 }

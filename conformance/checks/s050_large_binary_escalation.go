@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -60,7 +61,7 @@ func largePreview(t, v *T, large aRecord) {
 	field := longestField(large.Data)
 	value := str(large.Data[field])
 	total := utf8.RuneCountInString(value)
-	q := v.Call("query_records", source{stream: large.Stream, conn: large.Conn}.args(map[string]any{"fields": []string{field}, "limit": 25}))
+	q := v.CallRoles("query_records", source{stream: large.Stream, conn: large.Conn}.roles(dialect.Args{dialect.Fields: []string{field}, dialect.Limit: 25}))
 	if q.IsError() {
 		t.BlockedBy("S031", "query_records(fields) failed: %s", q.Describe())
 		return
@@ -87,7 +88,7 @@ func largePreview(t, v *T, large aRecord) {
 // with a continuation that works (issue 20: a cut labelled only in
 // metadata, or only in text, is silent to one of its readers).
 func largeFetchText(t, v *T, large aRecord) {
-	f := v.Call("fetch", map[string]any{"id": large.ID})
+	f := v.CallRoles("fetch", dialect.Args{dialect.RecordID: large.ID})
 	if f.IsError() {
 		t.BlockedBy("S029", "fetch of %s failed: %s", large.ID, f.Describe())
 		return
@@ -125,7 +126,7 @@ func largeFetchText(t, v *T, large aRecord) {
 // each named, with its media type when the data says it, and its route
 // when it has one.
 func binaryPreview(t, v *T, rec aRecord) {
-	q := v.Call("query_records", source{stream: rec.Stream, conn: rec.Conn}.args(map[string]any{"limit": 5}))
+	q := v.CallRoles("query_records", source{stream: rec.Stream, conn: rec.Conn}.roles(dialect.Args{dialect.Limit: 5}))
 	if q.IsError() {
 		t.BlockedBy("S031", "query_records failed: %s", q.Describe())
 		return
@@ -183,10 +184,10 @@ func showsSize(text string, total int) bool {
 // field; it must work and go on from where the text stopped.
 func followFieldContinuation(t, v *T, tool, text, field, id string) {
 	for _, k := range continuationsIn(text) {
-		if str(k.Args["field_path"]) != field && fmt.Sprint(k.Args["fields"]) != "["+field+"]" {
+		if !namesField(t, k, field) {
 			continue
 		}
-		r := v.Call(k.Tool, k.Args)
+		r := v.Follow(k)
 		t.Assert(!r.IsError(), "the continuation %s %v for %s of %s must work: %s", k.Tool, k.Args, field, id, r.Describe())
 		return
 	}
@@ -221,9 +222,9 @@ func largeJSONField(t *T) bool {
 		return false
 	}
 	on := t.On(t.Fork(fx))
-	args := map[string]any{"stream": stream, "connection_id": conn, "fields": []string{field}, "limit": 5}
+	args := dialect.Args{dialect.Stream: stream, dialect.Connection: conn, dialect.Fields: []string{field}, dialect.Limit: 5}
 	shown := map[string]int{}
-	for i, r := range records(on.Call("query_records", args)) {
+	for i, r := range records(on.CallRoles("query_records", args)) {
 		shown[str(r["id"])] = i
 	}
 	// Every other record of the first page grows past any single read.
@@ -236,7 +237,7 @@ func largeJSONField(t *T) bool {
 			}
 		}
 	})
-	q := on.Call("query_records", args)
+	q := on.CallRoles("query_records", args)
 	if q.IsError() {
 		t.BlockedBy("S031", "query_records(fields) failed: %s", q.Describe())
 		return true
@@ -267,15 +268,16 @@ func largeJSONField(t *T) bool {
 	}
 	followed := 0
 	for _, c := range continuationsIn(q.Text()) {
-		v, ok := want[str(c.Args["id"])]
-		if !ok || !(str(c.Args["field_path"]) == field || fmt.Sprint(c.Args["fields"]) == "["+field+"]") {
+		id := str(roleOf(t, c, dialect.RecordID))
+		v, ok := want[id]
+		if !ok || !namesField(t, c, field) {
 			continue
 		}
 		followed++
 		t.Clause(2, func() {
 			got, err := readWholeJSON(on, c, field)
 			if t.Assert(err == nil, "following %s %v must yield the whole JSON field %s: %v", c.Tool, c.Args, field, err) {
-				t.Assert(reflect.DeepEqual(got, v), "following %s %v must yield the whole JSON field %s of %s", c.Tool, c.Args, field, c.Args["id"])
+				t.Assert(reflect.DeepEqual(got, v), "following %s %v must yield the whole JSON field %s of %s", c.Tool, c.Args, field, id)
 			}
 		})
 	}
@@ -290,7 +292,7 @@ func largeJSONField(t *T) bool {
 func readWholeJSON(t *T, c continuation, field string) (any, error) {
 	var text strings.Builder
 	for step := 0; step < 20; step++ {
-		r := t.Call(c.Tool, c.Args)
+		r := t.Follow(c)
 		if r.IsError() {
 			return nil, fmt.Errorf("%s failed: %s", c.Tool, r.Describe())
 		}
@@ -340,4 +342,10 @@ func compactJSONOf(v any) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 	return strings.TrimSpace(b.String())
+}
+
+// namesField reports a continuation that reads field: a field read of it,
+// or a projection to it alone.
+func namesField(t *T, k continuation, field string) bool {
+	return str(roleOf(t, k, dialect.Field)) == field || fmt.Sprint(roleOf(t, k, dialect.Fields)) == "["+field+"]"
 }

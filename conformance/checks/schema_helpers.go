@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -174,7 +175,7 @@ func schemaDoc(c *Call) map[string]any {
 
 // indexCall is the target's answer to schema {}, called once per target
 // and shared with every check that asks the same.
-func indexCall(t *T) *Call { return schemaCall(t, map[string]any{}) }
+func indexCall(t *T) *Call { return schemaCall(t, dialect.Args{}) }
 
 // schemaIndex is the rows of the target's schema {} answer, for checks
 // that pick their data from it. S017 owns the index: when it is an error
@@ -195,10 +196,10 @@ func schemaIndex(t *T) (*Call, []schemaRow) {
 // of that stream, for checks that read capabilities from them. A failed
 // call blocks the caller by the scenario that owns it: S019 for a
 // connection scope, else S018.
-func scopedSchema(t *T, args map[string]any) (*Call, []schemaRow) {
+func scopedSchema(t *T, args dialect.Args) (*Call, []schemaRow) {
 	c := schemaCall(t, args)
 	owner := "S018"
-	if args["connection_id"] != nil {
+	if args[dialect.Connection] != nil {
 		owner = "S019"
 	}
 	if c.IsError() {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -345,7 +346,7 @@ type textArgs struct {
 	fields  []string
 	filters []map[string]any
 	sorts   []string
-	aggs    []map[string]any
+	aggs    []dialect.Args
 }
 
 // maxArgTries bounds the candidates tried per argument kind: a client
@@ -416,11 +417,11 @@ func deriveArgs(text string, fields []string) textArgs {
 		for _, f := range byKind[k] {
 			switch k {
 			case "group_by":
-				a.aggs = append(a.aggs, map[string]any{"metric": "count", "group_by": f})
+				a.aggs = append(a.aggs, dialect.Args{dialect.Metric: "count", dialect.GroupBy: f})
 			case "group_by_time":
-				a.aggs = append(a.aggs, map[string]any{"metric": "count", "group_by_time": f, "granularity": "day"})
+				a.aggs = append(a.aggs, dialect.Args{dialect.Metric: "count", dialect.GroupByTime: f, dialect.Granularity: "day"})
 			default:
-				a.aggs = append(a.aggs, map[string]any{"metric": k, "field": f})
+				a.aggs = append(a.aggs, dialect.Args{dialect.Metric: k, dialect.Field: f})
 			}
 		}
 	}
@@ -453,7 +454,7 @@ func sentBareFilter(t *T, before int) bool {
 // each kind, one of the first candidates must be accepted, and a kind the
 // text gives no candidate for is a failure.
 func judgeTextArgs(t *T, src source, a textArgs, what string) {
-	try := func(tool, kind string, cands []map[string]any) {
+	try := func(tool, kind string, cands []dialect.Args) {
 		if len(cands) == 0 && tool == "aggregate" && declaresNoAggregations(t, src.stream) {
 			return // no valid aggregate argument exists: nothing for the text to show
 		}
@@ -464,7 +465,7 @@ func judgeTextArgs(t *T, src source, a textArgs, what string) {
 		accepted := false
 		before := rsRequestCount(t, "/v1/")
 		for _, extra := range cands[:min(maxArgTries, len(cands))] {
-			c := t.Call(tool, src.args(extra))
+			c := t.CallRoles(tool, src.roles(extra))
 			if accepted = !c.IsError(); accepted {
 				break
 			}
@@ -475,15 +476,15 @@ func judgeTextArgs(t *T, src source, a textArgs, what string) {
 		}
 		t.Assert(accepted, "%s: no %s built from the text alone was accepted:\n%s", what, kind, strings.Join(tried, "\n"))
 	}
-	var projections, filters, sorts []map[string]any
+	var projections, filters, sorts []dialect.Args
 	if len(a.fields) > 0 {
-		projections = append(projections, map[string]any{"fields": a.fields, "limit": 2})
+		projections = append(projections, dialect.Args{dialect.Fields: a.fields, dialect.Limit: 2})
 	}
 	for _, f := range a.filters {
-		filters = append(filters, map[string]any{"filter": f, "limit": 2})
+		filters = append(filters, dialect.Args{dialect.Filter: f, dialect.Limit: 2})
 	}
 	for _, s := range a.sorts {
-		sorts = append(sorts, map[string]any{"sort": s, "limit": 2})
+		sorts = append(sorts, dialect.Args{dialect.Sort: s, dialect.Limit: 2})
 	}
 	try("query_records", "field names (projection)", projections)
 	try("query_records", "sortable field", sorts)

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // Three grammars for one row: the reference's, a per-line grammar in
@@ -56,10 +58,10 @@ func TestDeriveArgsReadsEachGrammarByMeaning(t *testing.T) {
 		if len(a.sorts) == 0 || a.sorts[0] != "sent_at" {
 			t.Errorf("%s: sorts %v, want sent_at first", name, a.sorts)
 		}
-		if !slices.ContainsFunc(a.aggs, func(g map[string]any) bool {
-			return reflect.DeepEqual(g, map[string]any{"metric": "max", "field": "sent_at"})
-		}) || !slices.ContainsFunc(a.aggs, func(g map[string]any) bool {
-			return reflect.DeepEqual(g, map[string]any{"metric": "count", "group_by": "label"})
+		if !slices.ContainsFunc(a.aggs, func(g dialect.Args) bool {
+			return reflect.DeepEqual(g, dialect.Args{dialect.Metric: "max", dialect.Field: "sent_at"})
+		}) || !slices.ContainsFunc(a.aggs, func(g dialect.Args) bool {
+			return reflect.DeepEqual(g, dialect.Args{dialect.Metric: "count", dialect.GroupBy: "label"})
 		}) {
 			t.Errorf("%s: aggregates %v lack max(sent_at) or count by label", name, a.aggs)
 		}

@@ -3,8 +3,10 @@ package checks
 import (
 	"fmt"
 	"regexp"
+	"sort"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // A hit is one search result as structuredContent reports it.
@@ -84,7 +86,7 @@ func fanInTermNow(t *T) (string, *Call, bool) {
 		if i == 12 {
 			break
 		}
-		c := t.Call("search", map[string]any{"q": w, "limit": 25})
+		c := t.CallRoles("search", dialect.Args{dialect.Query: w, dialect.Limit: 25})
 		if c.IsError() {
 			continue
 		}
@@ -157,4 +159,31 @@ func readDocument(t *T, f *Call) map[string]any {
 		t.BlockedBy("S029", "fetch's structuredContent is not a document object: %s", f.Describe())
 	}
 	return doc
+}
+
+// fieldIn is the field an object of the target's answer (an evidence
+// excerpt, a handle) names, under the target's own name for the field
+// read's field argument or any name a field goes by.
+func fieldIn(t *T, m map[string]any) string {
+	v, _ := t.Target.Dialect().ValueIn(m, "read_record_field", dialect.Field)
+	return str(v)
+}
+
+// hitField is the field an object within a hit (its first evidence
+// excerpt, say) names, or "".
+func hitField(t *T, h hit) string {
+	keys := make([]string, 0, len(h.Raw))
+	for k := range h.Raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	field := ""
+	for _, k := range keys {
+		eachObject(h.Raw[k], func(m map[string]any) {
+			if field == "" {
+				field = fieldIn(t, m)
+			}
+		})
+	}
+	return field
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // toolDescriptions returns, per tool, its description and every description
@@ -216,7 +217,7 @@ func toolsAccepting(t *Target, arg string) []string {
 // not give blocks what needs it (S017 owns the index) instead of failing
 // a clause that is not about it.
 func readIndex(t *T) []schemaRow {
-	c := schemaCall(t, map[string]any{})
+	c := schemaCall(t, dialect.Args{})
 	if c.IsError() || c.Data() == nil {
 		t.BlockedBy("S017", "schema {} gave no index to find data by: %s", c.Describe())
 	}
@@ -225,9 +226,9 @@ func readIndex(t *T) []schemaRow {
 
 // schemaCall is one schema call, made once per target and shared by every
 // check that asks the same (scopedSchema's too).
-func schemaCall(t *T, args map[string]any) *Call {
+func schemaCall(t *T, args dialect.Args) *Call {
 	key, _ := json.Marshal(args)
-	return conformance.Discover(t, "schema:"+string(key), func() *Call { return t.Call("schema", args) })
+	return conformance.Discover(t, "schema:"+string(key), func() *Call { return t.CallRoles("schema", args) })
 }
 
 // carriesCode reports an error typed code: as its error object's code, or
@@ -261,18 +262,18 @@ func serves(t *Target, tool string) bool {
 // for is left out.
 func sampleCalls(t *T) []*Call {
 	var out []*Call
-	call := func(tool string, args map[string]any) *Call {
+	call := func(tool string, args dialect.Args) *Call {
 		if !serves(t.Target, tool) {
 			return nil
 		}
-		c := t.Call(tool, args)
+		c := t.CallRoles(tool, args)
 		out = append(out, c)
 		return c
 	}
 	if !serves(t.Target, "schema") {
 		return out
 	}
-	index := schemaCall(t, map[string]any{})
+	index := schemaCall(t, dialect.Args{})
 	if out = append(out, index); index.IsError() {
 		return out
 	}
@@ -280,8 +281,8 @@ func sampleCalls(t *T) []*Call {
 	if len(srcs) == 0 {
 		return out
 	}
-	page := call("query_records", srcs[0].args(map[string]any{"limit": 2}))
-	call("aggregate", srcs[0].args(map[string]any{"metric": "count"}))
+	page := call("query_records", srcs[0].roles(dialect.Args{dialect.Limit: 2}))
+	call("aggregate", srcs[0].roles(dialect.Args{dialect.Metric: "count"}))
 	if page == nil || page.IsError() {
 		return out
 	}
@@ -289,14 +290,14 @@ func sampleCalls(t *T) []*Call {
 	if word == "" {
 		return out
 	}
-	found := call("search", map[string]any{"q": word, "limit": 2})
+	found := call("search", dialect.Args{dialect.Query: word, dialect.Limit: 2})
 	if found == nil || len(hits(found)) == 0 || hits(found)[0].ID == "" {
 		return out
 	}
 	h := hits(found)[0]
-	call("fetch", map[string]any{"id": h.ID})
-	if v, ok := findKey(h.Raw, "field_path"); ok && str(v) != "" {
-		call("read_record_field", map[string]any{"id": h.ID, "field_path": str(v), "limit_chars": 200})
+	call("fetch", dialect.Args{dialect.RecordID: h.ID})
+	if field := hitField(t, h); field != "" {
+		call("read_record_field", dialect.Args{dialect.RecordID: h.ID, dialect.Field: field, dialect.Length: 200})
 	}
 	return out
 }
@@ -307,17 +308,17 @@ func refusedCalls(t *T) []*Call {
 	var out []*Call
 	for _, c := range []struct {
 		tool string
-		args map[string]any
+		args dialect.Args
 	}{
-		{"schema", map[string]any{"detail": "full"}},
-		{"query_records", map[string]any{"stream": "mcpcheck_no_such_stream", "limit": 1}},
-		{"aggregate", map[string]any{"stream": "mcpcheck_no_such_stream", "metric": "count"}},
-		{"search", map[string]any{"q": "mcpcheck", "connection_id": "mcpcheck_no_such_connection"}},
-		{"fetch", map[string]any{"id": "mcpcheck-no-such-record"}},
-		{"read_record_field", map[string]any{"id": "mcpcheck-no-such-record", "field_path": "mcpcheck_no_such_field"}},
+		{"schema", dialect.Args{dialect.Detail: "full"}},
+		{"query_records", dialect.Args{dialect.Stream: "mcpcheck_no_such_stream", dialect.Limit: 1}},
+		{"aggregate", dialect.Args{dialect.Stream: "mcpcheck_no_such_stream", dialect.Metric: "count"}},
+		{"search", dialect.Args{dialect.Query: "mcpcheck", dialect.Connection: "mcpcheck_no_such_connection"}},
+		{"fetch", dialect.Args{dialect.RecordID: "mcpcheck-no-such-record"}},
+		{"read_record_field", dialect.Args{dialect.RecordID: "mcpcheck-no-such-record", dialect.Field: "mcpcheck_no_such_field"}},
 	} {
 		if serves(t.Target, c.tool) {
-			out = append(out, t.Call(c.tool, c.args))
+			out = append(out, t.CallRoles(c.tool, c.args))
 		}
 	}
 	return out

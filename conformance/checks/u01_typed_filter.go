@@ -2,6 +2,8 @@ package checks
 
 import (
 	"net/url"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // A filterable stream has an exact-match field and a range field.
@@ -21,7 +23,7 @@ func findFilterable(t *T) (filterable, bool) {
 		if i == maxStreamProbes {
 			break
 		}
-		_, rows := scopedSchema(t, s.args(nil))
+		_, rows := scopedSchema(t, s.roles(nil))
 		for _, r := range rows {
 			f := filterable{src: s}
 			for _, name := range fieldNames(r) {
@@ -62,7 +64,7 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Tools: []string
 	sent := url.Values{}
 	for _, filter := range filters {
 		before := rsRequestCount(on, path)
-		c := on.Call("query_records", f.src.args(map[string]any{"filter": filter, "limit": 1}))
+		c := on.CallRoles("query_records", f.src.roles(dialect.Args{dialect.Filter: filter, dialect.Limit: 1}))
 		t.Clause(1, func() {
 			if !logged {
 				t.Skipf("what the RS receives shows only in its request log: %s", CapFixture.SkipReason())
@@ -99,12 +101,12 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Tools: []string
 			if !serves(on.Target, tool) {
 				continue
 			}
-			args := f.src.args(map[string]any{"filter": bad.value})
+			args := f.src.roles(dialect.Args{dialect.Filter: bad.value})
 			if tool == "aggregate" {
-				args["metric"] = "count"
+				args[dialect.Metric] = "count"
 			}
 			before := rsRequestCount(on, "/v1/streams/")
-			r := on.Call(tool, args)
+			r := on.CallRoles(tool, args)
 			t.Clause(2, func() {
 				if logged {
 					t.Assert(rsRequestCount(on, "/v1/streams/") == before, "%s: %s reached the RS; it must be refused before any RS call", tool, bad.what)

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // U02: expand with expand_limit {relation: N} reaches the RS as
@@ -20,7 +22,7 @@ var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools:
 	logged := on != t
 	path := "/v1/streams/" + url.PathEscape(et.stream) + "/records"
 	before := rsRequestCount(on, path)
-	c := on.Call("query_records", et.args(map[string]any{"expand_limit": map[string]any{et.rel: 3}}))
+	c := on.CallRoles("query_records", et.roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.rel: 3}}))
 	t.Clause(1, func() {
 		if !logged {
 			t.Skipf("what the RS receives shows only in its request log: %s", CapFixture.SkipReason())
@@ -43,7 +45,7 @@ var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools:
 		{"a bracket-syntax key", map[string]any{et.rel + "[x]": 3}},
 	} {
 		before := rsRequestCount(on, "/v1/streams/")
-		r := on.Call("query_records", et.args(map[string]any{"expand_limit": bad.value}))
+		r := on.CallRoles("query_records", et.roles(dialect.Args{dialect.ExpandLimit: bad.value}))
 		t.Clause(2, func() {
 			if logged {
 				t.Assert(rsRequestCount(on, "/v1/streams/") == before, "expand_limit as %s reached the RS; it must be refused before any RS call", bad.what)

@@ -1,5 +1,7 @@
 package checks
 
+import "github.com/pdpp-connect/mcpcheck/conformance/dialect"
+
 // U03: query_records "with an undeclared argument, or with limit above
 // 100" is "rejected with an error that names the argument" (an SDK
 // -32602 error or a typed tool error alike), and "the RS is not called".
@@ -13,12 +15,16 @@ var u03 = &Check{ID: "U03", Slug: "strict-inputs", Mode: ModeBB, Tools: []string
 	for _, bad := range []struct {
 		arg   string
 		value any
-	}{{"mcpcheck_bogus", 1}, {"limit", 101}} {
+	}{{"mcpcheck_bogus", 1}, {on.ArgName("query_records", dialect.Limit), 101}} {
 		before := 0
 		if logged {
 			before = len(on.RS().RequestsTo("/v1/streams/"))
 		}
-		c := on.Call("query_records", srcs[0].args(map[string]any{bad.arg: bad.value}))
+		// An unknown argument on purpose: sent as given, beside the
+		// source's arguments in the target's names.
+		args := on.ArgsFor("query_records", srcs[0].roles(nil))
+		args[bad.arg] = bad.value
+		c := on.CallAsGiven("query_records", args)
 		reached := logged && len(on.RS().RequestsTo("/v1/streams/")) > before
 		t.Clause(1, func() {
 			if t.Assert(c.IsError(), "query_records must reject %s=%v: %s", bad.arg, bad.value, c.Describe()) {

@@ -1,7 +1,7 @@
 package checks
 
 import (
-	"strings"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // malformedIDs are ids every adapter must reject before calling the RS.
@@ -24,32 +24,32 @@ var u05 = &Check{ID: "U05", Slug: "self-contained-ids", Mode: ModeBBD, Tools: []
 	}
 	on := t.Private()
 	t.Clause(1, func() {
-		f := on.Call("fetch", map[string]any{"id": h.ID})
+		f := on.CallRoles("fetch", dialect.Args{dialect.RecordID: h.ID})
 		t.Assert(!f.IsError(), "fetch(id) of a search hit needs no other argument: %s", f.Describe())
 	})
 	t.Clause(1, func() {
-		record := firstNonEmptyString(h.Record, h.ID[strings.LastIndex(h.ID, ":")+1:])
+		record := h.Record
 		if h.Stream == "" || h.Conn == "" || record == "" {
 			t.BlockedBy("S024", "search hit %s does not give the stream, connection and record a legacy id needs", h.ID)
 		}
-		l := on.Call("fetch", map[string]any{"id": h.Stream + ":" + record, "connection_id": h.Conn})
+		l := on.CallRoles("fetch", dialect.Args{dialect.RecordID: h.Stream + ":" + record, dialect.Connection: h.Conn})
 		t.Assert(!l.IsError(), "a legacy {stream}:{record_id} id with connection_id must work: %s", l.Describe())
 	})
 	t.Clause(2, func() {
 		if h.Conn == "" {
 			t.BlockedBy("S024", "search hit %s names no connection to contradict", h.ID)
 		}
-		rejectedBeforeRS(t, on, "fetch", map[string]any{"id": h.ID, "connection_id": h.Conn + "_other"}, "connection_id",
+		rejectedBeforeRS(t, on, "fetch", dialect.Args{dialect.RecordID: h.ID, dialect.Connection: h.Conn + "_other"}, dialect.Connection,
 			"a connection_id that contradicts the id")
 	})
 	t.Clause(2, func() {
 		for _, bad := range malformedIDs {
 			for _, tool := range []string{"fetch", "read_record_field"} {
-				args := map[string]any{"id": bad}
+				args := dialect.Args{dialect.RecordID: bad}
 				if tool == "read_record_field" {
-					args["field_path"] = "text"
+					args[dialect.Field] = "text"
 				}
-				rejectedBeforeRS(t, on, tool, args, "id", "the malformed id "+bad)
+				rejectedBeforeRS(t, on, tool, args, dialect.RecordID, "the malformed id "+bad)
 			}
 		}
 	})
@@ -57,7 +57,8 @@ var u05 = &Check{ID: "U05", Slug: "self-contained-ids", Mode: ModeBBD, Tools: []
 
 // rejectedBeforeRS requires a call to fail with a typed rejection, and,
 // on a target whose RS log mcpcheck reads, without any RS request.
-func rejectedBeforeRS(t *T, on *T, tool string, args map[string]any, arg, what string) {
+func rejectedBeforeRS(t *T, on *T, tool string, args dialect.Args, role dialect.Role, what string) {
+	arg := on.ArgName(tool, role)
 	var before int64
 	logged := on.Target.Has(CapControlledRS)
 	if logged {
@@ -65,7 +66,7 @@ func rejectedBeforeRS(t *T, on *T, tool string, args map[string]any, arg, what s
 			before = reqs[len(reqs)-1].Seq
 		}
 	}
-	r := on.Call(tool, args)
+	r := on.CallRoles(tool, args)
 	t.Assert(typedRejection(r, arg), "%s must reject %s with a typed error: %s", tool, what, r.Describe())
 	if !logged {
 		return

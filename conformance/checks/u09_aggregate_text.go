@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -38,7 +39,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 		if i == maxStreamProbes || groupBy != "" {
 			break
 		}
-		for _, r := range rowsNamed(schemaRows(t.Call("schema", s.args(nil)).Data()), s.stream) {
+		for _, r := range rowsNamed(schemaRows(t.CallRoles("schema", s.roles(nil)).Data()), s.stream) {
 			for _, name := range fieldNames(r) {
 				kinds := aggregationsOf(r.FieldCaps[name])
 				if strings.Contains(kinds, "|group_by|") && groupBy == "" {
@@ -53,7 +54,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 	if groupBy == "" {
 		t.Skipf("no stream in the target's grant shows a group_by field")
 	}
-	scalar := t.Call("aggregate", src.args(map[string]any{"metric": "count"}))
+	scalar := t.CallRoles("aggregate", src.roles(dialect.Args{dialect.Metric: "count"}))
 	t.Clause(1, func() {
 		if !t.Assert(!scalar.IsError(), "aggregate count must succeed: %s", scalar.Describe()) {
 			return
@@ -65,7 +66,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 			t.Assert(containsToken(text, fmt.Sprint(v)), "the text must carry the value %v: %s", v, text)
 		}
 	})
-	grouped := t.Call("aggregate", src.args(map[string]any{"metric": "count", "group_by": groupBy, "limit": 2}))
+	grouped := t.CallRoles("aggregate", src.roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 2}))
 	if !grouped.IsError() {
 		t.Clause(1, func() { expectGroupsShown(t, grouped) })
 		if oc, ok := grouped.Data()["other_count"]; ok {
@@ -74,7 +75,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 			})
 		}
 	}
-	many := t.Call("aggregate", src.args(map[string]any{"metric": "count", "group_by": groupBy, "limit": 20}))
+	many := t.CallRoles("aggregate", src.roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 20}))
 	switch all, _ := many.Data()["groups"].([]any); {
 	case !many.IsError() && len(all) > maxPreviewGroups:
 		t.Clause(3, func() { expectBoundedBuckets(t, many) })
@@ -85,7 +86,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 		}
 		fx.SpecClientReads = true
 		wide := t.On(t.Fork(fx))
-		c := wide.Call("aggregate", map[string]any{"stream": fx.Streams[0].Name, "metric": "count", "group_by": "field_5", "limit": 20})
+		c := wide.CallRoles("aggregate", dialect.Args{dialect.Stream: fx.Streams[0].Name, dialect.Metric: "count", dialect.GroupBy: "field_5", dialect.Limit: 20})
 		t.Clause(3, func() {
 			if t.Assert(!c.IsError(), "a grouped aggregate over the many-groups fixture must succeed: %s", c.Describe()) {
 				expectBoundedBuckets(t, c)
@@ -102,20 +103,20 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 	t.Clause(5, func() {
 		for _, bad := range []struct {
 			what, arg string
-			args      map[string]any
+			args      dialect.Args
 		}{
-			{"group_by with group_by_time", "group_by", map[string]any{"group_by": groupBy, "group_by_time": timeBy, "granularity": "day"}},
-			{"group_by_time without granularity", "granularity", map[string]any{"group_by_time": timeBy}},
-			{"granularity without group_by_time", "group_by_time", map[string]any{"granularity": "day"}},
+			{"group_by with group_by_time", "group_by", dialect.Args{dialect.GroupBy: groupBy, dialect.GroupByTime: timeBy, dialect.Granularity: "day"}},
+			{"group_by_time without granularity", "granularity", dialect.Args{dialect.GroupByTime: timeBy}},
+			{"granularity without group_by_time", "group_by_time", dialect.Args{dialect.Granularity: "day"}},
 		} {
-			bad.args["metric"] = "count"
+			bad.args[dialect.Metric] = "count"
 			var before int64
 			if on != t {
 				if reqs := on.RS().Requests(); len(reqs) > 0 {
 					before = reqs[len(reqs)-1].Seq
 				}
 			}
-			c := on.Call("aggregate", src.args(bad.args))
+			c := on.CallRoles("aggregate", src.roles(bad.args))
 			t.Assert(typedRejection(c, bad.arg) || typedRejection(c, "group_by") || typedRejection(c, "granularity"),
 				"%s must be rejected with a typed error: %s", bad.what, c.Describe())
 			if on != t {

@@ -1,0 +1,111 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+)
+
+// Dialect is the target's argument names by role, inferred from its
+// tools/list and corrected by the user's --dialect file.
+func (t *Target) Dialect() *dialect.Dialect {
+	t.dialectOnce.Do(func() {
+		if t.dialect == nil {
+			t.dialect = dialect.FromToolsList(t.ToolsRaw, nil)
+		}
+	})
+	return t.dialect
+}
+
+// DialectSummary is what the run inferred of the target's dialect.
+func (t *Target) DialectSummary() []dialect.ToolSummary { return t.Dialect().Summary() }
+
+// CallRoles calls a tool with arguments given by role, named as the
+// target declares them. A role the target declares no argument for (or
+// leaves ambiguous) ends the judgement as not exercised, never failed.
+func (t *T) CallRoles(tool string, args dialect.Args) *Call {
+	return t.Call(tool, t.ArgsFor(tool, args))
+}
+
+// ArgsFor names args as the target declares them for tool; a role it
+// declares no argument for ends the judgement as not exercised.
+func (t *T) ArgsFor(tool string, args dialect.Args) map[string]any {
+	if !t.Target.hasTool(tool) {
+		t.Skipf("the target serves no %s tool (S012 judges membership)", tool)
+	}
+	named, err := t.Target.Dialect().Resolve(tool, args)
+	if err != nil {
+		t.Skipf("%s", err)
+	}
+	return named
+}
+
+// ArgName is the argument the target declares for role r on tool; a role
+// it declares none for ends the judgement as not exercised.
+func (t *T) ArgName(tool string, r dialect.Role) string {
+	name, err := t.Target.Dialect().Name(tool, r)
+	if err != nil {
+		t.Skipf("%s", err)
+	}
+	return name
+}
+
+// HasRole reports whether the target declares an argument for role r on tool.
+func (t *T) HasRole(tool string, r dialect.Role) bool { return t.Target.Dialect().Has(tool, r) }
+
+// Follow makes a call the target printed, as printed: its words typed by
+// the tool's inputSchema where the notation did not type them.
+func (t *T) Follow(c dialect.PrintedCall) *Call {
+	c = t.Target.Dialect().Typed(c)
+	return t.Call(c.Tool, c.Args)
+}
+
+// CallAsGiven sends args exactly as given, names the target does not
+// declare included: only for probes of how it rejects bad input.
+func (t *T) CallAsGiven(tool string, args map[string]any) *Call {
+	return t.callOn(t.Target, tool, args, true)
+}
+
+// PrintedCalls are the calls to the target's tools that text shows.
+func (t *Target) PrintedCalls(text string) []dialect.PrintedCall {
+	names := make([]string, 0, len(t.Tools))
+	for _, tool := range t.Tools {
+		names = append(names, tool.Name)
+	}
+	return dialect.PrintedCalls(text, names)
+}
+
+// Role is the value the call gave role r, in the target's own name for
+// it; nil when it gave none.
+func (c *Call) Role(r dialect.Role) any {
+	if c.dialect == nil {
+		return nil
+	}
+	return c.dialect.Value(c.Tool, c.Args, r)
+}
+
+// refuseUndeclared stops a call that sends an argument the target does not
+// declare: a check's own mistake against the reference adapter under go
+// test (a harness error), and otherwise a clause not exercised.
+func (t *T) refuseUndeclared(tgt *Target, name string, args map[string]any) {
+	bad := tgt.Dialect().Undeclared(name, args)
+	if len(bad) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("the target declares no argument %s on %s", strings.Join(bad, ", "), name)
+	if tgt.Kind == KindReference && testing.Testing() {
+		panic(errorSignal{"harness: " + msg + " (call it by role: T.CallRoles)"})
+	}
+	t.Skipf("%s", msg)
+}
+
+// ArgName is the target's name for role r on the call's tool.
+func (c *Call) ArgName(r dialect.Role) (string, bool) {
+	if c.dialect == nil {
+		return "", false
+	}
+	name, err := c.dialect.Name(c.Tool, r)
+	return name, err == nil
+}
