@@ -59,6 +59,20 @@ func addFetchDataKey(_ *mcp.CallToolRequest, st *callState, doc *adapter.Documen
 	r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata, "data": rsRecord(st)})
 }
 
+// addContentLadder puts a content_ladder beside the document in
+// structuredContent only, as upstream's fetch does (catalog C4).
+func addContentLadder(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, r *result) {
+	r.setText(compactJSON(doc))
+	r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata,
+		"content_ladder": map[string]any{"id": doc.ID, "next": "read_record_field"}})
+}
+
+// staleFetchMirror mirrors the document in content[] without its metadata.
+func staleFetchMirror(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, r *result) {
+	r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata})
+	r.setText(compactJSON(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL}))
+}
+
 // silentCutFetchText keeps the cut of a long text but not what says so.
 func silentCutFetchText(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
 	if doc.Metadata["text_truncated"] != true {
