@@ -102,6 +102,8 @@ var readsMutants = []Variation{
 		})},
 	{ID: "continue-another-field", Kills: []string{"S033.2", "S050.2"}, Doc: "the read_record_field call that continues a cut fetch text names another field of the record",
 		Apply: onFetch(continueAnotherField)},
+	{ID: "continue-preview-elsewhere", Kills: []string{"S033.2"}, Doc: "each read_record_field continuation of a cut record preview names another field of the record, one the preview shows whole",
+		Apply: continuePreviewElsewhere()},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "reject-legacy-ids", Kills: []string{"U05.1"}, Doc: "fetch rejects a legacy stream:record_id id even with connection_id",
