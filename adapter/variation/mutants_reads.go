@@ -68,6 +68,8 @@ var readsMutants = []Variation{
 		Apply: onFetch(addFetchDataKey)},
 	{ID: "add-content-ladder", Kills: []string{"S029.1"}, Doc: "fetch adds a content_ladder object beside the document in structuredContent, as upstream does; content[] mirrors the document alone",
 		Apply: onFetch(addContentLadder)},
+	{ID: "guess-document-by-name", Kills: []string{"S037.2"}, Doc: "fetch titles its document from title, name, subject or summary and takes its text from text, content, body or summary by name, over the declared display roles",
+		Apply: onFetch(guessDocumentByName)},
 	{ID: "stale-fetch-mirror", Kills: []string{"S029.2"}, Doc: "fetch's content[] mirror drops the document's metadata; structuredContent keeps it",
 		Apply: onFetch(staleFetchMirror)},
 	{ID: "ignore-fetch-fields", Kills: []string{"S030.2"}, Collateral: []string{"S050"}, Doc: "fetch(fields) neither forwards nor applies the projection",
