@@ -62,7 +62,7 @@ var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD,
 // primary-title or primary-text role, with no role itself.
 type undeclaredValue struct {
 	stream, record, field, value string
-	roleLabels           []string // the stream's declared role fields
+	roleLabels                   []string // the stream's declared role fields
 }
 
 // undeclaredValues lists, by value, the undeclared text fields of every
