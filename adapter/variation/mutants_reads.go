@@ -74,7 +74,7 @@ var readsMutants = []Variation{
 		Apply: onFetch(staleFetchMirror)},
 	{ID: "ignore-fetch-fields", Kills: []string{"S030.2"}, Collateral: []string{"S050"}, Doc: "fetch(fields) neither forwards nor applies the projection",
 		Apply: withMiddleware(onArgs("fetch", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "fields") }))},
-	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030.2"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata",
+	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030.2"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata (seen only against an RS that ignores fields: mcpcheck's own defence in depth, recommended)",
 		Apply: onFetch(leakUnrequestedFields)},
 	{ID: "hide-fetch-ids", Kills: []string{"S034.2", "S045.2"}, Doc: "search lists its top results, and drops first_fetch_id, without the hits' ids (evidence lines keep theirs)",
 		Apply: onSearchText(hideFetchIDs)},

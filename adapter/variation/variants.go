@@ -1,6 +1,10 @@
 package variation
 
-import "github.com/pdpp-connect/mcpcheck/adapter"
+import (
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/adapter"
+)
 
 // The conforming variants: each a single freedom the seeds leave, made
 // through the same seams as the mutants. Every check must pass every one.
@@ -35,6 +39,13 @@ var variants = []Variation{
 		Allowed: `seed 004: "the evidence preview SHALL include bounded surrounding text around the marked match"; seed 000: "keep content[] summaries bounded" (bounded, at no set size)`,
 		Doc:     "SnippetChars 200, ValueChars 160; the text budget is unchanged",
 		Apply:   tune(func(t *adapter.Tuning) { t.SnippetChars, t.ValueChars = 200, 160 })},
+	{ID: "rs-projects-fields", Freedom: "forwards fields to the RS and renders the projected records and documents it answers, without narrowing them again",
+		Allowed: `seed 001: "Projection arguments such as fields SHALL narrow record payloads returned by canonical structured read tools"; "the adapter SHALL project the source record before rendering the document" (an RS that honours fields projects it; who narrows is not fixed)`,
+		Doc:     "Tuning.RSProjects; the query_records description declares the RS envelope keys a projected record keeps. Against an RS that ignores fields it shows them all, which mcpcheck's own defence-in-depth rule advises against",
+		Advised: []string{"S030.2", "S031.1", "S031.2"},
+		Apply: all(tune(func(t *adapter.Tuning) { t.RSProjects = true }), describe("query_records", func(d string) string {
+			return strings.Replace(d, " Read-only;", " Projected records keep the RS envelope's id, stream, connection_id, connector_key, connector_instance_id, display_name and emitted_at beside data. Read-only;", 1)
+		}))},
 	{ID: "per-record-text-budget", Freedom: "previews 20 records of a page, within a text budget of 6,000 bytes instead of 1,792",
 		Allowed: `seed 000: "The adapter SHALL keep content[] summaries bounded" (bounded, at no set size: S006.2's number is mcpcheck's own, scaled per record returned)`,
 		Doc:     "Tuning.TextBudget 6,000, RecordPreviews 20",

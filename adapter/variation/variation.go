@@ -33,6 +33,11 @@ type Variation struct {
 	// Freedom and Allowed, for a conforming variant, name the freedom it
 	// exercises and quote the seed text that allows it.
 	Freedom, Allowed string
+	// Advised, for a conforming variant, are clause keys where its
+	// freedom meets one of mcpcheck's own recommended rules (a defence in
+	// depth the seed does not ask for): those clauses may fail it, at the
+	// recommended level only.
+	Advised []string
 	// Apply makes the change through the seams.
 	Apply func(*Seams)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
+	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
 // Verdicts: how the registry fared against one mutant or variant.
@@ -46,8 +47,12 @@ type Result struct {
 	// Degraded are ids a variant left less judged than the reference
 	// (pass there, partial or skip here).
 	Degraded []string `json:"degraded,omitempty"`
-	Errors   []string `json:"errors"`  // ids the harness could not judge
-	Verdict  string   `json:"verdict"` // Killed, WrongReason, Survived, Conforms, FalseFailure or HarnessFault
+	// Advised are the clause keys that failed a variant at the
+	// recommended level only, where its row says its freedom meets
+	// mcpcheck's own advice.
+	Advised []string `json:"advised,omitempty"`
+	Errors  []string `json:"errors"`  // ids the harness could not judge
+	Verdict string   `json:"verdict"` // Killed, WrongReason, Survived, Conforms, FalseFailure or HarnessFault
 }
 
 // OK reports a mutant killed by its own clauses with no undeclared
@@ -168,6 +173,12 @@ func judge(ctx context.Context, m reference.Mutant, entries []conformance.Entry,
 	for id, res := range results {
 		switch res.Verdict {
 		case conformance.Fail:
+			if m.Conforming() && onlyAdvised(res, m.Advised) {
+				for _, c := range res.FailedClauses() {
+					r.Advised = append(r.Advised, c.Key)
+				}
+				break
+			}
 			r.Failed = append(r.Failed, id)
 			for _, c := range res.FailedClauses() {
 				r.FailedClauses = append(r.FailedClauses, c.Key)
@@ -205,6 +216,21 @@ func judge(ctx context.Context, m reference.Mutant, entries []conformance.Entry,
 		}
 	}
 	return r
+}
+
+// onlyAdvised reports a failed result whose every failure is recommended
+// and in a clause the variant's row names as advised.
+func onlyAdvised(res conformance.Result, advised []string) bool {
+	failed := res.FailedClauses()
+	if len(failed) == 0 {
+		return false
+	}
+	for _, c := range failed {
+		if !slices.Contains(advised, c.Key) || c.FailLevel() != scenarios.Recommended {
+			return false
+		}
+	}
+	return true
 }
 
 // caught reports whether a kill, a clause key or a scenario id, failed.
