@@ -13,7 +13,9 @@ func TestOnlyAdvisedExcusesRecommendedFailuresOfNamedClauses(t *testing.T) {
 	failed := func(key string, lvl scenarios.Level) conformance.ClauseResult {
 		return conformance.ClauseResult{Key: key, Level: scenarios.Required, Outcome: conformance.Broken, Failures: []conformance.Failure{{Message: "x", Level: lvl}}}
 	}
-	res := func(cs ...conformance.ClauseResult) conformance.Result { return conformance.Result{Verdict: conformance.Fail, Clauses: cs} }
+	res := func(cs ...conformance.ClauseResult) conformance.Result {
+		return conformance.Result{Verdict: conformance.Fail, Clauses: cs}
+	}
 	for _, tc := range []struct {
 		name string
 		res  conformance.Result
