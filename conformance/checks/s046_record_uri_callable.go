@@ -1,9 +1,6 @@
 package checks
 
 import (
-	"encoding/base64"
-	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,45 +9,20 @@ import (
 
 const recordURIPrefix = "pdpp://record/"
 
-// S046 judges every pdpp://record/ URI the target shows (in read results,
-// on its own data and on records that carry handles) and the record URIs
-// its tool documentation promises: each is readable through resources/read
-// or taken as an id by the read tools, and the model is told how.
+// S046 judges every pdpp://record/ URI the target itself shows, in read
+// results on its own data and on the evidence-ladder fixture: each is
+// readable through resources/read or taken as an id by fetch, and the
+// model is told how. The URI's encoding after the prefix is the target's
+// own (seed 004 fixes only the prefix), so mcpcheck builds none; a URI
+// that only copies a record value is data, not the target's.
 var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
 	documented := documentingTools(t.Target, recordURIPrefix)
 	judged := 0
-	// A read tool that documents pdpp://record/ ids takes one built from a
-	// record the target itself shows, in the escaped-id form or the
-	// canonical base64url JSON form (judged before the evidence fork opens).
-	if len(documented) > 0 {
-		if _, sc, _ := fanInTerm(t); sc != nil && len(hitsWithEvidence(sc)) > 0 {
-			h := hitsWithEvidence(sc)[0]
-			forms := []string{recordURIPrefix + url.PathEscape(h.ID)}
-			if h.Stream != "" && h.Record != "" {
-				forms = append(forms, recordHandle(h.Conn, h.Stream, h.Record))
-			}
-			for _, tool := range documented {
-				if tool != "fetch" && tool != "read_record_field" {
-					continue
-				}
-				judged++
-				t.Clause(1, func() {
-					ok := false
-					for _, u := range forms {
-						ok = ok || takenAsID(t, tool, u, evidenceField(t, h)...)
-					}
-					t.Assert(ok, "%s documents pdpp://record/ ids, so it must take one for record %s (tried %s)", tool, h.ID, strings.Join(forms, ", "))
-				})
-				t.Clause(2, func() {
-					t.Assert(slices.Contains(documented, tool), "%s's documentation names pdpp://record/ ids as its callable path", tool)
-				})
-			}
-		}
-	}
 	for v := range evidenceViews(t) {
 		seen := map[string]bool{}
-		for _, c := range readURIs(v) {
-			for _, u := range handleURIs(c, "record") {
+		scan := readURIs(v)
+		for _, c := range scan.calls {
+			for _, u := range scan.emitted(c, "record") {
 				if seen[u] {
 					continue
 				}
@@ -64,7 +36,7 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 		}
 	}
 	if judged == 0 {
-		t.NotApplicable("no read result shows a pdpp://record/ URI and no tool documents one")
+		t.NotApplicable("no read result shows a pdpp://record/ URI of the target's own")
 	}
 }}
 
@@ -132,25 +104,6 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 		}
 	}
 	t.Fail("%s shows %s, but no tool documents pdpp://record/ ids, the result names no tool for it and no resource template lists it: the visible instructions name no callable path", c.Tool, uri)
-}
-
-// recordHandle is the canonical pdpp://record/ handle of a record: base64url
-// JSON {connection_id, stream, record_id}.
-func recordHandle(conn, stream, rid string) string {
-	m := map[string]string{"stream": stream, "record_id": rid}
-	if conn != "" {
-		m["connection_id"] = conn
-	}
-	return recordURIPrefix + base64.RawURLEncoding.EncodeToString([]byte(compactJSONOf(m)))
-}
-
-// evidenceField is the field path of a hit's first evidence excerpt, for a
-// read_record_field call on it; nil when it has none.
-func evidenceField(t *T, h hit) []string {
-	if f := hitField(t, h); f != "" {
-		return []string{f}
-	}
-	return nil
 }
 
 // toolDocs is everything a tool says about itself: its description and
