@@ -11,7 +11,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X github.com/pdpp-connect/mcpcheck/conformance.version=$(VERSION) -X github.com/pdpp-connect/mcpcheck/adapter.Version=$(VERSION)
 BIN       := bin
 
-.PHONY: report test ci openspec-validate junit-xsd official-conformance inspector-smoke build golden lint mutants fuzz load bench clean
+.PHONY: report test ci realrs openspec-validate junit-xsd official-conformance inspector-smoke build golden lint mutants fuzz load bench clean
 
 report:
 	$(GO) run ./cmd/mcpcheck
@@ -30,10 +30,19 @@ test:
 ci:
 	bash .ci/install-chromium.sh
 	MCPCHECK_REQUIRE_CHROMIUM=1 MCPCHECK_INSTALL_TEST=1 $(MAKE) --no-print-directory test
+	$(MAKE) --no-print-directory realrs
 	bash .ci/openspec-validate.sh
 	bash .ci/junit-xsd.sh
 	bash .ci/official-conformance.sh
 	bash .ci/inspector-smoke.sh
+
+# pdpp-mcp and mcpcheck --url against the real PDPP reference RS: the kit in
+# ../shared/realrs, started once into .cache/realrs (the first start downloads
+# ~127 MB from npm; later ones take ~5 s) and stopped after. Skips, saying
+# so, where the kit is absent; PDPP_REAL_RS_URL and PDPP_REAL_RS_TOKEN_DIR
+# point it at another real RS. Off in make test: it needs the kit and npm.
+realrs:
+	MCPCHECK_REALRS=1 $(GO) test ./integration/realrs -count=1 -v -timeout 20m
 
 # mcpcheck's JUnit reports against the Jenkins JUnit XSD (xmllint).
 junit-xsd:

@@ -65,7 +65,7 @@ func (c *call) ctx() context.Context { return c.context }
 func (c *call) get(path string, q url.Values) (json.RawMessage, string, error) {
 	resp, err := c.a.rs.Get(c.ctx(), c.token, path, q)
 	if err != nil {
-		return nil, "", err
+		return nil, "", explainRSError(err, path, q)
 	}
 	return resp.Body, resp.RequestID, nil
 }
@@ -152,6 +152,14 @@ func errorResult(err error, token string) *mcp.CallToolResult {
 		}
 		if re.HTTPStatus != 0 {
 			body["http_status"] = re.HTTPStatus
+		}
+		var h *hintedError
+		if errors.As(err, &h) {
+			for k, v := range h.extra {
+				if _, ok := body[k]; !ok {
+					body[k] = v
+				}
+			}
 		}
 	default:
 		body["type"], body["code"], body["message"] = "adapter_error", "tool_handler_error", err.Error()

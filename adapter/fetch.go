@@ -88,6 +88,7 @@ func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope
 	if !strings.Contains(id, ":") {
 		doc.ID = c.t.IDs.Format(ref)
 	}
+	rec.ConnectorKey = sc.connectorKey(rec.ConnectionID, rec.ConnectorKey)
 	for k, v := range map[string]string{"connection_id": rec.ConnectionID, "connector_key": rec.ConnectorKey, "display_name": rec.DisplayName, "emitted_at": rec.EmittedAt} {
 		if v != "" {
 			doc.Metadata[k] = v

@@ -106,7 +106,10 @@ func (g CompactGrammar) Row(row map[string]any) []string {
 	if cf := str(row["cursor_field"]); cf != "" {
 		segs = append(segs, "sort="+e.inline(cf, 60)+"|-"+e.inline(cf, 60))
 	} else {
-		segs = append(segs, "sort=none")
+		// The RS contract (§6.2) orders every page by the stream's cursor
+		// field and takes order=asc|desc, even where the schema (a client
+		// grant's, on the real RS) names no sortable field.
+		segs = append(segs, "sort=none order=asc|desc (pages follow the cursor field, per the RS contract; this schema names no sortable field)")
 	}
 	segs = append(segs, "projection=fields", "count=none|estimated|exact")
 	var rels []string
@@ -135,8 +138,23 @@ func (g CompactGrammar) Row(row map[string]any) []string {
 	}
 	if len(modes) > 0 {
 		segs = append(segs, "search="+strings.Join(modes, "|"))
+	} else if capabilityBlind(flagsOf) {
+		// A schema that flags nothing (a client grant's on the real RS)
+		// hides, rather than denies, what the RS's live manifest allows:
+		// /v1/search matches its declared text fields (contract §10.1).
+		segs = append(segs, "search=unflagged (this schema flags no field; per the RS contract the search tool still matches the manifest's text fields)")
 	}
 	return segs
+}
+
+// capabilityBlind reports a row whose every field carries no flag at all.
+func capabilityBlind(flagsOf map[string]string) bool {
+	for _, f := range flagsOf {
+		if f != "declared" {
+			return false
+		}
+	}
+	return len(flagsOf) > 0
 }
 
 // flags is a field's compact flag string. A detail=full document holds

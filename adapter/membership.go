@@ -175,6 +175,19 @@ func (c *call) requireSource(stream, conn string) error {
 		Message: "Stream '" + stream + "' is served by " + strconv.Itoa(len(sc.conns)) + " connections; retry with connection_id set to one of available_connections (e.g. " + strings.Join(ids, ", ") + ")."}
 }
 
+// connectorKey is the connector key of connection conn as the grant's
+// schema names it, the key schema and search show. A record read may name
+// its connector otherwise (the real RS's record detail gives the manifest
+// URI); recordKey is used only when the schema does not say.
+func (sc streamScope) connectorKey(conn, recordKey string) string {
+	for _, m := range sc.conns {
+		if m.ConnectorKey != "" && m.ConnectionID == conn {
+			return m.ConnectorKey
+		}
+	}
+	return recordKey
+}
+
 // declaredRole reads role=<r> from a compact flag string, or "role" from a
 // full capability object.
 func declaredRole(v json.RawMessage) string {

@@ -55,8 +55,12 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	setIf(q, "cursor", rsCursor)
-	setIf(q, "order", in.Order)
-	setIf(q, "sort", in.Sort)
+	sortKeys, order, err := canonicalSort(in.Sort, in.Order)
+	if err != nil {
+		return nil, err
+	}
+	setIf(q, "sort", sortKeys)
+	setIf(q, "order", order)
 	setIf(q, "count", in.Count)
 	setIf(q, "changes_since", in.ChangesSince)
 	body, reqID, err := c.get(path, q)
@@ -82,6 +86,36 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 		structured["content_ladder"] = map[string]any{"kind": "record_set", "records": ladder}
 	}
 	return textResult(text, structured), nil
+}
+
+// canonicalSort folds order into sort's signs (-field is descending), so the
+// RS gets canonical sort alone: the RS contract refuses a sort and an order
+// that disagree, and "sort: created_at, order: desc" is how agents write a
+// descending read. order goes on only without sort (the RS then orders by
+// the stream's cursor field), or when it is no direction the RS knows (its
+// typed error then names it).
+func canonicalSort(sort, order string) (string, string, error) {
+	dir := strings.ToLower(order)
+	if sort == "" || (dir != "asc" && dir != "desc") {
+		return sort, order, nil
+	}
+	keys := strings.Split(sort, ",")
+	for i, k := range keys {
+		field := strings.TrimLeft(k, "+-")
+		signed := "asc"
+		if strings.HasPrefix(k, "-") {
+			signed = "desc"
+		}
+		if field != k && signed != dir {
+			return "", "", &toolError{Code: "invalid_sort", Param: "order",
+				Message: fmt.Sprintf("sort %q is %s but order is %s: send sort alone (%s ascending, -%s descending)", k, signed, dir, field, field)}
+		}
+		if dir == "desc" {
+			field = "-" + field
+		}
+		keys[i] = field
+	}
+	return strings.Join(keys, ","), "", nil
 }
 
 // projectedKeys are the operational keys a projected record keeps beside its

@@ -84,7 +84,7 @@ func surface() []toolSpec {
 				"Text previews records and every paging handle; the full page is structured output in structuredContent.data. Prefer aggregate or search when full records are not needed; fields and filters: schema(stream). Read-only; GET /v1/streams/{stream}/records.",
 			schema: `{"type":"object","properties":{"stream":{"type":"string"},` + connectionIDProp +
 				`,"fields":{"type":"array","items":{"type":"string"},"description":"Projection: each record keeps only these fields under data, plus id, stream and connection_id."},` + filterProp +
-				`,"limit":{"type":"integer","minimum":1,"maximum":100},"cursor":{"type":"string","description":"next_cursor of the previous page."},"order":{"enum":["asc","desc"]},"sort":{"type":"string"},"count":{"enum":["none","estimated","exact"]},` +
+				`,"limit":{"type":"integer","minimum":1,"maximum":100},"cursor":{"type":"string","description":"next_cursor of the previous page."},"order":{"enum":["asc","desc"]},"sort":{"type":"string","description":"field, or -field for descending."},"count":{"enum":["none","estimated","exact"]},` +
 				`"changes_since":{"type":"string","description":"\"beginning\" or next_changes_since."},"expand":{"type":"array","items":{"type":"string"}},"expand_limit":{"type":"object","additionalProperties":{"type":"integer","minimum":1}}},"required":["stream"],"additionalProperties":false}`,
 			output: dataOrError,
 		},

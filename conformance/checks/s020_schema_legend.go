@@ -1,6 +1,10 @@
 package checks
 
-import "github.com/pdpp-connect/mcpcheck/conformance/dialect"
+import (
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+)
 
 // A grammarCase is a scoped schema text that annotates its fields: what
 // S020 judges.
@@ -9,6 +13,7 @@ type grammarCase struct {
 	text   string
 	fields []string
 	notes  map[string]fieldNote
+	row    schemaRow // the truth row: the RS's, else structuredContent's
 }
 
 // S020 judges whatever grammar the text uses by meaning: each abbreviation
@@ -28,7 +33,9 @@ var s020 = &Check{ID: "S020", Slug: "schema-legend", Mode: ModeBBD, Tools: []str
 			what, missing, clipText(gc.text, 800))
 	})
 	t.Clause(2, func() {
-		judgeTextArgs(t, gc.src, deriveArgs(gc.text, gc.fields), what)
+		if unjudged := judgeTextArgs(t, gc.src, deriveArgs(gc.text, gc.fields), what, gc.row); len(unjudged) > 0 {
+			t.Skipf("%s", strings.Join(unjudged, "; "))
+		}
 	})
 }}
 
@@ -73,7 +80,10 @@ func findGrammarCase(t *T, global string, index []schemaRow) (grammarCase, bool)
 		if len(notes) == 0 {
 			continue
 		}
-		gc := grammarCase{src: src, text: sc.Text(), fields: fields, notes: notes}
+		gc := grammarCase{src: src, text: sc.Text(), fields: fields, notes: notes, row: row}
+		if scoped := rowsNamed(schemaRows(schemaDoc(sc)), name); len(scoped) > 0 && !t.Target.Has(CapControlledRS) {
+			gc.row = scoped[0] // the index row holds no capabilities
+		}
 		if len(rowAggKinds(row)) > 0 && str(row.Raw["cursor_field"]) != "" {
 			return gc, true
 		}

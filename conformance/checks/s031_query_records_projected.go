@@ -35,7 +35,8 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, To
 				}
 			}
 		}
-		if len(names) >= 3 {
+		// A stream with no records cannot show a projection: the next one.
+		if len(names) >= 3 && len(records(t.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 1})))) > 0 {
 			src, fields = s, names[:2]
 			for _, r := range rows {
 				for _, k := range stringList(r.Raw["primary_key"]) {
@@ -48,7 +49,7 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, To
 		}
 	}
 	if src.stream == "" {
-		t.Skipf("no stream in the target's grant shows three or more fields to project")
+		t.Skipf("no stream in the target's grant shows three or more fields to project and holds a record")
 	}
 	p := projection{src: src, fields: fields, keys: keys}
 	p.judge(t, t, t.Assert, "")

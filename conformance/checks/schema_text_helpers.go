@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
@@ -452,11 +453,17 @@ func sentBareFilter(t *T, before int) bool {
 // judgeTextArgs calls query_records and aggregate with arguments a
 // content-only client built from the text of what (a row), on src: for
 // each kind, one of the first candidates must be accepted, and a kind the
-// text gives no candidate for is a failure.
-func judgeTextArgs(t *T, src source, a textArgs, what string) {
+// text gives no candidate for is a failure, unless neither mcpcheck's RS
+// nor any notation of the row (row, the RS's or else structuredContent's)
+// shows that the stream has one: that kind is returned as not judged.
+func judgeTextArgs(t *T, src source, a textArgs, what string, row schemaRow) (unjudged []string) {
 	try := func(tool, kind string, cands []dialect.Args) {
 		if len(cands) == 0 && tool == "aggregate" && declaresNoAggregations(t, src.stream) {
 			return // no valid aggregate argument exists: nothing for the text to show
+		}
+		if len(cands) == 0 && !t.Target.Has(CapControlledRS) && !rowDeclares(row, kind) {
+			unjudged = append(unjudged, fmt.Sprintf("%s: neither the text nor structuredContent shows a %s, and without an RS mcpcheck controls (--rs-control) it cannot tell whether the grant has one", what, kind))
+			return
 		}
 		if !t.Assert(len(cands) > 0, "%s: the text shows no %s a client reading only content[] could use", what, kind) {
 			return
@@ -490,6 +497,26 @@ func judgeTextArgs(t *T, src source, a textArgs, what string) {
 	try("query_records", "sortable field", sorts)
 	try("aggregate", "aggregatable field", a.aggs)
 	try("query_records", filterKind, filters) // last: a broken encoding blocks the judgement (U01)
+	return unjudged
+}
+
+// rowDeclares reports whether a schema row declares a capability of kind
+// (judgeTextArgs' kinds): a sort key, an aggregation or a filter field.
+func rowDeclares(row schemaRow, kind string) bool {
+	switch kind {
+	case "sortable field":
+		return str(row.Raw["cursor_field"]) != "" || len(stringList(row.Raw["sort"])) > 0
+	case "aggregatable field":
+		return len(rowAggKinds(row)) > 0
+	case filterKind:
+		for _, v := range row.FieldCaps {
+			if c := capOf(v); c.Exact || len(c.Ops) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // declaresNoAggregations reports that mcpcheck's fixture RS serves stream

@@ -1,0 +1,87 @@
+package realrs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// zeroRequiredFailures are the tokens issue 29 requires a clean run with.
+var zeroRequiredFailures = map[string]bool{"gmail": true, "github": true}
+
+// totals is the totals object of mcpcheck's --json report.
+type totals struct {
+	Scenarios     int `json:"scenarios"`
+	Passed        int `json:"passed"`
+	Partial       int `json:"partial"`
+	Failed        int `json:"failed"`
+	Skipped       int `json:"skipped"`
+	NotApplicable int `json:"not_applicable"`
+	Errors        int `json:"errors"`
+}
+
+// TestMcpcheckURL runs `mcpcheck --url` against `pdpp-mcp serve` on the real
+// RS with each client token (lending the owner token, so S015 runs) and
+// with the owner token, which the endpoint must refuse.
+func TestMcpcheckURL(t *testing.T) {
+	r := need(t)
+	endpoint := serve(t, r)
+	for _, conn := range r.connectors() {
+		t.Run(conn, func(t *testing.T) {
+			args := []string{"--url", endpoint, "--token-file", r.Clients[conn]}
+			if r.Owner != "" {
+				args = append(args, "--owner-token-file", r.Owner)
+			}
+			code, tot, out := runMcpcheck(t, args...)
+			fmt.Fprintf(os.Stderr, "realrs: mcpcheck --url, %s token: exit %d, %d pass, %d partial, %d required failures, %d skipped, %d n/a, %d errors\n",
+				conn, code, tot.Passed, tot.Partial, tot.Failed, tot.Skipped, tot.NotApplicable, tot.Errors)
+			if tot.Errors > 0 || code == 4 || code == 5 || code == 6 {
+				t.Errorf("mcpcheck could not judge the endpoint (exit %d):\n%s", code, out)
+			}
+			if zeroRequiredFailures[conn] && tot.Failed > 0 {
+				t.Errorf("with the %s token, want 0 required failures, got %d:\n%s", conn, tot.Failed, out)
+			}
+		})
+	}
+	t.Run("owner", func(t *testing.T) {
+		if r.Owner == "" {
+			t.Skip("no owner_token beside the client tokens")
+		}
+		code, _, out := runMcpcheck(t, "--url", endpoint, "--token-file", r.Owner)
+		fmt.Fprintf(os.Stderr, "realrs: mcpcheck --url, owner token: exit %d\n", code)
+		if code != 5 {
+			t.Errorf("the owner token must be refused (exit 5, authentication rejected), got exit %d:\n%s", code, out)
+		}
+	})
+}
+
+// runMcpcheck runs mcpcheck with args and --json, and returns its exit
+// code, its totals and its text report.
+func runMcpcheck(t *testing.T, args ...string) (int, totals, string) {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "report.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpcheck, append(args, "--json", report)...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("mcpcheck: %v\n%s", err, out)
+	}
+	var rep struct {
+		Totals totals `json:"totals"`
+	}
+	if b, err := os.ReadFile(report); err == nil {
+		_ = json.Unmarshal(b, &rep)
+	}
+	return code, rep.Totals, string(out)
+}
