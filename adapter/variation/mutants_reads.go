@@ -108,6 +108,13 @@ var readsMutants = []Variation{
 		Apply: continuePreviewElsewhere()},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
+	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",
+		Apply: onQuery(isRecordList, func(_ *http.Request, q url.Values) {
+			if s := q.Get("sort"); strings.HasPrefix(s, "-") && !strings.Contains(s, ",") {
+				q.Set("sort", strings.TrimPrefix(s, "-"))
+				q.Set("order", "desc")
+			}
+		})},
 	{ID: "reject-legacy-ids", Kills: []string{"U05.1"}, Doc: "fetch rejects a legacy stream:record_id id even with connection_id",
 		Apply: tune(func(t *adapter.Tuning) { t.IDs = pathOnlyIDs{} })},
 }
