@@ -38,6 +38,11 @@ type Variation struct {
 	// depth the seed does not ask for): those clauses may fail it, at the
 	// recommended level only.
 	Advised []string
+	// KnownFalse, for a conforming variant, are the check ids that fail or
+	// judge it less than the reference today although it conforms: each
+	// with the cause in the checks. The matrix requires exactly this set,
+	// so a fixed check must leave the list.
+	KnownFalse map[string]string
 	// Apply makes the change through the seams.
 	Apply func(*Seams)
 }

@@ -56,9 +56,7 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 // resultObjects are the entries of structuredContent's results, whatever
 // they hold.
 func resultObjects(c *Call) []any {
-	v, _ := findKey(c.Structured(), "results")
-	list, _ := v.([]any)
-	return list
+	return hitList(c)
 }
 
 // connectionLabels maps each connection of the index to its display name.

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,6 +19,32 @@ const recordURIPrefix = "pdpp://record/"
 var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
 	documented := documentingTools(t.Target, recordURIPrefix)
 	judged := 0
+	// A read tool that documents pdpp://record/ ids takes the ones the
+	// target shows for its own search hits (judged before the evidence
+	// fork opens). mcpcheck builds none: their encoding is the target's.
+	if len(documented) > 0 {
+		if _, sc, _ := fanInTerm(t); sc != nil {
+			for _, h := range hits(sc) {
+				uris := handleURIsIn("record", compactJSONOf(h.Raw))
+				if len(uris) == 0 {
+					continue
+				}
+				for _, tool := range documented {
+					if tool != "fetch" && tool != "read_record_field" {
+						continue
+					}
+					judged++
+					t.Clause(1, func() {
+						t.Assert(takenAsID(t, tool, uris[0], evidenceField(t, h)...), "%s documents pdpp://record/ ids, so it must take %s, which search shows for record %s", tool, uris[0], h.ID)
+					})
+					t.Clause(2, func() {
+						t.Assert(slices.Contains(documented, tool), "%s's documentation names pdpp://record/ ids as its callable path", tool)
+					})
+				}
+				break
+			}
+		}
+	}
 	for v := range evidenceViews(t) {
 		seen := map[string]bool{}
 		scan := readURIs(v)
@@ -104,6 +131,15 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 		}
 	}
 	t.Fail("%s shows %s, but no tool documents pdpp://record/ ids, the result names no tool for it and no resource template lists it: the visible instructions name no callable path", c.Tool, uri)
+}
+
+// evidenceField is the field path of a hit's first evidence excerpt, for a
+// read_record_field call on it; nil when it has none.
+func evidenceField(t *T, h hit) []string {
+	if f := hitField(t, h); f != "" {
+		return []string{f}
+	}
+	return nil
 }
 
 // toolDocs is everything a tool says about itself: its description and

@@ -25,10 +25,9 @@ func str(v any) string {
 	return fmt.Sprint(v)
 }
 
-// hits reads structuredContent.results (or any results array within).
+// hits reads a search answer's hits from its structuredContent.
 func hits(c *Call) []hit {
-	v, _ := findKey(c.Structured(), "results")
-	list, _ := v.([]any)
+	list := hitList(c)
 	var out []hit
 	for _, e := range list {
 		m, ok := e.(map[string]any)
@@ -123,7 +122,7 @@ func textSnippets(c *Call) []string {
 			}
 		}
 	}
-	walk(c.Structured()["results"], "")
+	walk(hitList(c), "")
 	return out
 }
 
@@ -132,7 +131,7 @@ func textSnippets(c *Call) []string {
 type shownPreview struct{ id, field, text string }
 
 // shownPreviews lists a search answer's evidence previews, text first.
-func shownPreviews(c *Call) []shownPreview {
+func shownPreviews(t *T, c *Call) []shownPreview {
 	var out []shownPreview
 	for _, e := range evidenceLines(c.Text()) {
 		out = append(out, shownPreview{e.ID, e.FieldPath, e.Preview})
@@ -141,7 +140,7 @@ func shownPreviews(c *Call) []shownPreview {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
-			out = append(out, shownPreview{h.ID, str(xm["field_path"]), str(xm["preview_text"])})
+			out = append(out, shownPreview{h.ID, fieldIn(t, xm), str(xm["preview_text"])})
 		}
 	}
 	return out
@@ -186,4 +185,52 @@ func hitField(t *T, h hit) string {
 		})
 	}
 	return field
+}
+
+// hitList is the array of hits in a search answer's structuredContent,
+// found by value, whatever its key: the longest array whose entries are
+// all objects, the one with more ids among equal ones, else the first
+// (keys in order, outermost first).
+func hitList(c *Call) []any {
+	var best []any
+	bestIDs := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		case []any:
+			if ids, ok := objectsWithIDs(x); ok && (len(x) > len(best) || len(x) == len(best) && ids > bestIDs) {
+				best, bestIDs = x, ids
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(c.Structured())
+	return best
+}
+
+// objectsWithIDs reports whether every entry is an object, and how many
+// carry a string id.
+func objectsWithIDs(list []any) (int, bool) {
+	n := 0
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return 0, false
+		}
+		if id, _ := m["id"].(string); id != "" {
+			n++
+		}
+	}
+	return n, len(list) > 0
 }

@@ -26,6 +26,9 @@ const (
 	Survived     = "survived"      // nothing failed
 	Conforms     = "conforms"      // a variant every check passes as it passes the reference
 	FalseFailure = "false-failure" // a variant some check fails, or judges less than the reference
+	// Stale: a variant whose known false failures include an id that now
+	// passes: the list must shrink with the fix.
+	Stale        = "stale-known-false"
 	HarnessFault = "harness-error"
 )
 
@@ -51,8 +54,12 @@ type Result struct {
 	// recommended level only, where its row says its freedom meets
 	// mcpcheck's own advice.
 	Advised []string `json:"advised,omitempty"`
-	Errors  []string `json:"errors"`  // ids the harness could not judge
-	Verdict string   `json:"verdict"` // Killed, WrongReason, Survived, Conforms, FalseFailure or HarnessFault
+	// KnownFalse are the ids the variant lists as failing it falsely
+	// today (with their cause); Stale are those of them that now pass.
+	KnownFalse map[string]string `json:"known_false,omitempty"`
+	Stale      []string          `json:"stale,omitempty"`
+	Errors     []string          `json:"errors"`  // ids the harness could not judge
+	Verdict    string            `json:"verdict"` // Killed, WrongReason, Survived, Conforms, FalseFailure or HarnessFault
 }
 
 // OK reports a mutant killed by its own clauses with no undeclared
@@ -164,7 +171,7 @@ func evaluate(ctx context.Context, m reference.Mutant, entries []conformance.Ent
 // judge runs one mutant or variant; baseline holds the reference's
 // verdicts, which a variant must equal.
 func judge(ctx context.Context, m reference.Mutant, entries []conformance.Entry, s conformance.Settings, baseline map[string]conformance.Verdict) Result {
-	r := Result{Mutant: m.ID, Doc: m.Doc, Conforming: m.Conforming(), Freedom: m.Freedom, Expect: m.Kills, Collateral: m.Collateral}
+	r := Result{Mutant: m.ID, Doc: m.Doc, Conforming: m.Conforming(), Freedom: m.Freedom, Expect: m.Kills, Collateral: m.Collateral, KnownFalse: m.KnownFalse}
 	results, err := evaluate(ctx, m, entries, s)
 	if err != nil {
 		r.Errors, r.Verdict = []string{err.Error()}, HarnessFault
@@ -194,11 +201,14 @@ func judge(ctx context.Context, m reference.Mutant, entries []conformance.Entry,
 	sort.Strings(r.FailedClauses)
 	sort.Strings(r.Errors)
 	sort.Strings(r.Degraded)
+	unexplained := r.falseIDs()
 	switch {
 	case len(r.Errors) > 0:
 		r.Verdict = HarnessFault
-	case m.Conforming() && len(r.Failed) == 0 && len(r.Degraded) == 0:
+	case m.Conforming() && len(unexplained) == 0 && len(r.Stale) == 0:
 		r.Verdict = Conforms
+	case m.Conforming() && len(unexplained) == 0:
+		r.Verdict = Stale
 	case m.Conforming():
 		r.Verdict = FalseFailure
 	case len(r.Failed) == 0:
@@ -231,6 +241,35 @@ func onlyAdvised(res conformance.Result, advised []string) bool {
 		}
 	}
 	return true
+}
+
+// falseIDs are the ids that fail a variant or judge it less than the
+// reference, other than its known false ones; it also sets Stale, the
+// known ones that no longer do.
+func (r *Result) falseIDs() []string {
+	bad := map[string]bool{}
+	for _, id := range r.Failed {
+		bad[id] = true
+	}
+	for _, d := range r.Degraded {
+		id, _, _ := strings.Cut(d, " ")
+		bad[id] = true
+	}
+	var out []string
+	for id := range bad {
+		if _, known := r.KnownFalse[id]; !known {
+			out = append(out, id)
+		}
+	}
+	r.Stale = nil
+	for id := range r.KnownFalse {
+		if !bad[id] {
+			r.Stale = append(r.Stale, id)
+		}
+	}
+	sort.Strings(out)
+	sort.Strings(r.Stale)
+	return out
 }
 
 // caught reports whether a kill, a clause key or a scenario id, failed.
