@@ -78,7 +78,7 @@ const fetchFallbackText = 1024
 func (c *call) documentFor(id string, ref RecordRef, rec *record, sc streamScope, fields []string) Document {
 	data := rawObject(rec.Data)
 	projected := len(fields) > 0
-	if projected {
+	if projected && !c.t.RSProjects {
 		data = projectData(data, append(append([]string(nil), fields...), sc.keys...))
 	}
 	if ref.ConnectionID == "" {

@@ -67,7 +67,7 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Fields) > 0 {
+	if len(in.Fields) > 0 && !c.t.RSProjects {
 		body = projectEnvelope(body, in.Fields)
 	}
 	if skip > 0 {

@@ -41,6 +41,11 @@ type Tuning struct {
 	// ExpandGate is how query_records and fetch check expand against the
 	// live schema. The zero value is ExpandGateLive.
 	ExpandGate ExpandGate
+	// RSProjects leaves projection to the RS: fields is forwarded, and the
+	// records and documents it answers are rendered without narrowing them
+	// again. False (the default) narrows them too, in case the RS ignores
+	// fields.
+	RSProjects bool
 	// UnscopedLists is how query_records reads a stream that several of
 	// the grant's connections serve when the call names no connection_id.
 	// The zero value is UnscopedListsAsk.

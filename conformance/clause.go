@@ -106,6 +106,18 @@ func (t *T) Assert(ok bool, format string, args ...any) bool {
 	return ok
 }
 
+// Advise judges one condition of mcpcheck's own, beyond the seed text (a
+// defence in depth, say): like [T.Assert], but false records a
+// recommended failure, which fails a run only under --strict. The message
+// should say the rule is mcpcheck's own.
+func (t *T) Advise(ok bool, format string, args ...any) bool {
+	t.asserting()
+	if !ok {
+		t.run.failHandler(scenarios.Recommended)(fmt.Sprintf(format, args...))
+	}
+	return ok
+}
+
 // Fail records a failure of the clause being judged and goes on.
 func (t *T) Fail(format string, args ...any) {
 	t.asserting()

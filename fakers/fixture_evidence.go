@@ -2,7 +2,6 @@ package fakers
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -28,12 +27,16 @@ const (
 // buildEvidence is one notebook connection with four streams:
 //   - notes: a declared primary-title (headline) and primary-text (entry),
 //     entries from 150 to 70,000 characters, undeclared text-like traps,
-//     and a related field holding a pdpp://record/ handle of another note;
+//     and a related field naming another note by its record id;
 //   - documents: no primary-text role at all, with text and body traps;
 //   - files: binary fields with a blob route (blob_ref), a blob without a
 //     route (thumbnail), and base64 bodies under neutral names (scan);
-//   - clippings: each quotes a window of a note's entry and keeps its
-//     pdpp://field-window/ handle and the note's pdpp://record/ handle.
+//   - clippings: each quotes a window of a note's entry and says where it
+//     came from in words (stream, record id, field and range).
+//
+// The data carries no pdpp:// handle: a handle's encoding is an adapter's
+// own (seed 004 fixes only the prefix), so the checks judge the handles a
+// target emits, never strings copied from record values.
 func buildEvidence(uint64) *Fixture {
 	conn := Connection{ID: EvidenceConnection, DisplayName: "Field Notes"}
 	f := &Fixture{Name: EvidenceFixture, Connectors: []Connector{{Key: "notebook", DisplayName: "Notebook", Connections: []Connection{conn}}}}
@@ -64,7 +67,7 @@ func evidenceNotes(conn Connection) *Stream {
 		data := map[string]any{
 			"id": e.id, "headline": fmt.Sprintf("Field note %d", i+1), "entry": noteEntry(i, e.chars),
 			"text": "Draft kept for reference only.", "content": "text/markdown", "body": "Internal body marker, not the note.",
-			"summary": fmt.Sprintf("Short summary %d.", i+1), "related": RecordURI(conn.ID, "notes", next),
+			"summary": fmt.Sprintf("Short summary %d.", i+1), "related": "see note " + next,
 			"updated_at": fmt.Sprintf("2026-05-%02dT10:00:00Z", 20-i),
 		}
 		s.Records = append(s.Records, Record{ID: e.id, ConnectionID: conn.ID, EmittedAt: "2026-07-09T00:00:00Z", Data: data})
@@ -133,27 +136,9 @@ func evidenceClippings(conn Connection, notes *Stream) *Stream {
 		offset, limit := len(entry)/3, 120
 		s.Records = append(s.Records, Record{ID: id, ConnectionID: conn.ID, EmittedAt: "2026-07-09T00:00:00Z", Data: map[string]any{
 			"id": id, "quote": string(entry[offset : offset+limit]),
-			"source": RecordURI(conn.ID, "notes", rec.ID),
-			"window": FieldWindowURI(conn.ID, "notes", rec.ID, "entry", offset, limit),
+			"source": "notes " + rec.ID,
+			"window": fmt.Sprintf("entry characters %d to %d", offset, offset+limit),
 		}})
 	}
 	return s
-}
-
-// RecordURI is the canonical pdpp://record/ handle of a record: base64url
-// JSON {connection_id, stream, record_id}.
-func RecordURI(conn, stream, id string) string {
-	return "pdpp://record/" + handle(map[string]any{"connection_id": conn, "stream": stream, "record_id": id})
-}
-
-// FieldWindowURI is the pdpp://field-window/ handle of a window of one
-// record field: base64url JSON of the record, the field and the window.
-func FieldWindowURI(conn, stream, id, field string, offset, limit int) string {
-	return "pdpp://field-window/" + handle(map[string]any{"connection_id": conn, "stream": stream, "record_id": id,
-		"field_path": field, "offset_chars": offset, "limit_chars": limit})
-}
-
-func handle(v map[string]any) string {
-	b, _ := json.Marshal(v)
-	return base64.RawURLEncoding.EncodeToString(b)
 }

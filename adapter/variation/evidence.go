@@ -22,6 +22,12 @@ func handlesThroughResourcesOnly() func(*Seams) {
 	return withMiddleware(advertiseResources, undocumentHandleIDs(), refuseHandleIDs(), readHandlesAsResources())
 }
 
+// showHitURIs names each search hit's pdpp://record/ URI (its escaped
+// fetch id, which fetch takes) in structuredContent beside its id.
+func showHitURIs() func(*Seams) {
+	return onSearchResults(func(res map[string]any) { res["uri"] = recordURI(str(res["id"])) })
+}
+
 // undocumentHandleIDs drops from the tools' documentation that their ids
 // may be pdpp:// handles.
 func undocumentHandleIDs() mcp.Middleware {

@@ -59,6 +59,44 @@ func addFetchDataKey(_ *mcp.CallToolRequest, st *callState, doc *adapter.Documen
 	r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata, "data": rsRecord(st)})
 }
 
+// addContentLadder puts a content_ladder beside the document in
+// structuredContent only, as upstream's fetch does (catalog C4).
+func addContentLadder(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, r *result) {
+	r.setText(compactJSON(doc))
+	r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata,
+		"content_ladder": map[string]any{"id": doc.ID, "next": "read_record_field"}})
+}
+
+// guessDocumentByName titles a fetch document and picks its text by
+// conventional field names, declared roles or not, as upstream does
+// (catalog C12).
+func guessDocumentByName(req *mcp.CallToolRequest, st *callState, doc *adapter.Document, _ *result) {
+	data, _ := rsRecord(st)["data"].(map[string]any)
+	if len(fetchFields(req)) > 0 {
+		return // a projection is S030's
+	}
+	pick := func(names ...string) string {
+		for _, k := range names {
+			if s, ok := data[k].(string); ok && s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	if s := pick("title", "name", "subject", "summary"); s != "" {
+		doc.Title = s
+	}
+	if s := pick("text", "content", "body", "summary"); s != "" {
+		doc.Text = s
+	}
+}
+
+// staleFetchMirror mirrors the document in content[] without its metadata.
+func staleFetchMirror(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, r *result) {
+	r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata})
+	r.setText(compactJSON(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL}))
+}
+
 // silentCutFetchText keeps the cut of a long text but not what says so.
 func silentCutFetchText(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
 	if doc.Metadata["text_truncated"] != true {

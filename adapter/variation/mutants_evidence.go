@@ -8,8 +8,8 @@ import (
 
 // evidenceMutants break the evidence ladder: S035–S052.
 var evidenceMutants = []Variation{
-	{ID: "handles-through-resources-only", Kills: []string{"S035.1"}, Doc: "pdpp:// handles are served by resources/read and refused as fetch and read_record_field ids",
-		Apply: handlesThroughResourcesOnly()},
+	{ID: "handles-through-resources-only", Kills: []string{"S035.1"}, Doc: "search hits show their pdpp://record/ URI; pdpp:// handles are served by resources/read and refused as fetch and read_record_field ids",
+		Apply: all(handlesThroughResourcesOnly(), showHitURIs())},
 	{ID: "resource-only-evidence", Kills: []string{"S034.2", "S035.1", "S043.2", "S047.1", "S047.2"}, Doc: "search evidence is reachable only through a pdpp://field-window/ resource",
 		Apply: resourceOnlyEvidence()},
 	{ID: "small-text-as-file-link", Kills: []string{"S034.2", "S036.1", "S036.2", "S049.1", "S049.2", "S052.1"},
@@ -39,8 +39,8 @@ var evidenceMutants = []Variation{
 		Apply: onHits(rotateEvidencePreviews)},
 	{ID: "emit-dead-record-uri", Kills: []string{"S046.1", "S035.1"}, Doc: "search shows pdpp://record/ URIs that fetch rejects",
 		Apply: emitDeadRecordURI()},
-	{ID: "undocument-handle-ids", Kills: []string{"S046.2", "S047.2"}, Doc: "the tools' documentation no longer says their ids may be pdpp:// handles",
-		Apply: withMiddleware(undocumentHandleIDs())},
+	{ID: "undocument-handle-ids", Kills: []string{"S046.2"}, Doc: "search hits show their pdpp://record/ URI, which fetch takes, but the tools' documentation no longer says their ids may be pdpp:// handles",
+		Apply: all(withMiddleware(undocumentHandleIDs()), showHitURIs())},
 	{ID: "emit-field-window-uri", Kills: []string{"S047.1", "S047.2", "S048.2"}, Doc: "read_record_field shows a pdpp://field-window/ URI nothing can read",
 		Apply: onWindow(emitFieldWindowURI)},
 	{ID: "drop-window-continuation-args", Kills: []string{"S033.1", "S048.1", "S050.2"}, Doc: "incomplete windows show no next arguments",

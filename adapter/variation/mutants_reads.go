@@ -64,11 +64,17 @@ var readsMutants = []Variation{
 		Apply: onHits(titleFromEmittedAt)},
 	{ID: "drop-search-connection-id", Kills: []string{"S028.1", "S028.2"}, Doc: "search ignores connection_id",
 		Apply: onQuery(pathIs("/v1/search"), func(_ *http.Request, q url.Values) { q.Del("connection_id") })},
-	{ID: "add-fetch-data-key", Kills: []string{"S029.1", "S029.2", "S029.3", "S030.2", "S038.3"}, Doc: "fetch adds the canonical record under structuredContent.data",
+	{ID: "add-fetch-data-key", Kills: []string{"S029.1", "S029.3", "S030.2", "S038.3"}, Doc: "fetch adds the canonical record under structuredContent.data (content[] still mirrors the document)",
 		Apply: onFetch(addFetchDataKey)},
+	{ID: "add-content-ladder", Kills: []string{"S029.1"}, Doc: "fetch adds a content_ladder object beside the document in structuredContent, as upstream does; content[] mirrors the document alone",
+		Apply: onFetch(addContentLadder)},
+	{ID: "guess-document-by-name", Kills: []string{"S037.2"}, Doc: "fetch titles its document from title, name, subject or summary and takes its text from text, content, body or summary by name, over the declared display roles",
+		Apply: onFetch(guessDocumentByName)},
+	{ID: "stale-fetch-mirror", Kills: []string{"S029.2"}, Doc: "fetch's content[] mirror drops the document's metadata; structuredContent keeps it",
+		Apply: onFetch(staleFetchMirror)},
 	{ID: "ignore-fetch-fields", Kills: []string{"S030.2"}, Collateral: []string{"S050"}, Doc: "fetch(fields) neither forwards nor applies the projection",
 		Apply: withMiddleware(onArgs("fetch", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "fields") }))},
-	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030.2"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata",
+	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030.2"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata (seen only against an RS that ignores fields: mcpcheck's own defence in depth, recommended)",
 		Apply: onFetch(leakUnrequestedFields)},
 	{ID: "hide-fetch-ids", Kills: []string{"S034.2", "S045.2"}, Doc: "search lists its top results, and drops first_fetch_id, without the hits' ids (evidence lines keep theirs)",
 		Apply: onSearchText(hideFetchIDs)},
@@ -98,8 +104,17 @@ var readsMutants = []Variation{
 		})},
 	{ID: "continue-another-field", Kills: []string{"S033.2", "S050.2"}, Doc: "the read_record_field call that continues a cut fetch text names another field of the record",
 		Apply: onFetch(continueAnotherField)},
+	{ID: "continue-preview-elsewhere", Kills: []string{"S033.2"}, Doc: "each read_record_field continuation of a cut record preview names another field of the record, one the preview shows whole",
+		Apply: continuePreviewElsewhere()},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
+	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",
+		Apply: onQuery(isRecordList, func(_ *http.Request, q url.Values) {
+			if s := q.Get("sort"); strings.HasPrefix(s, "-") && !strings.Contains(s, ",") {
+				q.Set("sort", strings.TrimPrefix(s, "-"))
+				q.Set("order", "desc")
+			}
+		})},
 	{ID: "reject-legacy-ids", Kills: []string{"U05.1"}, Doc: "fetch rejects a legacy stream:record_id id even with connection_id",
 		Apply: tune(func(t *adapter.Tuning) { t.IDs = pathOnlyIDs{} })},
 }

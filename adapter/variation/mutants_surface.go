@@ -48,6 +48,10 @@ var surfaceMutants = []Variation{
 		Apply: describe("query_records", func(string) string {
 			return "List records of one stream; see schema(stream). Read-only; GET /v1/streams/{stream}/records."
 		})},
+	{ID: "pages-only-in-passing", Kills: []string{"S005.2"}, Doc: "the query_records description names pages, fields and search only in sentences that describe the tool, and advises none of them",
+		Apply: describe("query_records", func(string) string {
+			return "List records of one stream in bounded pages (default 25, max 100), with every field the search index keeps. The full page is structured output in structuredContent.data; its fields and filters are listed by schema(stream). Read-only; GET /v1/streams/{stream}/records."
+		})},
 	{ID: "add-tool-list-streams", Kills: []string{"S012.1", "S012.2", "S016.2"}, Doc: "a seventh tool, list_streams",
 		Apply: withMiddleware(extraTool(listStreamsTool))},
 	{ID: "add-tool-create-event-subscription", Kills: []string{"S012.1", "S012.2", "S016.2"}, Doc: "an event-subscription management tool",

@@ -3,6 +3,7 @@ package variation
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -153,3 +154,39 @@ func onAggregateText(f func(string) string) func(*Seams) {
 }
 
 func hideOtherCount(text string) string { return otherCountRe.ReplaceAllString(text, "") }
+
+// previewContinuationRe is a field continuation line of query_records'
+// text: record[i].field … read_record_field args={…}.
+var previewContinuationRe = regexp.MustCompile(`(?m)^record\[(\d+)\]\.(\S+) (.*read_record_field args=.*)$`)
+
+// continuePreviewElsewhere points each read_record_field continuation of a
+// cut record preview at another field of that record, one shown whole.
+func continuePreviewElsewhere() func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if r.IsError {
+			return
+		}
+		env, _ := r.structured()["data"].(map[string]any)
+		recs, _ := env["data"].([]any)
+		r.setText(previewContinuationRe.ReplaceAllStringFunc(r.text(), func(line string) string {
+			m := previewContinuationRe.FindStringSubmatch(line)
+			var i int
+			if json.Unmarshal([]byte(m[1]), &i) != nil || i >= len(recs) {
+				return line
+			}
+			rec, _ := recs[i].(map[string]any)
+			data, _ := rec["data"].(map[string]any)
+			var whole []string
+			for k, v := range data {
+				if s, ok := v.(string); ok && k != m[2] && len(s) < 40 {
+					whole = append(whole, k)
+				}
+			}
+			if len(whole) == 0 {
+				return line
+			}
+			slices.Sort(whole)
+			return fieldPathRe.ReplaceAllString(line, `"field_path":"`+whole[0]+`"`)
+		}))
+	}))
+}

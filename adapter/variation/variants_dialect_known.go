@@ -10,7 +10,7 @@ var knownFalse = map[string]map[string]string{
 		"S007": causeRecords, "S023": causeRecords, "S030": causeRecords, "S031": causeRecords,
 		"S036": causeRecords, "S048": causeRecords, "S049": causeRecords, "S033": causeRecords,
 		"S024": causeRecords, "S025": causeRecords, "S027": causeRecords,
-		"S028": causeRecords, "S029": causeRecords, "U05": causeRecords, "S037": causeRecords,
+		"S028": causeRecords, "S029": causeRecords, "U05": causeRecords, "S037": causeRecords, "U17": causeRecords,
 		"S050": causeLayoutIDs, "S043": causeLayoutIDs, "S044": causeHighlight,
 	},
 	"dialect-python": {
@@ -18,7 +18,7 @@ var knownFalse = map[string]map[string]string{
 		"S019": causeIndex, "S022": causeIndex, "S023": causeIndex, "S024": causeIndex, "S025": causeIndex,
 		"S026": causeIndex, "S027": causeIndex, "S028": causeIndex, "S029": causeIndex, "S030": causeIndex,
 		"S031": causeIndex, "S032": causeIndex, "S033": causeIndex, "S034": causeIndex, "S041": causeIndex,
-		"U01": causeIndex, "U03": causeIndex, "U05": causeIndex, "U09": causeIndex,
+		"U01": causeIndex, "U03": causeIndex, "U05": causeIndex, "U09": causeIndex, "U17": causeIndex,
 		"S036": causeRecords, "S048": causeRecords, "S049": causeRecords, "S037": causeRecords,
 		"S050": causeLayoutIDs, "S043": causeLayoutIDs, "S044": causeHighlight,
 	},
@@ -26,9 +26,8 @@ var knownFalse = map[string]map[string]string{
 		"S007": causeRecords, "S023": causeRecords, "S030": causeRecords, "S031": causeRecords,
 		"S036": causeRecords, "S048": causeRecords, "S049": causeRecords, "S033": causeRecords,
 		"S024": causeRecords, "S025": causeRecords, "S027": causeRecords,
-		"S028": causeRecords, "S029": causeRecords, "U05": causeRecords, "S037": causeRecords,
+		"S028": causeRecords, "S029": causeRecords, "U05": causeRecords, "S037": causeRecords, "U17": causeRecords,
 		"S050": causeLayoutIDs, "S043": causeLayoutIDs, "S044": causeHighlight,
-		"S035": causeEllipsisURI, "S047": causeEllipsisURI,
 		"S019": causeCapabilities, "S020": causeLegend,
 	},
 }
@@ -38,7 +37,6 @@ var knownFalse = map[string]map[string]string{
 const (
 	causeLayoutIDs    = "5/6 notation and layout: a record's or preview's id is read only from id=/\"id\" on its own line, so previews and cut fields name no id"
 	causeHighlight    = "5 notation: previews are judged only when marked with <mark>, so none is read"
-	causeEllipsisURI  = "5 notation: a pdpp:// URI cut by the ⋯ ellipsis is taken for a handle, so its field cannot be decoded"
 	causeRecords      = "3 containers by key: records are read only from structuredContent.data.data (the record sample, pages and projected reads)"
 	causeIndex        = "3/8 another index: stream rows are read only from connectors[].streams[], not from data.streams keyed by connector"
 	causeCapabilities = "5 notation: projection support stated as a capability (\"proj: fields\") is not read"

@@ -4,10 +4,13 @@ import (
 	"context"
 	"net/url"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
+	json "github.com/segmentio/encoding/json"
 )
 
 // Conforming variations that add MCP resources beside the tools: record
@@ -123,3 +126,35 @@ func resourceLinks() func(*Seams) {
 }
 
 var shownRecordIDRe = regexp.MustCompile(`(?m)^record\[\d+\] id=(\S+) `)
+
+// pathRecordHandles writes record handles in a path encoding of its own,
+// pdpp://record/<connection_id>/<stream>/<record_id>: search hits name
+// theirs beside their id, and fetch and read_record_field take that form
+// (as the fetch id connection_id/stream:record_id) and refuse any other
+// encoding after the prefix.
+func pathRecordHandles() func(*Seams) {
+	take := onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
+		if req.Params.Name != "fetch" && req.Params.Name != "read_record_field" {
+			return next(ctx, req)
+		}
+		var args map[string]json.RawMessage
+		_ = json.Unmarshal(req.Params.Arguments, &args)
+		var id string
+		if json.Unmarshal(args["id"], &id) != nil || !strings.HasPrefix(id, "pdpp://") {
+			return next(ctx, req)
+		}
+		parts := strings.Split(strings.TrimPrefix(id, adapter.RecordURIPrefix), "/")
+		if !strings.HasPrefix(id, adapter.RecordURIPrefix) || len(parts) != 3 || slices.Contains(parts, "") {
+			r := result{&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{}}}}
+			r.setError(map[string]any{"code": "invalid_id", "param": "id", "message": "a record handle is pdpp://record/<connection_id>/<stream>/<record_id>"})
+			return r.CallToolResult, nil
+		}
+		args["id"] = mustJSON(parts[0] + "/" + parts[1] + ":" + parts[2])
+		return next(ctx, withArgs(req, args))
+	})
+	return all(withMiddleware(take), onSearchResults(func(res map[string]any) {
+		if c, s, r := str(res["connection_id"]), str(res["stream"]), str(res["record_key"]); c != "" && s != "" && r != "" {
+			res["uri"] = adapter.RecordURIPrefix + c + "/" + s + "/" + r
+		}
+	}))
+}

@@ -37,6 +37,11 @@ type Variation struct {
 	// ids whose checks meet its freedom: they must accept it
 	// (`mcpcheck scenarios ID` lists it there).
 	Exercises []string
+	// Advised, for a conforming variant, are clause keys where its
+	// freedom meets one of mcpcheck's own recommended rules (a defence in
+	// depth the seed does not ask for): those clauses may fail it, at the
+	// recommended level only.
+	Advised []string
 	// KnownFalse, for a conforming variant, are the check ids that fail or
 	// judge it less than the reference today although it conforms: each
 	// with the cause in the checks. The matrix requires exactly this set,

@@ -288,23 +288,55 @@ func handleJSON(uri string) map[string]any {
 	return m
 }
 
+// A handleScan is what a check scans for the pdpp:// handles a target
+// emits: read results, and the handles that are only copies of record
+// values (data, not the target's handles; their encoding is whoever
+// wrote them).
+type handleScan struct {
+	calls  []*Call
+	copies map[string]bool
+}
+
 // readURIs are the read results a check scans for pdpp:// handles: a page
-// of every stream the index lists (up to maxStreamProbes), a search of the
-// target's own words, and a fetch of each record whose page shows one.
-func readURIs(t *T) []*Call {
-	var out []*Call
+// of every stream the index lists (up to maxStreamProbes), a fetch of the
+// first record each page shows, and a search of the target's own words;
+// with every handle that a record value holds.
+func readURIs(t *T) handleScan {
+	scan := handleScan{copies: map[string]bool{}}
 	eachPage(t, 5, func(_ source, c *Call) {
-		out = append(out, c)
+		scan.calls = append(scan.calls, c)
 		for _, r := range records(c) {
-			if data, _ := r["data"].(map[string]any); strings.Contains(compactJSONOf(data), "pdpp://") {
-				if id := shownIDOf(c, str(r["id"])); id != "" {
-					out = append(out, t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}))
+			for _, v := range stringValues(r["data"]) {
+				for _, u := range handleURIRe.FindAllString(v, -1) {
+					scan.copies[u] = true
 				}
+			}
+		}
+		for _, r := range records(c) {
+			if id := shownIDOf(c, str(r["id"])); id != "" {
+				scan.calls = append(scan.calls, t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}))
+				break
 			}
 		}
 	})
 	if _, c, _ := fanInTerm(t); c != nil {
-		out = append(out, c)
+		scan.calls = append(scan.calls, c)
+	}
+	return scan
+}
+
+// emitted are the handles of kind a call shows that the target emitted:
+// none that a record value holds (whole, or cut short by a preview).
+func (s handleScan) emitted(c *Call, kind string) []string {
+	var out []string
+	for _, u := range handleURIs(c, kind) {
+		copied := false
+		for v := range s.copies {
+			copied = copied || strings.HasPrefix(v, u)
+		}
+		if !copied {
+			out = append(out, u)
+		}
 	}
 	return out
 }

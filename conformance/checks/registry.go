@@ -19,7 +19,7 @@ var all = []*Check{
 	s024, s025, s026, s027, s028, s029, s030, s031, s032,
 	s033, s034, s035, s036, s037, s038,
 	s039, s040, s041, s043, s044, s045, s046, s047, s048, s049, s050, s052,
-	u01, u02, u03, u05, u09, u13, u14, u15, u16,
+	u01, u02, u03, u05, u09, u13, u14, u15, u16, u17,
 }
 
 // All returns every check, in id order.

@@ -8,8 +8,14 @@ var (
 	hiddenClaimRe = regexp.MustCompile(`(?i)structured\s?content[^.]{0,80}\b(hidden|invisible|not (visible|shown|seen)|never (seen|shown|visible)|(the )?model (cannot|can't|does not|doesn't|won't|will not) see)\b|` +
 		`\b(hidden|invisible)\b[^.]{0,60}structured\s?content`)
 	// Steering away from wide reads: page, narrow fields, or use
-	// aggregate or search instead.
-	steerRe = regexp.MustCompile(`(?i)\b(page|pages|paging|paginat\w*|cursor|next_cursor|fields|narrow\w*|project\w*|aggregate|search)\b`)
+	// aggregate or search instead. A sentence steers when it names one of
+	// these and is advice: it tells the model what to do (an imperative,
+	// "prefer", "instead", "should", "when … not needed"), not a sentence
+	// that only describes the tool ("returns bounded pages").
+	steerRe  = regexp.MustCompile(`(?i)\b(page|pages|paging|paginat\w*|cursor|next_cursor|fields|narrow\w*|project\w*|aggregate|search)\b`)
+	adviceRe = regexp.MustCompile(`(?i)^\W*(use|prefer|page|narrow|pass|request|call|try|consider|select|project|choose|ask|follow|limit|filter|keep|read|fetch|run|switch|start)\b|` +
+		`\b(prefer\w*|instead|rather than|should|recommended|to (page|narrow|project|select|limit)|(do not|don't|doesn't|does not|not) need\w*|unless|only need\w*|avoid\w*|before reading|when (you|the model|it) (need|want)s?)\b|` +
+		`\b(narrow|page|project)\w* (with|by|using|through)\b|\b(use|call|try)\s+(aggregate|search|fields|cursor|next_cursor)\b`)
 )
 
 // Seed 000: descriptions "SHALL describe structuredContent as structured
@@ -28,10 +34,25 @@ var s005 = &Check{ID: "S005", Slug: "structured-not-hidden", Mode: ModeBB, Run: 
 	t.Clause(2, func() {
 		for _, tool := range t.Target.Tools {
 			if tool.Name == "query_records" {
-				t.Assert(steerRe.MatchString(tool.Description), "query_records must tell the model to page, narrow fields, or use aggregate or search when it does not need full records: %q", tool.Description)
+				t.Assert(steersAway(tool.Description) != "", "query_records must tell the model to page, narrow fields, or use aggregate or search when it does not need full records; no sentence of its description advises that (naming paging in a sentence that only describes the tool is not advice): %q", tool.Description)
 				return
 			}
 		}
 		t.BlockedBy("S012", "the target serves no query_records, the tool that reads full records")
 	})
 }}
+
+// steersAway is the first sentence of a description that advises paging,
+// narrowing fields, or aggregate or search; "" when none does.
+func steersAway(desc string) string {
+	for _, sentence := range sentenceSplitRe.Split(desc, -1) {
+		if steerRe.MatchString(sentence) && adviceRe.MatchString(sentence) {
+			return sentence
+		}
+	}
+	return ""
+}
+
+// sentenceSplitRe ends a sentence at . ; ! ? or a line break followed by
+// space (not the dot inside a name such as structuredContent.data).
+var sentenceSplitRe = regexp.MustCompile(`[.;!?]\s+|\n+`)

@@ -9,13 +9,33 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
-// Against an RS that returns every field whatever the projection (as a
-// spec-conformant RS may add schema-required ones), only the adapter's own
-// projection keeps the document narrow. How the adapter asks the RS is its
-// own affair: the document is judged, by the fields' values.
+// Seed 001 asks for the projected record: an adapter may project itself
+// or forward fields to an RS that honours them, so the clauses are judged
+// against the target's own RS (the fixture's honours fields). Against an
+// RS that returns every field whatever the projection (as a
+// spec-conformant RS may add schema-required ones), keeping the document
+// narrow is mcpcheck's own defence in depth: recommended. The document is
+// judged by the fields' values, however the adapter asks the RS.
 var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Tools: []string{"fetch"}, Run: func(t *T) {
-	index := readsIndex(t)
-	on := onRSIgnoringProjection(t)
+	if !fetchProjected(t, t, t.Assert, "") {
+		t.Skipf("no stream in the target's grant has a record with two or more string fields to project")
+	}
+	if t.Target.Has(CapFixture) {
+		fetchProjected(t, onRSIgnoringProjection(t), t.Advise, ignoringRSRule)
+	}
+}}
+
+// ignoringRSRule prefixes what an RS that ignores fields shows: the rule
+// is mcpcheck's, not the seed's.
+const ignoringRSRule = "against an RS that ignores fields (mcpcheck's own defence-in-depth rule, recommended): "
+
+// fetchProjected judges fetch(fields) on one view of the target, with
+// assert at the level the view is judged at (note prefixes its messages);
+// false when no record had two string fields to project. Only the
+// target's own RS judges the document's source identity and the requested
+// field's value (S030.1, S030.3).
+func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note string) bool {
+	index := readsIndex(on)
 	keyOf := map[string]string{}
 	var labels []string // source identity, which metadata keeps whatever the projection
 	for _, r := range index {
@@ -60,32 +80,36 @@ var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Tools: []s
 			doc := readDocument(t, f)
 			all := f.Text() + "\n" + string(f.Raw)
 			docJSON, _ := json.Marshal(doc)
-			t.Clause(1, func() {
-				t.Assert(shownIn(string(docJSON), valueHead(str(data[keep]))), "fetch(fields: [%s]) must render the document from the projected record, showing the requested field's value %q:\n%s",
-					keep, clipText(str(data[keep]), 60), clipText(f.Text(), 400))
-			})
+			if note == "" {
+				t.Clause(1, func() {
+					t.Assert(shownIn(string(docJSON), valueHead(str(data[keep]))), "fetch(fields: [%s]) must render the document from the projected record, showing the requested field's value %q:\n%s",
+						keep, clipText(str(data[keep]), 60), clipText(f.Text(), 400))
+				})
+			}
 			t.Clause(2, func() {
 				for _, k := range keys {
 					// A value the requested field holds too proves nothing.
 					// A value the source's own label holds (a login inside
 					// "octo-dev GitHub") proves nothing either.
 					if v := str(data[k]); k != keep && !strings.Contains(str(data[keep]), valueHead(v)) && !inLabel(valueHead(v)) {
-						t.Assert(!shownIn(all, valueHead(v)), "fetch(fields: [%s]) shows the unrequested field %s (%q)", keep, k, clipText(v, 60))
+						assert(!shownIn(all, valueHead(v)), "%sfetch(fields: [%s]) shows the unrequested field %s (%q)", note, keep, k, clipText(v, 60))
 					}
 				}
 			})
-			t.Clause(3, func() {
-				meta, ok := doc["metadata"].(map[string]any)
-				if !ok {
-					t.BlockedBy("S029", "the document has no metadata object")
-				}
-				expectSourceIdentity(t, meta, doc, s.conn, keyOf[s.conn+"\x00"+s.stream], s.stream, recID)
-			})
+			if note == "" {
+				t.Clause(3, func() {
+					meta, ok := doc["metadata"].(map[string]any)
+					if !ok {
+						t.BlockedBy("S029", "the document has no metadata object")
+					}
+					expectSourceIdentity(t, meta, doc, s.conn, keyOf[s.conn+"\x00"+s.stream], s.stream, recID)
+				})
+			}
 		}
-		return
+		return true
 	}
-	t.Skipf("no stream in the target's grant has a record with two or more string fields to project")
-}}
+	return false
+}
 
 // valueHead is the start of a field's value that identifies it in a
 // result: its first 40 characters.

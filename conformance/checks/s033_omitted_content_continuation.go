@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -199,6 +200,7 @@ func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
 		}
 		sort.Strings(cut)
 		judged++
+		judgeOfferedFieldReads(t, text, id, recID, data, cut)
 		var rest []string
 		for _, field := range cut {
 			cont, ok := writtenCall(t, text, "read_record_field", id, field)
@@ -221,6 +223,44 @@ func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
 		}
 	}
 	return judged
+}
+
+// judgeOfferedFieldReads judges S033.2 on the field reads the text itself
+// offers for a record it shows in part: each must stay on a field the text
+// cut, never a field it shows whole or one the record does not have. A
+// fetch of the whole record is no excuse for a field read that leaves
+// its field.
+func judgeOfferedFieldReads(t *T, text, id, recID string, data map[string]any, cut []string) {
+	for _, c := range continuationsIn(text) {
+		if c.Tool != "read_record_field" || !refersTo(c, id) {
+			continue
+		}
+		field := str(roleOf(t, c, dialect.Field))
+		if field == "" || slices.Contains(cut, field) {
+			continue // a cut field's read is followed and judged by value
+		}
+		v, has := data[field]
+		s, isString := v.(string)
+		nested := !has && slices.ContainsFunc(mapKeysOf(data), func(k string) bool { return strings.HasPrefix(field, k+".") })
+		if nested || (has && (!isString || looksBinary(s))) {
+			continue // a nested path, or a field shown as metadata: not a cut text
+		}
+		t.Clause(2, func() {
+			if has {
+				t.Fail("the text offers read_record_field %v for record %s, whose %s it shows whole; a continuation must stay on a field it cut (%v)", c.Args, recID, field, cut)
+				return
+			}
+			t.Fail("the text offers read_record_field %v for record %s, which has no field %s; a continuation must stay on a field it cut (%v)", c.Args, recID, field, cut)
+		})
+	}
+}
+
+func mapKeysOf(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // writtenCall finds a call of tool written into text with arguments that

@@ -11,11 +11,13 @@ import (
 // binaryLikeName are names a guess might take for binary content.
 var binaryLikeName = []string{"image", "photo", "avatar", "attachment", "blob", "thumbnail", "file"}
 
-// S037 judges the ladder's presentation (the catalog's C12 scopes it
-// there: the fetch document contract derives its title and text from
-// conventional names, so fetch's title and text are not judged): a field
-// is not promoted or demoted by its name. A binary-named field holding
-// short plain text shows inline in the record previews, as any text does.
+// S037 judges presentation: a field is not promoted or demoted by its
+// name. A binary-named field holding short plain text shows inline in the
+// record previews, as any text does. Fetch documents are presentation too
+// (catalog C12, corrected): where a stream declares primary-title or
+// primary-text, the document's title and text never come from an
+// undeclared field; where it declares neither, a fallback from source
+// identity and a timestamp is the adapter's to choose, and not judged.
 var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD, Tools: []string{"query_records"},
 	Manual: map[int]string{1: "a permission (presentation may use a declared role): no MCP answer breaks it; proxy: S029"},
 	Run: func(t *T) {
@@ -49,6 +51,7 @@ var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD,
 		}
 		if ev, fx := evidenceView(t); fx != nil {
 			judged += noPromotedFields(t, ev, fx)
+			judged += noPromotedDocumentFields(t, ev, fx)
 		}
 		if judged == 0 {
 			t.Skipf("no record of the target's grant has a binary-named field holding short plain text")
@@ -58,8 +61,8 @@ var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD,
 // An undeclared field is a text field of a stream that declares a
 // primary-title or primary-text role, with no role itself.
 type undeclaredValue struct {
-	stream, field, value string
-	roleLabels           []string // the stream's declared role fields
+	stream, record, field, value string
+	roleLabels                   []string // the stream's declared role fields
 }
 
 // undeclaredValues lists, by value, the undeclared text fields of every
@@ -82,7 +85,7 @@ func undeclaredValues(fx *fakers.Fixture) []undeclaredValue {
 		for _, r := range st.Records {
 			for _, name := range free {
 				if v, ok := r.Data[name].(string); ok && len(v) >= 8 && !looksBinary(v) && !strings.HasPrefix(v, "pdpp://") {
-					out = append(out, undeclaredValue{st.Name, name, v, roles})
+					out = append(out, undeclaredValue{st.Name, r.ID, name, v, roles})
 				}
 			}
 		}
@@ -151,4 +154,74 @@ func noPromotedFields(t, ev *T, fx *fakers.Fixture) int {
 		}
 	})
 	return 1
+}
+
+// noPromotedDocumentFields judges clause 2 on fetch documents of the
+// fixture streams that declare a display role: the title holds no
+// undeclared field's value that no declared field holds too, and the text
+// does not open with one.
+func noPromotedDocumentFields(t, ev *T, fx *fakers.Fixture) int {
+	byRecord := map[string][]undeclaredValue{}
+	for _, u := range undeclaredValues(fx) {
+		byRecord[u.stream+"\x00"+u.record] = append(byRecord[u.stream+"\x00"+u.record], u)
+	}
+	judged := 0
+	seen := map[string]bool{}
+	for _, st := range fx.Streams {
+		if seen[st.Name] || len(st.Records) == 0 {
+			continue
+		}
+		src := source{stream: st.Name, conn: st.Records[0].ConnectionID}
+		page := ev.CallRoles("query_records", src.roles(dialect.Args{dialect.Limit: 3}))
+		for _, rec := range records(page) {
+			vals := byRecord[st.Name+"\x00"+str(rec["id"])]
+			if len(vals) == 0 {
+				continue
+			}
+			id := fetchIDFor(ev, src, rec, page)
+			if id == "" {
+				continue
+			}
+			f := ev.CallRoles("fetch", dialect.Args{dialect.RecordID: id})
+			if f.IsError() {
+				continue
+			}
+			seen[st.Name] = true
+			judged++
+			doc := f.Structured()
+			title, text := str(doc["title"]), strings.TrimLeft(str(doc["text"]), " \t\n\"'")
+			declared := declaredValues(st, str(rec["id"]))
+			t.Clause(2, func() {
+				for _, u := range vals {
+					head := u.value[:min(len(u.value), 24)]
+					if strings.Contains(declared, head) {
+						continue // a declared field holds it too
+					}
+					t.Assert(!strings.Contains(title, head), "fetch %s titles the document with %s's undeclared %q (%q): promotion by field name; %s declares its display roles (%s)",
+						id, u.stream, u.field, u.value, u.stream, strings.Join(u.roleLabels, ", "))
+					t.Assert(!strings.HasPrefix(text, head), "fetch %s takes the document's text from %s's undeclared %q (%q): promotion by field name; %s declares its display roles (%s)",
+						id, u.stream, u.field, u.value, u.stream, strings.Join(u.roleLabels, ", "))
+				}
+			})
+			break
+		}
+	}
+	return judged
+}
+
+// declaredValues are the values of a record's declared display-role
+// fields, joined.
+func declaredValues(st *fakers.Stream, recID string) string {
+	var out []string
+	for _, r := range st.Records {
+		if r.ID != recID {
+			continue
+		}
+		for _, f := range st.Fields {
+			if f.Role == "primary-title" || f.Role == "primary-text" {
+				out = append(out, str(r.Data[f.Name]))
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }

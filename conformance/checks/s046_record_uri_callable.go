@@ -10,10 +10,12 @@ import (
 
 const recordURIPrefix = "pdpp://record/"
 
-// S046 judges every pdpp://record/ URI the target shows (in read results,
-// on its own data and on records that carry handles) and the record URIs
-// its tool documentation promises: each is readable through resources/read
-// or taken as an id by the read tools, and the model is told how.
+// S046 judges every pdpp://record/ URI the target itself shows, in read
+// results on its own data and on the evidence-ladder fixture: each is
+// readable through resources/read or taken as an id by fetch, and the
+// model is told how. The URI's encoding after the prefix is the target's
+// own (seed 004 fixes only the prefix), so mcpcheck builds none; a URI
+// that only copies a record value is data, not the target's.
 var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
 	documented := documentingTools(t.Target, recordURIPrefix)
 	judged := 0
@@ -45,8 +47,9 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 	}
 	for v := range evidenceViews(t) {
 		seen := map[string]bool{}
-		for _, c := range readURIs(v) {
-			for _, u := range handleURIs(c, "record") {
+		scan := readURIs(v)
+		for _, c := range scan.calls {
+			for _, u := range scan.emitted(c, "record") {
 				if seen[u] {
 					continue
 				}
@@ -60,7 +63,7 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 		}
 	}
 	if judged == 0 {
-		t.NotApplicable("no read result shows a pdpp://record/ URI and no tool documents one")
+		t.NotApplicable("no read result shows a pdpp://record/ URI of the target's own")
 	}
 }}
 

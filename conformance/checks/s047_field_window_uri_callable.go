@@ -8,27 +8,27 @@ import (
 
 const fieldWindowURIPrefix = "pdpp://field-window/"
 
-// S047 judges every pdpp://field-window/ URI the target shows, in read
-// results on its own data and on records that keep such handles (the
-// evidence-ladder fixture's clippings): resources/read serves it or the
-// bounded field read takes it, and a failed resource read is never the
-// only next step the model is given.
+// S047 judges every pdpp://field-window/ URI the target itself shows, in
+// read results on its own data and on the evidence-ladder fixture (a URI
+// that only copies a record value is data, not the target's):
+// resources/read serves it or the bounded field read takes it, and a
+// failed resource read is never the only next step the model is given.
 var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
 	documented := len(documentingTools(t.Target, fieldWindowURIPrefix)) > 0
 	judged := 0
 	for v := range evidenceViews(t) {
 		seen := map[string]bool{}
-		outputs := readURIs(v)
+		scan := readURIs(v)
 		if _, c, _ := fanInTerm(v); c != nil {
 			for _, e := range evidenceLines(c.Text()) {
 				if e.ID != "" {
-					outputs = append(outputs, v.CallRoles("read_record_field", dialect.Args{dialect.RecordID: e.ID, dialect.Field: e.FieldPath, dialect.Length: 200}))
+					scan.calls = append(scan.calls, v.CallRoles("read_record_field", dialect.Args{dialect.RecordID: e.ID, dialect.Field: e.FieldPath, dialect.Length: 200}))
 					break
 				}
 			}
 		}
-		for _, c := range outputs {
-			for _, u := range handleURIs(c, "field-window") {
+		for _, c := range scan.calls {
+			for _, u := range scan.emitted(c, "field-window") {
 				if seen[u] {
 					continue
 				}
@@ -55,7 +55,7 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 		}
 	}
 	if judged == 0 {
-		t.NotApplicable("no read result shows a pdpp://field-window/ URI")
+		t.NotApplicable("no read result shows a pdpp://field-window/ URI of the target's own")
 	}
 }}
 

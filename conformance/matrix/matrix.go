@@ -16,6 +16,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/checks"
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
+	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
 // Verdicts: how the registry fared against one mutant or variant.
@@ -49,6 +50,10 @@ type Result struct {
 	// Degraded are ids a variant left less judged than the reference
 	// (pass there, partial or skip here).
 	Degraded []string `json:"degraded,omitempty"`
+	// Advised are the clause keys that failed a variant at the
+	// recommended level only, where its row says its freedom meets
+	// mcpcheck's own advice.
+	Advised []string `json:"advised,omitempty"`
 	// KnownFalse are the ids the variant lists as failing it falsely
 	// today (with their cause); Stale are those of them that now pass.
 	KnownFalse map[string]string `json:"known_false,omitempty"`
@@ -184,6 +189,12 @@ func judge(ctx context.Context, m reference.Mutant, entries []conformance.Entry,
 	for id, res := range results {
 		switch res.Verdict {
 		case conformance.Fail:
+			if m.Conforming() && onlyAdvised(res, m.Advised) {
+				for _, c := range res.FailedClauses() {
+					r.Advised = append(r.Advised, c.Key)
+				}
+				break
+			}
 			r.Failed = append(r.Failed, id)
 			for _, c := range res.FailedClauses() {
 				r.FailedClauses = append(r.FailedClauses, c.Key)
@@ -234,6 +245,21 @@ func ownEntries(entries []conformance.Entry, m reference.Mutant) []conformance.E
 		own = append(own, scenarioOf(k))
 	}
 	return slices.DeleteFunc(slices.Clone(entries), func(e conformance.Entry) bool { return !slices.Contains(own, e.Scenario.ID) })
+}
+
+// onlyAdvised reports a failed result whose every failure is recommended
+// and in a clause the variant's row names as advised.
+func onlyAdvised(res conformance.Result, advised []string) bool {
+	failed := res.FailedClauses()
+	if len(failed) == 0 {
+		return false
+	}
+	for _, c := range failed {
+		if !slices.Contains(advised, c.Key) || c.FailLevel() != scenarios.Recommended {
+			return false
+		}
+	}
+	return true
 }
 
 // falseIDs are the ids that fail a variant or judge it less than the

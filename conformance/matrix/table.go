@@ -72,6 +72,9 @@ func WriteVariants(w io.Writer, results []Result) {
 				bad = append(bad, "stale: "+strings.Join(r.Stale, " "))
 			}
 		}
+		if len(bad) == 0 && len(r.Advised) > 0 {
+			bad = []string{"advised only: " + strings.Join(r.Advised, ",")}
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Mutant, cut(r.Freedom, 60), r.Verdict, cut(dash(bad), 50))
 	}
 	tw.Flush()
