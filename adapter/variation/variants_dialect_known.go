@@ -18,7 +18,7 @@ var knownFalse = map[string]map[string]string{
 		"S019": causeIndex, "S022": causeIndex, "S023": causeIndex, "S024": causeIndex, "S025": causeIndex,
 		"S026": causeIndex, "S027": causeIndex, "S028": causeIndex, "S029": causeIndex, "S030": causeIndex,
 		"S031": causeIndex, "S032": causeIndex, "S033": causeIndex, "S034": causeIndex, "S041": causeIndex,
-		"U01": causeIndex, "U03": causeIndex, "U05": causeIndex, "U09": causeIndex, "U17": causeIndex,
+		"U01": causeIndex, "U02": causeIndex, "U03": causeIndex, "U05": causeIndex, "U09": causeIndex, "U17": causeIndex,
 		"S036": causeRecords, "S048": causeRecords, "S049": causeRecords, "S037": causeRecords,
 		"S050": causeLayoutIDs, "S043": causeLayoutIDs, "S044": causeHighlight,
 	},

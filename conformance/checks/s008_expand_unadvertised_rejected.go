@@ -21,8 +21,9 @@ var (
 // expand_limit alone, and for fetch with expand; each call by what the RS
 // saw before what the message says.
 var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
-	et, ok := expandSubject(t, false)
-	if !ok {
+	found := expandSubject(t, false)
+	et := found.et
+	if !found.ok {
 		t.Skipf("every probed stream advertises expand relations; none to test the gate on")
 	}
 	on := t.Private()

@@ -2,6 +2,8 @@ package checks
 
 import (
 	"net/url"
+	"slices"
+	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
@@ -16,18 +18,26 @@ type filterable struct {
 
 // findFilterable reads field capabilities from scoped schemas (a flag
 // string or a capability object alike) until a row shows an exact field
-// and a range field.
-func findFilterable(t *T) (filterable, bool) {
+// and a range field. When none does, absent is how many streams were read
+// in full, every field's capabilities understood and none filterable (0:
+// some field is filterable, or one may exist unseen).
+func findFilterable(t *T) (f filterable, ok bool, absent int) {
 	_, index := schemaIndex(t)
-	for i, s := range sources(index) {
+	all := sources(index)
+	seenAll := len(all) > 0 && len(all) <= maxStreamProbes
+	for i, s := range all {
 		if i == maxStreamProbes {
 			break
 		}
 		_, rows := scopedSchema(t, s.roles(nil))
+		seenAll = seenAll && len(rows) > 0
 		for _, r := range rows {
 			f := filterable{src: s}
+			seenAll = seenAll && len(r.FieldCaps) > 0
 			for _, name := range fieldNames(r) {
+				seenAll = seenAll && capUnderstood(r.FieldCaps[name])
 				fc := capOf(r.FieldCaps[name])
+				seenAll = seenAll && !fc.Exact && len(fc.Ops) == 0 // one filterable field: not absent
 				if fc.Exact && f.eq == "" && name != "id" {
 					f.eq, f.eqType = name, fc.Type
 				}
@@ -36,11 +46,34 @@ func findFilterable(t *T) (filterable, bool) {
 				}
 			}
 			if f.eq != "" && f.rng != "" {
-				return f, true
+				return f, true, 0
 			}
 		}
 	}
-	return filterable{}, false
+	if seenAll {
+		return filterable{}, false, len(all)
+	}
+	return filterable{}, false, 0
+}
+
+// flagKeys are the compact flag keys whose meaning mcpcheck knows, and
+// "declared", the RS's mark of a field with no capability beyond its
+// declaration.
+var flagKeys = []string{"t", "role", "eq", "r", "lex", "sem", "a", "g", "declared"}
+
+// capUnderstood reports a field capability mcpcheck can read in full: a
+// capability object stating both filters, or flags all of known keys.
+func capUnderstood(v any) bool {
+	if m, ok := v.(map[string]any); ok {
+		return m["exact_filter"] != nil && m["range_filter"] != nil
+	}
+	toks := flagTokens(v)
+	for _, tok := range toks {
+		if k, _, _ := strings.Cut(tok, "="); !slices.Contains(flagKeys, k) {
+			return false
+		}
+	}
+	return len(toks) > 0
 }
 
 // U01: an object filter of exact values and ranges reaches the RS as
@@ -49,9 +82,14 @@ func findFilterable(t *T) (filterable, bool) {
 // any RS call (U01.2) — whichever channel types the refusal: a tool error
 // object, a JSON-RPC -32602 error, or an SDK's isError text.
 var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Tools: []string{"query_records", "aggregate"}, Run: func(t *T) {
-	f, ok := findFilterable(t)
-	if !ok {
-		t.Skipf("no stream in the target's grant shows both an exact and a range filter field")
+	f, ok, absent := findFilterable(t)
+	switch {
+	case ok:
+	case absent > 0 && !t.Target.Has(CapFixture):
+		t.NotApplicable("no field of the target's grant is filterable, so no filter can be encoded: decided from the target's schema, whose %d streams flag no exact or range filter on any field (mcpcheck controls no RS here)", absent)
+	default:
+		t.Skipf("no stream in the target's grant shows both an exact and a range filter field (read up to %d streams' field capabilities): "+
+			"a stream whose schema flags an exact and a range filter, as mcpcheck's fixture RS serves, would let it run", maxStreamProbes)
 	}
 	on := t.Private()
 	logged := on != t
