@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -28,8 +29,16 @@ func TestReferenceAdapterPasses(t *testing.T) {
 		t.Fatal(rep.TargetError)
 	}
 	for _, row := range rep.Rows {
-		if row.Result != nil && row.Result.Verdict != conformance.Pass {
+		if row.Result != nil && row.Result.Verdict != conformance.Pass && !handleFree(row, row.Result.Verdict) {
 			t.Errorf("%s: %s %s", row.Name, row.Result.Verdict, row.Result.Message)
 		}
 	}
+}
+
+// handleFree reports the scenarios about pdpp:// URIs a target shows,
+// which are n/a on pdpp-mcp: it shows none of its own (the fixture data
+// carries none either), so the variant path-record-handles and the
+// mutants judge them.
+func handleFree(row conformance.Row, v conformance.Verdict) bool {
+	return v == conformance.NA && slices.Contains([]string{"S035", "S046", "S047"}, row.ID)
 }

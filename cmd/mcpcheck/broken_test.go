@@ -29,7 +29,21 @@ func TestBrokenAdapterReportNamesItsRootCauseFirst(t *testing.T) {
 	if len(lines) > 155 {
 		t.Errorf("%d lines, want about 150 at most", len(lines))
 	}
-	head := strings.Join(lines[:min(8, len(lines))], "\n")
+	// The head's dialect block (what was inferred of the target's argument
+	// names) may stand above the root causes.
+	var first []string
+	inDialect := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "dialect"):
+			inDialect = true
+		case inDialect && strings.HasPrefix(l, " "):
+		default:
+			inDialect = false
+			first = append(first, l)
+		}
+	}
+	head := strings.Join(first[:min(8, len(first))], "\n")
 	if !strings.Contains(head, "Root causes:") || !strings.Contains(head, "S017-schema-global-compact-index") || !strings.Contains(head, "blocks ") {
 		t.Errorf("the first lines do not name the root cause:\n%s", head)
 	}

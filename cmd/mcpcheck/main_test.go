@@ -31,8 +31,8 @@ func TestDefaultRunReportsEveryScenario(t *testing.T) {
 	}
 	for i := 1; i <= 52; i++ {
 		id := "S0" + pad2(i)
-		if !regexp.MustCompile(`(?m)^\s+(PASS|SKIP|PENDING|MANUAL)\s+(required|recommended)\s+` + id + `-`).MatchString(out) {
-			t.Errorf("report has no pass/skip/pending/manual line for %s", id)
+		if !regexp.MustCompile(`(?m)^\s+(PASS|SKIP|PENDING|MANUAL|N/A)\s+(required|recommended)\s+` + id + `-`).MatchString(out) {
+			t.Errorf("report has no pass/skip/pending/manual/n-a line for %s", id)
 		}
 	}
 	for _, want := range []string{"Footprint", "tools/list total", "o200k"} {
