@@ -11,14 +11,14 @@ const (
 )
 
 // KindPackage is a hosted-MCP package token: meaningful at /mcp only, so
-// REST reads treat it as unauthorized (contract §2.1).
+// REST reads treat it as unauthorized (docs/RS-CONTRACT.md §2.1).
 const KindPackage = "mcp_package"
 
 // KindControlPlane is an operator (control-plane) token: it manages the
 // provider and never reads data, so REST reads refuse it with 403.
 const KindControlPlane = "control_plane"
 
-// Token states beyond "" (valid): how the auth gate answers (contract §2.2).
+// Token states beyond "" (valid): how the auth gate answers (docs/RS-CONTRACT.md §2.2).
 const (
 	stateRevoked   = "revoked"   // 403 grant_revoked
 	stateExpired   = "expired"   // 403 grant_expired
@@ -102,7 +102,7 @@ func (rs *RS) ForeignResourceToken() string { return rs.tokenOf(KindClient, stat
 // permission_error.
 func (rs *RS) ControlPlaneToken() string { return rs.tokenOf(KindControlPlane, "") }
 
-// authenticate is the gate of contract §2.2/§2.3.
+// authenticate is the gate of docs/RS-CONTRACT.md §2.2/§2.3.
 func (rs *RS) authenticate(r *request, rt *route) *apiError {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || tok == "" {
@@ -129,7 +129,7 @@ func (rs *RS) authenticate(r *request, rt *route) *apiError {
 		r.grant = r.fx.clientGrant(info.connector)
 	}
 	if rt.streamed && r.client() {
-		// Implementation, not spec: 401 context.* at the gate (contract §15 #1, #2).
+		// Implementation, not spec: 401 context.* at the gate (docs/RS-CONTRACT.md §15 #1, #2).
 		gs := r.grantStream(r.params[0])
 		if gs == nil {
 			return errf("context.stream_not_allowed", "", "Token introspection failed closed")

@@ -28,7 +28,7 @@ func filterFieldNames(r *request) []string {
 	return out
 }
 
-// parseFilters reads filter[f]=v and filter[f][op]=v (contract §6.1).
+// parseFilters reads filter[f]=v and filter[f][op]=v (docs/RS-CONTRACT.md §6.1).
 func parseFilters(r *request, stream string) ([]filter, *apiError) {
 	var out []filter
 	for _, k := range sortedKeys(r.q) {

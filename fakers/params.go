@@ -29,7 +29,7 @@ func unsupportedParams(r *request, allowed map[string]bool) *apiError {
 	return errf("invalid_request", "", "Unsupported query parameter: "+strings.Join(unknown, ", "))
 }
 
-// rejectClientQueries enforces contract §2.4 unless the fixture reads as the spec.
+// rejectClientQueries enforces docs/RS-CONTRACT.md §2.4 unless the fixture reads as the spec.
 func rejectClientQueries(r *request) *apiError {
 	if !r.client() || r.fx.specReads() {
 		return nil

@@ -59,7 +59,7 @@ func (f *Fixture) declaredField(stream, field string) *Field {
 }
 
 // projectTop applies a fields projection to a record without data (a
-// tombstone): the implementation projects its top-level keys (contract §3).
+// tombstone): the implementation projects its top-level keys (docs/RS-CONTRACT.md §3).
 func projectTop(m map[string]any, fields []string) map[string]any {
 	if fields == nil {
 		return m

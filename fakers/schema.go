@@ -44,7 +44,7 @@ func (r *request) liveMetadata() bool { return !r.client() || r.fx.specReads() }
 // Fixture.SpecClientReads); a RealRS fixture never does.
 func (f *Fixture) specReads() bool { return f.SpecClientReads && !f.RealRS }
 
-// schema serves GET /v1/schema (contract §4): full or compact, scoped by
+// schema serves GET /v1/schema (docs/RS-CONTRACT.md §4): full or compact, scoped by
 // stream and connection_id; detail=full needs a stream that resolves to one source.
 func (rs *RS) schema(r *request) (int, any) {
 	return rs.cached(r, rs.buildSchema)
@@ -159,7 +159,7 @@ func grantedConnections(conns []Connection) []any {
 }
 
 // streamEntry builds one stream row: live metadata, or the client grant
-// projection (implementation, not spec: contract §4.3, §15 #3).
+// projection (implementation, not spec: docs/RS-CONTRACT.md §4.3, §15 #3).
 func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact bool) map[string]any {
 	if r.client() && r.fx.RealRS {
 		gs := r.grantStream(s.Name)
@@ -235,7 +235,7 @@ func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact boo
 	return e
 }
 
-// compactRow keeps the keys that survive view=compact (contract §4.4).
+// compactRow keeps the keys that survive view=compact (docs/RS-CONTRACT.md §4.4).
 func compactRow(e map[string]any) map[string]any {
 	out := map[string]any{}
 	for _, k := range []string{"name", "connector_key", "connector_id", "connector_display_name", "display_name", "connection_display_name",
@@ -308,7 +308,7 @@ func manifestQuery(s *Stream) map[string]any {
 	return q
 }
 
-// flagString renders the compact capability grammar (contract §4.4).
+// flagString renders the compact capability grammar (docs/RS-CONTRACT.md §4.4).
 func flagString(f Field, granted bool) string {
 	var toks []string
 	typ := f.Type
@@ -376,7 +376,7 @@ func fullCapabilities(f Field, schema map[string]any, granted bool) map[string]a
 }
 
 // liftGrantedConnections moves the most common per-stream connection set to
-// the connector, keeping a stream's own only when it differs (contract §4.4).
+// the connector, keeping a stream's own only when it differs (docs/RS-CONTRACT.md §4.4).
 func liftGrantedConnections(connector map[string]any) {
 	rows, _ := connector["streams"].([]any)
 	count := map[string]int{}

@@ -12,7 +12,7 @@ var searchParams = map[string]bool{"q": true, "limit": true, "cursor": true, "st
 	"connection_id": true, "connector_instance_id": true}
 
 // semanticRejected are named by the implementation's explicit reject list
-// on /v1/search/semantic (contract §10.2).
+// on /v1/search/semantic (docs/RS-CONTRACT.md §10.2).
 var semanticRejected = map[string]bool{"vector": true, "embedding": true, "embed": true, "model": true, "model_id": true, "model_family": true,
 	"rank": true, "boost": true, "weights": true, "blend": true, "connector_id": true, "fields": true, "expand": true, "expand_limit": true,
 	"order": true, "sort": true, "mode": true}
@@ -24,7 +24,7 @@ var semanticApproximation = map[string]any{"kind": "fixture_token_overlap",
 
 // semantic reports whether the semantic and hybrid routes are mounted: only
 // when some stream declares a semantic field, as on an RS with an embedding
-// backend. Otherwise they fall through to the framework 404 (contract §1.4).
+// backend. Otherwise they fall through to the framework 404 (docs/RS-CONTRACT.md §1.4).
 func (f Fixture) semantic() bool {
 	for _, s := range f.Streams {
 		for _, fd := range s.Fields {
@@ -47,7 +47,7 @@ type searchQuery struct {
 	filters  []filter
 }
 
-// parseSearch validates what every search route shares (contract §10.1).
+// parseSearch validates what every search route shares (docs/RS-CONTRACT.md §10.1).
 func parseSearch(r *request, allowed map[string]bool) (*searchQuery, *apiError) {
 	if e := rejectClientQueries(r); e != nil {
 		return nil, e
@@ -140,7 +140,7 @@ func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string
 }
 
 // roundRobin merges each connection's ranked list, one candidate per
-// connection per round (contract §10.1).
+// connection per round (docs/RS-CONTRACT.md §10.1).
 func roundRobin(perConn map[string][]cand, order []string) []cand {
 	var merged []cand
 	for i := 0; ; i++ {
@@ -223,7 +223,7 @@ func (rs *RS) semanticSearch(r *request) (int, any) {
 var hybridParams = map[string]bool{"q": true, "limit": true, "streams": true, "streams[]": true, "filter": true, "connection_id": true, "connector_instance_id": true}
 
 // hybridSearch fuses the lexical and semantic rankings by reciprocal rank.
-// It has no cursor paging, as in the implementation (contract §10.3).
+// It has no cursor paging, as in the implementation (docs/RS-CONTRACT.md §10.3).
 func (rs *RS) hybridSearch(r *request) (int, any) {
 	if r.q.Has("cursor") {
 		return 0, errf("invalid_request", "cursor", "cursor pagination is not supported on /v1/search/hybrid")
