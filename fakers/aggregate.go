@@ -2,7 +2,9 @@ package fakers
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -36,7 +38,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 		return 0, errf("invalid_request", "", "Aggregations are not declared for stream '"+s.Name+"'")
 	}
 	metric, field, groupBy, groupTime, gran, tz := r.q.Get("metric"), r.q.Get("field"), r.q.Get("group_by"), r.q.Get("group_by_time"), r.q.Get("granularity"), r.q.Get("time_zone")
-	declared := func(op, f string) bool { fd := s.Field(f); return fd != nil && contains(fd.Aggregate, op) }
+	declared := func(op, f string) bool { fd := s.Field(f); return fd != nil && slices.Contains(fd.Aggregate, op) }
 	undeclared := func(param, op, f string) *apiError {
 		return errf("invalid_request", param, fmt.Sprintf("field '%s' is not declared for %s", f, op)).
 			asReference("", "Aggregation "+op+" is not declared for '"+f+"'")
@@ -129,10 +131,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 		}
 		counts[k]++
 	}
-	keys := make([]any, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(counts))
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		if groupTime != "" { // ascending buckets, null last

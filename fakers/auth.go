@@ -1,6 +1,7 @@
 package fakers
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -134,7 +135,7 @@ func (rs *RS) authenticate(r *request, rt *route) *apiError {
 		if gs == nil {
 			return errf("context.stream_not_allowed", "", "Token introspection failed closed")
 		}
-		if c := connectionParam(r); c != "" && !contains(gs.InstanceIDs, c) {
+		if c := connectionParam(r); c != "" && !slices.Contains(gs.InstanceIDs, c) {
 			return errf("context.instance_mismatch", "", "Token introspection failed closed")
 		}
 	}
@@ -176,7 +177,7 @@ func (f *Fixture) clientGrant(connector string) *Grant {
 		}
 		for _, s := range f.StreamsNamed(gs.Name) {
 			for _, fd := range gs.Fields {
-				if s.Connector == connector && s.Field(fd) != nil && !contains(fields, fd) {
+				if s.Connector == connector && s.Field(fd) != nil && !slices.Contains(fields, fd) {
 					fields = append(fields, fd)
 				}
 			}
@@ -190,7 +191,7 @@ func (f *Fixture) clientGrant(connector string) *Grant {
 
 func grantedConnection(r *request, id string) bool {
 	for _, gs := range r.grant.Streams {
-		if contains(gs.InstanceIDs, id) {
+		if slices.Contains(gs.InstanceIDs, id) {
 			return true
 		}
 	}

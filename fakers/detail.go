@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -73,7 +74,7 @@ func (rs *RS) recordDetail(r *request) (int, any) {
 	if r.client() && fields != nil { // out-of-grant fields simply do not appear here
 		var kept []string
 		for _, f := range fields {
-			if contains(r.grantStream(h.x.s.Name).Fields, f) {
+			if slices.Contains(r.grantStream(h.x.s.Name).Fields, f) {
 				kept = append(kept, f)
 			}
 		}
@@ -148,7 +149,7 @@ func (rs *RS) fieldWindow(r *request) (int, any) {
 	if e != nil {
 		return 0, e
 	}
-	if r.client() && !contains(r.grantStream(h.x.s.Name).Fields, field) {
+	if r.client() && !slices.Contains(r.grantStream(h.x.s.Name).Fields, field) {
 		return 0, errf("field_not_granted", "field", "Field not in grant: "+field).
 			asReference("", "field '"+field+"' is not within the granted projection for this stream")
 	}
@@ -222,7 +223,7 @@ func (rs *RS) blob(r *request) (int, any) {
 	var ref map[string]any
 	for _, gs := range r.grant.Streams {
 		for _, x := range r.slices(gs.Name, conn) {
-			if r.client() && !contains(gs.Fields, "blob_ref") {
+			if r.client() && !slices.Contains(gs.Fields, "blob_ref") {
 				continue
 			}
 			for _, rec := range x.s.Records {

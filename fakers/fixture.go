@@ -37,6 +37,7 @@ package fakers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -253,12 +254,12 @@ func (f *Fixture) grantAll() {
 			order = append(order, s.Name)
 		}
 		for _, fd := range s.Fields {
-			if !contains(gs.Fields, fd.Name) {
+			if !slices.Contains(gs.Fields, fd.Name) {
 				gs.Fields = append(gs.Fields, fd.Name)
 			}
 		}
 		for _, c := range s.Connections {
-			if !contains(gs.InstanceIDs, c) {
+			if !slices.Contains(gs.InstanceIDs, c) {
 				gs.InstanceIDs = append(gs.InstanceIDs, c)
 			}
 		}

@@ -1,7 +1,9 @@
 package fakers
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -56,10 +58,5 @@ func connectionParam(r *request) string {
 
 // sortedKeys are the query's keys in sorted order.
 func sortedKeys(q url.Values) []string {
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(q))
 }

@@ -1,6 +1,7 @@
 package fakers
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -44,7 +45,7 @@ func (r *request) grantedField(stream, field string) bool {
 		return true
 	}
 	gs := r.grantStream(stream)
-	return gs != nil && contains(gs.Fields, field)
+	return gs != nil && slices.Contains(gs.Fields, field)
 }
 
 // declaredField finds a field among the streams of that name; two

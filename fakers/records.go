@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 func (rs *RS) streams(r *request) (int, any) {
@@ -281,7 +282,7 @@ func (rs *RS) dataJSON(s *Stream, rec Record, fields []string) json.RawMessage {
 	}
 	data := map[string]any{}
 	for k, v := range rec.Data {
-		if fields == nil || contains(fields, k) || contains(rs.fx.ProjectionAddsFields, k) {
+		if fields == nil || slices.Contains(fields, k) || slices.Contains(rs.fx.ProjectionAddsFields, k) {
 			data[k] = v
 		}
 	}

@@ -1,8 +1,10 @@
 package fakers
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +29,7 @@ func (r *request) slices(name, connection string) []slice {
 	var out []slice
 	for _, s := range r.fx.StreamsNamed(name) {
 		for _, cid := range s.Connections {
-			if (allowed != nil && !contains(allowed, cid)) || (connection != "" && cid != connection) {
+			if (allowed != nil && !slices.Contains(allowed, cid)) || (connection != "" && cid != connection) {
 				continue
 			}
 			c, key, _ := r.fx.Connection(cid)
@@ -85,11 +87,7 @@ func (rs *RS) buildSchema(r *request) (int, any) {
 		if sl := r.slices(stream, ""); conn == "" && len(sl) > 1 {
 			var avail []map[string]any
 			for _, x := range sl {
-				dn := x.conn.DisplayName
-				if dn == "" {
-					dn = stream
-				}
-				avail = append(avail, map[string]any{"connection_id": x.conn.ID, "connector_key": x.key, "stream": stream, "display_name": dn})
+				avail = append(avail, map[string]any{"connection_id": x.conn.ID, "connector_key": x.key, "stream": stream, "display_name": cmp.Or(x.conn.DisplayName, stream)})
 			}
 			e := &apiError{Code: "ambiguous_schema_detail", Param: "connection_id", RetryWith: "connection_id", AvailableConnections: avail,
 				Message: "Stream '" + stream + "' resolves to more than one source. Retry with `connection_id`."}
@@ -195,7 +193,7 @@ func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact boo
 		e["query"], e["relationships"], e["views"], e["primary_key"] = map[string]any{}, []any{}, []any{}, []any{}
 	} else {
 		for _, f := range s.Fields {
-			isGranted := granted == nil || contains(granted, f.Name)
+			isGranted := granted == nil || slices.Contains(granted, f.Name)
 			p := map[string]any{"type": f.Type}
 			if f.Format != "" {
 				p["format"] = f.Format
@@ -340,7 +338,7 @@ func flagString(f Field, granted bool) string {
 	flag("sem", f.Semantic, "")
 	var aggs []string
 	for _, op := range []string{"count_distinct", "group_by", "group_by_time", "max", "min", "sum"} {
-		if contains(f.Aggregate, op) && granted {
+		if slices.Contains(f.Aggregate, op) && granted {
 			aggs = append(aggs, op)
 		}
 	}
@@ -369,7 +367,7 @@ func fullCapabilities(f Field, schema map[string]any, granted bool) map[string]a
 	}
 	agg := map[string]any{}
 	for _, op := range []string{"sum", "min", "max", "group_by", "group_by_time", "count_distinct"} {
-		agg[op] = flag(contains(f.Aggregate, op))
+		agg[op] = flag(slices.Contains(f.Aggregate, op))
 	}
 	c["aggregation"] = agg
 	return c

@@ -3,6 +3,7 @@ package fakers
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -100,7 +101,7 @@ func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string
 	var order []string
 	seen := map[string]bool{}
 	for _, s := range r.fx.Streams {
-		if seen[s.Name] || (len(sq.streams) > 0 && !contains(sq.streams, s.Name)) {
+		if seen[s.Name] || (len(sq.streams) > 0 && !slices.Contains(sq.streams, s.Name)) {
 			continue
 		}
 		seen[s.Name] = true
@@ -113,7 +114,7 @@ func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string
 			granted = gs.Fields
 		}
 		for _, x := range r.slices(s.Name, sq.conn) {
-			if !contains(order, x.conn.ID) {
+			if !slices.Contains(order, x.conn.ID) {
 				order = append(order, x.conn.ID)
 			}
 			for _, rec := range filterRecords(r.rs.sortedRecords(x.s, x.conn.ID, "desc"), sq.filters) {
@@ -285,11 +286,11 @@ func (rs *RS) hybridSearch(r *request) (int, any) {
 func (r *request) sourcesSearched(sq *searchQuery) []string {
 	var out []string
 	for _, gs := range r.fx.Streams {
-		if len(sq.streams) > 0 && !contains(sq.streams, gs.Name) {
+		if len(sq.streams) > 0 && !slices.Contains(sq.streams, gs.Name) {
 			continue
 		}
 		for _, x := range r.slices(gs.Name, sq.conn) {
-			if !contains(out, x.conn.ID) {
+			if !slices.Contains(out, x.conn.ID) {
 				out = append(out, x.conn.ID)
 			}
 		}

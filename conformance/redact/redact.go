@@ -10,9 +10,10 @@ package redact
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -190,7 +191,7 @@ func (m *matcher) replace(b []byte) ([]byte, bool) {
 	if len(spans) == 0 {
 		return b, false
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	slices.SortFunc(spans, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
 	var out []byte
 	last := 0
 	for k := 0; k < len(spans); {
