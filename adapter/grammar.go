@@ -106,7 +106,7 @@ func (g CompactGrammar) Row(row map[string]any) []string {
 	if cf := str(row["cursor_field"]); cf != "" {
 		segs = append(segs, "sort="+e.inline(cf, 60)+"|-"+e.inline(cf, 60))
 	} else {
-		// The RS contract (§6.2) orders every page by the stream's cursor
+		// The RS contract (docs/RS-CONTRACT.md §6.2) orders every page by the stream's cursor
 		// field and takes order=asc|desc, even where the schema (a client
 		// grant's, on the real RS) names no sortable field.
 		segs = append(segs, "sort=none order=asc|desc (pages follow the cursor field, per the RS contract; this schema names no sortable field)")
@@ -141,7 +141,7 @@ func (g CompactGrammar) Row(row map[string]any) []string {
 	} else if capabilityBlind(flagsOf) {
 		// A schema that flags nothing (a client grant's on the real RS)
 		// hides, rather than denies, what the RS's live manifest allows:
-		// /v1/search matches its declared text fields (contract §10.1).
+		// /v1/search matches its declared text fields (docs/RS-CONTRACT.md §10.1).
 		segs = append(segs, "search=unflagged (this schema flags no field; per the RS contract the search tool still matches the manifest's text fields)")
 	}
 	return segs
@@ -159,7 +159,7 @@ func capabilityBlind(flagsOf map[string]string) bool {
 
 // flags is a field's compact flag string. A detail=full document holds
 // capability objects; they are rendered in the same grammar, so the legend
-// explains both (contract §4.2, §4.4).
+// explains both (docs/RS-CONTRACT.md §4.2, §4.4).
 func (g CompactGrammar) flags(v any) string {
 	e := g.cut()
 	m, ok := v.(map[string]any)

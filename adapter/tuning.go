@@ -96,7 +96,7 @@ const (
 	UnscopedListsAsk UnscopedListPolicy = iota
 	// UnscopedListsFanIn forwards the read, which the RS fans in over the
 	// grant's connections (one page each, no next_cursor, a partial_results
-	// warning: contract §6.4); every previewed record names its connection.
+	// warning: docs/RS-CONTRACT.md §6.4); every previewed record names its connection.
 	UnscopedListsFanIn
 )
 

@@ -325,7 +325,7 @@ func open(ctx context.Context, spec TargetSpec, opener func(*Target, context.Con
 // read as the spec says (live capability flags, filter and expand accepted),
 // because the seed scenarios presuppose a grant whose schema advertises what
 // it supports. The implementation's grant projection would hide every flag
-// and make those scenarios unjudgeable (contract §4.3, §15 #3).
+// and make those scenarios unjudgeable (docs/RS-CONTRACT.md §4.3, §15 #3).
 func LoadFixture(name string) (*fakers.Fixture, error) {
 	if name == "" {
 		name = fakers.DefaultFixture

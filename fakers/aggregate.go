@@ -2,7 +2,9 @@ package fakers
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -18,7 +20,7 @@ const badMetric = "metric must be one of count, sum, min, max, count_distinct"
 var granularities = map[string]bool{"minute": true, "hour": true, "day": true, "week": true, "month": true, "quarter": true, "year": true}
 
 // aggregate serves count/sum/min/max/count_distinct, optionally grouped by a
-// field or a time bucket (contract §9).
+// field or a time bucket (docs/RS-CONTRACT.md §9).
 func (rs *RS) aggregate(r *request) (int, any) {
 	if e := rejectClientQueries(r); e != nil {
 		return 0, e
@@ -32,11 +34,11 @@ func (rs *RS) aggregate(r *request) (int, any) {
 	}
 	s := sl[0].s
 	if s.NoAggregations {
-		// Implementation, not spec: 400, not 404 (contract §15 #10).
+		// Implementation, not spec: 400, not 404 (docs/RS-CONTRACT.md §15 #10).
 		return 0, errf("invalid_request", "", "Aggregations are not declared for stream '"+s.Name+"'")
 	}
 	metric, field, groupBy, groupTime, gran, tz := r.q.Get("metric"), r.q.Get("field"), r.q.Get("group_by"), r.q.Get("group_by_time"), r.q.Get("granularity"), r.q.Get("time_zone")
-	declared := func(op, f string) bool { fd := s.Field(f); return fd != nil && contains(fd.Aggregate, op) }
+	declared := func(op, f string) bool { fd := s.Field(f); return fd != nil && slices.Contains(fd.Aggregate, op) }
 	undeclared := func(param, op, f string) *apiError {
 		return errf("invalid_request", param, fmt.Sprintf("field '%s' is not declared for %s", f, op)).
 			asReference("", "Aggregation "+op+" is not declared for '"+f+"'")
@@ -129,10 +131,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 		}
 		counts[k]++
 	}
-	keys := make([]any, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(counts))
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		if groupTime != "" { // ascending buckets, null last
@@ -155,7 +154,7 @@ func (rs *RS) aggregate(r *request) (int, any) {
 		}
 	}
 	body["limit"], body["groups"] = limit, groups
-	if len(sl) == 1 { // implementation, not spec: omitted under fan-in (contract §15 #12)
+	if len(sl) == 1 { // implementation, not spec: omitted under fan-in (docs/RS-CONTRACT.md §15 #12)
 		body["other_count"] = other
 	}
 	return http.StatusOK, body

@@ -1,6 +1,7 @@
 package fakers
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -11,14 +12,14 @@ const (
 )
 
 // KindPackage is a hosted-MCP package token: meaningful at /mcp only, so
-// REST reads treat it as unauthorized (contract §2.1).
+// REST reads treat it as unauthorized (docs/RS-CONTRACT.md §2.1).
 const KindPackage = "mcp_package"
 
 // KindControlPlane is an operator (control-plane) token: it manages the
 // provider and never reads data, so REST reads refuse it with 403.
 const KindControlPlane = "control_plane"
 
-// Token states beyond "" (valid): how the auth gate answers (contract §2.2).
+// Token states beyond "" (valid): how the auth gate answers (docs/RS-CONTRACT.md §2.2).
 const (
 	stateRevoked   = "revoked"   // 403 grant_revoked
 	stateExpired   = "expired"   // 403 grant_expired
@@ -102,7 +103,7 @@ func (rs *RS) ForeignResourceToken() string { return rs.tokenOf(KindClient, stat
 // permission_error.
 func (rs *RS) ControlPlaneToken() string { return rs.tokenOf(KindControlPlane, "") }
 
-// authenticate is the gate of contract §2.2/§2.3.
+// authenticate is the gate of docs/RS-CONTRACT.md §2.2/§2.3.
 func (rs *RS) authenticate(r *request, rt *route) *apiError {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || tok == "" {
@@ -129,12 +130,12 @@ func (rs *RS) authenticate(r *request, rt *route) *apiError {
 		r.grant = r.fx.clientGrant(info.connector)
 	}
 	if rt.streamed && r.client() {
-		// Implementation, not spec: 401 context.* at the gate (contract §15 #1, #2).
+		// Implementation, not spec: 401 context.* at the gate (docs/RS-CONTRACT.md §15 #1, #2).
 		gs := r.grantStream(r.params[0])
 		if gs == nil {
 			return errf("context.stream_not_allowed", "", "Token introspection failed closed")
 		}
-		if c := connectionParam(r); c != "" && !contains(gs.InstanceIDs, c) {
+		if c := connectionParam(r); c != "" && !slices.Contains(gs.InstanceIDs, c) {
 			return errf("context.instance_mismatch", "", "Token introspection failed closed")
 		}
 	}
@@ -176,7 +177,7 @@ func (f *Fixture) clientGrant(connector string) *Grant {
 		}
 		for _, s := range f.StreamsNamed(gs.Name) {
 			for _, fd := range gs.Fields {
-				if s.Connector == connector && s.Field(fd) != nil && !contains(fields, fd) {
+				if s.Connector == connector && s.Field(fd) != nil && !slices.Contains(fields, fd) {
 					fields = append(fields, fd)
 				}
 			}
@@ -190,7 +191,7 @@ func (f *Fixture) clientGrant(connector string) *Grant {
 
 func grantedConnection(r *request, id string) bool {
 	for _, gs := range r.grant.Streams {
-		if contains(gs.InstanceIDs, id) {
+		if slices.Contains(gs.InstanceIDs, id) {
 			return true
 		}
 	}

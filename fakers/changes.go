@@ -78,7 +78,7 @@ func (rs *RS) changedSince(x slice, from, horizon int) []changeItem {
 	return out
 }
 
-// changes serves the changes feed of one connection (contract §6.3):
+// changes serves the changes feed of one connection (docs/RS-CONTRACT.md §6.3):
 // "beginning" lists every live record; a next_changes_since token lists the
 // records changed or deleted since it was issued, deletions as tombstones.
 // Every page carries next_changes_since, the horizon of the first page.

@@ -2,8 +2,6 @@ package fakers
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,18 +16,15 @@ import (
 // RS in its own process (mcpcheck --url --rs-control).
 const ControlPrefix = "/_fixture/"
 
-// controlTokenPrefix marks control tokens, which are never PDPP tokens.
-const controlTokenPrefix = "fixturectl_"
-
 // maxControlBody bounds a control request body (a scale fixture is a few MB).
 const maxControlBody = 64 << 20
 
 // EnableControl mounts the control plane under [ControlPrefix] and returns
-// its bearer token, random and unknown to the /v1 routes. The data served
+// its bearer token, random, high-entropy and unknown to the /v1 routes. The data served
 // now is what the "restore" mutation returns to.
 func (rs *RS) EnableControl() (string, error) {
-	var b [24]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	tok, err := randomToken()
+	if err != nil {
 		return "", err
 	}
 	base, err := json.Marshal(rs.Fixture())
@@ -38,7 +33,7 @@ func (rs *RS) EnableControl() (string, error) {
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	rs.controlToken = controlTokenPrefix + hex.EncodeToString(b[:])
+	rs.controlToken = tok
 	rs.baseline = base
 	return rs.controlToken, nil
 }

@@ -48,7 +48,7 @@ func controlCode(t *testing.T, body []byte) string {
 
 func TestControlPlaneAuth(t *testing.T) {
 	rs, tok, do := controlRS(t)
-	if !strings.HasPrefix(tok, controlTokenPrefix) || rs.tokens[tok].kind != "" {
+	if len(tok) != tokenLen || !mixedAlphanumeric(tok) || rs.tokens[tok].kind != "" {
 		t.Fatalf("control token %q must not be a PDPP token", tok)
 	}
 	for _, bad := range []string{"", "wrong", rs.ClientToken(), rs.OwnerToken()} {

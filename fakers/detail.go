@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -15,7 +16,7 @@ type located struct {
 	rec Record
 }
 
-// ambiguity builds the 409 of contract §12.1.
+// ambiguity builds the 409 of docs/RS-CONTRACT.md §12.1.
 func ambiguity(what string, hits []located) *apiError {
 	var avail []map[string]any
 	for _, h := range hits {
@@ -30,7 +31,7 @@ func ambiguity(what string, hits []located) *apiError {
 }
 
 // locate finds a record among the slices in scope; hits in two connections
-// without connection_id are ambiguous (contract §7, §12.1).
+// without connection_id are ambiguous (docs/RS-CONTRACT.md §7, §12.1).
 func locate(r *request) (located, *apiError) {
 	sl, e := scope(r)
 	if e != nil {
@@ -73,7 +74,7 @@ func (rs *RS) recordDetail(r *request) (int, any) {
 	if r.client() && fields != nil { // out-of-grant fields simply do not appear here
 		var kept []string
 		for _, f := range fields {
-			if contains(r.grantStream(h.x.s.Name).Fields, f) {
+			if slices.Contains(r.grantStream(h.x.s.Name).Fields, f) {
 				kept = append(kept, f)
 			}
 		}
@@ -96,7 +97,7 @@ func (rs *RS) recordDetail(r *request) (int, any) {
 	return http.StatusOK, m
 }
 
-// windowInt parses an integer window parameter (contract §8).
+// windowInt parses an integer window parameter (docs/RS-CONTRACT.md §8).
 func windowInt(r *request, key string, def int) (int, *apiError) {
 	v := r.q.Get(key)
 	if v == "" {
@@ -109,7 +110,7 @@ func windowInt(r *request, key string, def int) (int, *apiError) {
 	return n, nil
 }
 
-// fieldWindow serves a bounded window of one top-level string field (contract §8).
+// fieldWindow serves a bounded window of one top-level string field (docs/RS-CONTRACT.md §8).
 func (rs *RS) fieldWindow(r *request) (int, any) {
 	fields := r.q["field"]
 	if len(fields) != 1 || fields[0] == "" || strings.ContainsRune(fields[0], 0) {
@@ -148,7 +149,7 @@ func (rs *RS) fieldWindow(r *request) (int, any) {
 	if e != nil {
 		return 0, e
 	}
-	if r.client() && !contains(r.grantStream(h.x.s.Name).Fields, field) {
+	if r.client() && !slices.Contains(r.grantStream(h.x.s.Name).Fields, field) {
 		return 0, errf("field_not_granted", "field", "Field not in grant: "+field).
 			asReference("", "field '"+field+"' is not within the granted projection for this stream")
 	}
@@ -209,12 +210,12 @@ func jsonKind(v any) string {
 	return "number"
 }
 
-// inlineMIME are served without Content-Disposition: attachment (contract §11).
+// inlineMIME are served without Content-Disposition: attachment (docs/RS-CONTRACT.md §11).
 var inlineMIME = map[string]bool{"application/pdf": true, "image/avif": true, "image/bmp": true, "image/gif": true, "image/jpeg": true,
 	"image/png": true, "image/tiff": true, "image/webp": true, "image/x-icon": true}
 
 // blob serves GET /v1/blobs/{id}: raw bytes of a blob that a readable
-// record references through data.blob_ref (contract §11).
+// record references through data.blob_ref (docs/RS-CONTRACT.md §11).
 func (rs *RS) blob(r *request) (int, any) {
 	id, conn := r.params[0], connectionParam(r)
 	var hits []located
@@ -222,7 +223,7 @@ func (rs *RS) blob(r *request) (int, any) {
 	var ref map[string]any
 	for _, gs := range r.grant.Streams {
 		for _, x := range r.slices(gs.Name, conn) {
-			if r.client() && !contains(gs.Fields, "blob_ref") {
+			if r.client() && !slices.Contains(gs.Fields, "blob_ref") {
 				continue
 			}
 			for _, rec := range x.s.Records {

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// An apiError is the RS error envelope's error object (contract §1.4).
+// An apiError is the RS error envelope's error object (docs/RS-CONTRACT.md §1.4).
 type apiError struct {
 	status               int // overrides the code's status (fault injection)
 	Code                 string

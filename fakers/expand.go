@@ -11,7 +11,7 @@ type expansion struct {
 	limit int
 }
 
-// parseExpand validates expand and expand_limit (contract §6.1): unknown or
+// parseExpand validates expand and expand_limit (docs/RS-CONTRACT.md §6.1): unknown or
 // nested relations, limits without expand, and limits over max are rejected.
 func parseExpand(r *request, s *Stream) ([]expansion, *apiError) {
 	names := append(append([]string(nil), r.q["expand"]...), r.q["expand[]"]...)

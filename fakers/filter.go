@@ -3,6 +3,7 @@ package fakers
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ func filterFieldNames(r *request) []string {
 	return out
 }
 
-// parseFilters reads filter[f]=v and filter[f][op]=v (contract §6.1).
+// parseFilters reads filter[f]=v and filter[f][op]=v (docs/RS-CONTRACT.md §6.1).
 func parseFilters(r *request, stream string) ([]filter, *apiError) {
 	var out []filter
 	for _, k := range sortedKeys(r.q) {
@@ -49,9 +50,9 @@ func parseFilters(r *request, stream string) ([]filter, *apiError) {
 		switch {
 		case m[2] == "" && !f.scalar():
 			return nil, errf("invalid_request", "filter", "exact filters need a scalar field; "+f.Name+" is "+f.Type)
-		case m[2] != "" && !contains([]string{"gte", "gt", "lte", "lt"}, m[2]):
+		case m[2] != "" && !slices.Contains([]string{"gte", "gt", "lte", "lt"}, m[2]):
 			return nil, errf("invalid_request", "filter", "Unsupported filter operator '"+m[2]+"'; use gte, gt, lte or lt")
-		case m[2] != "" && !contains(f.Range, m[2]):
+		case m[2] != "" && !slices.Contains(f.Range, m[2]):
 			return nil, errf("invalid_request", "filter", "Range operator '"+m[2]+"' is not declared for field '"+f.Name+"'")
 		}
 		out = append(out, filter{field: f, op: m[2], value: r.q.Get(k)})

@@ -1,11 +1,11 @@
 // Package fakers is the fixture PDPP resource server: one http.Handler that
-// fakes the RS read contract (../shared/reference/rs-read-contract.md) over
+// fakes the RS read contract (docs/RS-CONTRACT.md) over
 // deterministic data, reachable in-process through an httpmock transport or
 // as a real loopback server, with a request log, live mutation and fault
 // injection that tests can drive.
 //
 // Where the contract records that the implementation differs from the spec,
-// the fixture does what the implementation does (contract §15):
+// the fixture does what the implementation does (docs/RS-CONTRACT.md §15):
 //   - a client token outside its streams or connections gets 401 context.* at
 //     the gate, not 403;
 //   - a client's schema is grant-projected (no capability flags), and client
@@ -37,6 +37,7 @@ package fakers
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -54,10 +55,10 @@ type Fixture struct {
 	// SpecClientReads makes client tokens read as the spec says rather than
 	// as the implementation does: live (not grant-projected) field
 	// capabilities in the schema, and filter/expand accepted on reads. The
-	// zero value follows the implementation (contract §4.3, §2.4).
+	// zero value follows the implementation (docs/RS-CONTRACT.md §4.3, §2.4).
 	SpecClientReads bool
 	// RealRS makes client tokens read as the reference RS (PDP-Connect/pdpp
-	// fceb768, ../shared/realrs) answers them, beyond the contract digest:
+	// fceb768, ../shared/realrs) answers them (docs/RS-CONTRACT.md §17):
 	// each client token covers one connector (ClientToken the first), the
 	// schema has exactly the reference RS's keys, record detail names the
 	// connector by its manifest URI, unknown_field and field_not_text carry
@@ -132,7 +133,7 @@ type Record struct {
 }
 
 // Grant is what the client token may read. The fixture grant may span
-// several connectors, as a hosted MCP package does; the RS digest's
+// several connectors, as a hosted MCP package does; the RS contract's
 // single-source client grant is the one-connector case.
 type Grant struct {
 	ID       string
@@ -253,12 +254,12 @@ func (f *Fixture) grantAll() {
 			order = append(order, s.Name)
 		}
 		for _, fd := range s.Fields {
-			if !contains(gs.Fields, fd.Name) {
+			if !slices.Contains(gs.Fields, fd.Name) {
 				gs.Fields = append(gs.Fields, fd.Name)
 			}
 		}
 		for _, c := range s.Connections {
-			if !contains(gs.InstanceIDs, c) {
+			if !slices.Contains(gs.InstanceIDs, c) {
 				gs.InstanceIDs = append(gs.InstanceIDs, c)
 			}
 		}

@@ -1,14 +1,5 @@
 package fakers
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // nonNil is v, or an empty slice for nil: a JSON [] rather than null.
 func nonNil[T any](v []T) []T {
 	if v == nil {

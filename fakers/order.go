@@ -1,16 +1,14 @@
 package fakers
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
 )
 
 func orderParam(r *request, s *Stream) (string, *apiError) {
-	order := strings.ToLower(r.q.Get("order"))
-	if order == "" {
-		order = "desc"
-	}
+	order := cmp.Or(strings.ToLower(r.q.Get("order")), "desc")
 	if order != "asc" && order != "desc" {
 		return "", errf("invalid_request", "order", "order must be asc or desc").asReference("", "order must be asc or desc")
 	}

@@ -1,7 +1,9 @@
 package fakers
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -29,7 +31,7 @@ func unsupportedParams(r *request, allowed map[string]bool) *apiError {
 	return errf("invalid_request", "", "Unsupported query parameter: "+strings.Join(unknown, ", "))
 }
 
-// rejectClientQueries enforces contract §2.4 unless the fixture reads as the spec.
+// rejectClientQueries enforces docs/RS-CONTRACT.md §2.4 unless the fixture reads as the spec.
 func rejectClientQueries(r *request) *apiError {
 	if !r.client() || r.fx.specReads() {
 		return nil
@@ -56,10 +58,5 @@ func connectionParam(r *request) string {
 
 // sortedKeys are the query's keys in sorted order.
 func sortedKeys(q url.Values) []string {
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(q))
 }

@@ -1,6 +1,7 @@
 package fakers
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -44,7 +45,7 @@ func (r *request) grantedField(stream, field string) bool {
 		return true
 	}
 	gs := r.grantStream(stream)
-	return gs != nil && contains(gs.Fields, field)
+	return gs != nil && slices.Contains(gs.Fields, field)
 }
 
 // declaredField finds a field among the streams of that name; two
@@ -59,7 +60,7 @@ func (f *Fixture) declaredField(stream, field string) *Field {
 }
 
 // projectTop applies a fields projection to a record without data (a
-// tombstone): the implementation projects its top-level keys (contract §3).
+// tombstone): the implementation projects its top-level keys (docs/RS-CONTRACT.md §3).
 func projectTop(m map[string]any, fields []string) map[string]any {
 	if fields == nil {
 		return m

@@ -1,6 +1,6 @@
 package fakers
 
-// What a RealRS fixture serves beyond the contract digest, as the reference
+// What a RealRS fixture serves beyond docs/RS-CONTRACT.md §1–§16, as the reference
 // RS (PDP-Connect/pdpp fceb768, ../shared/realrs) does for client tokens.
 // The ids M1–M10 are those of ../shared/realrs/README.md.
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 func (rs *RS) streams(r *request) (int, any) {
@@ -65,9 +66,9 @@ func (rs *RS) streamDetail(r *request) (int, any) {
 	return http.StatusOK, e
 }
 
-// scope resolves the slices a stream read covers (contract §2.5). An owner
+// scope resolves the slices a stream read covers (docs/RS-CONTRACT.md §2.5). An owner
 // in a multi-connector deployment must name connector_id or connection_id
-// (contract §2.4, "polyfill owner access").
+// (docs/RS-CONTRACT.md §2.4, "polyfill owner access").
 func scope(r *request) ([]slice, *apiError) {
 	name, conn := r.params[0], connectionParam(r)
 	if len(r.fx.StreamsNamed(name)) == 0 {
@@ -103,7 +104,7 @@ var recordParams = map[string]bool{"changes_since": true, "connection_id": true,
 	"subject_id": true, "view": true, "window": true}
 
 // records serves GET /v1/streams/{s}/records. When a request has several
-// faults, the first in the implementation's order wins (contract §6.1).
+// faults, the first in the implementation's order wins (docs/RS-CONTRACT.md §6.1).
 func (rs *RS) records(r *request) (int, any) {
 	if e := rejectClientQueries(r); e != nil {
 		return 0, e
@@ -259,7 +260,7 @@ func timeWindow(s *Stream, recs []Record) map[string]any {
 	return w
 }
 
-// recordJSON is the record object of contract §3: data projected to fields,
+// recordJSON is the record object of docs/RS-CONTRACT.md §3: data projected to fields,
 // with fetch_url injected into a blob_ref.
 func (r *request) recordJSON(rec Record, x slice, fields []string) map[string]any {
 	m := map[string]any{"object": "record", "id": rec.ID, "stream": x.s.Name, "data": r.rs.dataJSON(x.s, rec, fields), "emitted_at": rec.EmittedAt,
@@ -281,7 +282,7 @@ func (rs *RS) dataJSON(s *Stream, rec Record, fields []string) json.RawMessage {
 	}
 	data := map[string]any{}
 	for k, v := range rec.Data {
-		if fields == nil || contains(fields, k) || contains(rs.fx.ProjectionAddsFields, k) {
+		if fields == nil || slices.Contains(fields, k) || slices.Contains(rs.fx.ProjectionAddsFields, k) {
 			data[k] = v
 		}
 	}

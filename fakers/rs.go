@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,20 +53,20 @@ type RS struct {
 
 // New returns an RS serving the fixture.
 func New(f *Fixture) *RS {
-	base := "pdpp_" + strings.NewReplacer("-", "_", ":", "_", ",", "_").Replace(f.Name)
+	tok := func(role string) string { return derivedToken(f.Name, role) }
 	rs := &RS{fx: f, version: 1, changeLog: map[recordKey]change{}, tokens: map[string]tokenInfo{
-		base + "_client":           {kind: KindClient},
-		base + "_owner":            {kind: KindOwner},
-		base + "_client_revoked":   {kind: KindClient, state: stateRevoked},
-		base + "_client_expired":   {kind: KindClient, state: stateExpired},
-		base + "_client_malformed": {kind: KindClient, state: stateMalformed},
-		base + "_client_legacy":    {kind: KindClient, state: stateLegacy},
-		base + "_mcp_package":      {kind: KindPackage},
-		base + "_client_foreign":   {kind: KindClient, state: stateForeign},
-		base + "_control_plane":    {kind: KindControlPlane},
+		tok("client"):           {kind: KindClient},
+		tok("owner"):            {kind: KindOwner},
+		tok("client revoked"):   {kind: KindClient, state: stateRevoked},
+		tok("client expired"):   {kind: KindClient, state: stateExpired},
+		tok("client malformed"): {kind: KindClient, state: stateMalformed},
+		tok("client legacy"):    {kind: KindClient, state: stateLegacy},
+		tok("mcp package"):      {kind: KindPackage},
+		tok("client foreign"):   {kind: KindClient, state: stateForeign},
+		tok("control plane"):    {kind: KindControlPlane},
 	}}
 	for _, c := range f.Connectors {
-		rs.tokens[base+"_client_of_"+c.Key] = tokenInfo{kind: KindClient, connector: c.Key}
+		rs.tokens[tok("client of "+c.Key)] = tokenInfo{kind: KindClient, connector: c.Key}
 	}
 	rs.routes = []route{
 		{pattern: `^/\.well-known/oauth-protected-resource$`, public: true, handle: rs.protectedResource},

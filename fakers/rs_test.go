@@ -467,7 +467,7 @@ func TestChangesFeed(t *testing.T) {
 }
 
 // When a request has several faults, the first in the implementation's
-// order wins (contract §6.1).
+// order wins (docs/RS-CONTRACT.md §6.1).
 func TestRecordsErrorOrder(t *testing.T) {
 	c, _ := newClient(t, DefaultFixture, (*RS).ClientToken)
 	for _, tc := range []struct {

@@ -1,8 +1,10 @@
 package fakers
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +29,7 @@ func (r *request) slices(name, connection string) []slice {
 	var out []slice
 	for _, s := range r.fx.StreamsNamed(name) {
 		for _, cid := range s.Connections {
-			if (allowed != nil && !contains(allowed, cid)) || (connection != "" && cid != connection) {
+			if (allowed != nil && !slices.Contains(allowed, cid)) || (connection != "" && cid != connection) {
 				continue
 			}
 			c, key, _ := r.fx.Connection(cid)
@@ -44,7 +46,7 @@ func (r *request) liveMetadata() bool { return !r.client() || r.fx.specReads() }
 // Fixture.SpecClientReads); a RealRS fixture never does.
 func (f *Fixture) specReads() bool { return f.SpecClientReads && !f.RealRS }
 
-// schema serves GET /v1/schema (contract §4): full or compact, scoped by
+// schema serves GET /v1/schema (docs/RS-CONTRACT.md §4): full or compact, scoped by
 // stream and connection_id; detail=full needs a stream that resolves to one source.
 func (rs *RS) schema(r *request) (int, any) {
 	return rs.cached(r, rs.buildSchema)
@@ -85,11 +87,7 @@ func (rs *RS) buildSchema(r *request) (int, any) {
 		if sl := r.slices(stream, ""); conn == "" && len(sl) > 1 {
 			var avail []map[string]any
 			for _, x := range sl {
-				dn := x.conn.DisplayName
-				if dn == "" {
-					dn = stream
-				}
-				avail = append(avail, map[string]any{"connection_id": x.conn.ID, "connector_key": x.key, "stream": stream, "display_name": dn})
+				avail = append(avail, map[string]any{"connection_id": x.conn.ID, "connector_key": x.key, "stream": stream, "display_name": cmp.Or(x.conn.DisplayName, stream)})
 			}
 			e := &apiError{Code: "ambiguous_schema_detail", Param: "connection_id", RetryWith: "connection_id", AvailableConnections: avail,
 				Message: "Stream '" + stream + "' resolves to more than one source. Retry with `connection_id`."}
@@ -159,7 +157,7 @@ func grantedConnections(conns []Connection) []any {
 }
 
 // streamEntry builds one stream row: live metadata, or the client grant
-// projection (implementation, not spec: contract §4.3, §15 #3).
+// projection (implementation, not spec: docs/RS-CONTRACT.md §4.3, §15 #3).
 func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact bool) map[string]any {
 	if r.client() && r.fx.RealRS {
 		gs := r.grantStream(s.Name)
@@ -195,7 +193,7 @@ func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact boo
 		e["query"], e["relationships"], e["views"], e["primary_key"] = map[string]any{}, []any{}, []any{}, []any{}
 	} else {
 		for _, f := range s.Fields {
-			isGranted := granted == nil || contains(granted, f.Name)
+			isGranted := granted == nil || slices.Contains(granted, f.Name)
 			p := map[string]any{"type": f.Type}
 			if f.Format != "" {
 				p["format"] = f.Format
@@ -235,7 +233,7 @@ func (rs *RS) streamEntry(r *request, s *Stream, conns []Connection, compact boo
 	return e
 }
 
-// compactRow keeps the keys that survive view=compact (contract §4.4).
+// compactRow keeps the keys that survive view=compact (docs/RS-CONTRACT.md §4.4).
 func compactRow(e map[string]any) map[string]any {
 	out := map[string]any{}
 	for _, k := range []string{"name", "connector_key", "connector_id", "connector_display_name", "display_name", "connection_display_name",
@@ -308,7 +306,7 @@ func manifestQuery(s *Stream) map[string]any {
 	return q
 }
 
-// flagString renders the compact capability grammar (contract §4.4).
+// flagString renders the compact capability grammar (docs/RS-CONTRACT.md §4.4).
 func flagString(f Field, granted bool) string {
 	var toks []string
 	typ := f.Type
@@ -340,7 +338,7 @@ func flagString(f Field, granted bool) string {
 	flag("sem", f.Semantic, "")
 	var aggs []string
 	for _, op := range []string{"count_distinct", "group_by", "group_by_time", "max", "min", "sum"} {
-		if contains(f.Aggregate, op) && granted {
+		if slices.Contains(f.Aggregate, op) && granted {
 			aggs = append(aggs, op)
 		}
 	}
@@ -369,14 +367,14 @@ func fullCapabilities(f Field, schema map[string]any, granted bool) map[string]a
 	}
 	agg := map[string]any{}
 	for _, op := range []string{"sum", "min", "max", "group_by", "group_by_time", "count_distinct"} {
-		agg[op] = flag(contains(f.Aggregate, op))
+		agg[op] = flag(slices.Contains(f.Aggregate, op))
 	}
 	c["aggregation"] = agg
 	return c
 }
 
 // liftGrantedConnections moves the most common per-stream connection set to
-// the connector, keeping a stream's own only when it differs (contract §4.4).
+// the connector, keeping a stream's own only when it differs (docs/RS-CONTRACT.md §4.4).
 func liftGrantedConnections(connector map[string]any) {
 	rows, _ := connector["streams"].([]any)
 	count := map[string]int{}

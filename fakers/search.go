@@ -3,6 +3,7 @@ package fakers
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -12,7 +13,7 @@ var searchParams = map[string]bool{"q": true, "limit": true, "cursor": true, "st
 	"connection_id": true, "connector_instance_id": true}
 
 // semanticRejected are named by the implementation's explicit reject list
-// on /v1/search/semantic (contract §10.2).
+// on /v1/search/semantic (docs/RS-CONTRACT.md §10.2).
 var semanticRejected = map[string]bool{"vector": true, "embedding": true, "embed": true, "model": true, "model_id": true, "model_family": true,
 	"rank": true, "boost": true, "weights": true, "blend": true, "connector_id": true, "fields": true, "expand": true, "expand_limit": true,
 	"order": true, "sort": true, "mode": true}
@@ -24,7 +25,7 @@ var semanticApproximation = map[string]any{"kind": "fixture_token_overlap",
 
 // semantic reports whether the semantic and hybrid routes are mounted: only
 // when some stream declares a semantic field, as on an RS with an embedding
-// backend. Otherwise they fall through to the framework 404 (contract §1.4).
+// backend. Otherwise they fall through to the framework 404 (docs/RS-CONTRACT.md §1.4).
 func (f Fixture) semantic() bool {
 	for _, s := range f.Streams {
 		for _, fd := range s.Fields {
@@ -47,7 +48,7 @@ type searchQuery struct {
 	filters  []filter
 }
 
-// parseSearch validates what every search route shares (contract §10.1).
+// parseSearch validates what every search route shares (docs/RS-CONTRACT.md §10.1).
 func parseSearch(r *request, allowed map[string]bool) (*searchQuery, *apiError) {
 	if e := rejectClientQueries(r); e != nil {
 		return nil, e
@@ -100,7 +101,7 @@ func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string
 	var order []string
 	seen := map[string]bool{}
 	for _, s := range r.fx.Streams {
-		if seen[s.Name] || (len(sq.streams) > 0 && !contains(sq.streams, s.Name)) {
+		if seen[s.Name] || (len(sq.streams) > 0 && !slices.Contains(sq.streams, s.Name)) {
 			continue
 		}
 		seen[s.Name] = true
@@ -113,7 +114,7 @@ func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string
 			granted = gs.Fields
 		}
 		for _, x := range r.slices(s.Name, sq.conn) {
-			if !contains(order, x.conn.ID) {
+			if !slices.Contains(order, x.conn.ID) {
 				order = append(order, x.conn.ID)
 			}
 			for _, rec := range filterRecords(r.rs.sortedRecords(x.s, x.conn.ID, "desc"), sq.filters) {
@@ -140,7 +141,7 @@ func (sq *searchQuery) candidates(r *request, match func(slice, Record, []string
 }
 
 // roundRobin merges each connection's ranked list, one candidate per
-// connection per round (contract §10.1).
+// connection per round (docs/RS-CONTRACT.md §10.1).
 func roundRobin(perConn map[string][]cand, order []string) []cand {
 	var merged []cand
 	for i := 0; ; i++ {
@@ -223,7 +224,7 @@ func (rs *RS) semanticSearch(r *request) (int, any) {
 var hybridParams = map[string]bool{"q": true, "limit": true, "streams": true, "streams[]": true, "filter": true, "connection_id": true, "connector_instance_id": true}
 
 // hybridSearch fuses the lexical and semantic rankings by reciprocal rank.
-// It has no cursor paging, as in the implementation (contract §10.3).
+// It has no cursor paging, as in the implementation (docs/RS-CONTRACT.md §10.3).
 func (rs *RS) hybridSearch(r *request) (int, any) {
 	if r.q.Has("cursor") {
 		return 0, errf("invalid_request", "cursor", "cursor pagination is not supported on /v1/search/hybrid")
@@ -285,11 +286,11 @@ func (rs *RS) hybridSearch(r *request) (int, any) {
 func (r *request) sourcesSearched(sq *searchQuery) []string {
 	var out []string
 	for _, gs := range r.fx.Streams {
-		if len(sq.streams) > 0 && !contains(sq.streams, gs.Name) {
+		if len(sq.streams) > 0 && !slices.Contains(sq.streams, gs.Name) {
 			continue
 		}
 		for _, x := range r.slices(gs.Name, sq.conn) {
-			if !contains(out, x.conn.ID) {
+			if !slices.Contains(out, x.conn.ID) {
 				out = append(out, x.conn.ID)
 			}
 		}

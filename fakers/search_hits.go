@@ -2,6 +2,7 @@ package fakers
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -34,7 +35,7 @@ func (rs *RS) lexicalHit(x slice, rec Record, terms []string, granted []string) 
 	var snippetField, snippetText, snippetLow string
 	occurrences := 0
 	for _, f := range x.s.Fields {
-		if !f.Lexical || (granted != nil && !contains(granted, f.Name)) {
+		if !f.Lexical || (granted != nil && !slices.Contains(granted, f.Name)) {
 			continue
 		}
 		text, _ := rec.Data[f.Name].(string)
@@ -101,7 +102,7 @@ func semanticHit(x slice, rec Record, terms []string, granted []string) *cand {
 	found := map[string]bool{}
 	var snippet map[string]any
 	for _, f := range x.s.Fields {
-		if !f.Semantic || (granted != nil && !contains(granted, f.Name)) {
+		if !f.Semantic || (granted != nil && !slices.Contains(granted, f.Name)) {
 			continue
 		}
 		text, _ := rec.Data[f.Name].(string)

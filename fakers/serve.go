@@ -88,7 +88,7 @@ func (rs *RS) serve(w http.ResponseWriter, r *http.Request) {
 	defer rs.dataMu.RUnlock()
 	rt, params := rs.match(r)
 	if rt == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
-		// The framework's own 404, not the PDPP envelope (contract §1.4).
+		// The framework's own 404, not the PDPP envelope (docs/RS-CONTRACT.md §1.4).
 		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Route " + r.Method + ":" + r.URL.Path + " not found", "error": "Not Found", "statusCode": 404})
 		return
 	}
@@ -137,7 +137,7 @@ func (rs *RS) match(r *http.Request) (*route, []string) {
 	return nil, nil
 }
 
-// finalize adds links and meta defaults to object bodies (contract §1.3).
+// finalize adds links and meta defaults to object bodies (docs/RS-CONTRACT.md §1.3).
 func finalize(body any, r *http.Request) {
 	m, ok := body.(map[string]any)
 	if !ok {
@@ -158,7 +158,7 @@ func finalize(body any, r *http.Request) {
 				next = true
 			}
 			if c, ok := m["next_changes_since"].(string); ok && next {
-				q.Set("changes_since", c) // quirk copied from the implementation (§1.3)
+				q.Set("changes_since", c) // quirk copied from the implementation (docs/RS-CONTRACT.md §1.3)
 			}
 			if next {
 				links["next"] = r.URL.Path + "?" + q.Encode()

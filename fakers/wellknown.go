@@ -4,7 +4,7 @@ import (
 	"net/http"
 )
 
-// protectedResource is GET /.well-known/oauth-protected-resource (contract §13.1).
+// protectedResource is GET /.well-known/oauth-protected-resource (docs/RS-CONTRACT.md §13.1).
 func (rs *RS) protectedResource(r *request) (int, any) {
 	origin := "http://" + r.Host
 	doc := map[string]any{

@@ -4,6 +4,7 @@
 package rsclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -145,10 +146,7 @@ func (c *Client) Get(ctx context.Context, token, path string, query url.Values) 
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
-	reqID := resp.Header.Get("Request-Id")
-	if reqID == "" {
-		reqID = resp.Header.Get("X-Request-Id")
-	}
+	reqID := cmp.Or(resp.Header.Get("Request-Id"), resp.Header.Get("X-Request-Id"))
 	if err != nil {
 		code := "rs_read_failed"
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -190,29 +188,15 @@ func decodeError(status int, body []byte, reqID string) *Error {
 				e.RequestID = obj.RequestID
 			}
 		case json.Unmarshal(env.Error, &s) == nil:
-			e.Type, e.Code, e.Message = s, s, firstNonEmpty(env.ErrorDescription, env.Message, s)
+			e.Type, e.Code, e.Message = s, s, cmp.Or(env.ErrorDescription, env.Message, s)
 		}
 	}
 	if e.Code == "" {
 		e.Type, e.Code = "rs_error", fmt.Sprintf("http_%d", status)
-		e.Message = truncate(strings.TrimSpace(string(body)), 300)
-		if e.Message == "" {
-			e.Message = http.StatusText(status)
-		}
+		e.Message = cmp.Or(truncate(strings.TrimSpace(string(body)), 300), http.StatusText(status))
 	}
-	if e.Type == "" {
-		e.Type = "rs_error"
-	}
+	e.Type = cmp.Or(e.Type, "rs_error")
 	return e
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 func truncate(s string, n int) string {

@@ -148,7 +148,7 @@ func textRejection(tool, param, why string) (*mcp.CallToolResult, error) {
 }
 
 // rsDomains lists, per tool, the enumerated arguments whose values the
-// RS checks with a typed 400 (contract §6.1, §9).
+// RS checks with a typed 400 (docs/RS-CONTRACT.md §6.1, §9).
 var rsDomains = map[string]map[string][]string{
 	"query_records": {"order": {"asc", "desc"}, "count": {"none", "estimated", "exact"}},
 	"aggregate":     {"granularity": {"minute", "hour", "day", "week", "month", "quarter", "year"}},

@@ -211,8 +211,10 @@ func TestEncodedTokensNeverAppear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lent := map[string]string{"token": "Mcpcheck-Client-7f3a9c21e4", "owner": "Mcpcheck-Owner-51be0d9a7c", "expired": "Mcpcheck-Expired-2c84f1e0b6",
-		"foreign": "Mcpcheck-Foreign-9d07a3c5e8", "control": control}
+	// High-entropy, as bearer tokens are: every 12 characters of one are
+	// secret (a token's words may be printed; conformance/redact tests that).
+	lent := map[string]string{"token": "7fQ3a9Kc21e4XmZ0b8Wd5Lr2Tn", "owner": "51bEe0d9a7cR4kP8sV2yH6uJ0q", "expired": "2c8N4f1e0b6T9gY3hM5xA7wZ1v",
+		"foreign": "9d0G7a3c5e8B2nF6jK4pQ1rS3t", "control": control}
 	secrets := map[string]string{"rs client": rs.ClientToken(), "rs owner": rs.OwnerToken(), "rs expired": rs.ExpiredToken()}
 	dir := t.TempDir()
 	var echo []string

@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&sp.Records, "records", 0, "scale fixture: records per stream")
 	noControl := fs.Bool("no-control", false, "do not mount the control plane ("+fakers.ControlPrefix+": request log, data, faults, tokens)")
 	spec := fs.Bool("spec-client-reads", false, "client tokens see live capabilities and may filter/expand, as the spec says (--profile spec)")
-	profile := fs.String("profile", "", "how client tokens read: digest (the default: the RS contract digest's implementation view), "+
+	profile := fs.String("profile", "", "how client tokens read: digest (the default: the implementation's view, docs/RS-CONTRACT.md), "+
 		"spec (as --spec-client-reads), or real (as the reference PDPP RS does: one connector per client token, no capabilities, its errors)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {

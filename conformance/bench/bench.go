@@ -6,6 +6,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,12 +81,8 @@ func (o *Options) defaults() {
 	if len(o.Concurrency) == 0 {
 		o.Concurrency = []int{1, 8, 64}
 	}
-	if o.StartupRuns == 0 {
-		o.StartupRuns = 10
-	}
-	if o.Scale == "" {
-		o.Scale = DefaultScale
-	}
+	o.StartupRuns = cmp.Or(o.StartupRuns, 10)
+	o.Scale = cmp.Or(o.Scale, DefaultScale)
 }
 
 // DefaultScale is the scale grant of the schema target: 50 connectors × 20

@@ -1,6 +1,9 @@
 package bench
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Helpers that read decoded JSON answers by value.
 
@@ -25,10 +28,5 @@ func dig(v any, path ...any) any {
 func str(v any) string { s, _ := v.(string); return s }
 
 func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

@@ -10,7 +10,7 @@ import (
 var profileKeyRe = regexp.MustCompile(`(?i)profile|toolset`)
 
 // mcpTokenKinds are the bearer kinds a hosted MCP resource may accept
-// (contract §13.2): grant-scoped client tokens and MCP package tokens.
+// (docs/RS-CONTRACT.md §13.2): grant-scoped client tokens and MCP package tokens.
 var mcpTokenKinds = []any{"client", "mcp_package"}
 
 // S039 reads the MCP endpoint's protected-resource metadata: its resource

@@ -3,6 +3,7 @@ package dialect
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -239,11 +240,7 @@ func (d *Dialect) ValueIn(m map[string]any, tool string, r Role) (any, bool) {
 			return v, true
 		}
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, n := range roles[r].names {
 		for _, k := range keys {
 			if normalise(k) == n {

@@ -2,16 +2,18 @@
 // hostile target could echo them in: verbatim or in another case, base64
 // (standard or URL alphabet, padded or not, at any byte alignment inside a
 // longer string), JSON \u-escaped and URL %-encoded, in any mix with
-// literal characters, whole or any 12 characters of it, and split by any
+// literal characters, whole or any 12 characters of its high-entropy runs
+// (never its words, which ordinary text shares), and split by any
 // number of invisible characters (zero-width, bidi, C1; raw or written as
 // termsafe's \u200b escapes).
 package redact
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -90,48 +92,86 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	return b
 }
 
-// window is how many consecutive characters of a secret's form are
-// redacted wherever they appear: a token cut short by a clipped message,
-// or split across two fields, is redacted as well as a whole one.
+// window is how many consecutive characters of a secret's high-entropy
+// runs are redacted wherever they appear: a token cut short by a clipped
+// message, or split across two fields, is redacted as well as a whole one.
+// Its words are not: "pdpp_split_connections_…" must not blank
+// "available_connections" in a report.
 const window = 12
 
-// A matcher finds the forms of its secrets in decoded text: grams holds
-// every window of every form (lower-cased; a form shorter than window
-// whole), by length; short holds the secrets below minEncoded.
+// A matcher finds the forms of its secrets in decoded text (all
+// lower-cased). windows holds, for every window of every form, whether it
+// is a fragment (it lies in the secret's high-entropy runs) and the forms
+// that begin with it, matched whole; shortForms holds the forms shorter
+// than window, by length; short the secrets below minEncoded.
 type matcher struct {
-	grams map[int]map[string]bool
-	short [][]byte
+	windows    map[string]*gram
+	shortForms map[int]map[string]bool
+	short      [][]byte
+}
+
+type gram struct {
+	fragment bool
+	wholes   []string
 }
 
 func newMatcher(secrets map[string]bool) *matcher {
-	m := &matcher{grams: map[int]map[string]bool{}}
+	m := &matcher{windows: map[string]*gram{}, shortForms: map[int]map[string]bool{}}
+	at := func(w string) *gram {
+		g := m.windows[w]
+		if g == nil {
+			g = &gram{}
+			m.windows[w] = g
+		}
+		return g
+	}
 	for s := range secrets {
 		if len(s) < minEncoded {
 			m.short = append(m.short, []byte(s))
 			continue
 		}
-		for _, v := range variants(s) {
-			v = strings.ToLower(v)
-			n := min(window, len(v))
-			if m.grams[n] == nil {
-				m.grams[n] = map[string]bool{}
+		for _, f := range formsOf(s) {
+			v := strings.ToLower(f.text)
+			if len(v) < window {
+				if m.shortForms[len(v)] == nil {
+					m.shortForms[len(v)] = map[string]bool{}
+				}
+				m.shortForms[len(v)][v] = true
+				continue
 			}
-			for k := 0; k+n <= len(v); k++ {
-				m.grams[n][v[k:k+n]] = true
+			g := at(v[:window])
+			g.wholes = append(g.wholes, v)
+			for k := 0; k+window <= len(v); k++ {
+				if fragment(f.class[k : k+window]) {
+					at(v[k : k+window]).fragment = true
+				}
 			}
 		}
 	}
 	return m
 }
 
-// replace replaces every stretch of b that spells a window of a form, or
-// a short secret verbatim, with Replacement; overlapping ones become one.
+// replace replaces every stretch of b that spells a form whole, a window
+// of a form's high-entropy runs, or a short secret verbatim, with
+// Replacement; overlapping ones become one.
 func (m *matcher) replace(b []byte) ([]byte, bool) {
 	dec, at := decode(b)
 	var spans [][2]int // in b, sorted by start
 	for i := range dec {
-		for n, grams := range m.grams {
-			if i+n <= len(dec) && grams[string(dec[i:i+n])] {
+		if i+window <= len(dec) {
+			if g := m.windows[string(dec[i:i+window])]; g != nil {
+				if g.fragment {
+					spans = append(spans, [2]int{at[i], at[i+window]})
+				}
+				for _, w := range g.wholes {
+					if i+len(w) <= len(dec) && string(dec[i:i+len(w)]) == w {
+						spans = append(spans, [2]int{at[i], at[i+len(w)]})
+					}
+				}
+			}
+		}
+		for n, forms := range m.shortForms {
+			if i+n <= len(dec) && forms[string(dec[i:i+n])] {
 				spans = append(spans, [2]int{at[i], at[i+n]})
 			}
 		}
@@ -151,7 +191,7 @@ func (m *matcher) replace(b []byte) ([]byte, bool) {
 	if len(spans) == 0 {
 		return b, false
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	slices.SortFunc(spans, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
 	var out []byte
 	last := 0
 	for k := 0; k < len(spans); {
@@ -255,21 +295,80 @@ func lower(c byte) byte {
 	return c
 }
 
-// variants are the strings whose encodings are searched for: the secret,
-// and the part of its base64 that does not depend on the bytes around it,
-// at each of the three alignments, in both alphabets. Padding only ever
-// ends a whole encoding, so it is no concern here.
-func variants(s string) []string {
-	out := []string{s}
+// What each character of a form carries of its secret.
+const (
+	ordinary  byte = iota // a word's letter: ordinary text holds it too
+	separator             // punctuation between runs
+	secretRun             // a letter or digit of a high-entropy run
+)
+
+// A form is a string whose encodings are searched for, with the class of
+// each of its characters.
+type form struct {
+	text  string
+	class []byte
+}
+
+// formsOf are the secret, and the part of its base64 that does not depend
+// on the bytes around it, at each of the three alignments, in both
+// alphabets. Padding only ever ends a whole encoding, so it is no concern
+// here. A base64 character is as ordinary as the least secret byte it
+// encodes.
+func formsOf(s string) []form {
+	class := classes(s)
+	out := []form{{s, class}}
 	for skip := range 3 {
 		whole := (len(s) - skip) / 3 * 3
 		if whole < 6 {
 			continue
 		}
 		mid := []byte(s[skip : skip+whole])
-		out = append(out, base64.StdEncoding.EncodeToString(mid), base64.URLEncoding.EncodeToString(mid))
+		c := make([]byte, base64.StdEncoding.EncodedLen(len(mid)))
+		for j := range c {
+			c[j] = min(class[skip+j*6/8], class[skip+(j*6+5)/8])
+		}
+		out = append(out, form{base64.StdEncoding.EncodeToString(mid), c}, form{base64.URLEncoding.EncodeToString(mid), c})
 	}
 	return out
+}
+
+// classes is the class of each byte of s. A run of ASCII letters and digits is
+// high-entropy when it is at least 8 long, mixes letters and digits, and
+// repeats little (6 distinct characters or more): random and derived
+// token bodies, hex and base64 are; words, field names and stream names
+// ("_connections", "o200k", "sha256") are not.
+func classes(s string) []byte {
+	c := make([]byte, len(s))
+	alnum := func(b byte) bool { return '0' <= b && b <= '9' || 'a' <= lower(b) && lower(b) <= 'z' }
+	for i := 0; i < len(s); {
+		if !alnum(s[i]) {
+			if s[i] < utf8.RuneSelf {
+				c[i] = separator
+			}
+			i++
+			continue
+		}
+		j := i
+		letters, digits, distinct := false, false, map[byte]bool{}
+		for ; j < len(s) && alnum(s[j]); j++ {
+			digits = digits || s[j] <= '9'
+			letters = letters || s[j] > '9'
+			distinct[s[j]] = true
+		}
+		if j-i >= 8 && letters && digits && len(distinct) >= 6 {
+			for k := i; k < j; k++ {
+				c[k] = secretRun
+			}
+		}
+		i = j
+	}
+	return c
+}
+
+// fragment reports whether a window with these classes gives part of a
+// secret away: it holds a high-entropy run's characters and no word's.
+func fragment(class []byte) bool {
+	return !bytes.Contains(class, []byte{ordinary}) && bytes.Contains(class, []byte{secretRun})
 }
 
 // Value redacts, in place, every string reachable from p (a pointer):

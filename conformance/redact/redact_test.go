@@ -12,7 +12,10 @@ import (
 const secret = "Sk-Live_4f9A/b+c=Z"
 
 // forms a hostile target could print secret in, each inside other text.
-func forms() map[string]string {
+func forms() map[string]string { return encodings(secret) }
+
+// encodings a hostile target could print secret in, each inside other text.
+func encodings(secret string) map[string]string {
 	out := map[string]string{
 		"verbatim":   secret,
 		"upper":      strings.ToUpper(secret),
@@ -35,7 +38,9 @@ func forms() map[string]string {
 		}
 	}
 	out["\\u all"], out["\\U hex upper"], out["\\u mix"], out["% all"], out["% mix"] = u.String(), uu.String(), mix.String(), pct.String(), pmix.String()
-	out["\\u and % mix"] = `\u0053k%2dLive_4f9A/b+c=Z`
+	if secret == "Sk-Live_4f9A/b+c=Z" {
+		out["\\u and % mix"] = `\u0053k%2dLive_4f9A/b+c=Z`
+	}
 	out["\\u quoted again"] = strings.ReplaceAll(u.String(), `\`, `\\`)
 	for pad := range 3 {
 		data := []byte(strings.Repeat("x", pad) + secret + "yz")
@@ -77,18 +82,72 @@ func TestLongestFirstAndShortSecrets(t *testing.T) {
 	}
 }
 
-// Any 12 characters of a secret are redacted: a message clipped in the
-// middle of a token, or a token split across two fields, gives none away.
+// Any 12 characters of a secret's high-entropy runs are redacted: a
+// message clipped in the middle of a token, or a token split across two
+// fields, gives none of its secret part away. Its words are ordinary text.
 func TestPartsOfASecret(t *testing.T) {
-	r := New("Mcpcheck-Client-7f3a9c21e4d5")
+	r := New("Mcpcheck-Client-7f3a9c21e4d5b8a06e")
 	for in, want := range map[string]string{
-		"clipped: Mcpcheck-Client-7f…":              "clipped: [redacted]…",
-		"head 9c21e4d5, tail":                       "head 9c21e4d5, tail",
-		"split: Mcpcheck-Clie | nt-7f3a9c21e4d5":    "split: [redacted] | [redacted]",
-		`quoted: \\u004dcpcheck-client-7f3a and on`: "quoted: [redacted] and on",
+		"clipped: Mcpcheck-Client-7f3a9c21e4d5…":            "clipped: Mcpcheck-Client[redacted]…",
+		"clipped: Mcpcheck-Client-7f…":                      "clipped: Mcpcheck-Client-7f…",
+		"head 9c21e4d5, tail":                               "head 9c21e4d5, tail",
+		"split: Mcpcheck-Client-7f3a9c21e4d5 | b8a06e":      "split: Mcpcheck-Client[redacted] | b8a06e",
+		"split: Mcpcheck-Clie | nt-7f3a9c21e4d5b8a06e":      "split: Mcpcheck-Clie | nt[redacted]",
+		`quoted: \\u004dcpcheck-client-7f3a9c21e4d5 and on`: `quoted: \\u004dcpcheck-client[redacted] and on`,
+		"the mcpcheck client, 7f3a9c21e4d":                  "the mcpcheck client, 7f3a9c21e4d",
 	} {
 		if got := r.String(in); got != want {
 			t.Errorf("%q became %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A token that shares words with the report (as "pdpp_split_connections_…"
+// did) blanks none of them: field names, stream names and handles in a
+// failure message survive, as does an RS cursor (base64 JSON) that spells
+// a shared word, while every form of the token, whole, clipped in its
+// high-entropy run, base64 cut short, or split by invisible characters,
+// is redacted. A high-entropy token (the fixture's) is redacted in every
+// 12 characters of it.
+func TestWordsSharedWithASecretSurvive(t *testing.T) {
+	const (
+		wordy = "pdpp_split_connections_client_Q7x2Kp9Lm4Vb8Rt3"
+		body  = "q7x2kp9lm4vb8rt3" // its high-entropy run, lower-cased
+		fixed = "d3K9qLx27VbN0pRt5wYc8ZmA1sFh6JgE"
+	)
+	r := New(wordy, fixed)
+	cursor := base64.StdEncoding.EncodeToString([]byte(`{"after":"available_connections","of":"pdpp_split_connections_client"}`))
+	report := "S017.3 failed: stream messages lists available_connections [gmail_primary] under split_connections; " +
+		"schema(stream=messages, connection_id=pdpp_split_connections_client) → handle pdpp_split_connections/records/r_0001; " +
+		"next_cursor=" + cursor + "; client_id=pdpp_client; connections_client: 2"
+	if got := r.String(report); got != report {
+		t.Errorf("ordinary text changed:\n%s\nbecame\n%s", report, got)
+	}
+	v := &struct{ Fields []string }{[]string{"available_connections", "granted_connections", "_connections", "split_connections_client", "Q7x2Kp9"}}
+	r.Value(v)
+	if strings.Contains(strings.Join(v.Fields, " "), Replacement) {
+		t.Errorf("field names were redacted: %q", v.Fields)
+	}
+	long := base64.StdEncoding.EncodeToString([]byte("Bearer " + wordy))
+	for name, f := range map[string]string{
+		"clipped in its run":   wordy[:43] + "…",
+		"split by invisibles":  wordy[:33] + "\u200b" + wordy[33:],
+		"base64, cut short":    long[:len(long)-2],
+		"fixture, clipped":     fixed[:14] + "…",
+		"fixture, split":       fixed[:13] + " | " + fixed[13:],
+		"fixture, base64 part": base64.StdEncoding.EncodeToString([]byte(fixed))[4:20],
+	} {
+		got := strings.ToLower(r.String("before " + f + " after"))
+		if !strings.Contains(got, "[redacted]") || strings.Contains(got, body[:12]) {
+			t.Errorf("%s: %q became %q", name, f, got)
+		}
+	}
+	for _, secret := range []string{wordy, fixed} {
+		for name, f := range encodings(secret) {
+			got := r.String("before " + f + " after")
+			if !strings.Contains(got, Replacement) || strings.Contains(strings.ToLower(got), strings.ToLower(secret[len(secret)-12:])) {
+				t.Errorf("%s of %s: %q became %q", name, secret, f, got)
+			}
 		}
 	}
 }
