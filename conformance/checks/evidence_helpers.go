@@ -94,16 +94,6 @@ func hitsWithEvidence(c *Call) []hit {
 	return out
 }
 
-var markedRe = regexp.MustCompile(`<mark>([^<]*)</mark>`)
-
-// highlighted is the first highlighted term of a preview.
-func highlighted(s string) string {
-	if m := markedRe.FindStringSubmatch(s); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
 // aRecord is a record read back from the target: its fetch id, stream,
 // connection and canonical data.
 type aRecord struct {
@@ -250,17 +240,10 @@ func evidenceViews(t *T) iter.Seq[*T] {
 	}
 }
 
-// cutLabelRe finds a visible statement that a value is cut: any common
-// ellipsis, or words that say so.
-var cutLabelRe = regexp.MustCompile(`(?i)…|\.\.\.|truncat|\bcut\b|partial|incomplete|complete["']?\s*[=:]\s*["']?false|has_more["']?\s*[=:]\s*["']?true|more_(text|chars|characters)`)
-
-// ellipsisRe splits a preview at the cuts it marks.
-var ellipsisRe = regexp.MustCompile(`\[…\]|\[\.\.\.\]|\(truncated\)|…|\.\.\.`)
-
 // plainOf is text as a reader compares it: highlight tags and common
 // entities gone, whitespace folded, lower case.
 func plainOf(s string) string {
-	s = entityRe.Replace(markTagRe.ReplaceAllString(s, ""))
+	s = entityRe.Replace(highlightTagRe.ReplaceAllString(s, ""))
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -165,18 +164,6 @@ func lineHolding(text, value string) string {
 func clipRunes(s string, n int) string {
 	r := []rune(s)
 	return string(r[:min(n, len(r))])
-}
-
-var numberRe = regexp.MustCompile(`\d{3,}`)
-
-// showsSize reports whether text holds a number within 2% of total.
-func showsSize(text string, total int) bool {
-	for _, m := range numberRe.FindAllString(text, -1) {
-		if n, err := strconv.Atoi(m); err == nil && n*50 >= total*49 && n*50 <= total*51 {
-			return true
-		}
-	}
-	return false
 }
 
 // followFieldContinuation follows the continuation a result gives for a

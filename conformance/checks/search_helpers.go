@@ -25,12 +25,12 @@ func str(v any) string {
 	return fmt.Sprint(v)
 }
 
-// hits reads structuredContent.results (or any results array within).
+// hits reads the search hits of a result: the list of objects in
+// structuredContent whose elements name their connection and connector,
+// under whatever key.
 func hits(c *Call) []hit {
-	v, _ := findKey(c.Structured(), "results")
-	list, _ := v.([]any)
 	var out []hit
-	for _, e := range list {
+	for _, e := range hitList(c) {
 		m, ok := e.(map[string]any)
 		if !ok {
 			continue
@@ -123,7 +123,7 @@ func textSnippets(c *Call) []string {
 			}
 		}
 	}
-	walk(c.Structured()["results"], "")
+	walk(hitList(c), "")
 	return out
 }
 
