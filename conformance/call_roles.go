@@ -55,11 +55,13 @@ func (t *T) ArgName(tool string, r dialect.Role) string {
 // HasRole reports whether the target declares an argument for role r on tool.
 func (t *T) HasRole(tool string, r dialect.Role) bool { return t.Target.Dialect().Has(tool, r) }
 
-// Follow makes a call the target printed, as printed: its words typed by
-// the tool's inputSchema where the notation did not type them.
+// Follow makes a call the target printed, as printed (its words typed by
+// the tool's inputSchema where the notation did not type them): a printed
+// call that does not work is the target's failure, so even an argument it
+// does not declare is sent.
 func (t *T) Follow(c dialect.PrintedCall) *Call {
 	c = t.Target.Dialect().Typed(c)
-	return t.Call(c.Tool, c.Args)
+	return t.callOn(t.Target, c.Tool, c.Args, true)
 }
 
 // CallAsGiven sends args exactly as given, names the target does not

@@ -27,6 +27,8 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 //     (as net/http/httptest does) and is not part of the shipped adapter.
 func importViolation(pkg, dep string) string {
 	switch {
+	case pkg == "conformance/dialect":
+		return "the role resolver is a leaf: it reads a target's tools/list and answers, and links nothing of the module"
 	case (pkg == "conformance" || pkg == "conformance/checks") && under(dep, "adapter"):
 		return "the harness does not import the adapter it judges (conformance/reference does)"
 	case under(pkg, "adapter/variation") && !under(dep, "adapter"):
@@ -46,6 +48,8 @@ func TestImportRuleCases(t *testing.T) {
 		{"conformance", "adapter", false},
 		{"conformance", "adapter/rsclient", false},
 		{"conformance/checks", "adapter/variation", false},
+		{"conformance/dialect", "conformance", false},
+		{"conformance/checks", "conformance/dialect", true},
 		{"conformance", "fakers", true},
 		{"conformance/reference", "adapter", true},
 		{"conformance/matrix", "conformance/reference", true},

@@ -25,6 +25,12 @@ func (r *Report) WriteText(w io.Writer) {
 	if s := r.Applicability.Summary(); s != "" {
 		p.line(0, s)
 	}
+	if len(r.Dialect) > 0 {
+		p.line(0, "dialect (the target's names for arguments the seeds leave open):")
+		for _, d := range r.Dialect {
+			p.wrap(2, d.Line())
+		}
+	}
 	if r.TargetError != nil {
 		kind := "unreachable"
 		if !r.TargetError.Unreachable {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
@@ -94,6 +95,10 @@ type Report struct {
 	// Applicability says how much of the PDPP read surface the target
 	// serves; a target that serves none of it is not judged at all.
 	Applicability *Applicability `json:"applicability,omitempty"`
+	// Dialect is what the run inferred of the target's argument names,
+	// tool by tool: the roles the seeds leave open and the argument
+	// playing each, with where that came from.
+	Dialect []dialect.ToolSummary `json:"dialect,omitempty"`
 	// Strict says recommended failures fail this run.
 	Strict bool `json:"strict,omitempty"`
 	// Verbose makes the text report print whole calls, not cut to its width.
@@ -242,6 +247,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else {
 		results = evaluateAll(ctx, entries, tgt, settings, cfg.Parallel, cfg.Progress)
 	}
+	rep.Dialect = tgt.DialectSummary()
 	if reason := tgt.Down(); reason != "" {
 		rep.TargetError = &TargetError{Unreachable: true, Reason: "the target stopped serving during the run: " + reason}
 	}

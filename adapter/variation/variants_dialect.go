@@ -285,6 +285,10 @@ func (d *dialect) rewrite(tool string, r *result) {
 				flattenSchema(sc)
 			}
 		case "fetch":
+			// A cut document's text ends with its continuation call.
+			if text, ok := sc["text"].(string); ok {
+				sc["text"] = d.callsIn(text)
+			}
 			r.setStructured(sc)
 			r.setText(fetchMirror(sc, d.style.indentFetch))
 			return

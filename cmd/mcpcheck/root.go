@@ -12,6 +12,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/adapter/shellquote"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/reference"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -22,6 +23,7 @@ type targetOptions struct {
 	url, tokenFile, ownerTokenFile, stdio, fixture, mutant string
 	stdioArgv                                              []string // --stdio -- cmd args…
 	expiredTokenFile, foreignTokenFile                     string
+	dialectFile                                            string // --dialect: corrections to the inferred argument roles
 	env                                                    []string
 	timeout                                                time.Duration
 	control                                                rsControlOptions
@@ -39,6 +41,7 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&o.env, "env", nil, "KEY=VALUE for the --stdio command's environment (templated like --stdio); repeatable")
 	f.StringVar(&o.fixture, "fixture", "", "fixture RS data set for the reference adapter and --stdio: default, single-connection, or scale:C,S,F,R")
 	f.DurationVar(&o.timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list, and on each tool call")
+	f.StringVar(&o.dialectFile, "dialect", "", "YAML file correcting the argument roles inferred from the target's inputSchemas (arguments: {tool: {role: argument}}; see docs/REPORT.md)")
 	f.StringVar(&o.mutant, "mutant", "", "inject a named fault into the reference adapter (harness self-test)")
 	_ = f.MarkHidden("mutant")
 	o.control.addFlags(f)
@@ -46,7 +49,7 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 
 // verdictFlags are the flags that can change a check's verdict, in the order
 // a reproduction line repeats them. Output, parallelism and golden flags do not.
-var verdictFlags = []string{"url", "token-file", "owner-token-file", "expired-token-file", "foreign-token-file", "rs-control", "rs-control-token-file", "stdio", "env", "fixture", "mutant", "timeout", "budget", "baseline"}
+var verdictFlags = []string{"url", "token-file", "owner-token-file", "expired-token-file", "foreign-token-file", "rs-control", "rs-control-token-file", "stdio", "env", "fixture", "dialect", "mutant", "timeout", "budget", "baseline"}
 
 // invocation repeats the verdict-affecting flags the user set, secrets
 // excluded (token files are named, never read out): the start of a
@@ -138,6 +141,13 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 	}
 	if err := o.control.apply(&s, getenv); err != nil {
 		return s, err
+	}
+	if o.dialectFile != "" {
+		d, err := dialect.LoadOverrides(o.dialectFile)
+		if err != nil {
+			return s, err
+		}
+		s.Dialect = d
 	}
 	// The reference adapter is the default target, and its auth probe the
 	// one fixture RSs exempt for any target.

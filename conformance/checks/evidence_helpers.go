@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"iter"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -31,9 +32,14 @@ var handleURIRe = regexp.MustCompile(`pdpp://[a-z-]+/[^\s"'\\,;)\]}]+`)
 // handleURIs lists the pdpp:// URIs a call shows anywhere: text,
 // structuredContent and _meta.
 func handleURIs(c *Call, kind string) []string {
+	return handleURIsIn(kind, c.Text(), string(c.Raw))
+}
+
+// handleURIsIn lists the pdpp:// URIs of kind the texts show.
+func handleURIsIn(kind string, texts ...string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, s := range []string{c.Text(), string(c.Raw)} {
+	for _, s := range texts {
 		for _, u := range handleURIRe.FindAllString(s, -1) {
 			// A URI cut by a preview's mark is part of a clipped value,
 			// not a handle the model can use.
@@ -46,9 +52,10 @@ func handleURIs(c *Call, kind string) []string {
 	return out
 }
 
-// clippedURI tells a URI a preview cut (it runs into a cut mark).
+// clippedURI tells a URI a preview cut (it runs into a cut mark, in any
+// common notation: "…", "⋯", "...", "[…]").
 func clippedURI(u string) bool {
-	return strings.Contains(u, "…") || strings.HasSuffix(u, "...")
+	return strings.ContainsAny(u, "…⋯[") || strings.HasSuffix(u, "...")
 }
 
 // An evidenceLine is one visible evidence excerpt of a search result.
@@ -120,15 +127,15 @@ func sampleRecords(t *T) []aRecord {
 			for _, r := range records(c) {
 				data, _ := r["data"].(map[string]any)
 				conn := firstNonEmptyString(str(r["connection_id"]), s.conn)
-				// The id the target shows for the record; the path form
-				// only when its answer shows none.
-				rec := aRecord{ID: shownIDOf(c, str(r["id"])), Stream: s.stream, Conn: conn, Data: data}
-				switch {
-				case rec.ID != "":
-				case conn == "":
-					rec.ID = s.stream + ":" + str(r["id"])
-				default:
-					rec.ID = conn + "/" + s.stream + ":" + str(r["id"])
+				// The id the target shows for the record: labelled as an id,
+				// else the longest token of its text that holds the RS id,
+				// else that id as the target's structuredContent gives it.
+				rid := str(r["id"])
+				rec := aRecord{ID: shownIDOf(c, rid), Stream: s.stream, Conn: conn, Data: data}
+				if rec.ID == "" {
+					content := recordWords(r)
+					toks := slices.DeleteFunc(idTokens(c.Text(), rid), func(tok string) bool { return slices.Contains(content, tok) })
+					rec.ID = firstNonEmptyString(append(toks, rid)...)
 				}
 				if data != nil {
 					out = append(out, rec)

@@ -124,12 +124,10 @@ func looksLikeHit(m map[string]any) bool {
 
 // hitList is a search result's list of hits: structuredContent's results
 // when it has one, else the list of objects that holds hits, under
-// whatever key.
+// whatever key (a hit's own evidence list is part of the hit).
 func hitList(c *Call) []any {
-	if v, ok := findKey(c.Structured(), "results"); ok {
-		if list, ok := v.([]any); ok {
-			return list
-		}
+	if list, ok := c.Structured()["results"].([]any); ok {
+		return list
 	}
 	var out []any
 	for _, m := range listWhere(c.Structured(), looksLikeHit) {

@@ -90,7 +90,7 @@ func isJSONRPC(body []byte) bool {
 // rejectedCallBodies are tools/call requests a rejected bearer sends: had
 // the endpoint processed them, the RS would have been asked for data.
 var rejectedCallBodies = [][]byte{
-	[]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"q":"a"}}}`),
+	[]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"schema","arguments":{}}}`),
 	[]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages"}}}`),
 }
 

@@ -38,3 +38,7 @@ func highlighted(s string) string {
 	}
 	return ""
 }
+
+// nextLabelRe is a label that introduces the call reading on ("next",
+// "Next:", "next page ->", "continue with"), in any case.
+var nextLabelRe = regexp.MustCompile(`(?i)^\W*(next|continue|more)\b`)

@@ -90,33 +90,6 @@ func records(c *Call) []map[string]any {
 	return out
 }
 
-// findKey returns the first value under key anywhere in v (depth first).
-func findKey(v any, key string) (any, bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		if val, ok := x[key]; ok {
-			return val, true
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if val, ok := findKey(x[k], key); ok {
-				return val, true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if val, ok := findKey(e, key); ok {
-				return val, true
-			}
-		}
-	}
-	return nil, false
-}
-
 var wordRe = regexp.MustCompile(`[A-Za-z]{5,}`)
 
 // searchableWord picks a word of five letters or more from the records'
@@ -483,6 +456,12 @@ func onRSIgnoringProjection(t *T) *T {
 		}
 	}
 	return t.On(t.Fork(fx))
+}
+
+// learnFrom lets a printed call teach the dialect the roles its
+// inputSchema left unresolved, by the values the check knows it holds.
+func learnFrom(t *T, c continuation, known dialect.Args) {
+	t.Target.Dialect().Learn(c, known)
 }
 
 // roleOf is the value a continuation the target printed gives role r, in

@@ -49,7 +49,8 @@ func judgeHighlights(t *T, c *Call) int {
 	if c.IsError() || len(hits(c)) == 0 {
 		return 0
 	}
-	terms := words(strings.ToLower(str(c.Args["q"])))
+	query := c.Role(dialect.Query)
+	terms := words(strings.ToLower(str(query)))
 	shown := textSnippets(c)
 	for _, line := range strings.Split(c.Text(), "\n") {
 		if strings.TrimSpace(line) != "" {
@@ -59,11 +60,11 @@ func judgeHighlights(t *T, c *Call) int {
 	for _, s := range shown {
 		t.Clause(1, func() {
 			p := tagProblem(s)
-			t.Assert(p == "", "search %q: %s in %q", c.Args["q"], p, clipText(s, 400))
+			t.Assert(p == "", "search %q: %s in %q", query, p, clipText(s, 400))
 		})
 		t.Clause(2, func() {
 			p := sentinelIn(s, terms)
-			t.Assert(p == "", "search %q: the punctuation sentinel %q stands in for a highlight in %q", c.Args["q"], p, clipText(s, 400))
+			t.Assert(p == "", "search %q: the punctuation sentinel %q stands in for a highlight in %q", query, p, clipText(s, 400))
 		})
 	}
 	return len(shown)

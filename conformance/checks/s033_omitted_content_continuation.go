@@ -227,6 +227,9 @@ func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
 // name record recID (and, for read_record_field, field).
 func writtenCall(t *T, text, tool, recID, field string) (continuation, bool) {
 	for _, c := range continuationsIn(text) {
+		if c.Tool == tool && refersTo(c, recID) && tool == "read_record_field" {
+			learnFrom(t, c, dialect.Args{dialect.Field: field})
+		}
 		if c.Tool == tool && refersTo(c, recID) && (tool != "read_record_field" || roleOf(t, c, dialect.Field) == field) {
 			return c, true
 		}
@@ -295,6 +298,9 @@ func followEvidence(t *T, d *Call) int {
 			seen[h.ID+"\x00"+field] = true
 			var cont *continuation
 			for _, c := range continuationsIn(text) {
+				if c.Tool == "read_record_field" && refersTo(c, h.ID) {
+					learnFrom(t, c, dialect.Args{dialect.RecordID: h.ID, dialect.Field: field})
+				}
 				if c.Tool == "read_record_field" && roleOf(t, c, dialect.Field) == field && refersTo(c, h.ID) {
 					cont = &c
 					break

@@ -29,7 +29,7 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, To
 // judgeEvidenceContext judges S044's clauses on each preview of search c,
 // reading fields through on.
 func judgeEvidenceContext(t, on *T, c *Call) {
-	for _, p := range shownPreviews(c) {
+	for _, p := range shownPreviews(t, c) {
 		at := highlightedRe.FindStringIndex(p.text)
 		if at == nil {
 			continue

@@ -2,8 +2,10 @@ package checks
 
 import (
 	"encoding/json"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -65,7 +67,7 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 func unprovenRecords(t *T, q string) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range t.RS().RequestsTo("/v1/search") {
-		if v, _ := url.ParseQuery(r.RawQuery); v.Get("q") != q {
+		if v, _ := url.ParseQuery(r.RawQuery); !slices.ContainsFunc(slices.Collect(maps.Values(v)), func(vs []string) bool { return slices.Contains(vs, q) }) {
 			continue
 		}
 		_, body := t.RS().Replay(r)
@@ -152,7 +154,7 @@ func evidenceIsInField(t *T) int {
 	}
 	judged := 0
 	seen := map[shownPreview]bool{}
-	for _, cl := range shownPreviews(c) {
+	for _, cl := range shownPreviews(t, c) {
 		if cl.id == "" || cl.field == "" || seen[cl] || judged == 8 {
 			continue
 		}

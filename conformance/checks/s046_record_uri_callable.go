@@ -1,8 +1,6 @@
 package checks
 
 import (
-	"encoding/base64"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -19,31 +17,29 @@ const recordURIPrefix = "pdpp://record/"
 var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
 	documented := documentingTools(t.Target, recordURIPrefix)
 	judged := 0
-	// A read tool that documents pdpp://record/ ids takes one built from a
-	// record the target itself shows, in the escaped-id form or the
-	// canonical base64url JSON form (judged before the evidence fork opens).
+	// A read tool that documents pdpp://record/ ids takes the ones the
+	// target shows for its own search hits (judged before the evidence
+	// fork opens). mcpcheck builds none: their encoding is the target's.
 	if len(documented) > 0 {
-		if _, sc, _ := fanInTerm(t); sc != nil && len(hitsWithEvidence(sc)) > 0 {
-			h := hitsWithEvidence(sc)[0]
-			forms := []string{recordURIPrefix + url.PathEscape(h.ID)}
-			if h.Stream != "" && h.Record != "" {
-				forms = append(forms, recordHandle(h.Conn, h.Stream, h.Record))
-			}
-			for _, tool := range documented {
-				if tool != "fetch" && tool != "read_record_field" {
+		if _, sc, _ := fanInTerm(t); sc != nil {
+			for _, h := range hits(sc) {
+				uris := handleURIsIn("record", compactJSONOf(h.Raw))
+				if len(uris) == 0 {
 					continue
 				}
-				judged++
-				t.Clause(1, func() {
-					ok := false
-					for _, u := range forms {
-						ok = ok || takenAsID(t, tool, u, evidenceField(t, h)...)
+				for _, tool := range documented {
+					if tool != "fetch" && tool != "read_record_field" {
+						continue
 					}
-					t.Assert(ok, "%s documents pdpp://record/ ids, so it must take one for record %s (tried %s)", tool, h.ID, strings.Join(forms, ", "))
-				})
-				t.Clause(2, func() {
-					t.Assert(slices.Contains(documented, tool), "%s's documentation names pdpp://record/ ids as its callable path", tool)
-				})
+					judged++
+					t.Clause(1, func() {
+						t.Assert(takenAsID(t, tool, uris[0], evidenceField(t, h)...), "%s documents pdpp://record/ ids, so it must take %s, which search shows for record %s", tool, uris[0], h.ID)
+					})
+					t.Clause(2, func() {
+						t.Assert(slices.Contains(documented, tool), "%s's documentation names pdpp://record/ ids as its callable path", tool)
+					})
+				}
+				break
 			}
 		}
 	}
@@ -132,16 +128,6 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 		}
 	}
 	t.Fail("%s shows %s, but no tool documents pdpp://record/ ids, the result names no tool for it and no resource template lists it: the visible instructions name no callable path", c.Tool, uri)
-}
-
-// recordHandle is the canonical pdpp://record/ handle of a record: base64url
-// JSON {connection_id, stream, record_id}.
-func recordHandle(conn, stream, rid string) string {
-	m := map[string]string{"stream": stream, "record_id": rid}
-	if conn != "" {
-		m["connection_id"] = conn
-	}
-	return recordURIPrefix + base64.RawURLEncoding.EncodeToString([]byte(compactJSONOf(m)))
 }
 
 // evidenceField is the field path of a hit's first evidence excerpt, for a

@@ -34,7 +34,7 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 				}
 				seen[u] = true
 				judged++
-				field := fieldOfWindowURI(c, u)
+				field := fieldOfWindowURI(v, c, u)
 				readable, taken := resourceReadable(v, u), field != "" && takenAsID(v, "read_record_field", u, field)
 				t.Clause(1, func() {
 					t.Assert(readable || taken, "%s shows %s: resources/read must serve it or read_record_field must take it as its id", c.Tool, u)
@@ -62,8 +62,8 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 // fieldOfWindowURI is the field a field-window handle reads: named in the
 // handle when it is base64url JSON, else the field_path shown on the
 // URI's line.
-func fieldOfWindowURI(c *Call, uri string) string {
-	if f := str(handleJSON(uri)["field_path"]); f != "" {
+func fieldOfWindowURI(t *T, c *Call, uri string) string {
+	if f := fieldIn(t, handleJSON(uri)); f != "" {
 		return f
 	}
 	if m := evFieldRe.FindStringSubmatch(lineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))); m != nil {

@@ -102,6 +102,9 @@ func headerOf(text, piece string) string {
 // on the same record whose offset (offset_chars or cursor) pick accepts.
 func windowContinuation(t *T, c *Call, id string, pick func(int) bool) *continuation {
 	for _, k := range continuationsIn(c.Text()) {
+		if k.Tool == "read_record_field" {
+			learnFrom(t, k, dialect.Args{dialect.RecordID: id})
+		}
 		if kid := str(roleOf(t, k, dialect.RecordID)); k.Tool != "read_record_field" || (kid != id && !strings.Contains(kid, id)) {
 			continue
 		}

@@ -298,7 +298,7 @@ func readWholeJSON(t *T, c continuation, field string) (any, error) {
 		text.WriteString(str(w["text"]))
 		c = continuation{}
 		for _, n := range continuationsIn(r.Text()) {
-			if n.Tool == "read_record_field" && strings.HasPrefix(n.At, "next") {
+			if n.Tool == "read_record_field" && nextLabelRe.MatchString(n.At) {
 				c = n
 			}
 		}

@@ -17,7 +17,7 @@ var s052 = &Check{ID: "S052", Slug: "cli-parity", Mode: ModeCTRL, Needs: []Capab
 		t.NotApplicable("no search of the target's own words returned a proven evidence window")
 	}
 	fields := map[string]bool{}
-	for _, p := range shownPreviews(c) {
+	for _, p := range shownPreviews(t, c) {
 		fields[p.field] = true
 	}
 	out, errOut, code := t.CLI().RunCLI(t.Context(), "search", "--provider-url", t.RS().URL(), term)

@@ -132,7 +132,7 @@ func textSnippets(c *Call) []string {
 type shownPreview struct{ id, field, text string }
 
 // shownPreviews lists a search answer's evidence previews, text first.
-func shownPreviews(c *Call) []shownPreview {
+func shownPreviews(t *T, c *Call) []shownPreview {
 	var out []shownPreview
 	for _, e := range evidenceLines(c.Text()) {
 		out = append(out, shownPreview{e.ID, e.FieldPath, e.Preview})
@@ -141,7 +141,7 @@ func shownPreviews(c *Call) []shownPreview {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
-			out = append(out, shownPreview{h.ID, str(xm["field_path"]), str(xm["preview_text"])})
+			out = append(out, shownPreview{h.ID, fieldIn(t, xm), str(xm["preview_text"])})
 		}
 	}
 	return out

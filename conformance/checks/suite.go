@@ -15,6 +15,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/scenarios"
 )
 
@@ -39,9 +40,9 @@ type Suite struct {
 //	go test ./conformance -args -mcpcheck.url=https://host/mcp -mcpcheck.token-file=token.txt
 //	ginkgo ./conformance -- -mcpcheck.stdio="pdpp-mcp --provider-url {rs_url}"
 type suiteFlags struct {
-	url, tokenFile, stdio, mutant *string
-	budget                        *int
-	strict                        *bool
+	url, tokenFile, stdio, mutant, dialect *string
+	budget                                 *int
+	strict                                 *bool
 }
 
 func registerSuiteFlags() suiteFlags {
@@ -52,6 +53,7 @@ func registerSuiteFlags() suiteFlags {
 		budget:    flag.Int("mcpcheck.budget", 0, "tools/list byte budget (default from scenarios/surface.json)"),
 		mutant:    flag.String("mcpcheck.mutant", "", "a mutant of the reference adapter to check instead (harness self-test)"),
 		strict:    flag.Bool("mcpcheck.strict", false, "fail on recommended clauses too (mcpcheck's own contract and thresholds)"),
+		dialect:   flag.String("mcpcheck.dialect", "", "YAML file correcting the argument roles inferred from the target's inputSchemas"),
 	}
 }
 
@@ -62,6 +64,11 @@ func (s Suite) targetSpec(f suiteFlags) (conformance.TargetSpec, error) {
 		return spec, err
 	}
 	spec.URL, spec.Stdio = *f.url, *f.stdio
+	if *f.dialect != "" {
+		if spec.Dialect, err = dialect.LoadOverrides(*f.dialect); err != nil {
+			return spec, err
+		}
+	}
 	if spec.URL != "" {
 		spec.Token = strings.TrimSpace(os.Getenv("MCPCHECK_TOKEN"))
 		if *f.tokenFile != "" {

@@ -253,3 +253,36 @@ func (d *Dialect) ValueIn(m map[string]any, tool string, r Role) (any, bool) {
 	}
 	return nil, false
 }
+
+// Learn binds roles the inputSchema left unresolved from a printed call
+// whose values the caller knows: a role whose known value exactly one
+// declared, unbound argument of the call holds is played by it. Roles
+// already bound are never rebound.
+func (d *Dialect) Learn(c PrintedCall, known Args) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	td := d.tools[c.Tool]
+	if td == nil {
+		return
+	}
+	bound := map[string]bool{}
+	for _, b := range td.bound {
+		bound[b.Name] = true
+	}
+	for r, want := range known {
+		if _, ok := td.bound[r]; ok || want == nil {
+			continue
+		}
+		var holders []string
+		for name, v := range c.Args {
+			if !bound[name] && td.declares(name) && fmt.Sprint(v) == fmt.Sprint(want) {
+				holders = append(holders, name)
+			}
+		}
+		if len(holders) == 1 {
+			td.bound[r] = Binding{Role: r, Name: holders[0], Source: FromPrintedCall}
+			delete(td.ambiguous, r)
+			bound[holders[0]] = true
+		}
+	}
+}

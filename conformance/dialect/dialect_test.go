@@ -146,7 +146,6 @@ func TestReferenceSummary(t *testing.T) {
 		"query_records: cursor = cursor (inputSchema)",
 		"aggregate: field = field (inputSchema)",
 		"search: query = q, cursor = cursor (inputSchema)",
-		"fetch: record id = id (inputSchema)",
 		"read_record_field: record id = id, field = field_path, offset = offset_chars, length = limit_chars, cursor = cursor, query = q, context before = before_chars, context after = after_chars (inputSchema)",
 	}
 	if !reflect.DeepEqual(lines, want) {
@@ -189,4 +188,24 @@ func summaryOf(d *Dialect, tool string) string {
 		}
 	}
 	return ""
+}
+
+func TestPrintedCallTeachesAnUnresolvedRoleByValue(t *testing.T) {
+	d := FromToolsList([]json.RawMessage{json.RawMessage(`{"name":"read_record_field","inputSchema":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"integer"}}}}`)}, nil)
+	if d.Has("read_record_field", Field) || d.Has("read_record_field", RecordID) {
+		t.Fatal("names that say nothing must not resolve")
+	}
+	c := PrintedCalls(`next: read_record_field {"a": "rec-1", "b": "body", "c": 200}`, []string{"read_record_field"})[0]
+	d.Learn(c, Args{RecordID: "rec-1", Field: "body", Offset: "nope"})
+	for r, want := range map[Role]string{RecordID: "a", Field: "b"} {
+		if got, _ := d.Name("read_record_field", r); got != want {
+			t.Errorf("%s = %q, want %q", r, got, want)
+		}
+	}
+	if d.Has("read_record_field", Offset) {
+		t.Error("a value the call does not hold teaches nothing")
+	}
+	if got := summaryOf(d, "read_record_field"); !strings.Contains(got, "record id = a, field = b (printed call)") {
+		t.Errorf("summary: %s", got)
+	}
 }

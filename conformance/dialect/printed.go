@@ -85,7 +85,7 @@ func argsAfter(text string, i int) (map[string]any, bool, bool) {
 	gap := len(rest) - len(trimmed)
 	switch {
 	case strings.HasPrefix(trimmed, "args="):
-		trimmed, gap = trimmed[len("args="):], gap+len("args=")
+		gap += len("args=")
 		fallthrough
 	case strings.HasPrefix(trimmed, "{"):
 		return jsonArgs(text, i+gap)

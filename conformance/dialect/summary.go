@@ -32,7 +32,7 @@ func (d *Dialect) Summary() []ToolSummary {
 		td := d.tools[tool]
 		s := ToolSummary{Tool: tool, Notes: td.notes}
 		for _, r := range rolesOf(tool) {
-			if b, ok := td.bound[r]; ok && (b.Source != FromInputSchema || roles[r].seed != b.Name) {
+			if b, ok := td.bound[r]; ok && (b.Source != FromInputSchema || seedName(tool, r) != b.Name) {
 				s.Roles = append(s.Roles, b)
 			}
 			if c := td.ambiguous[r]; len(c) > 0 {
@@ -71,4 +71,13 @@ func sortedBySource(bs []Binding) []Binding {
 	rank := map[Source]int{FromInputSchema: 0, FromPrintedCall: 1, FromUser: 2}
 	slices.SortStableFunc(bs, func(a, b Binding) int { return rank[a.Source] - rank[b.Source] })
 	return bs
+}
+
+// seedName is the name the seed text gives role r on tool, or "": fetch's
+// record id is the search/fetch document contract's id.
+func seedName(tool string, r Role) string {
+	if tool == "fetch" && r == RecordID {
+		return "id"
+	}
+	return roles[r].seed
 }
