@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -99,9 +98,6 @@ func fanInTermNow(t *T) (string, *Call, bool) {
 	}
 	return best, bestCall, bestConns >= 2
 }
-
-// markTagRe is a whole highlight tag.
-var markTagRe = regexp.MustCompile(`</?mark>`)
 
 // textSnippets are every snippet-like value in a search result.
 func textSnippets(c *Call) []string {
