@@ -67,7 +67,7 @@ func (d *dialect) apply() func(*Seams) {
 	return all(
 		tune(func(t *adapter.Tuning) {
 			t.IDs, t.Ellipsis = d.ids, d.ellipsis
-			t.TextBudget = adapter.DefaultTextBudget - 320
+			t.TextBudget = adapter.DefaultTextBudget - 160
 			t.Grammar = dialectGrammar{adapter.CompactGrammar{Ellipsis: d.ellipsis}, d}
 		}),
 		withMiddleware(d.toolsList(), onInitialize(func(r *mcp.InitializeResult) { r.Instructions = d.prose("", r.Instructions) }),
@@ -153,7 +153,10 @@ func (d *dialect) prose(tool, s string) string {
 func (d *dialect) calls() mcp.Middleware {
 	return onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
 		tool := req.Params.Name
-		if names := d.args[tool]; len(names) > 0 {
+		// The adapter's own command line calls its tools in process, with
+		// no session, in the names its handlers read, and prints their
+		// answers itself.
+		if names := d.args[tool]; len(names) > 0 && req.Session != nil {
 			args := map[string]json.RawMessage{}
 			if json.Unmarshal(req.Params.Arguments, &args) == nil && args != nil {
 				back := map[string]json.RawMessage{}
@@ -168,7 +171,7 @@ func (d *dialect) calls() mcp.Middleware {
 			}
 		}
 		res, err := next(ctx, req)
-		if err != nil || res == nil {
+		if err != nil || res == nil || req.Session == nil {
 			return res, err
 		}
 		r := &result{res}
@@ -282,6 +285,10 @@ func (d *dialect) rewrite(tool string, r *result) {
 				flattenSchema(sc)
 			}
 		case "fetch":
+			// A cut document's text ends with its continuation call.
+			if text, ok := sc["text"].(string); ok {
+				sc["text"] = d.callsIn(text)
+			}
 			r.setStructured(sc)
 			r.setText(fetchMirror(sc, d.style.indentFetch))
 			return
@@ -318,9 +325,12 @@ func (d *dialect) moveList(sc map[string]any, from, to string, trim func(map[str
 	if env == nil {
 		return sc
 	}
-	list, ok := sc[from]
+	list, ok := env[from]
+	if from != "data" {
+		list, ok = sc[from]
+	}
 	if !ok {
-		list = env[from]
+		return sc
 	}
 	delete(sc, from)
 	delete(sc, "data")

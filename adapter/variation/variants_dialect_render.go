@@ -84,7 +84,13 @@ func searchText(d *dialect, text string, sc map[string]any) string {
 		b.WriteString("\n" + d.label("sources") + strings.Join(parts, d.sep()))
 	}
 	rr := d.args["read_record_field"]
+	evidence := d.hitEvidence(sc)
 	for _, x := range p.hits {
+		if e, ok := evidence[x.id]; ok && !x.evidenced {
+			// The reference text drops evidence lines past its budget; a
+			// block layout shows each shown hit's evidence with the hit.
+			x.field, x.preview, x.complete, x.evidenced = e[0], d.aroundMark(e[1], 96), e[2] == "complete", true
+		}
 		switch s.layout {
 		case markdownLayout:
 			fmt.Fprintf(&b, "\n\n%d. **%s**\n   id: %s", x.n, x.title, x.id)
@@ -124,6 +130,45 @@ func searchText(d *dialect, text string, sc map[string]any) string {
 	}
 	b.WriteString("\n" + d.label("whole document") + "call fetch with a hit's id, as shown")
 	return b.String()
+}
+
+// hitEvidence maps each hit id of a translated search answer to its first
+// evidence excerpt: field, preview and preview status.
+func (d *dialect) hitEvidence(sc map[string]any) map[string][3]string {
+	out := map[string][3]string{}
+	list, _ := sc[d.hitsKey].([]any)
+	for _, h := range list {
+		hm, _ := h.(map[string]any)
+		ev, _ := hm["evidence_excerpts"].([]any)
+		id, _ := hm["id"].(string)
+		if len(ev) == 0 || id == "" {
+			continue
+		}
+		e, _ := ev[0].(map[string]any)
+		f, _ := e["field_path"].(string)
+		p, _ := e["preview_text"].(string)
+		st, _ := e["preview_status"].(string)
+		if f != "" && p != "" {
+			out[id] = [3]string{f, strings.Trim(p, "…"), st}
+		}
+	}
+	return out
+}
+
+// aroundMark is about n characters of s around its first highlight, each
+// cut marked with the dialect's ellipsis.
+func (d *dialect) aroundMark(s string, n int) string {
+	r := []rune(s)
+	at := len([]rune(s[:max(0, strings.Index(s, d.mark[0]))]))
+	from, to := max(0, at-n/2), min(len(r), at+n/2+len(d.mark[0])+len(d.mark[1])+8)
+	out := string(r[from:to])
+	if from > 0 {
+		out = d.ellipsis + out
+	}
+	if to < len(r) {
+		out += d.ellipsis
+	}
+	return out
 }
 
 // recordsText writes a page of records: the handles first, each record's

@@ -52,9 +52,10 @@ func handleURIsIn(kind string, texts ...string) []string {
 	return out
 }
 
-// clippedURI tells a URI a preview cut (it runs into a cut mark).
+// clippedURI tells a URI a preview cut (it runs into a cut mark, in any
+// common notation: "…", "⋯", "...", "[…]").
 func clippedURI(u string) bool {
-	return strings.Contains(u, "…") || strings.HasSuffix(u, "...")
+	return strings.ContainsAny(u, "…⋯[") || strings.HasSuffix(u, "...")
 }
 
 // An evidenceLine is one visible evidence excerpt of a search result.
@@ -98,16 +99,6 @@ func hitsWithEvidence(c *Call) []hit {
 		}
 	}
 	return out
-}
-
-var markedRe = regexp.MustCompile(`<mark>([^<]*)</mark>`)
-
-// highlighted is the first highlighted term of a preview.
-func highlighted(s string) string {
-	if m := markedRe.FindStringSubmatch(s); m != nil {
-		return m[1]
-	}
-	return ""
 }
 
 // aRecord is a record read back from the target: its fetch id, stream,
@@ -256,17 +247,10 @@ func evidenceViews(t *T) iter.Seq[*T] {
 	}
 }
 
-// cutLabelRe finds a visible statement that a value is cut: any common
-// ellipsis, or words that say so.
-var cutLabelRe = regexp.MustCompile(`(?i)…|\.\.\.|truncat|\bcut\b|partial|incomplete|complete["']?\s*[=:]\s*["']?false|has_more["']?\s*[=:]\s*["']?true|more_(text|chars|characters)`)
-
-// ellipsisRe splits a preview at the cuts it marks.
-var ellipsisRe = regexp.MustCompile(`\[…\]|\[\.\.\.\]|\(truncated\)|…|\.\.\.`)
-
 // plainOf is text as a reader compares it: highlight tags and common
 // entities gone, whitespace folded, lower case.
 func plainOf(s string) string {
-	s = entityRe.Replace(markTagRe.ReplaceAllString(s, ""))
+	s = entityRe.Replace(highlightTagRe.ReplaceAllString(s, ""))
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 

@@ -63,8 +63,9 @@ func eachPage(t *T, limit int, f func(s source, c *Call)) {
 	}
 }
 
-// records reads the record list of a query_records result: the RS envelope's
-// data, or records, or a bare array.
+// records reads the record list of a query_records result: the RS
+// envelope's data, or else the list of objects in structuredContent that
+// holds records, under whatever key (seed 003 leaves the envelope open).
 func records(c *Call) []map[string]any {
 	var list []any
 	switch d := c.Structured()["data"].(type) {
@@ -76,6 +77,9 @@ func records(c *Call) []map[string]any {
 		}
 	case []any:
 		list = d
+	}
+	if list == nil {
+		return listWhere(c.Structured(), looksLikeRecord)
 	}
 	var out []map[string]any
 	for _, r := range list {

@@ -8,19 +8,6 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
-// scopeSupport is what seed 001 wants the text of schema(stream,
-// connection_id) to state besides fields, for the next read, where no
-// value of the row can show it.
-var scopeSupport = []struct {
-	what string
-	re   *regexp.Regexp
-}{
-	{"projection", regexp.MustCompile(`(?i)\bprojection\b|\bproject(ed|ion)?\s+fields\b|\bselect(ed)?\s+fields\b`)},
-	{"sort", regexp.MustCompile(`(?i)\bsort|\border(ed)?\s+by\b`)},
-	{"count", regexp.MustCompile(`(?i)\bcounts?\b[^\n]{0,40}\b(exact|estimated)\b|\b(exact|estimated)\s+counts?\b`)},
-	{"search modes", regexp.MustCompile(`(?i)\b(search|lexical|semantic|hybrid|full[- ]?text)\b`)},
-}
-
 // S019 judges schema(stream, connection_id) on a shared stream: the
 // answer holds that connection's row and names no other connection
 // anywhere (rows, connector-level lists, text), and its text states what

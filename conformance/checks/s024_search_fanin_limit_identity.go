@@ -55,9 +55,7 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 
 // resultObjects are the entries of structuredContent's results, whatever
 // they hold.
-func resultObjects(c *Call) []any {
-	return hitList(c)
-}
+func resultObjects(c *Call) []any { return hitList(c) }
 
 // connectionLabels maps each connection of the index to its display name.
 func connectionLabels(index []schemaRow) map[string]string {

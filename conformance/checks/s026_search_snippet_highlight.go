@@ -83,17 +83,33 @@ var (
 // tagProblem explains why s breaks the highlight invariant (balanced
 // <mark>…</mark>, or plain prose), or is "". A cut tag is found anywhere.
 func tagProblem(s string) string {
+	// The tag judged is the one the target highlights with (seed 001 asks
+	// for balanced tags, not <mark>): the first balanced pair's, else the
+	// first highlight tag's, else mark.
+	name := "mark"
+	if tags := highlightTagRe.FindAllString(s, -1); len(tags) > 0 {
+		name = strings.Trim(tags[0], "</>")
+	}
+	for _, m := range highlightedRe.FindAllStringSubmatch(s, -1) {
+		if m[1] == m[3] {
+			name = m[1]
+			break
+		}
+	}
 	open := false
-	for _, tag := range markTagRe.FindAllString(s, -1) {
-		if (tag == "<mark>") == open {
-			return "unbalanced or nested <mark> tags"
+	for _, tag := range highlightTagRe.FindAllString(s, -1) {
+		if strings.Trim(tag, "</>") != name {
+			continue
+		}
+		if !strings.HasPrefix(tag, "</") == open {
+			return "unbalanced or nested <" + name + "> tags"
 		}
 		open = !open
 	}
 	if open {
-		return "a <mark> is never closed"
+		return "a <" + name + "> is never closed"
 	}
-	rest := markTagRe.ReplaceAllString(s, " ")
+	rest := strings.NewReplacer("<"+name+">", " ", "</"+name+">", " ").Replace(s)
 	if m := partialHeadRe.FindString(rest); m != "" {
 		return fmt.Sprintf("a highlight tag cut short (%q)", m)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	markOrEllipsis = regexp.MustCompile(`</?mark>|…|\.\.\.`)
+	markOrEllipsis = regexp.MustCompile(`</?(?:mark|em|b|strong|hl|i|u|ins|span)>|…|⋯|\.\.\.`)
 	titleKeys      = []string{"title", "name", "subject", "summary"}
 	authoredKeys   = []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"}
 )

@@ -92,7 +92,6 @@ func materialized(r *Call) []string {
 }
 
 var (
-	completionRe   = regexp.MustCompile(`(?i)complete|has_more|truncat|partial|whole|entire`)
 	continuationKy = regexp.MustCompile(`(?i)next|cursor|has_more|continu|previous`)
 )
 

@@ -48,12 +48,14 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 				continue
 			}
 			t.Clause(2, func() {
-				list, _ := cm["streams"].([]any)
-				for _, s := range list {
-					sm, _ := s.(map[string]any)
-					own, has := sm["granted_connections"].([]any)
-					t.Assert(!has || !sameSet(connectionIDs(own), connectionIDs(shared)),
-						"%s: stream %v repeats its connector %v's granted_connections; it inherits them and keeps its own only when they differ", what, sm["name"], cm["connector_key"])
+				// The connector's rows, wherever the document keeps them
+				// (nested, or grouped by connector_key beside it).
+				for _, r := range schemaRows(doc) {
+					if r.Connector == nil || r.Connector["connector_key"] != cm["connector_key"] {
+						continue
+					}
+					t.Assert(r.OwnConnections == nil || !sameSet(connectionIDs(r.OwnConnections), connectionIDs(shared)),
+						"%s: stream %v repeats its connector %v's granted_connections; it inherits them and keeps its own only when they differ", what, r.Name, cm["connector_key"])
 				}
 			})
 		}

@@ -75,11 +75,12 @@ func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 	}
 }
 
-// visibleEvidence is the text line that shows evidence of field: it names
+// visibleEvidence is the text block (a line, or a hit with its indented
+// lines) that shows evidence of field: it names
 // the field and holds the matched term (or, with no term, names the field
 // beside a quoted preview).
 func visibleEvidence(text, field, term string) string {
-	for _, line := range strings.Split(text, "\n") {
+	for _, line := range textBlocks(text) {
 		if field == "" || !strings.Contains(line, field) {
 			continue
 		}

@@ -30,7 +30,7 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, To
 // reading fields through on.
 func judgeEvidenceContext(t, on *T, c *Call) {
 	for _, p := range shownPreviews(t, c) {
-		at := markedRe.FindStringIndex(p.text)
+		at := highlightedRe.FindStringIndex(p.text)
 		if at == nil {
 			continue
 		}

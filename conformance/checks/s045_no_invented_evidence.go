@@ -102,7 +102,7 @@ func previewIsInField(t *T, cl shownPreview) {
 		return
 	}
 	field := strings.ToLower(spacesRe.ReplaceAllString(str(w["text"]), " "))
-	for _, part := range ellipsisRe.Split(markTagRe.ReplaceAllString(cl.text, ""), -1) {
+	for _, part := range ellipsisRe.Split(highlightTagRe.ReplaceAllString(cl.text, ""), -1) {
 		part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(entityRe.Replace(part), " ")))
 		t.Assert(strings.Contains(field, part), "the evidence preview %q of %s must be text of its field %s (%q is not)", clipText(cl.text, 200), cl.id, cl.field, clipText(part, 80))
 	}

@@ -126,22 +126,3 @@ func matchWord(full []rune) (string, int) {
 	}
 	return "", 0
 }
-
-// numberInText reports whether n is written in text as a whole number.
-func numberInText(text string, n int) bool {
-	s := strconv.Itoa(n)
-	for i := strings.Index(text, s); i >= 0; {
-		before := i == 0 || text[i-1] < '0' || text[i-1] > '9'
-		j := i + len(s)
-		after := j == len(text) || text[j] < '0' || text[j] > '9'
-		if before && after {
-			return true
-		}
-		k := strings.Index(text[j:], s)
-		if k < 0 {
-			break
-		}
-		i = j + k
-	}
-	return false
-}

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -167,18 +166,6 @@ func clipRunes(s string, n int) string {
 	return string(r[:min(n, len(r))])
 }
 
-var numberRe = regexp.MustCompile(`\d{3,}`)
-
-// showsSize reports whether text holds a number within 2% of total.
-func showsSize(text string, total int) bool {
-	for _, m := range numberRe.FindAllString(text, -1) {
-		if n, err := strconv.Atoi(m); err == nil && n*50 >= total*49 && n*50 <= total*51 {
-			return true
-		}
-	}
-	return false
-}
-
 // followFieldContinuation follows the continuation a result gives for a
 // cut field: a read_record_field (or fetch) call in text that names the
 // field; it must work and go on from where the text stopped.
@@ -311,7 +298,7 @@ func readWholeJSON(t *T, c continuation, field string) (any, error) {
 		text.WriteString(str(w["text"]))
 		c = continuation{}
 		for _, n := range continuationsIn(r.Text()) {
-			if n.Tool == "read_record_field" && strings.HasPrefix(n.At, "next") {
+			if n.Tool == "read_record_field" && nextLabelRe.MatchString(n.At) {
 				c = n
 			}
 		}

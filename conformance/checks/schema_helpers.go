@@ -50,6 +50,18 @@ func schemaRows(doc map[string]any) []schemaRow {
 		cm, _ := c.(map[string]any)
 		add(cm["streams"], cm)
 	}
+	// Streams grouped by connector_key beside the connectors (another
+	// index layout): each group's rows belong to that connector.
+	if byKey, ok := doc["streams"].(map[string]any); ok {
+		keys := make([]string, 0, len(byKey))
+		for k := range byKey {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			add(byKey[k], connectorByKey(cs, k))
+		}
+	}
 	nested := len(rows)
 	add(doc["streams"], nil)
 	out := rows[:nested]
@@ -59,6 +71,17 @@ func schemaRows(doc map[string]any) []schemaRow {
 		}
 	}
 	return out
+}
+
+// connectorByKey is the connector object of cs with that connector_key,
+// or one that names only the key.
+func connectorByKey(cs []any, key string) map[string]any {
+	for _, c := range cs {
+		if cm, ok := c.(map[string]any); ok && cm["connector_key"] == key {
+			return cm
+		}
+	}
+	return map[string]any{"connector_key": key}
 }
 
 func readRow(raw, conn map[string]any) schemaRow {

@@ -121,8 +121,13 @@ var (
 		"primary", "title", "text", "metadata", "author", "field", "fields", "usable", "unusable", "more", "distinct", "group", "time", "by"}
 	wordTokRe = regexp.MustCompile(`[A-Za-z0-9_]+`)
 	// legendPairRe reads "key=meaning", "key: meaning", "key (meaning)",
-	// "key → meaning" or "key - meaning" from a legend.
-	legendPairRe = regexp.MustCompile(`(?:^|[\s;,(])([A-Za-z_][A-Za-z0-9_]*(?:=false)?)\s*(?:=|:|→|->|—|–|\(|\s-\s)\s*["']?([A-Za-z][A-Za-z0-9_-]*)`)
+	// "key → meaning", "key - meaning", "key means meaning", "key is
+	// meaning", the key bare or quoted, from a legend; a table row
+	// "| key | meaning |" is read after its bars become colons.
+	legendPairRe = regexp.MustCompile(`(?:^|[\s;,(|])["'“]?([A-Za-z_][A-Za-z0-9_]*(?:=false)?)["'”]?\s*(?:=|:|→|->|—|–|\(|\s-\s|\s+means\s+|\s+is\s+)\s*["']?([A-Za-z][A-Za-z0-9_-]*)`)
+	// symbolPairRe reads a legend entry whose key is a symbol ("= = exact
+	// filter", "\"~\" means semantic").
+	symbolPairRe = regexp.MustCompile(`(?:^|[\s;,(|])["'“]?([=~!<>≈*+#@]{1,2})["'”]?\s*(?:=|:|→|->|—|–|\s+means\s+)\s*["']?([A-Za-z][A-Za-z0-9_-]*)`)
 )
 
 // functionWords are short words of prose, never abbreviations; "a" is
@@ -245,6 +250,12 @@ func legendText(text string, fts map[string]fieldNote) string {
 // after the last key found.
 func legendMeanings(legend string) map[string]string {
 	out := map[string]string{}
+	legend = tableRowRe.ReplaceAllString(legend, "$1: $2")
+	for _, m := range symbolPairRe.FindAllStringSubmatch(legend, -1) {
+		if _, seen := out[m[1]]; !seen {
+			out[m[1]] = strings.ToLower(m[2])
+		}
+	}
 	for pos := 0; pos < len(legend); {
 		m := legendPairRe.FindStringSubmatchIndex(legend[pos:])
 		if m == nil {
@@ -271,6 +282,9 @@ func keysMeaning(meanings map[string]string, re *regexp.Regexp, plain ...string)
 	return out
 }
 
+// tableRowRe is a two-column markdown table row: | key | meaning |.
+var tableRowRe = regexp.MustCompile(`(?m)^\|\s*([^|\n]+?)\s*\|\s*([^|\n]+?)\s*\|\s*$`)
+
 var (
 	itemSepRe      = regexp.MustCompile(`[,;|\s\[\](){}<>]+`)
 	exactMeaningRe = regexp.MustCompile(`exact|equal`)
@@ -291,7 +305,7 @@ func unexplained(fts map[string]fieldNote, legend string, fields []string) []str
 			if k == "" || len(k) > 4 || slices.Contains(vocab, lk) || slices.Contains(fields, k) || strings.Trim(k, "0123456789") == "" || slices.Contains(out, k) {
 				continue
 			}
-			if !regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(k) + `:?(?:<[^>]*>)?\s*(=|:|→|->|—|–|\(|\s-\s|\s+means\s|\s+is\s)\s*["']?[A-Za-z]`).MatchString(legend) {
+			if !regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(k) + `["'”]?:?(?:<[^>]*>)?\s*(=|:|→|->|—|–|\(|\s-\s|\s+means\s|\s+is\s|\s*\|)\s*["']?<?[A-Za-z]`).MatchString(legend) {
 				out = append(out, k)
 			}
 		}
@@ -335,6 +349,15 @@ func readTextCap(ctx string, exactKeys, sortKeys []string) textCap {
 			c.sortable = true
 		}
 	}
+	// Symbol flags ("=", "~") are items of their own, not word tokens.
+	for _, item := range strings.FieldsFunc(ctx, func(r rune) bool { return strings.ContainsRune(",;| \t{}()[]<>", r) }) {
+		if slices.Contains(exactKeys, item) {
+			c.exact = true
+		}
+		if slices.Contains(sortKeys, item) {
+			c.sortable = true
+		}
+	}
 	return c
 }
 
@@ -365,7 +388,7 @@ type textArgs struct {
 const maxArgTries = 3
 
 var (
-	sortMentionRe = regexp.MustCompile(`(?i)\b(?:sort(?:able)?|order(?:ed)?\s+by)\b\W{0,6}(-?)([A-Za-z_][\w.-]*)`)
+	sortMentionRe = regexp.MustCompile(`(?i)\b(?:sort(?:able)?(?:\s+by)?|order(?:ed)?\s+by)\b\W{0,6}(-?)([A-Za-z_][\w.-]*)`)
 	aggSectionRe  = regexp.MustCompile(`\b(count_distinct|group_by_time|group_by|max|min|sum)\b\s*[=:(]\s*([^;\n)]*)`)
 )
 

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -25,11 +24,12 @@ func str(v any) string {
 	return fmt.Sprint(v)
 }
 
-// hits reads a search answer's hits from its structuredContent.
+// hits reads the search hits of a result: the list of objects in
+// structuredContent whose elements name their connection and connector,
+// under whatever key.
 func hits(c *Call) []hit {
-	list := hitList(c)
 	var out []hit
-	for _, e := range list {
+	for _, e := range hitList(c) {
 		m, ok := e.(map[string]any)
 		if !ok {
 			continue
@@ -98,9 +98,6 @@ func fanInTermNow(t *T) (string, *Call, bool) {
 	}
 	return best, bestCall, bestConns >= 2
 }
-
-// markTagRe is a whole highlight tag.
-var markTagRe = regexp.MustCompile(`</?mark>`)
 
 // textSnippets are every snippet-like value in a search result.
 func textSnippets(c *Call) []string {
@@ -185,52 +182,4 @@ func hitField(t *T, h hit) string {
 		})
 	}
 	return field
-}
-
-// hitList is the array of hits in a search answer's structuredContent,
-// found by value, whatever its key: the longest array whose entries are
-// all objects, the one with more ids among equal ones, else the first
-// (keys in order, outermost first).
-func hitList(c *Call) []any {
-	var best []any
-	bestIDs := 0
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(x[k])
-			}
-		case []any:
-			if ids, ok := objectsWithIDs(x); ok && (len(x) > len(best) || len(x) == len(best) && ids > bestIDs) {
-				best, bestIDs = x, ids
-			}
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(c.Structured())
-	return best
-}
-
-// objectsWithIDs reports whether every entry is an object, and how many
-// carry a string id.
-func objectsWithIDs(list []any) (int, bool) {
-	n := 0
-	for _, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return 0, false
-		}
-		if id, _ := m["id"].(string); id != "" {
-			n++
-		}
-	}
-	return n, len(list) > 0
 }

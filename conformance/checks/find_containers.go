@@ -1,0 +1,137 @@
+package checks
+
+import (
+	"slices"
+	"sort"
+)
+
+// Containers found by what they hold, not by their key (issue 27, cause 3):
+// seed 003 makes fetch the one exception to the PDPP list envelope, so a
+// target may keep search hits and records under any key, nested or not.
+
+// An objectList is one array of JSON objects in a structured answer.
+type objectList struct {
+	path  string
+	items []map[string]any
+}
+
+// objectLists returns the arrays of objects in v, depth first with keys
+// sorted, outside any error object. It does not look inside the elements
+// of a list it returns: a record's expanded relations or a hit's evidence
+// are part of that record or hit, not lists of their own.
+func objectLists(v any) []objectList {
+	var out []objectList
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if k != "error" {
+					walk(x[k], path+"."+k)
+				}
+			}
+		case []any:
+			var items []map[string]any
+			for _, e := range x {
+				if m, ok := e.(map[string]any); ok {
+					items = append(items, m)
+				}
+			}
+			if len(items) > 0 && len(items) == len(x) {
+				out = append(out, objectList{path, items})
+				return
+			}
+			for i, e := range x {
+				walk(e, path+"["+string(rune('0'+i%10))+"]")
+			}
+		}
+	}
+	walk(v, "")
+	return out
+}
+
+// listWhere is the longest list whose elements mostly satisfy keep (the
+// first such list on a tie), or nil.
+func listWhere(v any, keep func(map[string]any) bool) []map[string]any {
+	var best []map[string]any
+	for _, l := range objectLists(v) {
+		n := 0
+		for _, it := range l.items {
+			if keep(it) {
+				n++
+			}
+		}
+		if 2*n > len(l.items) && len(l.items) > len(best) {
+			best = l.items
+		}
+	}
+	return best
+}
+
+// readToolNames are the read tools the seeds name; an object holding one as a
+// value is a continuation, or describes one, and so is no record.
+var readToolNames = []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"}
+
+// holdsCall reports whether v holds, at any depth, a string value naming
+// a read tool: a continuation descriptor.
+func holdsCall(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return slices.Contains(readToolNames, x)
+	case map[string]any:
+		for _, e := range x {
+			if holdsCall(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if holdsCall(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// looksLikeRecord: an object of three keys or more that carries no
+// continuation (the omitted-field descriptors beside a page do) and no
+// page state.
+func looksLikeRecord(m map[string]any) bool {
+	if len(m) < 3 || holdsCall(m) {
+		return false
+	}
+	_, warning := m["code"]
+	return !warning || m["message"] == nil
+}
+
+// looksLikeHit: a search hit carries an id, a title, a snippet or its
+// source identity (seed 001: "each hit SHALL include connection_id,
+// connector_key, …"); S024 judges which of them it lacks.
+func looksLikeHit(m map[string]any) bool {
+	for _, k := range []string{"connection_id", "connector_key", "id", "title", "snippet"} {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hitList is a search result's list of hits: structuredContent's results
+// when it has one, else the list of objects that holds hits, under
+// whatever key (a hit's own evidence list is part of the hit).
+func hitList(c *Call) []any {
+	if list, ok := c.Structured()["results"].([]any); ok {
+		return list
+	}
+	var out []any
+	for _, m := range listWhere(c.Structured(), looksLikeHit) {
+		out = append(out, m)
+	}
+	return out
+}

@@ -1,0 +1,33 @@
+package checks
+
+import "strings"
+
+// Reading text as blocks (issue 27, cause 6): a hit or a record is judged
+// as a unit, whatever its layout. One line per item is a block of one
+// line; a title line followed by indented lines (an id, a preview, a read
+// call) is one block; a blank line ends a block.
+
+// textBlocks splits text into its blocks.
+func textBlocks(text string) []string {
+	var out []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, "\n"))
+			cur = nil
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.TrimSpace(line) == "":
+			flush()
+		case line[0] == ' ' || line[0] == '\t':
+			cur = append(cur, line)
+		default:
+			flush()
+			cur = append(cur, line)
+		}
+	}
+	flush()
+	return out
+}
