@@ -9,9 +9,10 @@ import (
 )
 
 // The reference adapter holds itself to a tighter footprint than the
-// default budget: 7 KiB and 2,000 o200k tokens for tools/list. (Issue 10's
-// stretch goal, 6 KiB, was reached at 6,116 B; the outputSchemas U14 holds
-// results to, success and error alike, added 577 B.)
+// default budget: 7.25 KiB and 2,000 o200k tokens for tools/list. (Issue
+// 10's stretch goal, 6 KiB, was reached at 6,116 B; the outputSchemas U14
+// holds results to, success and error alike, added 577 B, and saying how
+// sort descends, which the real RS needs, 57 B.)
 func TestReferenceFootprintWithinOwnBudget(t *testing.T) {
 	spec, err := reference.Spec("")
 	if err != nil {
@@ -22,7 +23,7 @@ func TestReferenceFootprintWithinOwnBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tgt.Close()
-	const maxBytes = 7168
+	const maxBytes = 7424
 	fp, err := conformance.MeasureFootprint(tgt, maxBytes)
 	if err != nil {
 		t.Fatal(err)
