@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -23,7 +24,24 @@ type argSchema struct {
 	closed   bool // additionalProperties: false
 }
 
+// compiledArgs holds each input schema's validator, keyed by the schema's
+// text: an argSchema is read-only once built, and every adapter (mcpcheck
+// opens hundreds) has the same six schemas.
+var compiledArgs sync.Map
+
 func compileArgs(schema string) (*argSchema, error) {
+	if a, ok := compiledArgs.Load(schema); ok {
+		return a.(*argSchema), nil
+	}
+	a, err := buildArgs(schema)
+	if err != nil {
+		return nil, err
+	}
+	compiledArgs.Store(schema, a)
+	return a, nil
+}
+
+func buildArgs(schema string) (*argSchema, error) {
 	var root jsonschema.Schema
 	if err := json.Unmarshal([]byte(schema), &root); err != nil {
 		return nil, err

@@ -80,9 +80,11 @@ func evidenceNotes(conn Connection) *Stream {
 func noteEntry(i, chars int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Note %d opens with the tide tables and the lighthouse log. ", i+1)
+	placed := false // the filler never holds the phrase: no need to search the text for it
 	for p := 0; b.Len() < chars; p++ {
-		if chars > 60000 && p > 0 && b.Len() > chars*2/3 && !strings.Contains(b.String(), EvidencePhrase) {
+		if chars > 60000 && p > 0 && b.Len() > chars*2/3 && !placed {
 			b.WriteString("The " + EvidencePhrase + " was counted twice before the storm. ")
+			placed = true
 		}
 		fmt.Fprintf(&b, "Entry %d.%d records the weather, the boats in the harbour and the repairs still open. ", i+1, p)
 	}

@@ -77,7 +77,8 @@ type Options struct {
 	// OwnScenarios judges each mutant on the scenarios it names and
 	// declares only: enough to prove it killed by its own clauses, at a
 	// fraction of the cost, but blind to undeclared collateral. The full
-	// sweep (the default) is what make ci and mcpcheck mutants run.
+	// sweep (the default) is what make matrix (in make ci) and mcpcheck
+	// mutants run.
 	OwnScenarios bool
 }
 

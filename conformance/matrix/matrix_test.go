@@ -20,14 +20,15 @@ import (
 // have collateral at all, and every required clause judged over MCP must
 // have a mutant that fails it.
 //
-// The full sweep runs every check against every mutant; it is what make ci
-// and mcpcheck mutants run. A plain go test judges each mutant on its own
-// scenarios only (MCPCHECK_FULL_MATRIX unset): the kill and the clause
-// coverage still hold, undeclared collateral is left to the sweep.
+// The full sweep runs every check against every mutant; it is what make
+// matrix (a step of make ci, with its own timeout) and mcpcheck mutants
+// run. A plain go test judges each mutant on its own scenarios only
+// (MCPCHECK_FULL_MATRIX unset): the kill and the clause coverage still
+// hold, undeclared collateral is left to the sweep.
 func TestMutantsAreKilledByTheirOwnChecks(t *testing.T) {
 	full := os.Getenv("MCPCHECK_FULL_MATRIX") != ""
 	if !full {
-		t.Log("each mutant judged on its own scenarios only; MCPCHECK_FULL_MATRIX=1 (make ci) also looks for undeclared collateral")
+		t.Log("each mutant judged on its own scenarios only; MCPCHECK_FULL_MATRIX=1 (make matrix, in make ci) also looks for undeclared collateral")
 	}
 	results, err := Mutants(context.Background(), Options{OwnScenarios: !full})
 	if err != nil {
