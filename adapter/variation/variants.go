@@ -88,7 +88,7 @@ var variants = []Variation{
 		Apply:   rsChecksValueDomains()},
 
 	// Source identity and ids.
-	{ID: "fan-in-unscoped-lists", Exercises: []string{"S032"}, Freedom: "forwards query_records without connection_id over a stream several connections serve; the RS fans in and each previewed record names its connection",
+	{ID: "fan-in-unscoped-lists", Exercises: []string{"S032"}, Inapplicable: map[string]string{"S032": "it forwards the RS fan-in, so no read is refused as ambiguous"}, Freedom: "forwards query_records without connection_id over a stream several connections serve; the RS fans in and each previewed record names its connection",
 		Allowed: `seed 001: ambiguous_connection is for "a source-required MCP read … against a package containing multiple configured sources"; seed 003: source identity "answers \"which connection did this record come from?\" from the result itself"; docs/RS-CONTRACT.md §6.4 fans in`,
 		Doc:     "Tuning.UnscopedLists is UnscopedListsFanIn; fetch and read_record_field still ask",
 		Apply:   tune(func(t *adapter.Tuning) { t.UnscopedLists = adapter.UnscopedListsFanIn })},

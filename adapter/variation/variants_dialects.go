@@ -13,14 +13,19 @@ import (
 var dialectVariants = []Variation{
 	{ID: "dialect-ts-sdk", Freedom: `a TypeScript-SDK-like adapter: search takes query; read_record_field takes record_id, field, offset, length, query; ids cin::stream::record; hits under hits and records under records with a page object; numbers 12,345; markdown blocks (id and read call on lines under the title); a legend table; "..."; <em>; errors as indented JSON`,
 		Allowed: dialectAllowed, Doc: "MCP middleware renames arguments both ways and rewrites every answer; Tuning sets ids, ellipsis, grammar and a text budget with room for the layout",
-		Apply: tsDialect.apply(), KnownFalse: knownFalse["dialect-ts-sdk"]},
+		Apply: tsDialect.apply(), Advised: legacyIDs, KnownFalse: knownFalse["dialect-ts-sdk"]},
 	{ID: "dialect-python", Freedom: `a Python-no-SDK-like adapter: search takes text; read_record_field takes handle, key, skip, max_chars, text; ids cin.stream.record; hits under items and records under rows with paging at top level; numbers 12 345; indented blocks; a "X means …" legend; a flat schema stream list; " [...]"; <b>; calls written name(k=v); errors as "Error (code): message" lines`,
 		Allowed: dialectAllowed, Doc: "MCP middleware renames arguments both ways and rewrites every answer; Tuning sets ids, ellipsis, grammar and a text budget with room for the layout",
-		Apply: pyDialect.apply(), KnownFalse: knownFalse["dialect-python"]},
+		Apply: pyDialect.apply(), Advised: legacyIDs, KnownFalse: knownFalse["dialect-python"]},
 	{ID: "dialect-terse", Freedom: `a terse adapter: search takes terms; read_record_field takes ref, path, from, len, find; ids rec:cin/stream/record; hits under matches and records under items; numbers 12k (12,345); sigil lines; an "X = …" legend; "⋯"; <hl>; calls written name k=v; errors as "ERR code: message" plus JSON`,
 		Allowed: dialectAllowed, Doc: "MCP middleware renames arguments both ways and rewrites every answer; Tuning sets ids, ellipsis, grammar and a text budget with room for the layout",
-		Apply: terseDialect.apply(), KnownFalse: knownFalse["dialect-terse"]},
+		Apply: terseDialect.apply(), Advised: legacyIDs, KnownFalse: knownFalse["dialect-terse"]},
 }
+
+// legacyIDs: U05.1's legacy {stream}:{record_id} id with connection_id is
+// mcpcheck's own recommended contract, in pdpp-mcp's id format, which no
+// seed names; an adapter with ids of its own need not take it.
+var legacyIDs = []string{"U05.1"}
 
 const dialectAllowed = `each freedom is one the seeds leave open (scenarios/FREEDOMS.md names the clause of each): seed 001 names tools, connection_id, stream, limit, fields, expand, detail, fetch's id and document keys, the typed error codes, retry_with and available_connections, and the schema document under structuredContent.data, and nothing else of the wire; seed 001: "search snippets SHALL use balanced highlight tags or unhighlighted prose"; seed 003: "content[] remains bounded prose, but it must carry the operational handles"; seed 004: the read continuation, not its argument names; seed 003: "accompanied by a visible legend" (no notation)`
 
@@ -128,6 +133,7 @@ func (g dialectGrammar) entries() [][2]string {
 		{f["a"] + "<kinds>", "aggregations: aggregate metric=<kind> field=<field>, or metric=count with group_by=<field> (group_by_time=<field> for a time field)"},
 		{f["role"] + "<role>", "declared display role"},
 		{f["g=false"], "the field is not granted"},
+		{f["declared"], "the field is declared, with no capability the RS states"},
 		{"<type>", "declared type, first"},
 	}
 }

@@ -42,6 +42,11 @@ type Variation struct {
 	// depth the seed does not ask for): those clauses may fail it, at the
 	// recommended level only.
 	Advised []string
+	// Inapplicable, for a conforming variant, are the scenario ids its
+	// freedom leaves with no subject (an adapter that forwards the RS's
+	// fan-in never refuses an ambiguous read), each with why: n/a there is
+	// right where the reference passes. Any other n/a judges it less.
+	Inapplicable map[string]string
 	// KnownFalse, for a conforming variant, are the check ids that fail or
 	// judge it less than the reference today although it conforms: each
 	// with the cause in the checks. The matrix requires exactly this set,

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -34,8 +35,12 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 				}
 				seen[u] = true
 				judged++
-				field := fieldOfWindowURI(v, c, u)
-				readable, taken := resourceReadable(v, u), field != "" && takenAsID(v, "read_record_field", u, field)
+				readable, taken := resourceReadable(v, u), false
+				for _, field := range windowFields(v, c, u) {
+					if taken = takenAsID(v, "read_record_field", u, field); taken {
+						break
+					}
+				}
 				t.Clause(1, func() {
 					t.Assert(readable || taken, "%s shows %s: resources/read must serve it or read_record_field must take it as its id", c.Tool, u)
 				})
@@ -59,15 +64,14 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 	}
 }}
 
-// fieldOfWindowURI is the field a field-window handle reads: named in the
-// handle when it is base64url JSON, else the field_path shown on the
-// URI's line.
-func fieldOfWindowURI(t *T, c *Call, uri string) string {
-	if f := fieldIn(t, handleJSON(uri)); f != "" {
-		return f
+// windowFields are the fields a field-window handle may read, best first:
+// the one under the target's own field argument in a base64url JSON
+// handle, then, found by value, the handle's other strings (its keys are
+// the target's own encoding), else the field shown on the URI's line.
+func windowFields(t *T, c *Call, uri string) []string {
+	out := handleFields(t, handleJSON(uri))
+	if m := evFieldRe.FindStringSubmatch(lineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))); m != nil && !slices.Contains(out, m[1]) {
+		out = append(out, m[1])
 	}
-	if m := evFieldRe.FindStringSubmatch(lineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))); m != nil {
-		return m[1]
-	}
-	return ""
+	return out
 }

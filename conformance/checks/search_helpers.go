@@ -2,6 +2,8 @@ package checks
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -163,6 +165,24 @@ func readDocument(t *T, f *Call) map[string]any {
 func fieldIn(t *T, m map[string]any) string {
 	v, _ := t.Target.Dialect().ValueIn(m, "read_record_field", dialect.Field)
 	return str(v)
+}
+
+// handleFields are the fields a handle's decoded JSON may name, best
+// first: the value under the target's own field argument, then its other
+// strings by key order, at most six; the keys are the target's own
+// encoding, so a caller tries each as the field and keeps the one that
+// reads.
+func handleFields(t *T, h map[string]any) []string {
+	var out []string
+	if f := fieldIn(t, h); f != "" {
+		out = append(out, f)
+	}
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if v, ok := h[k].(string); ok && v != "" && !slices.Contains(out, v) && len(out) < 6 {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // hitField is the field an object within a hit (its first evidence

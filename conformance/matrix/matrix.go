@@ -203,7 +203,8 @@ func judge(ctx context.Context, m reference.Mutant, entries []conformance.Entry,
 		case conformance.Error:
 			r.Errors = append(r.Errors, id+": "+conformance.FirstLine(res.Message))
 		}
-		if m.Conforming() && baseline[id] == conformance.Pass && (res.Verdict == conformance.Partial || res.Verdict == conformance.Skip) {
+		if m.Conforming() && baseline[id] == conformance.Pass && (res.Verdict == conformance.Partial || res.Verdict == conformance.Skip ||
+			res.Verdict == conformance.NA && m.Inapplicable[id] == "") {
 			r.Degraded = append(r.Degraded, id+" ("+string(res.Verdict)+": "+conformance.FirstLine(res.Message)+")")
 		}
 	}

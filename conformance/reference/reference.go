@@ -100,6 +100,9 @@ type Mutant struct {
 	// at the recommended level only: mcpcheck's own advice, which its
 	// freedom does not follow.
 	Advised []string
+	// Inapplicable, for a conforming variant, are the scenario ids its
+	// freedom leaves with no subject, each with why.
+	Inapplicable map[string]string
 	// KnownFalse, for a conforming variant, are the check ids known to
 	// fail it (or judge it less) falsely today, each with its cause.
 	KnownFalse map[string]string
@@ -117,7 +120,7 @@ func Variants() []Mutant { return rows(variation.Variants()) }
 func rows(vs []variation.Variation) []Mutant {
 	out := make([]Mutant, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, Mutant{ID: v.ID, Kills: v.Kills, Collateral: v.Collateral, Doc: v.Doc, Freedom: v.Freedom, Allowed: v.Allowed, Advised: v.Advised, KnownFalse: v.KnownFalse})
+		out = append(out, Mutant{ID: v.ID, Kills: v.Kills, Collateral: v.Collateral, Doc: v.Doc, Freedom: v.Freedom, Allowed: v.Allowed, Advised: v.Advised, Inapplicable: v.Inapplicable, KnownFalse: v.KnownFalse})
 	}
 	return out
 }
