@@ -28,11 +28,15 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 //   - no harness package (conformance/..., but conformance/reference, the
 //     one seam, and conformance/matrix, which runs it) links adapter/...;
 //     what both sides need (the shell quoter) lives in the module's internal/;
+//   - internal/realrskit, which starts the real-RS kit, is for the tests
+//     that run against it (fakers/realrsdiff, integration/...) only;
 //   - the checks do not import the framework's internals
 //     (conformance/internal/...): they reach them through the framework
 //     ([directImportViolation]).
 func importViolation(pkg, dep string) string {
 	switch {
+	case dep == "internal/realrskit" && !under(pkg, "fakers/realrsdiff") && !under(pkg, "integration"):
+		return "the real-RS kit starter serves only the tests that run against the real RS"
 	case pkg == "conformance/dialect":
 		return "the role resolver is a leaf: it reads a target's tools/list and answers, and links nothing of the module"
 	case under(pkg, "conformance") && !under(pkg, "conformance/reference") && !under(pkg, "conformance/matrix") &&
@@ -82,6 +86,11 @@ func TestImportRuleCases(t *testing.T) {
 		{"adapter/variation", "scenarios", false},
 		{"adapter/adaptertest", "fakers", true},
 		{"adapterx", "fakers", true},
+		{"adapter", "internal/realrskit", false},
+		{"conformance", "internal/realrskit", false},
+		{"fakers", "internal/realrskit", false},
+		{"fakers/realrsdiff", "internal/realrskit", true},
+		{"integration/realrs", "internal/realrskit", true},
 	} {
 		if got := importViolation(c.pkg, c.dep) == ""; got != c.ok {
 			t.Errorf("%s linking %s: allowed %v, want %v", c.pkg, c.dep, got, c.ok)

@@ -353,13 +353,3 @@ func deepEvidenceSearch(t *T) (*T, *Call, string) {
 	}
 	return ev, ev.CallRoles("search", dialect.Args{dialect.Query: fakers.EvidencePhrase, dialect.Limit: 10}), whole
 }
-
-// lineAround is the line of text that holds byte i.
-func lineAround(text string, i int) string {
-	start := strings.LastIndexByte(text[:i], '\n') + 1
-	end := strings.IndexByte(text[i:], '\n')
-	if end < 0 {
-		return text[start:]
-	}
-	return text[start : i+end]
-}

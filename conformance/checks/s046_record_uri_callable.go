@@ -114,7 +114,7 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 		t.Assert(true, "")
 		return
 	}
-	line := lineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))
+	line := dialect.LineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))
 	if strings.Contains(line, uri) && (strings.Contains(line, "fetch") || strings.Contains(line, "resources/read")) {
 		t.Assert(true, "")
 		return

@@ -52,7 +52,7 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 					// The resource read fails: the model needs a tool path it
 					// is told about, in the tool's documentation or beside
 					// the URI.
-					line := lineAround(c.Text(), max(0, strings.Index(c.Text(), u)))
+					line := dialect.LineAround(c.Text(), max(0, strings.Index(c.Text(), u)))
 					told := documented || strings.Contains(line, "read_record_field")
 					t.Assert(taken && told, "%s shows %s, which resources/read does not serve; read_record_field must take it (%t) and the model must be told so (%t): a failed resource read is its only next step", c.Tool, u, taken, told)
 				})
@@ -70,7 +70,7 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 // the target's own encoding), else the field shown on the URI's line.
 func windowFields(t *T, c *Call, uri string) []string {
 	out := handleFields(t, handleJSON(uri))
-	if m := evFieldRe.FindStringSubmatch(lineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))); m != nil && !slices.Contains(out, m[1]) {
+	if m := evFieldRe.FindStringSubmatch(dialect.LineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))); m != nil && !slices.Contains(out, m[1]) {
 		out = append(out, m[1])
 	}
 	return out

@@ -52,7 +52,7 @@ func PrintedCalls(text string, tools []string) []PrintedCall {
 			continue // a quoted or path-like mention, not a call
 		}
 		if args, loose, ok := argsAfter(text, loc[1]); ok {
-			out = append(out, PrintedCall{Tool: tool, Args: args, At: lineAround(text, loc[2]), Loose: loose})
+			out = append(out, PrintedCall{Tool: tool, Args: args, At: LineAround(text, loc[2]), Loose: loose})
 		}
 	}
 	for _, loc := range callObjectRe.FindAllStringSubmatchIndex(text, -1) {
@@ -70,7 +70,7 @@ func PrintedCalls(text string, tools []string) []PrintedCall {
 		}
 		for _, k := range []string{"arguments", "args", "input", "params"} {
 			if args, ok := call[k].(map[string]any); ok {
-				out = append(out, PrintedCall{Tool: tool, Args: args, At: lineAround(text, loc[0])})
+				out = append(out, PrintedCall{Tool: tool, Args: args, At: LineAround(text, loc[0])})
 				break
 			}
 		}
@@ -248,7 +248,8 @@ func jsonObjectAt(text string, i int) (string, bool) {
 	return "", false
 }
 
-func lineAround(text string, i int) string {
+// LineAround is the line of text that holds byte i, without its newline.
+func LineAround(text string, i int) string {
 	start := strings.LastIndexByte(text[:i], '\n') + 1
 	end := strings.IndexByte(text[i:], '\n')
 	if end < 0 {

@@ -14,7 +14,7 @@ import (
 // every argument tools/list advertises, on every connector's client token.
 func TestJourneyStdio(t *testing.T) {
 	r := need(t)
-	for _, conn := range r.connectors() {
+	for _, conn := range r.Connectors() {
 		t.Run(conn, func(t *testing.T) { newJourney(t, stdioSession(t, r, r.token(t, conn))).run() })
 	}
 }
@@ -22,7 +22,7 @@ func TestJourneyStdio(t *testing.T) {
 func TestJourneyHTTP(t *testing.T) {
 	r := need(t)
 	endpoint := serve(t, r)
-	for _, conn := range r.connectors() {
+	for _, conn := range r.Connectors() {
 		t.Run(conn, func(t *testing.T) { newJourney(t, httpSession(t, endpoint, r.token(t, conn))).run() })
 	}
 }

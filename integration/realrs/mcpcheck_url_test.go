@@ -40,11 +40,11 @@ type totals struct {
 func TestMcpcheckURL(t *testing.T) {
 	r := need(t)
 	endpoint := serve(t, r)
-	for _, conn := range r.connectors() {
+	for _, conn := range r.Connectors() {
 		t.Run(conn, func(t *testing.T) {
-			args := []string{"--url", endpoint, "--token-file", r.Clients[conn]}
-			if r.Owner != "" {
-				args = append(args, "--owner-token-file", r.Owner)
+			args := []string{"--url", endpoint, "--token-file", r.ClientTokenFiles[conn]}
+			if r.OwnerTokenFile != "" {
+				args = append(args, "--owner-token-file", r.OwnerTokenFile)
 			}
 			code, tot, out := runMcpcheck(t, args...)
 			fmt.Fprintf(os.Stderr, "realrs: mcpcheck --url, %s token: exit %d, %d pass, %d partial, %d required failures, %d skipped %v, %d n/a, %d errors\n",
@@ -61,10 +61,10 @@ func TestMcpcheckURL(t *testing.T) {
 		})
 	}
 	t.Run("owner", func(t *testing.T) {
-		if r.Owner == "" {
+		if r.OwnerTokenFile == "" {
 			t.Skip("no owner_token beside the client tokens")
 		}
-		code, _, out := runMcpcheck(t, "--url", endpoint, "--token-file", r.Owner)
+		code, _, out := runMcpcheck(t, "--url", endpoint, "--token-file", r.OwnerTokenFile)
 		fmt.Fprintf(os.Stderr, "realrs: mcpcheck --url, owner token: exit %d\n", code)
 		if code != 5 {
 			t.Errorf("the owner token must be refused (exit 5, authentication rejected), got exit %d:\n%s", code, out)

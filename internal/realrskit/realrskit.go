@@ -1,0 +1,371 @@
+// Package realrskit starts and reads the real PDPP reference RS kit
+// (../shared/realrs beside the checkout, see its README) for the test
+// packages that run against it: fakers/realrsdiff and integration/realrs.
+// Each caller starts an instance of its own (its own state dir and free
+// ports, the install shared under REALRS_WORK) and stops only what it
+// started. Neither the adapter nor the harness links it.
+package realrskit
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Help says how to point a test at a kit that is not beside the checkout.
+const Help = "put the kit at ../shared/realrs beside the module root (CI does) or name its folder in REALRS_KIT"
+
+// TokenLifetime is how long the kit's tokens stay valid after a start
+// (expires_in 600 in state.json).
+const TokenLifetime = 600 * time.Second
+
+// runMargin is how much of TokenLifetime a test run may need: a kit whose
+// tokens have less left is restarted rather than reused.
+const runMargin = 4 * time.Minute
+
+// startTimeout bounds start.sh: a first start downloads about 127 MB.
+const startTimeout = 15 * time.Minute
+
+// Kit is a running reference RS: its URL and token files.
+type Kit struct {
+	// URL is the RS's base URL, without a trailing slash.
+	URL string
+	// ClientTokenFiles maps a connector (github, reddit, gmail) to its
+	// client token file.
+	ClientTokenFiles map[string]string
+	// OwnerTokenFile is the owner token file, "" when there is none.
+	OwnerTokenFile string
+
+	stateDir string
+	stop     func() error // nil unless Start started the server
+}
+
+// Tokens are a kit's tokens, read from its token files.
+type Tokens struct {
+	Client map[string]string // connector -> client token
+	Owner  string            // "" when there is none
+}
+
+// Connection is one seeded connection, as state.json records it.
+type Connection struct {
+	ConnectorID  string         `json:"connector_id"`
+	SourceID     string         `json:"source_id"`
+	ConnectionID string         `json:"connection_id"`
+	DisplayName  string         `json:"display_name"`
+	Records      map[string]int `json:"records"`
+}
+
+// ModuleRoot is the directory holding go.mod, from the working directory up
+// (a test's package directory).
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// Start starts an instance of the kit for the test package named instance
+// (say "fakers-realrsdiff"): the install under REALRS_WORK (default
+// <module>/.cache/realrs, reused across runs), free ports, and a state dir
+// of its own, <work>/state-<instance>-<checkout hash> (REALRS_STATE_DIR
+// overrides it), so that it never stops a server another package or
+// checkout started. A kit REALRS_STATE_DIR names that is already up with
+// fresh tokens is used as it is. skip, with k and err nil, says why there
+// is no kit to use and how to point at one.
+func Start(instance string) (k *Kit, skip string, err error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return nil, "", err
+	}
+	kitDir := os.Getenv("REALRS_KIT")
+	if kitDir == "" {
+		kitDir = filepath.Join(filepath.Dir(root), "shared", "realrs")
+	}
+	_, statErr := os.Stat(filepath.Join(kitDir, "start.sh"))
+	absent := statErr != nil
+	given := os.Getenv("REALRS_STATE_DIR")
+	// A running kit of the caller's choosing; with no kit to restart it
+	// with, it is tried even with old tokens (they may still answer).
+	if given != "" && fileExists(filepath.Join(given, "ready")) && (absent || !tokensStale(given)) {
+		if k, err = attachState(given); err == nil {
+			err = k.Ping()
+		}
+		return k, "", err
+	}
+	if absent {
+		return nil, "no reference RS kit at " + kitDir + ": " + Help, nil
+	}
+	work := os.Getenv("REALRS_WORK")
+	if work == "" {
+		work = filepath.Join(root, ".cache", "realrs")
+	}
+	if work, err = filepath.Abs(work); err != nil {
+		return nil, "", err
+	}
+	state := given
+	if state == "" {
+		state = filepath.Join(work, "state-"+instance+"-"+checkoutHash(root))
+	}
+	env := kitEnv(work, state)
+	vals, already, err := runStart(kitDir, env)
+	if err != nil {
+		return nil, "", err
+	}
+	stop := func() error { return runStop(kitDir, env) }
+	if already && tokensStale(vals["state_dir"]) {
+		// A kit left running is restarted only when its state is this
+		// checkout's own; another's is not ours to stop.
+		if given != "" && !strings.HasPrefix(vals["state_dir"], filepath.Join(root, ".cache")+string(filepath.Separator)) {
+			return nil, "", fmt.Errorf("the reference RS running with state %s has expired tokens (they live %s from its start); "+
+				"stop it with stop.sh, or set REALRS_STATE_DIR to a state dir of your own", vals["state_dir"], TokenLifetime)
+		}
+		if err := stop(); err != nil {
+			return nil, "", err
+		}
+		if vals, already, err = runStart(kitDir, env); err != nil {
+			return nil, "", err
+		}
+	}
+	if k, err = attachState(vals["state_dir"]); err != nil {
+		if !already {
+			_ = stop()
+		}
+		return nil, "", err
+	}
+	if !already {
+		k.stop = stop
+	}
+	if err := k.Ping(); err != nil {
+		_ = k.Stop()
+		return nil, "", err
+	}
+	return k, "", nil
+}
+
+// Attach is the running RS at url whose token files (client_token_<connector>,
+// optionally owner_token) are in tokenDir, such as a kit's state dir: the
+// PDPP_REAL_RS_URL and PDPP_REAL_RS_TOKEN_DIR override.
+func Attach(url, tokenDir string) (*Kit, error) {
+	k := &Kit{URL: strings.TrimRight(url, "/"), ClientTokenFiles: map[string]string{}, stateDir: tokenDir}
+	files, _ := filepath.Glob(filepath.Join(tokenDir, "client_token_*"))
+	for _, f := range files {
+		k.ClientTokenFiles[strings.TrimPrefix(filepath.Base(f), "client_token_")] = f
+	}
+	if len(k.ClientTokenFiles) == 0 {
+		return nil, fmt.Errorf("no client_token_<connector> file in %s", tokenDir)
+	}
+	if owner := filepath.Join(tokenDir, "owner_token"); fileExists(owner) {
+		k.OwnerTokenFile = owner
+	}
+	return k, nil
+}
+
+// Stop stops the server if Start started it, and does nothing otherwise.
+func (k *Kit) Stop() error {
+	if k == nil || k.stop == nil {
+		return nil
+	}
+	stop := k.stop
+	k.stop = nil
+	return stop()
+}
+
+// Connectors are the connectors with a client token, sorted.
+func (k *Kit) Connectors() []string {
+	out := make([]string, 0, len(k.ClientTokenFiles))
+	for c := range k.ClientTokenFiles {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Tokens reads the kit's token files.
+func (k *Kit) Tokens() (Tokens, error) {
+	t := Tokens{Client: map[string]string{}}
+	for c, f := range k.ClientTokenFiles {
+		v, err := readToken(f)
+		if err != nil {
+			return Tokens{}, err
+		}
+		t.Client[c] = v
+	}
+	if k.OwnerTokenFile != "" {
+		v, err := readToken(k.OwnerTokenFile)
+		if err != nil {
+			return Tokens{}, err
+		}
+		t.Owner = v
+	}
+	return t, nil
+}
+
+// Connections are the seeded connections by name (github, gmail_work, …),
+// from the kit's state.json.
+func (k *Kit) Connections() (map[string]Connection, error) {
+	var st struct {
+		Connections map[string]Connection `json:"connections"`
+	}
+	if err := readState(k.stateDir, &st); err != nil {
+		return nil, err
+	}
+	return st.Connections, nil
+}
+
+// Ping checks that the RS answers /v1/streams with a client token of this
+// start (gmail's when there is one).
+func (k *Kit) Ping() error {
+	conns := k.Connectors()
+	if len(conns) == 0 {
+		return fmt.Errorf("the reference RS at %s has no client token", k.URL)
+	}
+	conn := conns[0]
+	if _, ok := k.ClientTokenFiles["gmail"]; ok {
+		conn = "gmail"
+	}
+	token, err := readToken(k.ClientTokenFiles[conn])
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequest(http.MethodGet, k.URL+"/v1/streams", nil)
+	if err != nil {
+		return fmt.Errorf("the reference RS URL %q: %v", k.URL, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return fmt.Errorf("the reference RS at %s does not answer: %v", k.URL, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the reference RS at %s answers /v1/streams with %d: are the tokens of this start?", k.URL, resp.StatusCode)
+	}
+	return nil
+}
+
+// attachState is the kit whose state dir is dir, its URL from state.json.
+func attachState(dir string) (*Kit, error) {
+	var st struct {
+		RSURL string `json:"rs_url"`
+	}
+	if err := readState(dir, &st); err != nil {
+		return nil, err
+	}
+	if st.RSURL == "" {
+		return nil, fmt.Errorf("%s/state.json: no rs_url", dir)
+	}
+	return Attach(st.RSURL, dir)
+}
+
+func readState(dir string, into any) error {
+	raw, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return fmt.Errorf("%s/state.json: %v", dir, err)
+	}
+	return nil
+}
+
+// tokensStale reports tokens minted too long ago for a test run to finish
+// with them: the ready file is written right after they are minted.
+func tokensStale(stateDir string) bool {
+	fi, err := os.Stat(filepath.Join(stateDir, "ready"))
+	return err != nil || time.Since(fi.ModTime()) > TokenLifetime-runMargin
+}
+
+// runStart runs start.sh; already says the kit was running before.
+func runStart(kitDir string, env []string) (vals map[string]string, already bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(kitDir, "start.sh"))
+	var out, log bytes.Buffer
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, &out, &log
+	if err := cmd.Run(); err != nil {
+		return nil, false, fmt.Errorf("%s/start.sh: %w\n%s", kitDir, err, tail(log.String(), 40))
+	}
+	vals = keyValues(out.String())
+	if vals["rs_url"] == "" || vals["state_dir"] == "" {
+		return nil, false, fmt.Errorf("%s/start.sh printed no rs_url/state_dir:\n%s", kitDir, out.String())
+	}
+	return vals, strings.Contains(log.String(), "already running"), nil
+}
+
+func runStop(kitDir string, env []string) error {
+	cmd := exec.Command("bash", filepath.Join(kitDir, "stop.sh"))
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s/stop.sh: %w\n%s", kitDir, err, tail(string(out), 20))
+	}
+	return nil
+}
+
+// kitEnv is the environment of start.sh and stop.sh: one work dir, one
+// state dir, free ports, and the npm registry's default when no npm client
+// can name one (start.sh asks npm otherwise).
+func kitEnv(work, state string) []string {
+	env := append(os.Environ(), "REALRS_WORK="+work, "REALRS_STATE_DIR="+state, "REALRS_AS_PORT=0", "REALRS_RS_PORT=0")
+	if os.Getenv("REALRS_NPM_REGISTRY") == "" && os.Getenv("npm_config_registry") == "" {
+		if _, err := exec.LookPath("npm"); err != nil {
+			env = append(env, "REALRS_NPM_REGISTRY=https://registry.npmjs.org/")
+		}
+	}
+	return env
+}
+
+// checkoutHash tells checkouts that share one REALRS_WORK apart.
+func checkoutHash(root string) string {
+	h := fnv.New32a()
+	h.Write([]byte(root))
+	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// keyValues are the key=value lines start.sh prints.
+func keyValues(s string) map[string]string {
+	out := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// tail is the last n lines of s, for a log in an error message.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+func readToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return strings.TrimSpace(string(b)), err
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
