@@ -10,6 +10,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -250,7 +251,7 @@ func evidenceViews(t *T) iter.Seq[*T] {
 // plainOf is text as a reader compares it: highlight tags and common
 // entities gone, whitespace folded, lower case.
 func plainOf(s string) string {
-	s = entityRe.Replace(highlightTagRe.ReplaceAllString(s, ""))
+	s = entityRe.Replace(probe.HighlightTag.ReplaceAllString(s, ""))
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // maxStreamProbes bounds how many streams a check reads while looking for
@@ -79,7 +80,7 @@ func records(c *Call) []map[string]any {
 		list = d
 	}
 	if list == nil {
-		return listWhere(c.Structured(), looksLikeRecord)
+		return probe.ListWhere(c.Structured(), probe.LooksLikeRecord)
 	}
 	var out []map[string]any
 	for _, r := range list {

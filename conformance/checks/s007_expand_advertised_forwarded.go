@@ -10,6 +10,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -178,8 +179,8 @@ func carriesUnchanged(structured map[string]any, env any) bool {
 		return false
 	}
 	var shown []any
-	for _, l := range objectLists(jsonValue(structured)) {
-		for _, it := range l.items {
+	for _, l := range probe.ObjectLists(jsonValue(structured)) {
+		for _, it := range l.Items {
 			shown = append(shown, it)
 		}
 	}

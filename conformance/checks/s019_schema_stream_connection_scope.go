@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S019 judges schema(stream, connection_id) on a shared stream: the
@@ -78,14 +79,14 @@ func judgeConnectionScope(t *T, profile string) {
 		}
 		expectFieldSummaries(t, own, fieldNames(row), "%sstream %q on %s", profile, name, conn)
 		offered := offersOf(row)
-		for _, s := range scopeSupport {
+		for _, s := range probe.ScopeSupport {
 			switch {
-			case s.what == "sort" && !offered.sort, s.what == "search modes" && !offered.search:
+			case s.What == "sort" && !offered.sort, s.What == "search modes" && !offered.search:
 				continue // the grant offers none: nothing to state (a truthful "none" is welcome)
-			case s.what == "search modes" && searchFlagsExplained(text, fieldNames(row)):
+			case s.What == "search modes" && searchFlagsExplained(text, fieldNames(row)):
 				continue // field flags the legend explains state the modes
 			}
-			t.Assert(s.re.MatchString(own), "%sthe stream row, legend aside, must state %s support for the next read:\n%s", profile, s.what, clipText(own, 800))
+			t.Assert(s.Re.MatchString(own), "%sthe stream row, legend aside, must state %s support for the next read:\n%s", profile, s.What, clipText(own, 800))
 		}
 		var missing []string
 		for _, rel := range row.Expand {

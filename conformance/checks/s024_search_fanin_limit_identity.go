@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // The hits of a fan-in search are counted in structuredContent, and each
@@ -55,7 +56,7 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 
 // resultObjects are the entries of structuredContent's results, whatever
 // they hold.
-func resultObjects(c *Call) []any { return hitList(c) }
+func resultObjects(c *Call) []any { return probe.HitList(c) }
 
 // connectionLabels maps each connection of the index to its display name.
 func connectionLabels(index []schemaRow) map[string]string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -87,17 +88,17 @@ func tagProblem(s string) string {
 	// for balanced tags, not <mark>): the first balanced pair's, else the
 	// first highlight tag's, else mark.
 	name := "mark"
-	if tags := highlightTagRe.FindAllString(s, -1); len(tags) > 0 {
+	if tags := probe.HighlightTag.FindAllString(s, -1); len(tags) > 0 {
 		name = strings.Trim(tags[0], "</>")
 	}
-	for _, m := range highlightedRe.FindAllStringSubmatch(s, -1) {
+	for _, m := range probe.HighlightedTerm.FindAllStringSubmatch(s, -1) {
 		if m[1] == m[3] {
 			name = m[1]
 			break
 		}
 	}
 	open := false
-	for _, tag := range highlightTagRe.FindAllString(s, -1) {
+	for _, tag := range probe.HighlightTag.FindAllString(s, -1) {
 		if strings.Trim(tag, "</>") != name {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // smallField finds a record with a short plain-text field (not its id).
@@ -111,7 +112,7 @@ func windowFacts(r *Call, total int) []string {
 	if !rangeRe.MatchString(text) && !rangeRe.MatchString(sc) {
 		missing = append(missing, "the served range (0.."+n+")")
 	}
-	if !completionRe.MatchString(text) && !completionRe.MatchString(sc) {
+	if !probe.Completion.MatchString(text) && !probe.Completion.MatchString(sc) {
 		missing = append(missing, "its completion state")
 	}
 	if !continuationKy.MatchString(text) && !continuationKy.MatchString(sc) {

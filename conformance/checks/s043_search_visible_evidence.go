@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S043 reads a search whose hits carry proven evidence windows in
@@ -36,7 +37,7 @@ func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 	for i, h := range hitsWithEvidence(c) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		first, _ := ex[0].(map[string]any)
-		field, term := fieldIn(t, first), entityRe.Replace(highlighted(str(first["preview_text"])))
+		field, term := fieldIn(t, first), entityRe.Replace(probe.Highlighted(str(first["preview_text"])))
 		line := visibleEvidence(c.Text(), field, term)
 		judge := func() {
 			t.Assert(line != "", "hit %s carries proven evidence of %s (%q) in structuredContent, but no text line shows a preview of that field", h.ID, field, term)
@@ -80,7 +81,7 @@ func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 // the field and holds the matched term (or, with no term, names the field
 // beside a quoted preview).
 func visibleEvidence(text, field, term string) string {
-	for _, line := range textBlocks(text) {
+	for _, line := range probe.Blocks(text) {
 		if field == "" || !strings.Contains(line, field) {
 			continue
 		}

@@ -4,10 +4,11 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S044 reads each evidence preview of a search of the target's own words:
-// it shows text around the marked match (clause 1), not the highlighted
+// it shows text around the marked match (clause 1), not the probe.Highlighted
 // term alone, unless its field holds no more text (2).
 // On the evidence fork it also judges the previews of a search for a
 // phrase deep inside a long primary text.
@@ -30,7 +31,7 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, To
 // reading fields through on.
 func judgeEvidenceContext(t, on *T, c *Call) {
 	for _, p := range shownPreviews(t, c) {
-		at := highlightedRe.FindStringIndex(p.text)
+		at := probe.HighlightedTerm.FindStringIndex(p.text)
 		if at == nil {
 			continue
 		}
@@ -45,7 +46,7 @@ func judgeEvidenceContext(t, on *T, c *Call) {
 		}
 		for _, n := range []int{1, 2} {
 			t.Clause(n, func() {
-				t.Assert(around >= want, "the preview %q of %s %s must show text around the match, not only the highlighted term", clipText(p.text, 200), p.id, p.field)
+				t.Assert(around >= want, "the preview %q of %s %s must show text around the match, not only the probe.Highlighted term", clipText(p.text, 200), p.id, p.field)
 			})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -88,7 +89,7 @@ func unprovenRecords(t *T, q string) map[string]bool {
 // the highlighted term is found there, and every part between cut marks
 // (any common ellipsis) is its text when the whole field fits one read.
 func previewIsInField(t *T, cl shownPreview) {
-	if term := entityRe.Replace(highlighted(cl.text)); term != "" {
+	if term := entityRe.Replace(probe.Highlighted(cl.text)); term != "" {
 		r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.id, dialect.Field: cl.field, dialect.Query: term, dialect.Before: 20, dialect.After: 20})
 		t.Assert(!r.IsError(), "the evidence of %s claims %q in field %s, so a q read for it must find it: %s", cl.id, term, cl.field, r.Describe())
 	}
@@ -102,7 +103,7 @@ func previewIsInField(t *T, cl shownPreview) {
 		return
 	}
 	field := strings.ToLower(spacesRe.ReplaceAllString(str(w["text"]), " "))
-	for _, part := range ellipsisRe.Split(highlightTagRe.ReplaceAllString(cl.text, ""), -1) {
+	for _, part := range probe.Ellipsis.Split(probe.HighlightTag.ReplaceAllString(cl.text, ""), -1) {
 		part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(entityRe.Replace(part), " ")))
 		t.Assert(strings.Contains(field, part), "the evidence preview %q of %s must be text of its field %s (%q is not)", clipText(cl.text, 200), cl.id, cl.field, clipText(part, 80))
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S048 reads a long field of the target's own data in small windows and
@@ -61,7 +62,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 			if !t.Assert(!m.IsError(), "a q read must work: %s", m.Describe()) {
 				return
 			}
-			t.Assert(numberInText(m.Text(), at), "a q window must show where the match is: its offset %d in the field:\n%s", at, clipText(m.Text(), 300))
+			t.Assert(probe.ShowsNumber(m.Text(), at), "a q window must show where the match is: its offset %d in the field:\n%s", at, clipText(m.Text(), 300))
 		})
 	}
 	t.Clause(2, func() {
@@ -84,9 +85,9 @@ func judgeWindow(t *T, c *Call, full []rune, start, end int) {
 	text := c.Text()
 	piece := string(full[start:min(end, start+40)])
 	t.Assert(strings.Contains(text, piece), "the window text must be inline: %q is not in the text:\n%s", piece, clipText(text, 300))
-	t.Assert(numberInText(text, start) && numberInText(text, end), "the text must show the window's offsets %d and %d:\n%s", start, end, clipText(text, 300))
+	t.Assert(probe.ShowsNumber(text, start) && probe.ShowsNumber(text, end), "the text must show the window's offsets %d and %d:\n%s", start, end, clipText(text, 300))
 	if end < len(full) {
-		t.Assert(cutLabelRe.MatchString(headerOf(text, piece)), "a window that ends before the field does must say it is incomplete:\n%s", clipText(text, 300))
+		t.Assert(probe.CutLabel.MatchString(headerOf(text, piece)), "a window that ends before the field does must say it is incomplete:\n%s", clipText(text, 300))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -73,11 +74,11 @@ func largePreview(t, v *T, large aRecord) {
 		return
 	}
 	t.Clause(3, func() {
-		t.Assert(strings.Contains(plainOf(q.Text()), plainOf(value)) || cutLabelRe.MatchString(line),
+		t.Assert(strings.Contains(plainOf(q.Text()), plainOf(value)) || probe.CutLabel.MatchString(line),
 			"the preview of the %d-character field %s of %s is cut; it must say so, never pass for complete: %s", total, field, large.ID, clipText(line, 300))
 	})
 	t.Clause(1, func() {
-		t.Assert(showsSize(q.Text()+string(q.Raw), total), "the preview of the %d-character field %s of %s must show its size", total, field, large.ID)
+		t.Assert(probe.ShowsSize(q.Text()+string(q.Raw), total), "the preview of the %d-character field %s of %s must show its size", total, field, large.ID)
 	})
 	t.Clause(2, func() { followFieldContinuation(t, v, q.Tool, q.Text(), field, large.ID) })
 }
@@ -112,11 +113,11 @@ func largeFetchText(t, v *T, large aRecord) {
 	meta, _ := json.Marshal(doc["metadata"])
 	t.Clause(3, func() {
 		tail := text[max(0, len(text)-600):]
-		t.Assert(cutLabelRe.MatchString(tail), "fetch of %s cuts the %d-character %s; its text must say so where it ends: %q", large.ID, total, field, clipText(tail, 200))
-		t.Assert(cutLabelRe.MatchString(string(meta)) || showsSize(string(meta), total), "fetch of %s cuts the %d-character %s; its metadata must say so too (a cut flag or the whole size): %s", large.ID, total, field, clipText(string(meta), 300))
+		t.Assert(probe.CutLabel.MatchString(tail), "fetch of %s cuts the %d-character %s; its text must say so where it ends: %q", large.ID, total, field, clipText(tail, 200))
+		t.Assert(probe.CutLabel.MatchString(string(meta)) || probe.ShowsSize(string(meta), total), "fetch of %s cuts the %d-character %s; its metadata must say so too (a cut flag or the whole size): %s", large.ID, total, field, clipText(string(meta), 300))
 	})
 	t.Clause(1, func() {
-		t.Assert(showsSize(text+string(meta), total), "fetch of %s cuts the %d-character %s; it must show the whole size", large.ID, total, field)
+		t.Assert(probe.ShowsSize(text+string(meta), total), "fetch of %s cuts the %d-character %s; it must show the whole size", large.ID, total, field)
 	})
 	t.Clause(2, func() { followFieldContinuation(t, v, "fetch", text, field, large.ID) })
 }
@@ -250,7 +251,7 @@ func largeJSONField(t *T) bool {
 			// The marker may be clipped with its line: the size and media
 			// type may also be on the field's continuation line.
 			t.Assert(jsonMarkerRe.MatchString(marker), "the preview of a %d-character JSON field must name its media type: %s", size, marker)
-			t.Assert(showsSize(marker, size) || showsSize(q.Text()+string(q.Raw), size), "the preview of a %d-character JSON field must show its size: %s", size, marker)
+			t.Assert(probe.ShowsSize(marker, size) || probe.ShowsSize(q.Text()+string(q.Raw), size), "the preview of a %d-character JSON field must show its size: %s", size, marker)
 		})
 	}
 	followed := 0
@@ -298,7 +299,7 @@ func readWholeJSON(t *T, c continuation, field string) (any, error) {
 		text.WriteString(str(w["text"]))
 		c = continuation{}
 		for _, n := range continuationsIn(r.Text()) {
-			if n.Tool == "read_record_field" && nextLabelRe.MatchString(n.At) {
+			if n.Tool == "read_record_field" && probe.NextLabel.MatchString(n.At) {
 				c = n
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // A hit is one search result as structuredContent reports it.
@@ -31,7 +32,7 @@ func str(v any) string {
 // under whatever key.
 func hits(c *Call) []hit {
 	var out []hit
-	for _, e := range hitList(c) {
+	for _, e := range probe.HitList(c) {
 		m, ok := e.(map[string]any)
 		if !ok {
 			continue
@@ -121,7 +122,7 @@ func textSnippets(c *Call) []string {
 			}
 		}
 	}
-	walk(hitList(c), "")
+	walk(probe.HitList(c), "")
 	return out
 }
 

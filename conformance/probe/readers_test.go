@@ -1,0 +1,98 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
+)
+
+// dialectText is a recorded answer of one dialect (testdata/dialects):
+// the reference adapter's and three whole-dialect variants'.
+func dialectText(t *testing.T, dialect, answer string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "dialects", dialect+"."+answer+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+var recordedDialects = []string{"reference", "ts-sdk", "python", "terse"}
+
+// Exact numbers read in every notation; an abbreviation alone is not exact.
+func TestNumbersIn(t *testing.T) {
+	for text, want := range map[string]int{
+		"total_chars=60450": 60450, "of 60,450 (partial)": 60450, "of 60 450, truncated": 60450,
+		"60k (60,450) more": 60450, "1\u00a0234\u00a0567 bytes": 1234567, "12_345": 12345, "30,088–30,096": 30096,
+	} {
+		if !ShowsNumber(text, want) {
+			t.Errorf("%q: %d not read", text, want)
+		}
+	}
+	for text, not := range map[string]int{"60k chars": 60000, "1,2345": 12345} {
+		if ShowsNumber(text, not) {
+			t.Errorf("%q read as %d", text, not)
+		}
+	}
+	for _, d := range recordedDialects {
+		w := dialectText(t, d, "field-window")
+		if !ShowsNumber(w, 60450) || !ShowsNumber(w, 200) {
+			t.Errorf("%s: the window's total 60450 and end 200 are not read:\n%s", d, conformance.ClipText(w, 200))
+		}
+		if !ShowsSize(dialectText(t, d, "records-page"), 60450) {
+			t.Errorf("%s: the record preview's size 60450 is not read", d)
+		}
+	}
+}
+
+// Every dialect's partial window says so in its header, and its complete
+// small read states completion.
+func TestCutAndCompletionWording(t *testing.T) {
+	for _, d := range recordedDialects {
+		header, _, _ := strings.Cut(dialectText(t, d, "field-window"), "\nParagraph 0")
+		if !CutLabel.MatchString(header) {
+			t.Errorf("%s: the partial window's header is not read as cut:\n%s", d, header)
+		}
+		if !Completion.MatchString(dialectText(t, d, "field-small")) {
+			t.Errorf("%s: the small read states no completion that is read", d)
+		}
+	}
+	for _, s := range []string{`{"body":"Paragraph 0 covers routine operations"}`, "sent_at: 2026", "more records exist? no"} {
+		if CutLabel.MatchString(s) {
+			t.Errorf("%q read as cut", s)
+		}
+	}
+}
+
+// Highlighted terms in any of the dialects' tags.
+func TestHighlighted(t *testing.T) {
+	for _, d := range recordedDialects {
+		if got := Highlighted(dialectText(t, d, "search")); got != "budget" {
+			t.Errorf("%s: highlighted term %q, want budget", d, got)
+		}
+	}
+	if got := Highlighted("a <em>b</b> c"); got != "" {
+		t.Errorf("mismatched tags read as a highlight: %q", got)
+	}
+}
+
+// A hit's id, preview and read call form one block in every layout.
+func TestTextBlocks(t *testing.T) {
+	for _, d := range recordedDialects {
+		var found bool
+		for _, b := range Blocks(dialectText(t, d, "search")) {
+			if strings.Contains(b, "budget") && strings.Contains(b, "body") && strings.Contains(b, "m007") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no block holds hit m007's id, field and preview", d)
+		}
+	}
+	if got := Blocks("a\n  b\nc\n\nd"); len(got) != 3 || got[0] != "a\n  b" {
+		t.Errorf("Blocks = %q", got)
+	}
+}
