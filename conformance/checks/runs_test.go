@@ -121,7 +121,7 @@ func TestNormalizedToolsIgnoresOrder(t *testing.T) {
 	a := json.RawMessage(`{"name":"alpha","inputSchema":{"type":"object"}}`)
 	b := json.RawMessage(`{"name":"beta","description":"b","inputSchema":{"type":"object"}}`)
 	c := json.RawMessage(`{"name":"gamma","inputSchema":{"type":"object"}}`)
-	if x, y := normalizedTools([]json.RawMessage{b, c, a}), normalizedTools([]json.RawMessage{a, b, c}); x != y {
+	if x, y := probe.NormalizedTools([]json.RawMessage{b, c, a}), probe.NormalizedTools([]json.RawMessage{a, b, c}); x != y {
 		t.Error("reordering tools changed the normalised tools")
 	}
 }

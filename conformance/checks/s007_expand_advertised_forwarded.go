@@ -38,9 +38,9 @@ type expandSearch struct {
 // advertise none (!want). It judges the schema calls it makes.
 func findExpand(t *T, want bool) expandSearch {
 	return conformance.Discover(t, fmt.Sprint("expand-", want), func() expandSearch {
-		_, index := schemaIndex(t)
-		return searchExpand(index, want, func(name string) []schemaRow {
-			_, rows := scopedSchema(t, dialect.Args{dialect.Stream: name})
+		_, index := probe.SchemaIndex(t)
+		return searchExpand(index, want, func(name string) []probe.SchemaRow {
+			_, rows := probe.ScopedSchema(t, dialect.Args{dialect.Stream: name})
 			return rows
 		})
 	})
@@ -50,22 +50,22 @@ func findExpand(t *T, want bool) expandSearch {
 // schema call: an index the target does not give blocks the check (S017
 // owns it), and a scoped schema that fails is passed over.
 func expandSubject(t *T, want bool) expandSearch {
-	index := readIndex(t)
+	index := probe.ReadIndex(t)
 	return conformance.Discover(t, fmt.Sprint("expand-subject-", want), func() expandSearch {
-		return searchExpand(index, want, func(name string) []schemaRow {
-			c := schemaCall(t, dialect.Args{dialect.Stream: name})
+		return searchExpand(index, want, func(name string) []probe.SchemaRow {
+			c := probe.SchemaCall(t, dialect.Args{dialect.Stream: name})
 			if c.IsError() {
 				return nil
 			}
-			return rowsNamed(schemaRows(c.Data()), name)
+			return probe.RowsNamed(probe.SchemaRows(c.Data()), name)
 		})
 	})
 }
 
 // searchExpand asks scoped, stream by stream, for a row that advertises a
 // relation (want) or a stream none of whose rows does (!want).
-func searchExpand(index []schemaRow, want bool, scoped func(stream string) []schemaRow) expandSearch {
-	names := streamNames(index)
+func searchExpand(index []probe.SchemaRow, want bool, scoped func(stream string) []probe.SchemaRow) expandSearch {
+	names := probe.StreamNames(index)
 	seenAll := len(names) > 0 && len(names) <= maxExpandProbes
 	for i, name := range names {
 		if i == maxExpandProbes {
@@ -159,7 +159,7 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 		_ = json.Unmarshal(body, &want)
 		sc := c.Structured()
 		t.Assert(reflect.DeepEqual(jsonValue(sc["data"]), want) || reflect.DeepEqual(jsonValue(sc), want) || carriesUnchanged(sc, want),
-			"the RS response must reach the client unchanged (as structuredContent, its data, or its records and handles under other keys): %s", clipText(compactJSONOf(sc), 300))
+			"the RS response must reach the client unchanged (as structuredContent, its data, or its records and handles under other keys): %s", clipText(probe.CompactJSON(sc), 300))
 	})
 	t.Clause(1, func() {
 		ft.RS().InjectFault("/v1/schema", fakers.Fault{Status: 503})
@@ -189,7 +189,7 @@ func carriesUnchanged(structured map[string]any, env any) bool {
 			return false
 		}
 	}
-	values := stringValues(jsonValue(structured))
+	values := probe.StringValues(jsonValue(structured))
 	for _, k := range []string{"next_cursor", "next_changes_since"} {
 		if h, ok := e[k].(string); ok && h != "" && !slices.Contains(values, h) {
 			return false

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var (
@@ -35,21 +36,21 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 	}
 	var calls []gated
 	try := func(what, tool string, args dialect.Args) {
-		if !serves(on.Target, tool) {
+		if !probe.Serves(on.Target, tool) {
 			return // S012 reports the missing tool
 		}
 		before := 0
 		if logged {
-			before = len(on.RS().RequestsTo(recordsPath(et.stream)))
+			before = len(on.RS().RequestsTo(probe.RecordsPath(et.stream)))
 		}
 		c := on.CallRoles(tool, args)
-		calls = append(calls, gated{what, c, logged && len(on.RS().RequestsTo(recordsPath(et.stream))) > before})
+		calls = append(calls, gated{what, c, logged && len(on.RS().RequestsTo(probe.RecordsPath(et.stream))) > before})
 	}
 	try("query_records with expand", "query_records", et.roles(nil))
 	limitOnly := et.roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.rel: 2}})
 	delete(limitOnly, dialect.Expand)
 	try("query_records with expand_limit alone", "query_records", limitOnly)
-	if serves(on.Target, "fetch") && serves(on.Target, "search") {
+	if probe.Serves(on.Target, "fetch") && probe.Serves(on.Target, "search") {
 		if id := hitIDOnStream(on, et); id != "" {
 			try("fetch with expand", "fetch", dialect.Args{dialect.RecordID: id, dialect.Expand: []string{et.rel}})
 		}
@@ -58,18 +59,18 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 		t.Clause(1, func() {
 			t.Assert(!g.reached, "%s on %q, which advertises no expand_capabilities, reached the RS records endpoint: the gate must reject it first: %s", g.what, et.stream, g.c.Describe())
 			if t.Assert(g.c.IsError(), "%s on %q, which advertises no expand_capabilities, must be rejected: %s", g.what, et.stream, g.c.Describe()) {
-				t.Assert(carriesCode(g.c, "invalid_expand"), "the rejection of %s must be typed invalid_expand: %s", g.what, g.c.Describe())
+				t.Assert(probe.CarriesCode(g.c, "invalid_expand"), "the rejection of %s must be typed invalid_expand: %s", g.what, g.c.Describe())
 			}
 		})
 		t.Clause(2, func() {
-			if !g.c.IsError() || !carriesCode(g.c, "invalid_expand") {
+			if !g.c.IsError() || !probe.CarriesCode(g.c, "invalid_expand") {
 				t.BlockedBy("S008", "%s was not rejected as invalid_expand (S008.1)", g.what)
 			}
 			msg, _ := g.c.ErrorObject()["message"].(string)
 			if msg == "" {
 				msg = g.c.Text()
 			}
-			t.Assert(containsToken(msg, et.stream), "the invalid_expand message for %s must name the stream %q: %q", g.what, et.stream, msg)
+			t.Assert(probe.ContainsToken(msg, et.stream), "the invalid_expand message for %s must name the stream %q: %q", g.what, et.stream, msg)
 			t.Assert(schemaPointerRe.MatchString(msg) && expandCapabilitiesRe.MatchString(msg),
 				"the invalid_expand message for %s must point to GET /v1/schema (expand_capabilities): %q", g.what, msg)
 		})
@@ -86,11 +87,11 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 // target shows it, or "": search (scoped to the stream, then not) for a
 // word of the stream's first records.
 func hitIDOnStream(t *T, et expandTarget) string {
-	c := t.CallRoles("query_records", source{et.stream, et.conn}.roles(dialect.Args{dialect.Limit: 5}))
+	c := t.CallRoles("query_records", probe.Source{Stream: et.stream, Conn: et.conn}.Roles(dialect.Args{dialect.Limit: 5}))
 	if c.IsError() {
 		return ""
 	}
-	word := searchableWord(records(c))
+	word := probe.SearchableWord(probe.Records(c))
 	if word == "" {
 		return ""
 	}
@@ -98,7 +99,7 @@ func hitIDOnStream(t *T, et expandTarget) string {
 		if !t.HasRole("search", dialect.Streams) && args[dialect.Streams] != nil {
 			continue
 		}
-		for _, h := range hits(t.CallRoles("search", args)) {
+		for _, h := range probe.Hits(t.CallRoles("search", args)) {
 			if h.Stream == et.stream && h.ID != "" {
 				return h.ID
 			}

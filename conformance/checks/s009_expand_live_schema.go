@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -43,7 +44,7 @@ var s009 = &Check{ID: "S009", Slug: "expand-live-schema", Mode: ModeCTRL, Needs:
 	forwarded := len(expandCalls(ft, et)) > before
 	t.Clause(1, func() {
 		t.Assert(!reached, "after %q stops advertising %q, the very next call must be rejected before the RS records endpoint: %s", et.stream, et.rel, withdrawn.Describe())
-		t.Assert(withdrawn.IsError() && carriesCode(withdrawn, "invalid_expand"), "after the advertisement is withdrawn, the next call must be a typed invalid_expand: %s", withdrawn.Describe())
+		t.Assert(withdrawn.IsError() && probe.CarriesCode(withdrawn, "invalid_expand"), "after the advertisement is withdrawn, the next call must be a typed invalid_expand: %s", withdrawn.Describe())
 		if first.IsError() {
 			return // expand was never forwarded, even advertised: S007's
 		}

@@ -59,7 +59,7 @@ var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs:
 func exposed(text string, re *regexp.Regexp) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
-		for _, p := range sentences(line) {
+		for _, p := range probe.Sentences(line) {
 			if re.MatchString(p) && !awayRe.MatchString(p) {
 				out = append(out, p)
 			}
@@ -94,7 +94,7 @@ func expectNoHTTPProfiles(t *T) {
 		for _, tool := range rpc.Result.Tools {
 			names = append(names, tool.Name)
 		}
-		t.Assert(probe.SameNames(names, toolNames(t.Target)), "no header or query may select another tool surface: %v, not %v", names, toolNames(t.Target))
+		t.Assert(probe.SameNames(names, probe.ToolNames(t.Target)), "no header or query may select another tool surface: %v, not %v", names, probe.ToolNames(t.Target))
 		for k := range a.Header {
 			t.Assert(!profileKeyRe.MatchString(k), "response header %s names a profile", k)
 		}

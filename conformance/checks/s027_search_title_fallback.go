@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -21,8 +22,8 @@ func plainText(s string) string { return strings.TrimSpace(markOrEllipsis.Replac
 // tells, hits whose record declares no primary-title value; elsewhere,
 // every hit, for a title holding the snippet as shown.
 var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	readsIndex(t)
-	_, c, _ := fanInTerm(t)
+	probe.ReadsIndex(t)
+	_, c, _ := probe.FanInTerm(t)
 	if c == nil {
 		t.Skipf("no word from the target's records finds any hit")
 	}
@@ -30,7 +31,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 	if t.Target.Has(CapControlledRS) {
 		fx = t.RS().Fixture()
 	}
-	for _, h := range hits(c) {
+	for _, h := range probe.Hits(c) {
 		titled, known := ownTitle(fx, h)
 		if known && titled {
 			continue
@@ -63,7 +64,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 	q := strings.Join(words(lexicalText(s, rec))[:3], " ")
 	r := t.CallRoles("search", dialect.Args{dialect.Query: q, dialect.Connection: rec.ConnectionID, dialect.Limit: 25})
 	t.Clause(2, func() {
-		for _, h := range hits(r) {
+		for _, h := range probe.Hits(r) {
 			if h.Record != rec.ID && !strings.HasSuffix(h.ID, ":"+rec.ID) {
 				continue
 			}
@@ -81,7 +82,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 // ownTitle reports whether the record behind a hit has a title of its
 // own: a value in a field that declares the primary-title role. known is
 // false when the fixture cannot tell.
-func ownTitle(fx *fakers.Fixture, h hit) (titled, known bool) {
+func ownTitle(fx *fakers.Fixture, h probe.Hit) (titled, known bool) {
 	if fx == nil || h.Record == "" {
 		return false, false
 	}

@@ -15,11 +15,11 @@ import (
 )
 
 // smallField finds a record with a short plain-text field (not its id).
-func smallField(t *T) (aRecord, string, string, bool) {
+func smallField(t *T) (probe.ScannedRecord, string, string, bool) {
 	var field, value string
-	rec, ok := scanRecords(t, func(r aRecord) bool {
+	rec, ok := probe.ScanRecords(t, func(r probe.ScannedRecord) bool {
 		for _, k := range slices.Sorted(maps.Keys(r.Data)) {
-			if s, ok := r.Data[k].(string); ok && k != "id" && strings.Count(s, " ") >= 2 && utf8.RuneCountInString(s) <= 200 && !looksBinary(s) {
+			if s, ok := r.Data[k].(string); ok && k != "id" && strings.Count(s, " ") >= 2 && utf8.RuneCountInString(s) <= 200 && !probe.LooksBinary(s) {
 				field, value = k, s
 				return true
 			}
@@ -101,7 +101,7 @@ var (
 // metadata), in text or structuredContent; each missing fact is named.
 func windowFacts(r *Call, total int) []string {
 	var missing []string
-	sc := compactJSONOf(r.Structured())
+	sc := probe.CompactJSON(r.Structured())
 	text := r.Text()
 	n := strconv.Itoa(total)
 	sizeRe := regexp.MustCompile(`(?i)(total|size|length)[a-z_]*["']?\s*[=:]\s*["']?` + n + `\b|\bof ` + n + `\b|\b` + n + ` (chars|characters)\b`)

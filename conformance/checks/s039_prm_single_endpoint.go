@@ -62,7 +62,7 @@ var s039 = &Check{ID: "S039", Slug: "prm-single-endpoint", Mode: ModeHOST, Needs
 		if !t.Assert(root.Status == 200 && rd != nil, "the root metadata must be a JSON object (status %d)", root.Status) {
 			return
 		}
-		t.Assert(strings.HasSuffix(str(rd["pdpp_core_query_base"]), "/v1"), "the root document keeps the core query base at /v1: got %v", rd["pdpp_core_query_base"])
+		t.Assert(strings.HasSuffix(probe.String(rd["pdpp_core_query_base"]), "/v1"), "the root document keeps the core query base at /v1: got %v", rd["pdpp_core_query_base"])
 		t.Assert(strings.Contains(string(root.Body), mcpURL), "the root document carries a hint to the MCP endpoint %s", mcpURL)
 	})
 }}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 const recordURIPrefix = "pdpp://record/"
@@ -23,9 +24,9 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 	// target shows for its own search hits (judged before the evidence
 	// fork opens). mcpcheck builds none: their encoding is the target's.
 	if len(documented) > 0 {
-		if _, sc, _ := fanInTerm(t); sc != nil {
-			for _, h := range hits(sc) {
-				uris := handleURIsIn("record", compactJSONOf(h.Raw))
+		if _, sc, _ := probe.FanInTerm(t); sc != nil {
+			for _, h := range probe.Hits(sc) {
+				uris := probe.HandleURIsIn("record", probe.CompactJSON(h.Raw))
 				if len(uris) == 0 {
 					continue
 				}
@@ -45,11 +46,11 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 			}
 		}
 	}
-	for v := range evidenceViews(t) {
+	for v := range probe.EvidenceViews(t) {
 		seen := map[string]bool{}
-		scan := readURIs(v)
-		for _, c := range scan.calls {
-			for _, u := range scan.emitted(c, "record") {
+		scan := probe.ReadURIs(v)
+		for _, c := range scan.Calls {
+			for _, u := range scan.Emitted(c, "record") {
 				if seen[u] {
 					continue
 				}
@@ -135,8 +136,8 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 
 // evidenceField is the field path of a hit's first evidence excerpt, for a
 // read_record_field call on it; nil when it has none.
-func evidenceField(t *T, h hit) []string {
-	if f := hitField(t, h); f != "" {
+func evidenceField(t *T, h probe.Hit) []string {
+	if f := probe.HitField(t, h); f != "" {
 		return []string{f}
 	}
 	return nil
@@ -145,5 +146,5 @@ func evidenceField(t *T, h hit) []string {
 // toolDocs is everything a tool says about itself: its description and
 // every description in its input schema.
 func toolDocs(tgt *Target, name string) string {
-	return strings.Join(toolDescriptions(tgt)[name], "\n")
+	return strings.Join(probe.ToolDescriptions(tgt)[name], "\n")
 }

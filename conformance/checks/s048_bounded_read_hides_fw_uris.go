@@ -13,12 +13,12 @@ import (
 // range, a truncation state, the match offset of a q read, and next and
 // previous read_record_field arguments that read the neighbouring windows.
 var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
-	rec, ok := scanRecords(t, func(r aRecord) bool { return longestString(r.Data) > 600 })
+	rec, ok := probe.ScanRecords(t, func(r probe.ScannedRecord) bool { return longestString(r.Data) > 600 })
 	if !ok {
 		t.Skipf("no record of the target's grant has a text field over 600 characters")
 	}
 	field := longestField(rec.Data)
-	full := []rune(str(rec.Data[field]))
+	full := []rune(probe.String(rec.Data[field]))
 	const size = 256
 	read := func(args dialect.Args) *Call {
 		args[dialect.RecordID], args[dialect.Field] = rec.ID, field
@@ -67,7 +67,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 	}
 	t.Clause(2, func() {
 		for _, c := range reads {
-			for _, u := range handleURIs(c, "field-window") {
+			for _, u := range probe.HandleURIs(c, "field-window") {
 				if strings.Contains(string(full), u) {
 					continue // the field's own text, not a handle the adapter added
 				}
@@ -101,15 +101,15 @@ func headerOf(text, piece string) string {
 
 // windowContinuation finds, in a window's text, the read_record_field call
 // on the same record whose offset (offset_chars or cursor) pick accepts.
-func windowContinuation(t *T, c *Call, id string, pick func(int) bool) *continuation {
-	for _, k := range continuationsIn(c.Text()) {
+func windowContinuation(t *T, c *Call, id string, pick func(int) bool) *probe.Continuation {
+	for _, k := range probe.ContinuationsIn(c.Text()) {
 		if k.Tool == "read_record_field" {
-			learnFrom(t, k, dialect.Args{dialect.RecordID: id})
+			probe.LearnFrom(t, k, dialect.Args{dialect.RecordID: id})
 		}
-		if kid := str(roleOf(t, k, dialect.RecordID)); k.Tool != "read_record_field" || (kid != id && !strings.Contains(kid, id)) {
+		if kid := probe.String(probe.RoleOf(t, k, dialect.RecordID)); k.Tool != "read_record_field" || (kid != id && !strings.Contains(kid, id)) {
 			continue
 		}
-		off, err := strconv.Atoi(firstNonEmptyString(str(roleOf(t, k, dialect.Offset)), str(roleOf(t, k, dialect.Cursor))))
+		off, err := strconv.Atoi(probe.FirstNonEmpty(probe.String(probe.RoleOf(t, k, dialect.Offset)), probe.String(probe.RoleOf(t, k, dialect.Cursor))))
 		if err == nil && pick(off) {
 			return &k
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // U02: expand with expand_limit {relation: N} reaches the RS as
@@ -25,7 +26,7 @@ var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools:
 	on := t.Private()
 	logged := on != t
 	path := "/v1/streams/" + url.PathEscape(et.stream) + "/records"
-	before := rsRequestCount(on, path)
+	before := probe.RSRequestCount(on, path)
 	c := on.CallRoles("query_records", et.roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.rel: 3}}))
 	t.Clause(1, func() {
 		if !logged {
@@ -48,14 +49,14 @@ var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools:
 		{"a string", "expand_limit[" + et.rel + "]=3"},
 		{"a bracket-syntax key", map[string]any{et.rel + "[x]": 3}},
 	} {
-		before := rsRequestCount(on, "/v1/streams/")
+		before := probe.RSRequestCount(on, "/v1/streams/")
 		r := on.CallRoles("query_records", et.roles(dialect.Args{dialect.ExpandLimit: bad.value}))
 		t.Clause(2, func() {
 			if logged {
-				t.Assert(rsRequestCount(on, "/v1/streams/") == before, "expand_limit as %s reached the RS; it must be refused before any RS call", bad.what)
+				t.Assert(probe.RSRequestCount(on, "/v1/streams/") == before, "expand_limit as %s reached the RS; it must be refused before any RS call", bad.what)
 			}
 			if t.Assert(r.IsError(), "expand_limit as %s must be rejected: %s", bad.what, r.Describe()) {
-				t.Assert(typedRejection(r, "expand_limit"), "the rejection of expand_limit as %s must be typed (a code, or naming expand_limit): %s", bad.what, r.Describe())
+				t.Assert(probe.TypedRejection(r, "expand_limit"), "the rejection of expand_limit as %s must be typed (a code, or naming expand_limit): %s", bad.what, r.Describe())
 			}
 		})
 	}

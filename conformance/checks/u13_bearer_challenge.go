@@ -63,7 +63,7 @@ cases:
 					return
 				}
 				e, _ := a.JSON()["error"].(map[string]any)
-				t.Assert(str(e["resource_metadata"]) == m[1], "the error body must name the same metadata URL (%s) for %s: %s", m[1], c.what, clipText(string(a.Body), 200))
+				t.Assert(probe.String(e["resource_metadata"]) == m[1], "the error body must name the same metadata URL (%s) for %s: %s", m[1], c.what, clipText(string(a.Body), 200))
 				doc, seen := documents[m[1]]
 				if !seen {
 					doc = fetchMetadata(t, m[1])

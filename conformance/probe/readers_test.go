@@ -96,3 +96,40 @@ func TestTextBlocks(t *testing.T) {
 		t.Errorf("Blocks = %q", got)
 	}
 }
+
+// Plain reads a preview as plain words.
+func TestPlainOf(t *testing.T) {
+	if got := Plain("The <hl>Budget</hl>  review"); got != "the budget review" {
+		t.Errorf("Plain = %q", got)
+	}
+}
+
+// Every dialect's scoped schema text yields filters, sorts and
+// aggregations, and explains every abbreviation its fields use.
+func TestSchemaTextInEveryDialect(t *testing.T) {
+	fields := []string{"body", "content", "from_email", "headers", "id", "image", "label", "name", "sent_at", "size_bytes", "subject"}
+	for _, d := range recordedDialects {
+		text := dialectText(t, d, "schema-scoped")
+		a := DeriveArgs(text, fields)
+		if len(a.Filters) == 0 || len(a.Sorts) == 0 || len(a.Aggs) == 0 {
+			t.Errorf("%s: filters %v, sorts %v, aggregations %v from:\n%s", d, a.Filters, a.Sorts, a.Aggs, conformance.ClipText(text, 600))
+		}
+		fns := FieldNotes(text, fields)
+		if missing := Unexplained(fns, LegendText(text, fns), fields); len(missing) > 0 {
+			t.Errorf("%s: unexplained %v", d, missing)
+		}
+	}
+}
+
+// Each dialect's scoped row states projection, sort, count and search
+// support in words a reader finds.
+func TestCapabilityStatements(t *testing.T) {
+	for _, d := range recordedDialects {
+		text := WithoutLegend(dialectText(t, d, "schema-scoped"))
+		for _, s := range ScopeSupport {
+			if !s.Re.MatchString(text) {
+				t.Errorf("%s: %s support not read", d, s.What)
+			}
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"encoding/base64"
@@ -10,13 +10,12 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
-	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // A continuation is a model-callable next step found in visible text,
 // with its arguments in the target's own names.
-type continuation = dialect.PrintedCall
+type Continuation = dialect.PrintedCall
 
 // readTools are the tools a continuation may call.
 var readTools = []string{"read_record_field", "fetch", "query_records", "search", "aggregate", "schema"}
@@ -24,7 +23,7 @@ var readTools = []string{"read_record_field", "fetch", "query_records", "search"
 // continuationsIn parses every tool call written into visible text, in
 // any notation the dialect package reads (JSON arguments, name(k=v),
 // name k=v).
-func continuationsIn(text string) []continuation {
+func ContinuationsIn(text string) []Continuation {
 	return dialect.PrintedCalls(text, readTools)
 }
 
@@ -32,12 +31,12 @@ var handleURIRe = regexp.MustCompile(`pdpp://[a-z-]+/[^\s"'\\,;)\]}]+`)
 
 // handleURIs lists the pdpp:// URIs a call shows anywhere: text,
 // structuredContent and _meta.
-func handleURIs(c *Call, kind string) []string {
-	return handleURIsIn(kind, c.Text(), string(c.Raw))
+func HandleURIs(c *conformance.Call, kind string) []string {
+	return HandleURIsIn(kind, c.Text(), string(c.Raw))
 }
 
 // handleURIsIn lists the pdpp:// URIs of kind the texts show.
-func handleURIsIn(kind string, texts ...string) []string {
+func HandleURIsIn(kind string, texts ...string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, s := range texts {
@@ -60,29 +59,29 @@ func clippedURI(u string) bool {
 }
 
 // An evidenceLine is one visible evidence excerpt of a search result.
-type evidenceLine struct {
+type EvidenceLine struct {
 	ID, FieldPath, Preview, Line string
 }
 
 var (
-	evFieldRe   = regexp.MustCompile(`field_path=(\S+)`)
-	evIDRe      = regexp.MustCompile(`\bid=(\S+)`)
-	evPreviewRe = regexp.MustCompile(`snippet="((?:[^"\\]|\\.)*)"`)
+	EvidenceField = regexp.MustCompile(`field_path=(\S+)`)
+	EvidenceID    = regexp.MustCompile(`\bid=(\S+)`)
+	evPreviewRe   = regexp.MustCompile(`snippet="((?:[^"\\]|\\.)*)"`)
 )
 
 // evidenceLines reads the visible evidence excerpts of a search text: lines
 // that name a field_path and carry a highlighted preview.
-func evidenceLines(text string) []evidenceLine {
-	var out []evidenceLine
+func EvidenceLines(text string) []EvidenceLine {
+	var out []EvidenceLine
 	for _, line := range strings.Split(text, "\n") {
-		f := evFieldRe.FindStringSubmatch(line)
+		f := EvidenceField.FindStringSubmatch(line)
 		p := evPreviewRe.FindStringSubmatch(line)
 		if f == nil || p == nil {
 			continue
 		}
-		e := evidenceLine{FieldPath: f[1], Line: line}
+		e := EvidenceLine{FieldPath: f[1], Line: line}
 		_ = json.Unmarshal([]byte(`"`+p[1]+`"`), &e.Preview)
-		if m := evIDRe.FindStringSubmatch(line); m != nil {
+		if m := EvidenceID.FindStringSubmatch(line); m != nil {
 			e.ID = strings.TrimRight(m[1], ".,;")
 		}
 		out = append(out, e)
@@ -92,9 +91,9 @@ func evidenceLines(text string) []evidenceLine {
 
 // hitsWithEvidence are the hits whose structuredContent carries proven
 // evidence excerpts.
-func hitsWithEvidence(c *Call) []hit {
-	var out []hit
-	for _, h := range hits(c) {
+func HitsWithEvidence(c *conformance.Call) []Hit {
+	var out []Hit
+	for _, h := range Hits(c) {
 		if ex, _ := h.Raw["evidence_excerpts"].([]any); len(ex) > 0 {
 			out = append(out, h)
 		}
@@ -104,39 +103,39 @@ func hitsWithEvidence(c *Call) []hit {
 
 // aRecord is a record read back from the target: its fetch id, stream,
 // connection and canonical data.
-type aRecord struct {
+type ScannedRecord struct {
 	ID, Stream, Conn string
 	Data             map[string]any
 }
 
 // scanRecords reads up to 25 records from each of the first streams of the
 // index and returns the first that keep accepts.
-func scanRecords(t *T, keep func(aRecord) bool) (aRecord, bool) {
-	for _, r := range sampleRecords(t) {
+func ScanRecords(t *conformance.T, keep func(ScannedRecord) bool) (ScannedRecord, bool) {
+	for _, r := range SampleRecords(t) {
 		if keep(r) {
 			return r, true
 		}
 	}
-	return aRecord{}, false
+	return ScannedRecord{}, false
 }
 
 // sampleRecords is the target's record sample, read once per target.
-func sampleRecords(t *T) []aRecord {
-	return conformance.Discover(t, "record-sample", func() []aRecord {
-		var out []aRecord
-		eachPage(t, 25, func(s source, c *Call) {
-			for _, r := range records(c) {
+func SampleRecords(t *conformance.T) []ScannedRecord {
+	return conformance.Discover(t, "record-sample", func() []ScannedRecord {
+		var out []ScannedRecord
+		eachPage(t, 25, func(s Source, c *conformance.Call) {
+			for _, r := range Records(c) {
 				data, _ := r["data"].(map[string]any)
-				conn := firstNonEmptyString(str(r["connection_id"]), s.conn)
+				conn := FirstNonEmpty(String(r["connection_id"]), s.Conn)
 				// The id the target shows for the record: labelled as an id,
 				// else the longest token of its text that holds the RS id,
 				// else that id as the target's structuredContent gives it.
-				rid := str(r["id"])
-				rec := aRecord{ID: shownIDOf(c, rid), Stream: s.stream, Conn: conn, Data: data}
+				rid := String(r["id"])
+				rec := ScannedRecord{ID: ShownID(c, rid), Stream: s.Stream, Conn: conn, Data: data}
 				if rec.ID == "" {
 					content := recordWords(r)
-					toks := slices.DeleteFunc(idTokens(c.Text(), rid), func(tok string) bool { return slices.Contains(content, tok) })
-					rec.ID = firstNonEmptyString(append(toks, rid)...)
+					toks := slices.DeleteFunc(IdTokens(c.Text(), rid), func(tok string) bool { return slices.Contains(content, tok) })
+					rec.ID = FirstNonEmpty(append(toks, rid)...)
 				}
 				if data != nil {
 					out = append(out, rec)
@@ -151,7 +150,7 @@ var base64ShapeRe = regexp.MustCompile(`^[A-Za-z0-9+/]{256,}={0,2}$`)
 
 // looksBinary is mcpcheck's own value-shape test: a long base64 string, or
 // a blob reference object.
-func looksBinary(v any) bool {
+func LooksBinary(v any) bool {
 	switch x := v.(type) {
 	case string:
 		return len(x)%4 == 0 && base64ShapeRe.MatchString(x)
@@ -170,7 +169,7 @@ var labelledIDRe = regexp.MustCompile(`\bid"?\s*[=:]\s*"?([^\s",;{}]+)`)
 // whose RS id is rid: an object of its structuredContent beside the RS
 // envelope that names rid as its record_id, or an id token on the text
 // line that shows rid. "" when the answer shows none.
-func shownIDOf(c *Call, rid string) string {
+func ShownID(c *conformance.Call, rid string) string {
 	if rid == "" {
 		return ""
 	}
@@ -180,9 +179,9 @@ func shownIDOf(c *Call, rid string) string {
 			continue
 		}
 		found := ""
-		eachObject(v, func(m map[string]any) {
-			if found == "" && str(m["record_id"]) == rid && str(m["id"]) != "" && str(m["id"]) != rid {
-				found = str(m["id"])
+		EachObject(v, func(m map[string]any) {
+			if found == "" && String(m["record_id"]) == rid && String(m["id"]) != "" && String(m["id"]) != rid {
+				found = String(m["id"])
 			}
 		})
 		if found != "" {
@@ -203,16 +202,16 @@ func shownIDOf(c *Call, rid string) string {
 }
 
 // eachObject calls f on every JSON object within v, outermost first.
-func eachObject(v any, f func(map[string]any)) {
+func EachObject(v any, f func(map[string]any)) {
 	switch x := v.(type) {
 	case map[string]any:
 		f(x)
 		for _, e := range x {
-			eachObject(e, f)
+			EachObject(e, f)
 		}
 	case []any:
 		for _, e := range x {
-			eachObject(e, f)
+			EachObject(e, f)
 		}
 	}
 }
@@ -222,8 +221,8 @@ func eachObject(v any, f func(map[string]any)) {
 // texts, undeclared text-like fields, binary fields with and without a
 // blob route, pdpp:// handles in records), with that fixture. A target
 // that cannot fork gives t on its own data, and a nil fixture.
-func evidenceView(t *T) (*T, *fakers.Fixture) {
-	if !t.Target.Has(CapFixture) {
+func EvidenceView(t *conformance.T) (*conformance.T, *fakers.Fixture) {
+	if !t.Target.Has(conformance.CapFixture) {
 		return t, nil
 	}
 	fx, err := conformance.LoadFixture(fakers.EvidenceFixture)
@@ -237,12 +236,12 @@ func evidenceView(t *T) (*T, *fakers.Fixture) {
 // target takes fixtures: the views a check judges. The fork opens only
 // after t is judged, since a controlled URL target's fork replaces the
 // data its RS serves.
-func evidenceViews(t *T) iter.Seq[*T] {
-	return func(yield func(*T) bool) {
+func EvidenceViews(t *conformance.T) iter.Seq[*conformance.T] {
+	return func(yield func(*conformance.T) bool) {
 		if !yield(t) {
 			return
 		}
-		if ev, fx := evidenceView(t); fx != nil {
+		if ev, fx := EvidenceView(t); fx != nil {
 			yield(ev)
 		}
 	}
@@ -250,14 +249,14 @@ func evidenceViews(t *T) iter.Seq[*T] {
 
 // plainOf is text as a reader compares it: highlight tags and common
 // entities gone, whitespace folded, lower case.
-func plainOf(s string) string {
-	s = entityRe.Replace(probe.HighlightTag.ReplaceAllString(s, ""))
+func Plain(s string) string {
+	s = Entities.Replace(HighlightTag.ReplaceAllString(s, ""))
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
 // handleJSON decodes a pdpp:// handle whose path is base64url JSON, as the
 // canonical record and field-window handles are; nil for any other.
-func handleJSON(uri string) map[string]any {
+func HandleJSON(uri string) map[string]any {
 	i := strings.Index(strings.TrimPrefix(uri, "pdpp://"), "/")
 	if !strings.HasPrefix(uri, "pdpp://") || i < 0 {
 		return nil
@@ -277,46 +276,46 @@ func handleJSON(uri string) map[string]any {
 // emits: read results, and the handles that are only copies of record
 // values (data, not the target's handles; their encoding is whoever
 // wrote them).
-type handleScan struct {
-	calls  []*Call
-	copies map[string]bool
+type HandleScan struct {
+	Calls  []*conformance.Call
+	Copies map[string]bool
 }
 
 // readURIs are the read results a check scans for pdpp:// handles: a page
 // of every stream the index lists (up to maxStreamProbes), a fetch of the
 // first record each page shows, and a search of the target's own words;
 // with every handle that a record value holds.
-func readURIs(t *T) handleScan {
-	scan := handleScan{copies: map[string]bool{}}
-	eachPage(t, 5, func(_ source, c *Call) {
-		scan.calls = append(scan.calls, c)
-		for _, r := range records(c) {
-			for _, v := range stringValues(r["data"]) {
+func ReadURIs(t *conformance.T) HandleScan {
+	scan := HandleScan{Copies: map[string]bool{}}
+	eachPage(t, 5, func(_ Source, c *conformance.Call) {
+		scan.Calls = append(scan.Calls, c)
+		for _, r := range Records(c) {
+			for _, v := range StringValues(r["data"]) {
 				for _, u := range handleURIRe.FindAllString(v, -1) {
-					scan.copies[u] = true
+					scan.Copies[u] = true
 				}
 			}
 		}
-		for _, r := range records(c) {
-			if id := shownIDOf(c, str(r["id"])); id != "" {
-				scan.calls = append(scan.calls, t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}))
+		for _, r := range Records(c) {
+			if id := ShownID(c, String(r["id"])); id != "" {
+				scan.Calls = append(scan.Calls, t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}))
 				break
 			}
 		}
 	})
-	if _, c, _ := fanInTerm(t); c != nil {
-		scan.calls = append(scan.calls, c)
+	if _, c, _ := FanInTerm(t); c != nil {
+		scan.Calls = append(scan.Calls, c)
 	}
 	return scan
 }
 
 // emitted are the handles of kind a call shows that the target emitted:
 // none that a record value holds (whole, or cut short by a preview).
-func (s handleScan) emitted(c *Call, kind string) []string {
+func (s HandleScan) Emitted(c *conformance.Call, kind string) []string {
 	var out []string
-	for _, u := range handleURIs(c, kind) {
+	for _, u := range HandleURIs(c, kind) {
 		copied := false
-		for v := range s.copies {
+		for v := range s.Copies {
 			copied = copied || strings.HasPrefix(v, u)
 		}
 		if !copied {
@@ -330,8 +329,8 @@ func (s handleScan) emitted(c *Call, kind string) []string {
 // deep inside its longest primary text, found by value in the fixture:
 // the fork, the search, and that text. A nil call when the target takes no
 // fixture, or the fixture has no such phrase.
-func deepEvidenceSearch(t *T) (*T, *Call, string) {
-	ev, fx := evidenceView(t)
+func DeepEvidenceSearch(t *conformance.T) (*conformance.T, *conformance.Call, string) {
+	ev, fx := EvidenceView(t)
 	if fx == nil {
 		return t, nil, ""
 	}

@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"bytes"
@@ -12,23 +12,22 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
-	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // maxStreamProbes bounds how many streams a check reads while looking for
 // data of the shape it needs.
-const maxStreamProbes = 10
+const MaxStreamProbes = 10
 
 // A source is one stream on one connection ("" when the row names none).
-type source struct {
-	stream, conn string
+type Source struct {
+	Stream, Conn string
 }
 
 // roles are the arguments that read source s, with extra.
-func (s source) roles(extra dialect.Args) dialect.Args {
-	a := dialect.Args{dialect.Stream: s.stream}
-	if s.conn != "" {
-		a[dialect.Connection] = s.conn
+func (s Source) Roles(extra dialect.Args) dialect.Args {
+	a := dialect.Args{dialect.Stream: s.Stream}
+	if s.Conn != "" {
+		a[dialect.Connection] = s.Conn
 	}
 	for k, v := range extra {
 		a[k] = v
@@ -37,12 +36,12 @@ func (s source) roles(extra dialect.Args) dialect.Args {
 }
 
 // sources lists one (stream, connection) per index row, in index order.
-func sources(rows []schemaRow) []source {
-	var out []source
+func Sources(rows []SchemaRow) []Source {
+	var out []Source
 	for _, r := range rows {
-		s := source{stream: r.Name}
+		s := Source{Stream: r.Name}
 		if len(r.Connections) > 0 {
-			s.conn = r.Connections[0]
+			s.Conn = r.Connections[0]
 		}
 		out = append(out, s)
 	}
@@ -52,13 +51,13 @@ func sources(rows []schemaRow) []source {
 // eachPage reads a page of limit records from each of the first
 // maxStreamProbes sources of the target's index, and hands each page that
 // is not an error to f, in index order.
-func eachPage(t *T, limit int, f func(s source, c *Call)) {
-	_, index := schemaIndex(t)
-	for i, s := range sources(index) {
-		if i == maxStreamProbes {
+func eachPage(t *conformance.T, limit int, f func(s Source, c *conformance.Call)) {
+	_, index := SchemaIndex(t)
+	for i, s := range Sources(index) {
+		if i == MaxStreamProbes {
 			break
 		}
-		if c := t.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: limit})); !c.IsError() {
+		if c := t.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: limit})); !c.IsError() {
 			f(s, c)
 		}
 	}
@@ -67,7 +66,7 @@ func eachPage(t *T, limit int, f func(s source, c *Call)) {
 // records reads the record list of a query_records result: the RS
 // envelope's data, or else the list of objects in structuredContent that
 // holds records, under whatever key (seed 003 leaves the envelope open).
-func records(c *Call) []map[string]any {
+func Records(c *conformance.Call) []map[string]any {
 	var list []any
 	switch d := c.Structured()["data"].(type) {
 	case map[string]any:
@@ -80,7 +79,7 @@ func records(c *Call) []map[string]any {
 		list = d
 	}
 	if list == nil {
-		return probe.ListWhere(c.Structured(), probe.LooksLikeRecord)
+		return ListWhere(c.Structured(), LooksLikeRecord)
 	}
 	var out []map[string]any
 	for _, r := range list {
@@ -95,7 +94,7 @@ var wordRe = regexp.MustCompile(`[A-Za-z]{5,}`)
 
 // searchableWord picks a word of five letters or more from the records'
 // string values, for a search the target's own data can answer.
-func searchableWord(recs []map[string]any) string {
+func SearchableWord(recs []map[string]any) string {
 	for _, r := range recs {
 		data, _ := r["data"].(map[string]any)
 		if data == nil {
@@ -120,10 +119,10 @@ func searchableWord(recs []map[string]any) string {
 // readsIndex is the schema index as the read checks need it: the rows of
 // schema {}, read leniently. A schema tool that gives no rows blocks the
 // check, for S017 owns the index; it never fails a read scenario.
-func readsIndex(t *T) []schemaRow {
-	return conformance.Discover(t, "reads-index", func() []schemaRow {
+func ReadsIndex(t *conformance.T) []SchemaRow {
+	return conformance.Discover(t, "reads-index", func() []SchemaRow {
 		c := t.CallRoles("schema", dialect.Args{})
-		rows := schemaRows(c.Data())
+		rows := SchemaRows(c.Data())
 		if c.IsError() || len(rows) == 0 {
 			t.BlockedBy("S017", "schema {} gives no stream rows to read from: %s", c.Describe())
 		}
@@ -135,8 +134,8 @@ func readsIndex(t *T) []schemaRow {
 // the last successful request to path the call made, answered again by the
 // fixture RS. A target without one, or a call that made no such request,
 // gives the call's structuredContent.data instead.
-func callWithEnvelope(t *T, tool string, args dialect.Args, path string) (*Call, map[string]any) {
-	if !t.Target.Has(CapControlledRS) {
+func CallWithEnvelope(t *conformance.T, tool string, args dialect.Args, path string) (*conformance.Call, map[string]any) {
+	if !t.Target.Has(conformance.CapControlledRS) {
 		c := t.CallRoles(tool, args)
 		return c, c.Data()
 	}
@@ -168,25 +167,25 @@ func decodeExact(b []byte, v any) error {
 }
 
 // recordsPath is the RS route of a stream's record list.
-func recordsPath(stream string) string { return "/v1/streams/" + url.PathEscape(stream) + "/records" }
+func RecordsPath(stream string) string { return "/v1/streams/" + url.PathEscape(stream) + "/records" }
 
 // pagingHandles are the handles of an RS read envelope that seed 001 wants
 // in content[] text: "" where the envelope has none.
-type pagingHandles struct{ cursor, changes, count string }
+type PagingHandles struct{ Cursor, Changes, Count string }
 
-func handlesOf(env map[string]any) pagingHandles {
-	var h pagingHandles
-	h.cursor, _ = env["next_cursor"].(string)
-	h.changes, _ = env["next_changes_since"].(string)
+func HandlesOf(env map[string]any) PagingHandles {
+	var h PagingHandles
+	h.Cursor, _ = env["next_cursor"].(string)
+	h.Changes, _ = env["next_changes_since"].(string)
 	meta, _ := env["meta"].(map[string]any)
 	switch c := meta["count"].(type) {
 	case map[string]any:
 		if c["value"] != nil {
-			h.count = str(c["value"])
+			h.Count = String(c["value"])
 		}
 	case nil:
 	default:
-		h.count = str(c)
+		h.Count = String(c)
 	}
 	return h
 }
@@ -195,7 +194,7 @@ func handlesOf(env map[string]any) pagingHandles {
 // code (an error object's, a JSON-RPC error's such as -32602, or a JSON-RPC
 // code quoted in isError text: "MCP error -32602: Input validation error:
 // … at filter"), or that names the argument it refuses.
-func typedRejection(c *Call, arg string) bool {
+func TypedRejection(c *conformance.Call, arg string) bool {
 	switch {
 	case !c.IsError():
 		return false
@@ -204,17 +203,17 @@ func typedRejection(c *Call, arg string) bool {
 	case c.ErrorObject() != nil && c.ErrorObject()["type"] != nil:
 		return true
 	}
-	return rpcCodeInText.MatchString(c.Text()) || (arg != "" && namesArgument(c, arg))
+	return rpcCodeInText.MatchString(c.Text()) || (arg != "" && NamesArgument(c, arg))
 }
 
 // rpcCodeInText matches a JSON-RPC error code quoted in an isError text.
 var rpcCodeInText = regexp.MustCompile(`-32[0-9]{3}\b`)
 
 // recordIDs are the RS ids of a query_records answer's records.
-func recordIDs(c *Call) []string {
+func RecordIDs(c *conformance.Call) []string {
 	var out []string
-	for _, r := range records(c) {
-		if id := str(r["id"]); id != "" {
+	for _, r := range Records(c) {
+		if id := String(r["id"]); id != "" {
 			out = append(out, id)
 		}
 	}
@@ -228,24 +227,24 @@ var idTokenRe = regexp.MustCompile(`[^\s"'<>(),;\[\]{}]+`)
 // the target's own answers: the id of a search hit whose record key is
 // rec's, else a token of page's text that holds rec's id. It checks each
 // candidate with a plain fetch; "" when none works.
-func fetchIDFor(t *T, src source, rec map[string]any, page *Call) string {
-	recID := str(rec["id"])
+func FetchIDFor(t *conformance.T, src Source, rec map[string]any, page *conformance.Call) string {
+	recID := String(rec["id"])
 	if recID == "" {
 		return ""
 	}
 	var cands []string
-	if w := searchableWord([]map[string]any{rec}); w != "" {
+	if w := SearchableWord([]map[string]any{rec}); w != "" {
 		args := dialect.Args{dialect.Query: w, dialect.Limit: 25}
-		if src.conn != "" {
-			args[dialect.Connection] = src.conn
+		if src.Conn != "" {
+			args[dialect.Connection] = src.Conn
 		}
-		for _, h := range hits(t.CallRoles("search", args)) {
-			if h.Record == recID && h.Stream == src.stream && h.ID != "" {
+		for _, h := range Hits(t.CallRoles("search", args)) {
+			if h.Record == recID && h.Stream == src.Stream && h.ID != "" {
 				cands = append(cands, h.ID)
 			}
 		}
 	}
-	shown := idTokens(page.Text(), recID)
+	shown := IdTokens(page.Text(), recID)
 	for _, id := range append(cands, shown...) {
 		if f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}); !f.IsError() {
 			return id
@@ -261,8 +260,8 @@ var cursorHandleRe = regexp.MustCompile(`\b([a-z_]*cursor)\s*[=:]\s*(?:"((?:[^"\
 // nextCalls are the calls a read's text offers to go on with: tool calls
 // with JSON arguments written into it, and, for each cursor handle it
 // shows, the same call again with that cursor.
-func nextCalls(c *Call) []continuation {
-	out := continuationsIn(c.Text())
+func NextCalls(c *conformance.Call) []Continuation {
+	out := ContinuationsIn(c.Text())
 	cursor, ok := c.ArgName(dialect.Cursor)
 	if !ok {
 		return out
@@ -277,16 +276,16 @@ func nextCalls(c *Call) []continuation {
 			args[k] = a
 		}
 		args[cursor] = v
-		out = append(out, continuation{Tool: c.Tool, Args: args, At: m[0]})
+		out = append(out, Continuation{Tool: c.Tool, Args: args, At: m[0]})
 	}
 	return out
 }
 
 // refersTo reports whether a call's arguments name record id (as a token
 // of some string argument).
-func refersTo(cont continuation, id string) bool {
+func RefersTo(cont Continuation, id string) bool {
 	for _, v := range cont.Args {
-		if s, ok := v.(string); ok && containsToken(s, id) {
+		if s, ok := v.(string); ok && ContainsToken(s, id) {
 			return true
 		}
 	}
@@ -294,20 +293,20 @@ func refersTo(cont continuation, id string) bool {
 }
 
 // callKey identifies a call by its tool and arguments.
-func callKey(cont continuation) string {
+func CallKey(cont Continuation) string {
 	b, _ := json.Marshal(cont.Args)
 	return cont.Tool + " " + string(b)
 }
 
 // idTokens are the tokens of text that hold record id recID, longest first:
 // the ids a client that reads only content[] could fetch it by.
-func idTokens(text, recID string) []string {
+func IdTokens(text, recID string) []string {
 	var out []string
 	for _, tok := range idTokenRe.FindAllString(text, -1) {
 		if _, v, ok := strings.Cut(tok, "="); ok {
 			tok = v
 		}
-		if tok = strings.TrimRight(tok, ".:"); containsToken(tok, recID) && !slices.Contains(out, tok) {
+		if tok = strings.TrimRight(tok, ".:"); ContainsToken(tok, recID) && !slices.Contains(out, tok) {
 			out = append(out, tok)
 		}
 	}
@@ -316,14 +315,14 @@ func idTokens(text, recID string) []string {
 }
 
 // chunkRunes is the length of the pieces of a value looked for in text.
-const chunkRunes = 24
+const ChunkRunes = 24
 
 // partShown reports whether text shows some piece of v: one of its first
 // hundred chunks, escaped as JSON or not.
-func partShown(text, v string) bool {
+func PartShown(text, v string) bool {
 	r := []rune(v)
-	for i := 0; i < len(r) && i < 100*chunkRunes; i += chunkRunes {
-		if shownIn(text, string(r[i:min(len(r), i+chunkRunes)])) {
+	for i := 0; i < len(r) && i < 100*ChunkRunes; i += ChunkRunes {
+		if ShownIn(text, string(r[i:min(len(r), i+ChunkRunes)])) {
 			return true
 		}
 	}
@@ -331,12 +330,12 @@ func partShown(text, v string) bool {
 }
 
 // shownPrefix is how many runes of v, from its start, text shows.
-func shownPrefix(text, v string) int {
+func ShownPrefix(text, v string) int {
 	r := []rune(v)
 	lo, hi := 0, len(r)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if shownIn(text, string(r[:mid])) {
+		if ShownIn(text, string(r[:mid])) {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -354,9 +353,9 @@ func shownPrefix(text, v string) int {
 // fetch, longest first: a token fetch takes and
 // that reads a record back is that record's opaque id. A record the text
 // shows no id for has no entry. fetched caches the probes.
-func recordIDsShown(t *T, c *Call, fetched map[string]*Call) map[string]string {
+func RecordIDsShown(t *conformance.T, c *conformance.Call, fetched map[string]*conformance.Call) map[string]string {
 	text := c.Text()
-	recs := records(c)
+	recs := Records(c)
 	content := map[string]bool{}
 	for _, rec := range recs {
 		for _, w := range recordWords(rec) {
@@ -366,14 +365,14 @@ func recordIDsShown(t *T, c *Call, fetched map[string]*Call) map[string]string {
 	out := map[string]string{}
 	pending := 0
 	for _, rec := range recs {
-		recID := str(rec["id"])
+		recID := String(rec["id"])
 		if recID == "" {
 			continue
 		}
 		switch {
-		case slices.ContainsFunc(idTokens(text, recID), func(tok string) bool { return tok != recID && !content[tok] }):
+		case slices.ContainsFunc(IdTokens(text, recID), func(tok string) bool { return tok != recID && !content[tok] }):
 			out[recID] = recID
-		case slices.ContainsFunc(recordValues(rec), func(v string) bool { return partShown(text, v) }):
+		case slices.ContainsFunc(RecordValues(rec), func(v string) bool { return PartShown(text, v) }):
 			pending++ // shown in part, with no path id: maybe an opaque one
 		}
 	}
@@ -386,7 +385,7 @@ func recordIDsShown(t *T, c *Call, fetched map[string]*Call) map[string]string {
 			tok = v
 		}
 		tok = strings.TrimRight(tok, ".:…")
-		if !content[tok] && !slices.Contains(cands, tok) && !slices.ContainsFunc(recs, func(r map[string]any) bool { return str(r["id"]) != "" && containsToken(tok, str(r["id"])) }) && (len(tok) >= 16 || len(tok) >= 6 && strings.ContainsAny(tok, "0123456789")) {
+		if !content[tok] && !slices.Contains(cands, tok) && !slices.ContainsFunc(recs, func(r map[string]any) bool { return String(r["id"]) != "" && ContainsToken(tok, String(r["id"])) }) && (len(tok) >= 16 || len(tok) >= 6 && strings.ContainsAny(tok, "0123456789")) {
 			cands = append(cands, tok)
 		}
 	}
@@ -400,10 +399,10 @@ func recordIDsShown(t *T, c *Call, fetched map[string]*Call) map[string]string {
 		if f.IsError() {
 			continue
 		}
-		got := strings.Join(stringValues(f.Structured()), "\n")
+		got := strings.Join(StringValues(f.Structured()), "\n")
 		for _, rec := range recs {
-			recID, conn := str(rec["id"]), str(rec["connection_id"])
-			if recID != "" && out[recID] == "" && containsToken(got, recID) && (conn == "" || containsToken(got, conn)) {
+			recID, conn := String(rec["id"]), String(rec["connection_id"])
+			if recID != "" && out[recID] == "" && ContainsToken(got, recID) && (conn == "" || ContainsToken(got, conn)) {
 				out[recID] = tok
 			}
 		}
@@ -412,11 +411,11 @@ func recordIDsShown(t *T, c *Call, fetched map[string]*Call) map[string]string {
 }
 
 // recordValues are a record's text values long enough to recognise it by.
-func recordValues(rec map[string]any) []string {
+func RecordValues(rec map[string]any) []string {
 	data, _ := rec["data"].(map[string]any)
 	var vals []string
 	for _, v := range data {
-		if s, ok := v.(string); ok && s != str(rec["id"]) && len(s) >= 4 && !looksBinary(s) {
+		if s, ok := v.(string); ok && s != String(rec["id"]) && len(s) >= 4 && !LooksBinary(s) {
 			vals = append(vals, s)
 		}
 	}
@@ -446,8 +445,8 @@ func recordWords(v any) []string {
 // onRSIgnoringProjection is t against an RS that returns every field
 // whatever the projection (as a spec-conformant RS may add schema-required
 // ones), where the fixture can be forked; else t itself.
-func onRSIgnoringProjection(t *T) *T {
-	if !t.Target.Has(CapFixture) {
+func OnRSIgnoringProjection(t *conformance.T) *conformance.T {
+	if !t.Target.Has(conformance.CapFixture) {
 		return t
 	}
 	fx := t.BaseFixture()
@@ -461,12 +460,12 @@ func onRSIgnoringProjection(t *T) *T {
 
 // learnFrom lets a printed call teach the dialect the roles its
 // inputSchema left unresolved, by the values the check knows it holds.
-func learnFrom(t *T, c continuation, known dialect.Args) {
+func LearnFrom(t *conformance.T, c Continuation, known dialect.Args) {
 	t.Target.Dialect().Learn(c, known)
 }
 
 // roleOf is the value a continuation the target printed gives role r, in
 // the target's own name for it; nil when it gives none.
-func roleOf(t *T, c continuation, r dialect.Role) any {
+func RoleOf(t *conformance.T, c Continuation, r dialect.Role) any {
 	return t.Target.Dialect().Value(c.Tool, c.Args, r)
 }
