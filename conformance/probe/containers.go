@@ -102,7 +102,7 @@ func HoldsCall(v any) bool {
 }
 
 // LooksLikeRecord: an object of three keys or more that carries no
-// continuation (the omitted-field descriptors beside a page do) and no
+// Continuation (the omitted-field descriptors beside a page do) and no
 // page state.
 func LooksLikeRecord(m map[string]any) bool {
 	if len(m) < 3 || HoldsCall(m) {
@@ -113,7 +113,7 @@ func LooksLikeRecord(m map[string]any) bool {
 }
 
 // LooksLikeHit: a search hit carries an id, a title, a snippet or its
-// source identity (seed 001: "each hit SHALL include connection_id,
+// Source identity (seed 001: "each hit SHALL include connection_id,
 // connector_key, …"); S024 judges which of them it lacks.
 func LooksLikeHit(m map[string]any) bool {
 	for _, k := range []string{"connection_id", "connector_key", "id", "title", "snippet"} {

@@ -13,14 +13,14 @@ import (
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-// A continuation is a model-callable next step found in visible text,
+// A Continuation is a model-callable next step found in visible text,
 // with its arguments in the target's own names.
 type Continuation = dialect.PrintedCall
 
 // readTools are the tools a continuation may call.
 var readTools = []string{"read_record_field", "fetch", "query_records", "search", "aggregate", "schema"}
 
-// continuationsIn parses every tool call written into visible text, in
+// ContinuationsIn parses every tool call written into visible text, in
 // any notation the dialect package reads (JSON arguments, name(k=v),
 // name k=v).
 func ContinuationsIn(text string) []Continuation {
@@ -29,13 +29,13 @@ func ContinuationsIn(text string) []Continuation {
 
 var handleURIRe = regexp.MustCompile(`pdpp://[a-z-]+/[^\s"'\\,;)\]}]+`)
 
-// handleURIs lists the pdpp:// URIs a call shows anywhere: text,
+// HandleURIs lists the pdpp:// URIs a call shows anywhere: text,
 // structuredContent and _meta.
 func HandleURIs(c *conformance.Call, kind string) []string {
 	return HandleURIsIn(kind, c.Text(), string(c.Raw))
 }
 
-// handleURIsIn lists the pdpp:// URIs of kind the texts show.
+// HandleURIsIn lists the pdpp:// URIs of kind the texts show.
 func HandleURIsIn(kind string, texts ...string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -58,18 +58,20 @@ func clippedURI(u string) bool {
 	return strings.ContainsAny(u, "…⋯[") || strings.HasSuffix(u, "...")
 }
 
-// An evidenceLine is one visible evidence excerpt of a search result.
+// An EvidenceLine is one visible evidence excerpt of a search result.
 type EvidenceLine struct {
 	ID, FieldPath, Preview, Line string
 }
 
+// EvidenceField and EvidenceID read an evidence line's field path and
+// record id in the key=value notation.
 var (
 	EvidenceField = regexp.MustCompile(`field_path=(\S+)`)
 	EvidenceID    = regexp.MustCompile(`\bid=(\S+)`)
 	evPreviewRe   = regexp.MustCompile(`snippet="((?:[^"\\]|\\.)*)"`)
 )
 
-// evidenceLines reads the visible evidence excerpts of a search text: lines
+// EvidenceLines reads the visible evidence excerpts of a search text: lines
 // that name a field_path and carry a highlighted preview.
 func EvidenceLines(text string) []EvidenceLine {
 	var out []EvidenceLine
@@ -89,7 +91,7 @@ func EvidenceLines(text string) []EvidenceLine {
 	return out
 }
 
-// hitsWithEvidence are the hits whose structuredContent carries proven
+// HitsWithEvidence are the hits whose structuredContent carries proven
 // evidence excerpts.
 func HitsWithEvidence(c *conformance.Call) []Hit {
 	var out []Hit
@@ -101,14 +103,14 @@ func HitsWithEvidence(c *conformance.Call) []Hit {
 	return out
 }
 
-// aRecord is a record read back from the target: its fetch id, stream,
+// ScannedRecord is a record read back from the target: its fetch id, stream,
 // connection and canonical data.
 type ScannedRecord struct {
 	ID, Stream, Conn string
 	Data             map[string]any
 }
 
-// scanRecords reads up to 25 records from each of the first streams of the
+// ScanRecords reads up to 25 records from each of the first streams of the
 // index and returns the first that keep accepts.
 func ScanRecords(t *conformance.T, keep func(ScannedRecord) bool) (ScannedRecord, bool) {
 	for _, r := range SampleRecords(t) {
@@ -119,7 +121,7 @@ func ScanRecords(t *conformance.T, keep func(ScannedRecord) bool) (ScannedRecord
 	return ScannedRecord{}, false
 }
 
-// sampleRecords is the target's record sample, read once per target.
+// SampleRecords is the target's record sample, read once per target.
 func SampleRecords(t *conformance.T) []ScannedRecord {
 	return conformance.Discover(t, "record-sample", func() []ScannedRecord {
 		var out []ScannedRecord
@@ -148,7 +150,7 @@ func SampleRecords(t *conformance.T) []ScannedRecord {
 
 var base64ShapeRe = regexp.MustCompile(`^[A-Za-z0-9+/]{256,}={0,2}$`)
 
-// looksBinary is mcpcheck's own value-shape test: a long base64 string, or
+// LooksBinary is mcpcheck's own value-shape test: a long base64 string, or
 // a blob reference object.
 func LooksBinary(v any) bool {
 	switch x := v.(type) {
@@ -165,7 +167,7 @@ func LooksBinary(v any) bool {
 // labelledIDRe finds an id handed out in text: id=X, "id":"X" or id: X.
 var labelledIDRe = regexp.MustCompile(`\bid"?\s*[=:]\s*"?([^\s",;{}]+)`)
 
-// shownIDOf finds, by value, the id a read answer shows for the record
+// ShownID finds, by value, the id a read answer shows for the record
 // whose RS id is rid: an object of its structuredContent beside the RS
 // envelope that names rid as its record_id, or an id token on the text
 // line that shows rid. "" when the answer shows none.
@@ -201,7 +203,7 @@ func ShownID(c *conformance.Call, rid string) string {
 	return ""
 }
 
-// eachObject calls f on every JSON object within v, outermost first.
+// EachObject calls f on every JSON object within v, outermost first.
 func EachObject(v any, f func(map[string]any)) {
 	switch x := v.(type) {
 	case map[string]any:
@@ -216,7 +218,7 @@ func EachObject(v any, f func(map[string]any)) {
 	}
 }
 
-// evidenceView is t on a fork serving the evidence-ladder fixture, whose
+// EvidenceView is t on a fork serving the evidence-ladder fixture, whose
 // data has every shape the evidence scenarios are about (long primary
 // texts, undeclared text-like fields, binary fields with and without a
 // blob route, pdpp:// handles in records), with that fixture. A target
@@ -232,7 +234,7 @@ func EvidenceView(t *conformance.T) (*conformance.T, *fakers.Fixture) {
 	return t.On(t.Fork(fx)), fx
 }
 
-// evidenceViews yields t, then the evidence-ladder fork of it when the
+// EvidenceViews yields t, then the evidence-ladder fork of it when the
 // target takes fixtures: the views a check judges. The fork opens only
 // after t is judged, since a controlled URL target's fork replaces the
 // data its RS serves.
@@ -247,14 +249,14 @@ func EvidenceViews(t *conformance.T) iter.Seq[*conformance.T] {
 	}
 }
 
-// plainOf is text as a reader compares it: highlight tags and common
+// Plain is text as a reader compares it: highlight tags and common
 // entities gone, whitespace folded, lower case.
 func Plain(s string) string {
 	s = Entities.Replace(HighlightTag.ReplaceAllString(s, ""))
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
-// handleJSON decodes a pdpp:// handle whose path is base64url JSON, as the
+// HandleJSON decodes a pdpp:// handle whose path is base64url JSON, as the
 // canonical record and field-window handles are; nil for any other.
 func HandleJSON(uri string) map[string]any {
 	i := strings.Index(strings.TrimPrefix(uri, "pdpp://"), "/")
@@ -272,7 +274,7 @@ func HandleJSON(uri string) map[string]any {
 	return m
 }
 
-// A handleScan is what a check scans for the pdpp:// handles a target
+// A HandleScan is what a check scans for the pdpp:// handles a target
 // emits: read results, and the handles that are only copies of record
 // values (data, not the target's handles; their encoding is whoever
 // wrote them).
@@ -281,8 +283,8 @@ type HandleScan struct {
 	Copies map[string]bool
 }
 
-// readURIs are the read results a check scans for pdpp:// handles: a page
-// of every stream the index lists (up to maxStreamProbes), a fetch of the
+// ReadURIs are the read results a check scans for pdpp:// handles: a page
+// of every stream the index lists (up to MaxStreamProbes), a fetch of the
 // first record each page shows, and a search of the target's own words;
 // with every handle that a record value holds.
 func ReadURIs(t *conformance.T) HandleScan {
@@ -309,7 +311,7 @@ func ReadURIs(t *conformance.T) HandleScan {
 	return scan
 }
 
-// emitted are the handles of kind a call shows that the target emitted:
+// Emitted are the handles of kind a call shows that the target emitted:
 // none that a record value holds (whole, or cut short by a preview).
 func (s HandleScan) Emitted(c *conformance.Call, kind string) []string {
 	var out []string
@@ -325,7 +327,7 @@ func (s HandleScan) Emitted(c *conformance.Call, kind string) []string {
 	return out
 }
 
-// deepEvidenceSearch searches the evidence fork for a phrase that occurs
+// DeepEvidenceSearch searches the evidence fork for a phrase that occurs
 // deep inside its longest primary text, found by value in the fixture:
 // the fork, the search, and that text. A nil call when the target takes no
 // fixture, or the fixture has no such phrase.

@@ -71,7 +71,7 @@ func connectorReadings(text string, keys []keyAt, pos, end int) []string {
 	return out
 }
 
-// expectGroupedByConnector wants each granted stream name of truth shown
+// ExpectGroupedByConnector wants each granted stream name of truth shown
 // under its own connector in text, when the grant spans connectors.
 func ExpectGroupedByConnector(t *conformance.T, text string, truth []SchemaRow) {
 	var connectors []string

@@ -10,12 +10,13 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
-// A hit is one search result as structuredContent reports it.
+// A Hit is one search result as structuredContent reports it.
 type Hit struct {
 	ID, Title, Snippet, Conn, Key, Stream, Record, Label string
 	Raw                                                  map[string]any
 }
 
+// String is v as text: a string as is, nil as "", anything else printed.
 func String(v any) string {
 	if v == nil {
 		return ""
@@ -26,7 +27,7 @@ func String(v any) string {
 	return fmt.Sprint(v)
 }
 
-// hits reads the search hits of a result: the list of objects in
+// Hits reads the search hits of a result: the list of objects in
 // structuredContent whose elements name their connection and connector,
 // under whatever key.
 func Hits(c *conformance.Call) []Hit {
@@ -49,6 +50,7 @@ func Hits(c *conformance.Call) []Hit {
 	return out
 }
 
+// ConnectionsOf counts the hits per connection id.
 func ConnectionsOf(hs []Hit) map[string]int {
 	out := map[string]int{}
 	for _, h := range hs {
@@ -57,7 +59,7 @@ func ConnectionsOf(hs []Hit) map[string]int {
 	return out
 }
 
-// fanInTerm finds a word from the target's own records whose search hits
+// FanInTerm finds a word from the target's own records whose search hits
 // come from the most connections (at least two, when the grant allows).
 func FanInTerm(t *conformance.T) (string, *conformance.Call, bool) {
 	type found struct {
@@ -101,7 +103,7 @@ func fanInTermNow(t *conformance.T) (string, *conformance.Call, bool) {
 	return best, bestCall, bestConns >= 2
 }
 
-// textSnippets are every snippet-like value in a search result.
+// TextSnippets are every snippet-like value in a search result.
 func TextSnippets(c *conformance.Call) []string {
 	var out []string
 	var walk func(v any, key string)
@@ -125,11 +127,11 @@ func TextSnippets(c *conformance.Call) []string {
 	return out
 }
 
-// A shownPreview is one evidence preview a search answer shows: a line of
+// A ShownPreview is one evidence preview a search answer shows: a line of
 // its text, or an excerpt in its structuredContent.
 type ShownPreview struct{ ID, Field, Text string }
 
-// shownPreviews lists a search answer's evidence previews, text first.
+// ShownPreviews lists a search answer's evidence previews, text first.
 func ShownPreviews(t *conformance.T, c *conformance.Call) []ShownPreview {
 	var out []ShownPreview
 	for _, e := range EvidenceLines(c.Text()) {
@@ -145,7 +147,7 @@ func ShownPreviews(t *conformance.T, c *conformance.Call) []ShownPreview {
 	return out
 }
 
-// readDocument is a fetch result's document for checks that judge what is
+// ReadDocument is a fetch result's document for checks that judge what is
 // in it, not its shape (S029's): a failed fetch, or a result without a
 // document object, blocks the clause being judged.
 func ReadDocument(t *conformance.T, f *conformance.Call) map[string]any {
@@ -159,7 +161,7 @@ func ReadDocument(t *conformance.T, f *conformance.Call) map[string]any {
 	return doc
 }
 
-// fieldIn is the field an object of the target's answer (an evidence
+// FieldIn is the field an object of the target's answer (an evidence
 // excerpt, a handle) names, under the target's own name for the field
 // read's field argument or any name a field goes by.
 func FieldIn(t *conformance.T, m map[string]any) string {
@@ -167,7 +169,7 @@ func FieldIn(t *conformance.T, m map[string]any) string {
 	return String(v)
 }
 
-// handleFields are the fields a handle's decoded JSON may name, best
+// HandleFields are the fields a handle's decoded JSON may name, best
 // first: the value under the target's own field argument, then its other
 // strings by key order, at most six; the keys are the target's own
 // encoding, so a caller tries each as the field and keeps the one that
@@ -185,7 +187,7 @@ func HandleFields(t *conformance.T, h map[string]any) []string {
 	return out
 }
 
-// hitField is the field an object within a hit (its first evidence
+// HitField is the field an object within a hit (its first evidence
 // excerpt, say) names, or "".
 func HitField(t *conformance.T, h Hit) string {
 	keys := make([]string, 0, len(h.Raw))

@@ -75,6 +75,7 @@ var InitializeBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","para
 // ToolsListBody is a JSON-RPC tools/list request.
 var ToolsListBody = []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
 
+// ResourceMetadata reads the resource_metadata URL of a bearer challenge.
 var ResourceMetadata = regexp.MustCompile(`resource_metadata="([^"]+)"`)
 
 // IsJSONRPC reports whether a body is a JSON-RPC answer: the request was

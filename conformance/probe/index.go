@@ -13,7 +13,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-// A schemaRow is one stream row of an MCP schema document, with the values
+// A SchemaRow is one stream row of an MCP schema document, with the values
 // a row inherits from its connector filled in.
 type SchemaRow struct {
 	Name         string
@@ -32,7 +32,7 @@ type SchemaRow struct {
 	Connector map[string]any
 }
 
-// schemaRows reads the rows of a schema document: top-level streams[] and
+// SchemaRows reads the rows of a schema document: top-level streams[] and
 // connector-nested connectors[].streams[] alike. A top-level row that
 // repeats a nested one (S041 and S022 judge that) is read once.
 func SchemaRows(doc map[string]any) []SchemaRow {
@@ -138,7 +138,7 @@ func readRow(raw, conn map[string]any) SchemaRow {
 	return r
 }
 
-// repeats reports whether r and o are the same stream row: one name, and
+// Repeats reports whether r and o are the same stream row: one name, and
 // the same connector or connections where both say.
 func (r SchemaRow) Repeats(o SchemaRow) bool {
 	if r.Name == "" || r.Name != o.Name {
@@ -153,7 +153,7 @@ func (r SchemaRow) Repeats(o SchemaRow) bool {
 	return true
 }
 
-// ident is how the row reads in messages: stream@connector.
+// Ident is how the row reads in messages: stream@connector.
 func (r SchemaRow) Ident() string {
 	if r.ConnectorKey == "" {
 		return r.Name
@@ -161,6 +161,7 @@ func (r SchemaRow) Ident() string {
 	return r.Name + "@" + r.ConnectorKey
 }
 
+// RowsNamed are the rows of stream name.
 func RowsNamed(rows []SchemaRow, name string) []SchemaRow {
 	var out []SchemaRow
 	for _, r := range rows {
@@ -171,7 +172,7 @@ func RowsNamed(rows []SchemaRow, name string) []SchemaRow {
 	return out
 }
 
-// streamNames lists the distinct stream names of rows, sorted.
+// StreamNames lists the distinct stream names of rows, sorted.
 func StreamNames(rows []SchemaRow) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -185,7 +186,7 @@ func StreamNames(rows []SchemaRow) []string {
 	return out
 }
 
-// schemaDoc reads the schema document of a result leniently: at
+// SchemaDoc reads the schema document of a result leniently: at
 // structuredContent.data, or one level deeper when an adapter nested it
 // (S017 and S022 judge where it sits).
 func SchemaDoc(c *conformance.Call) map[string]any {
@@ -196,11 +197,11 @@ func SchemaDoc(c *conformance.Call) map[string]any {
 	return doc
 }
 
-// indexCall is the target's answer to schema {}, called once per target
+// IndexCall is the target's answer to schema {}, called once per target
 // and shared with every check that asks the same.
 func IndexCall(t *conformance.T) *conformance.Call { return SchemaCall(t, dialect.Args{}) }
 
-// schemaIndex is the rows of the target's schema {} answer, for checks
+// SchemaIndex is the rows of the target's schema {} answer, for checks
 // that pick their data from it. S017 owns the index: when it is an error
 // or holds no document, the caller is blocked by S017, never failed.
 func SchemaIndex(t *conformance.T) (*conformance.Call, []SchemaRow) {
@@ -215,7 +216,7 @@ func SchemaIndex(t *conformance.T) (*conformance.Call, []SchemaRow) {
 	return c, SchemaRows(doc)
 }
 
-// scopedSchema calls schema(stream[, connection_id]) and returns the rows
+// ScopedSchema calls schema(stream[, connection_id]) and returns the rows
 // of that stream, for checks that read capabilities from them. A failed
 // call blocks the caller by the scenario that owns it: S019 for a
 // connection scope, else S018.
@@ -267,7 +268,7 @@ func rsSchemaRows(t *conformance.T, q url.Values) ([]SchemaRow, bool) {
 	return a.rows, a.ok
 }
 
-// truthRows is what the RS says about a compact schema scope, else what
+// TruthRows is what the RS says about a compact schema scope, else what
 // the adapter's own rows say (a target without a controlled RS).
 func TruthRows(t *conformance.T, stream, conn string, adapterRows []SchemaRow) []SchemaRow {
 	if rows, ok := rsSchemaRows(t, schemaQuery(stream, conn)); ok && len(rows) > 0 {
@@ -288,11 +289,11 @@ func schemaQuery(stream, conn string) url.Values {
 	return q
 }
 
-// noSharedStream is the skip reason of checks that need third-party data: a
+// NoSharedStream is the skip reason of checks that need third-party data: a
 // stream name shared by several sources.
 const NoSharedStream = "no shared stream: the target's grant has no stream name that resolves to several sources (connectors or connections)"
 
-// sharedStream finds a stream name that resolves to more than one source:
+// SharedStream finds a stream name that resolves to more than one source:
 // several rows, or one row over several connections.
 func SharedStream(rows []SchemaRow) (string, bool) {
 	for _, name := range StreamNames(rows) {
@@ -304,7 +305,7 @@ func SharedStream(rows []SchemaRow) (string, bool) {
 	return "", false
 }
 
-// singleSourceStream finds a stream name with exactly one row over at most
+// SingleSourceStream finds a stream name with exactly one row over at most
 // one connection.
 func SingleSourceStream(rows []SchemaRow) (string, bool) {
 	for _, name := range StreamNames(rows) {
@@ -315,7 +316,7 @@ func SingleSourceStream(rows []SchemaRow) (string, bool) {
 	return "", false
 }
 
-// flagTokens splits a compact flag string into its tokens; a capability
+// FlagTokens splits a compact flag string into its tokens; a capability
 // object yields nil.
 func FlagTokens(v any) []string {
 	s, ok := v.(string)
@@ -325,7 +326,7 @@ func FlagTokens(v any) []string {
 	return strings.Split(s, ",")
 }
 
-// A fieldCap is what a field's declared capabilities allow.
+// A FieldCap is what a field's declared capabilities allow.
 type FieldCap struct {
 	Type  string
 	Exact bool
@@ -335,7 +336,7 @@ type FieldCap struct {
 	Search bool
 }
 
-// capOf reads a field's capabilities from a compact flag string
+// CapOf reads a field's capabilities from a compact flag string
 // ("t=string,eq,r=gte|lt,a=max") or a full capability object.
 func CapOf(v any) FieldCap {
 	var c FieldCap
@@ -393,7 +394,7 @@ func CapOf(v any) FieldCap {
 // aggKinds are the RS's aggregation kinds.
 var aggKinds = []string{"count_distinct", "group_by", "group_by_time", "max", "min", "sum"}
 
-// rowAggKinds are the aggregation kinds some field of r declares, sorted.
+// RowAggKinds are the aggregation kinds some field of r declares, sorted.
 func RowAggKinds(r SchemaRow) []string {
 	var out []string
 	for _, v := range r.FieldCaps {
@@ -417,7 +418,7 @@ func nonEmpty(ss []string) []string {
 	return out
 }
 
-// sameSet reports whether a and b hold the same strings, in any order.
+// SameSet reports whether a and b hold the same strings, in any order.
 func SameSet(a, b []string) bool {
 	x, y := slices.Clone(a), slices.Clone(b)
 	slices.Sort(x)
@@ -425,7 +426,7 @@ func SameSet(a, b []string) bool {
 	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
 
-// connectionIDs reads the connection ids of a granted_connections list.
+// ConnectionIDs reads the connection ids of a granted_connections list.
 func ConnectionIDs(list []any) []string {
 	var out []string
 	for _, c := range list {
@@ -437,7 +438,7 @@ func ConnectionIDs(list []any) []string {
 	return out
 }
 
-// repeatedRows names the top-level stream rows of doc that repeat a
+// RepeatedRows names the top-level stream rows of doc that repeat a
 // connector-nested row (S022, S041): the same rows listed twice.
 func RepeatedRows(doc map[string]any) []string {
 	cs, _ := doc["connectors"].([]any)
@@ -465,7 +466,7 @@ func RepeatedRows(doc map[string]any) []string {
 	return out
 }
 
-// mustFixture is a fixture mcpcheck builds from its own constants: one it
+// MustFixture is a fixture mcpcheck builds from its own constants: one it
 // cannot build is a harness fault, never a verdict on the target.
 func MustFixture(fx *fakers.Fixture, err error) *fakers.Fixture {
 	if err != nil {
@@ -474,7 +475,7 @@ func MustFixture(fx *fakers.Fixture, err error) *fakers.Fixture {
 	return fx
 }
 
-// rsRequestCount is how many requests the RS has logged under prefix, or
+// RSRequestCount is how many requests the RS has logged under prefix, or
 // 0 when mcpcheck does not see the RS's log.
 func RSRequestCount(t *conformance.T, prefix string) int {
 	if !t.Target.Has(conformance.CapControlledRS) {

@@ -21,10 +21,10 @@ import (
 // stream, so they state nothing about one row.
 var legendLineRe = regexp.MustCompile(`(?im)^.*legend.*$`)
 
-// withoutLegend is text with its legend lines removed.
+// WithoutLegend is text with its legend lines removed.
 func WithoutLegend(text string) string { return legendLineRe.ReplaceAllString(text, "") }
 
-// containsToken reports whether s holds tok not glued to word characters.
+// ContainsToken reports whether s holds tok not glued to word characters.
 func ContainsToken(s, tok string) bool { return tok != "" && tokenIndex(s, tok) >= 0 }
 
 // tokenIndex is where tok first stands in s not glued to word characters
@@ -57,14 +57,14 @@ func isWordByte(b byte) bool {
 	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
-// A rowSegment is the part of a schema text that describes one row.
+// A RowSegment is the part of a schema text that describes one row.
 type RowSegment struct {
 	Row   SchemaRow
 	Ident string
 	Text  string
 }
 
-// rowSegments cuts text (legend aside) into one segment per row, at each
+// RowSegments cuts text (legend aside) into one segment per row, at each
 // row's identity: its connector_key when the rows' keys differ, else its
 // first connection. missing names the rows whose identity the text lacks.
 func RowSegments(text string, rows []SchemaRow) (segs []RowSegment, missing []string) {
@@ -103,7 +103,7 @@ func RowSegments(text string, rows []SchemaRow) (segs []RowSegment, missing []st
 	return segs, missing
 }
 
-// shownFields are the names of fields that text shows, in fields' order.
+// ShownFields are the names of fields that text shows, in fields' order.
 func ShownFields(text string, fields []string) []string {
 	var out []string
 	for _, f := range fields {
@@ -148,7 +148,7 @@ func wordsNeedingNoLegend() []string {
 	return slices.Concat(typeWords, rangeOps, aggKinds, plainWords, functionWords)
 }
 
-// A fieldNote is one field's own annotation in schema text: what follows
+// A FieldNote is one field's own annotation in schema text: what follows
 // the field's name in brackets, or after a colon or equals sign.
 type FieldNote struct {
 	Ctx        string
@@ -157,7 +157,7 @@ type FieldNote struct {
 
 var annotationOpen = map[byte]byte{'[': ']', '(': ')', '{': '}', '<': '>'}
 
-// fieldNotes finds each field's annotation in text: of every place the
+// FieldNotes finds each field's annotation in text: of every place the
 // field's name is followed by an opener, the one that says the most about
 // capabilities.
 func FieldNotes(text string, fields []string) map[string]FieldNote {
@@ -232,7 +232,7 @@ func annotationEnd(text string, body, next int) int {
 	return max(end, body+1)
 }
 
-// legendText is text outside the fields' annotations: where a legend
+// LegendText is text outside the fields' annotations: where a legend
 // explains them.
 func LegendText(text string, fts map[string]FieldNote) string {
 	b := []byte(text)
@@ -292,7 +292,7 @@ var (
 	sortMeaningRe  = regexp.MustCompile(`sort|order`)
 )
 
-// unexplained are the abbreviations the fields' annotations use that the
+// Unexplained are the abbreviations the fields' annotations use that the
 // legend does not explain: short keys that are no plain word.
 func Unexplained(fts map[string]FieldNote, legend string, fields []string) []string {
 	vocab := wordsNeedingNoLegend()
@@ -315,7 +315,7 @@ func Unexplained(fts map[string]FieldNote, legend string, fields []string) []str
 	return out
 }
 
-// A textCap is what schema text says one field allows.
+// A TextCap is what schema text says one field allows.
 type TextCap struct {
 	Typ      string
 	Exact    bool
@@ -362,7 +362,7 @@ func readTextCap(ctx string, exactKeys, sortKeys []string) TextCap {
 	return c
 }
 
-// sampleValue is a value of the declared type, valid for a filter.
+// SampleValue is a value of the declared type, valid for a filter.
 func SampleValue(typ string) any {
 	switch typ {
 	case "integer", "number", "int", "float":
@@ -375,7 +375,7 @@ func SampleValue(typ string) any {
 	return "mcpcheck"
 }
 
-// textArgs are read arguments a content-only client builds from schema
+// TextArgs are read arguments a content-only client builds from schema
 // text: for each kind, the candidates the text supports, best first.
 type TextArgs struct {
 	Fields  []string
@@ -393,7 +393,7 @@ var (
 	aggSectionRe  = regexp.MustCompile(`\b(count_distinct|group_by_time|group_by|max|min|sum)\b\s*[=:(]\s*([^;\n)]*)`)
 )
 
-// deriveArgs builds projection, filter, sort and aggregate arguments from
+// DeriveArgs builds projection, filter, sort and aggregate arguments from
 // the schema text of one row, knowing only the row's field names (which it
 // looks for by value).
 func DeriveArgs(text string, fields []string) TextArgs {
@@ -484,7 +484,7 @@ func sentBareFilter(t *conformance.T, before int) bool {
 	})
 }
 
-// judgeTextArgs calls query_records and aggregate with arguments a
+// JudgeTextArgs calls query_records and aggregate with arguments a
 // content-only client built from the text of what (a row), on src: for
 // each kind the grant offers, one of the first candidates must be
 // accepted, and a kind the text gives no candidate for is a failure. A

@@ -31,7 +31,7 @@ func OffersOf(r SchemaRow) GrantOffers {
 // searchMeaningRe is what a legend says a search flag means.
 var searchMeaningRe = regexp.MustCompile(`search|lexical|semantic|full.?text|hybrid`)
 
-// searchFlagsExplained reports whether the text gives search modes as
+// SearchFlagsExplained reports whether the text gives search modes as
 // field flags its legend explains (lex: lexical search): that states
 // search support as plainly as a row-level segment does.
 func SearchFlagsExplained(text string, fields []string) bool {
@@ -61,7 +61,7 @@ func realRSFork(t *conformance.T) *conformance.T {
 	return t.On(t.Fork(fx))
 }
 
-// onRealRS judges again, through judge, on the real-RS fork: what the
+// OnRealRS judges again, through judge, on the real-RS fork: what the
 // seeds ask of a grant that offers no capabilities. A precondition that
 // fails there is noted, never the check's verdict.
 func OnRealRS(t *conformance.T, judge func(on *conformance.T)) {

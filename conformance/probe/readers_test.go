@@ -79,7 +79,7 @@ func TestHighlighted(t *testing.T) {
 	}
 }
 
-// A hit's id, preview and read call form one block in every layout.
+// A Hit's id, preview and read call form one block in every layout.
 func TestTextBlocks(t *testing.T) {
 	for _, d := range recordedDialects {
 		var found bool

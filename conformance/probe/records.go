@@ -14,16 +14,16 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
-// maxStreamProbes bounds how many streams a check reads while looking for
+// MaxStreamProbes bounds how many streams a check reads while looking for
 // data of the shape it needs.
 const MaxStreamProbes = 10
 
-// A source is one stream on one connection ("" when the row names none).
+// A Source is one stream on one connection ("" when the row names none).
 type Source struct {
 	Stream, Conn string
 }
 
-// roles are the arguments that read source s, with extra.
+// Roles are the arguments that read source s, with extra.
 func (s Source) Roles(extra dialect.Args) dialect.Args {
 	a := dialect.Args{dialect.Stream: s.Stream}
 	if s.Conn != "" {
@@ -35,7 +35,7 @@ func (s Source) Roles(extra dialect.Args) dialect.Args {
 	return a
 }
 
-// sources lists one (stream, connection) per index row, in index order.
+// Sources lists one (stream, connection) per index row, in index order.
 func Sources(rows []SchemaRow) []Source {
 	var out []Source
 	for _, r := range rows {
@@ -49,7 +49,7 @@ func Sources(rows []SchemaRow) []Source {
 }
 
 // eachPage reads a page of limit records from each of the first
-// maxStreamProbes sources of the target's index, and hands each page that
+// MaxStreamProbes sources of the target's index, and hands each page that
 // is not an error to f, in index order.
 func eachPage(t *conformance.T, limit int, f func(s Source, c *conformance.Call)) {
 	_, index := SchemaIndex(t)
@@ -63,7 +63,7 @@ func eachPage(t *conformance.T, limit int, f func(s Source, c *conformance.Call)
 	}
 }
 
-// records reads the record list of a query_records result: the RS
+// Records reads the record list of a query_records result: the RS
 // envelope's data, or else the list of objects in structuredContent that
 // holds records, under whatever key (seed 003 leaves the envelope open).
 func Records(c *conformance.Call) []map[string]any {
@@ -92,7 +92,7 @@ func Records(c *conformance.Call) []map[string]any {
 
 var wordRe = regexp.MustCompile(`[A-Za-z]{5,}`)
 
-// searchableWord picks a word of five letters or more from the records'
+// SearchableWord picks a word of five letters or more from the records'
 // string values, for a search the target's own data can answer.
 func SearchableWord(recs []map[string]any) string {
 	for _, r := range recs {
@@ -116,7 +116,7 @@ func SearchableWord(recs []map[string]any) string {
 	return ""
 }
 
-// readsIndex is the schema index as the read checks need it: the rows of
+// ReadsIndex is the schema index as the read checks need it: the rows of
 // schema {}, read leniently. A schema tool that gives no rows blocks the
 // check, for S017 owns the index; it never fails a read scenario.
 func ReadsIndex(t *conformance.T) []SchemaRow {
@@ -130,7 +130,7 @@ func ReadsIndex(t *conformance.T) []SchemaRow {
 	})
 }
 
-// callWithEnvelope calls a read tool and returns the RS answer behind it:
+// CallWithEnvelope calls a read tool and returns the RS answer behind it:
 // the last successful request to path the call made, answered again by the
 // fixture RS. A target without one, or a call that made no such request,
 // gives the call's structuredContent.data instead.
@@ -166,13 +166,14 @@ func decodeExact(b []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// recordsPath is the RS route of a stream's record list.
+// RecordsPath is the RS route of a stream's record list.
 func RecordsPath(stream string) string { return "/v1/streams/" + url.PathEscape(stream) + "/records" }
 
-// pagingHandles are the handles of an RS read envelope that seed 001 wants
+// PagingHandles are the handles of an RS read envelope that seed 001 wants
 // in content[] text: "" where the envelope has none.
 type PagingHandles struct{ Cursor, Changes, Count string }
 
+// HandlesOf reads the paging handles of an RS read envelope.
 func HandlesOf(env map[string]any) PagingHandles {
 	var h PagingHandles
 	h.Cursor, _ = env["next_cursor"].(string)
@@ -190,7 +191,7 @@ func HandlesOf(env map[string]any) PagingHandles {
 	return h
 }
 
-// typedRejection reports an error a client can act on: one that carries a
+// TypedRejection reports an error a client can act on: one that carries a
 // code (an error object's, a JSON-RPC error's such as -32602, or a JSON-RPC
 // code quoted in isError text: "MCP error -32602: Input validation error:
 // … at filter"), or that names the argument it refuses.
@@ -209,7 +210,7 @@ func TypedRejection(c *conformance.Call, arg string) bool {
 // rpcCodeInText matches a JSON-RPC error code quoted in an isError text.
 var rpcCodeInText = regexp.MustCompile(`-32[0-9]{3}\b`)
 
-// recordIDs are the RS ids of a query_records answer's records.
+// RecordIDs are the RS ids of a query_records answer's records.
 func RecordIDs(c *conformance.Call) []string {
 	var out []string
 	for _, r := range Records(c) {
@@ -223,7 +224,7 @@ func RecordIDs(c *conformance.Call) []string {
 // idTokenRe splits text into the tokens an id may be written as.
 var idTokenRe = regexp.MustCompile(`[^\s"'<>(),;\[\]{}]+`)
 
-// fetchIDFor finds the id fetch takes for record rec of source src, from
+// FetchIDFor finds the id fetch takes for record rec of source src, from
 // the target's own answers: the id of a search hit whose record key is
 // rec's, else a token of page's text that holds rec's id. It checks each
 // candidate with a plain fetch; "" when none works.
@@ -257,7 +258,7 @@ func FetchIDFor(t *conformance.T, src Source, rec map[string]any, page *conforma
 // cursor: "…" and the like.
 var cursorHandleRe = regexp.MustCompile(`\b([a-z_]*cursor)\s*[=:]\s*(?:"((?:[^"\\]|\\.)+)"|([^\s,;"]+))`)
 
-// nextCalls are the calls a read's text offers to go on with: tool calls
+// NextCalls are the calls a read's text offers to go on with: tool calls
 // with JSON arguments written into it, and, for each cursor handle it
 // shows, the same call again with that cursor.
 func NextCalls(c *conformance.Call) []Continuation {
@@ -281,7 +282,7 @@ func NextCalls(c *conformance.Call) []Continuation {
 	return out
 }
 
-// refersTo reports whether a call's arguments name record id (as a token
+// RefersTo reports whether a call's arguments name record id (as a token
 // of some string argument).
 func RefersTo(cont Continuation, id string) bool {
 	for _, v := range cont.Args {
@@ -292,13 +293,13 @@ func RefersTo(cont Continuation, id string) bool {
 	return false
 }
 
-// callKey identifies a call by its tool and arguments.
+// CallKey identifies a call by its tool and arguments.
 func CallKey(cont Continuation) string {
 	b, _ := json.Marshal(cont.Args)
 	return cont.Tool + " " + string(b)
 }
 
-// idTokens are the tokens of text that hold record id recID, longest first:
+// IdTokens are the tokens of text that hold record id recID, longest first:
 // the ids a client that reads only content[] could fetch it by.
 func IdTokens(text, recID string) []string {
 	var out []string
@@ -314,10 +315,10 @@ func IdTokens(text, recID string) []string {
 	return out
 }
 
-// chunkRunes is the length of the pieces of a value looked for in text.
+// ChunkRunes is the length of the pieces of a value looked for in text.
 const ChunkRunes = 24
 
-// partShown reports whether text shows some piece of v: one of its first
+// PartShown reports whether text shows some piece of v: one of its first
 // hundred chunks, escaped as JSON or not.
 func PartShown(text, v string) bool {
 	r := []rune(v)
@@ -329,7 +330,7 @@ func PartShown(text, v string) bool {
 	return false
 }
 
-// shownPrefix is how many runes of v, from its start, text shows.
+// ShownPrefix is how many runes of v, from its start, text shows.
 func ShownPrefix(text, v string) int {
 	r := []rune(v)
 	lo, hi := 0, len(r)
@@ -344,7 +345,7 @@ func ShownPrefix(text, v string) int {
 	return lo
 }
 
-// recordIDsShown maps each record of a query_records answer to the id its
+// RecordIDsShown maps each record of a query_records answer to the id its
 // text shows for it, found by value. A token holding the record's own id
 // that is neither that bare id nor a word of any record's content is a
 // path id: the record maps to its own id (fetchOffered tries its tokens).
@@ -410,7 +411,7 @@ func RecordIDsShown(t *conformance.T, c *conformance.Call, fetched map[string]*c
 	return out
 }
 
-// recordValues are a record's text values long enough to recognise it by.
+// RecordValues are a record's text values long enough to recognise it by.
 func RecordValues(rec map[string]any) []string {
 	data, _ := rec["data"].(map[string]any)
 	var vals []string
@@ -442,7 +443,7 @@ func recordWords(v any) []string {
 	return out
 }
 
-// onRSIgnoringProjection is t against an RS that returns every field
+// OnRSIgnoringProjection is t against an RS that returns every field
 // whatever the projection (as a spec-conformant RS may add schema-required
 // ones), where the fixture can be forked; else t itself.
 func OnRSIgnoringProjection(t *conformance.T) *conformance.T {
@@ -458,13 +459,13 @@ func OnRSIgnoringProjection(t *conformance.T) *conformance.T {
 	return t.On(t.Fork(fx))
 }
 
-// learnFrom lets a printed call teach the dialect the roles its
+// LearnFrom lets a printed call teach the dialect the roles its
 // inputSchema left unresolved, by the values the check knows it holds.
 func LearnFrom(t *conformance.T, c Continuation, known dialect.Args) {
 	t.Target.Dialect().Learn(c, known)
 }
 
-// roleOf is the value a continuation the target printed gives role r, in
+// RoleOf is the value a continuation the target printed gives role r, in
 // the target's own name for it; nil when it gives none.
 func RoleOf(t *conformance.T, c Continuation, r dialect.Role) any {
 	return t.Target.Dialect().Value(c.Tool, c.Args, r)

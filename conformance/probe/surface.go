@@ -13,7 +13,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
-// toolDescriptions returns, per tool, its description and every description
+// ToolDescriptions returns, per tool, its description and every description
 // nested in its input schema.
 func ToolDescriptions(t *conformance.Target) map[string][]string {
 	out := map[string][]string{}
@@ -49,7 +49,7 @@ func collectDescriptions(v any, out *[]string) {
 
 var sentenceEnd = regexp.MustCompile(`[.!?](\s+|$)`)
 
-// sentences splits prose into trimmed sentences.
+// Sentences splits prose into trimmed sentences.
 func Sentences(s string) []string {
 	var out []string
 	for _, p := range sentenceEnd.Split(s, -1) {
@@ -89,7 +89,7 @@ func repeatedGuidance(descs map[string][]string, minLen, minTools int) map[strin
 	return out
 }
 
-// inputProperties returns a tool's top-level input properties and required list.
+// InputProperties returns a tool's top-level input properties and required list.
 func InputProperties(raw json.RawMessage) (map[string]json.RawMessage, []string) {
 	var tool struct {
 		InputSchema struct {
@@ -101,7 +101,7 @@ func InputProperties(raw json.RawMessage) (map[string]json.RawMessage, []string)
 	return tool.InputSchema.Properties, tool.InputSchema.Required
 }
 
-// schemaMentionsKey reports whether key is a property name anywhere in the schema.
+// SchemaMentionsKey reports whether key is a property name anywhere in the schema.
 func SchemaMentionsKey(v any, key string) bool {
 	switch x := v.(type) {
 	case map[string]any:
@@ -125,7 +125,7 @@ func SchemaMentionsKey(v any, key string) bool {
 	return false
 }
 
-// normalizedTools is the order-insensitive form of a tools list, for
+// NormalizedTools is the order-insensitive form of a tools list, for
 // comparing two surfaces; an invalid list reads as its error.
 func NormalizedTools(raw []json.RawMessage) string {
 	out, err := conformance.NormalizeTools(raw)
@@ -135,6 +135,7 @@ func NormalizedTools(raw []json.RawMessage) string {
 	return string(out)
 }
 
+// ToolNames are the names of the tools a target serves.
 func ToolNames(t *conformance.Target) []string {
 	names := make([]string, len(t.Tools))
 	for i, tool := range t.Tools {
@@ -144,7 +145,7 @@ func ToolNames(t *conformance.Target) []string {
 	return names
 }
 
-// firstRunes returns the first n characters (runes) of s.
+// FirstRunes returns the first n characters (runes) of s.
 func FirstRunes(s string, n int) string {
 	r := []rune(s)
 	if len(r) > n {
@@ -164,7 +165,7 @@ const (
 
 var connectionIDRe = regexp.MustCompile(`\bconnection_id\b`)
 
-// expectNoRepeatedConnectionGuidance judges long sentences about
+// ExpectNoRepeatedConnectionGuidance judges long sentences about
 // connection_id repeated verbatim across tools: on every tool that
 // accepts connection_id breaks seed 000's own words; on many tools,
 // mcpcheck's threshold.
@@ -188,7 +189,7 @@ func ExpectNoRepeatedConnectionGuidance(t *conformance.T) {
 		longSentence, repeatedAcrossMin)
 }
 
-// expectNoRepeatedGuidance judges every other long sentence repeated
+// ExpectNoRepeatedGuidance judges every other long sentence repeated
 // across many tool or argument descriptions: mcpcheck's threshold.
 func ExpectNoRepeatedGuidance(t *conformance.T) {
 	var many []string
@@ -213,7 +214,7 @@ func toolsAccepting(t *conformance.Target, arg string) []string {
 	return out
 }
 
-// readIndex is schema {}'s rows, read leniently: an index the target does
+// ReadIndex is schema {}'s rows, read leniently: an index the target does
 // not give blocks what needs it (S017 owns the index) instead of failing
 // a clause that is not about it.
 func ReadIndex(t *conformance.T) []SchemaRow {
@@ -224,20 +225,20 @@ func ReadIndex(t *conformance.T) []SchemaRow {
 	return SchemaRows(c.Data())
 }
 
-// schemaCall is one schema call, made once per target and shared by every
-// check that asks the same (scopedSchema's too).
+// SchemaCall is one schema call, made once per target and shared by every
+// check that asks the same (ScopedSchema's too).
 func SchemaCall(t *conformance.T, args dialect.Args) *conformance.Call {
 	key, _ := json.Marshal(args)
 	return conformance.Discover(t, "schema:"+string(key), func() *conformance.Call { return t.CallRoles("schema", args) })
 }
 
-// carriesCode reports an error typed code: as its error object's code, or
+// CarriesCode reports an error typed code: as its error object's code, or
 // named in its text.
 func CarriesCode(c *conformance.Call, code string) bool {
 	return c.ErrorCode() == code || ContainsToken(c.Text(), code)
 }
 
-// namesArgument reports an error that names arg: in its text (a JSON-RPC
+// NamesArgument reports an error that names arg: in its text (a JSON-RPC
 // error's message included) or anywhere in its structured error.
 func NamesArgument(c *conformance.Call, arg string) bool {
 	if ContainsToken(c.Text(), arg) {
@@ -250,12 +251,12 @@ func NamesArgument(c *conformance.Call, arg string) bool {
 	return ContainsToken(string(b), arg)
 }
 
-// serves reports whether the target lists the tool.
+// Serves reports whether the target lists the tool.
 func Serves(t *conformance.Target, tool string) bool {
 	return slices.ContainsFunc(t.Tools, func(x *mcp.Tool) bool { return x.Name == tool })
 }
 
-// sampleCalls calls each read tool the target serves once, with arguments
+// SampleCalls calls each read tool the target serves once, with arguments
 // taken from its own answers: the schema index, a page of its first
 // stream, a count over it, a search for a word of that page, a fetch and
 // a field window of the first hit. A call the answers give no arguments
@@ -302,7 +303,7 @@ func SampleCalls(t *conformance.T) []*conformance.Call {
 	return out
 }
 
-// refusedCalls calls each read tool the target serves with arguments
+// RefusedCalls calls each read tool the target serves with arguments
 // naming what no grant holds, so that each answers with an error.
 func RefusedCalls(t *conformance.T) []*conformance.Call {
 	var out []*conformance.Call

@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// Small readers of values the other probes share.
+// Small readers of values that the probes and checks share.
 
+// FirstNonEmpty is the first of ss that is not "".
 func FirstNonEmpty(ss ...string) string {
 	for _, s := range ss {
 		if s != "" {
@@ -17,7 +18,7 @@ func FirstNonEmpty(ss ...string) string {
 	return ""
 }
 
-// stringValues are the strings anywhere in v.
+// StringValues are the strings anywhere in v.
 func StringValues(v any) []string {
 	var out []string
 	switch x := v.(type) {
@@ -35,7 +36,7 @@ func StringValues(v any) []string {
 	return out
 }
 
-// shownIn reports whether raw JSON or text holds s, escaped either way.
+// ShownIn reports whether raw JSON or text holds s, escaped either way.
 func ShownIn(raw, s string) bool {
 	b, _ := json.Marshal(s)
 	var w strings.Builder
@@ -45,6 +46,7 @@ func ShownIn(raw, s string) bool {
 	return strings.Contains(raw, s) || strings.Contains(raw, strings.Trim(string(b), `"`)) || strings.Contains(raw, strings.Trim(strings.TrimSpace(w.String()), `"`))
 }
 
+// CompactJSON is v as one line of JSON, HTML left unescaped.
 func CompactJSON(v any) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
@@ -53,6 +55,7 @@ func CompactJSON(v any) string {
 	return strings.TrimSpace(b.String())
 }
 
+// SortedCopy is ss sorted, without repeats, never nil.
 func SortedCopy(ss []string) []string {
 	out := slices.Compact(slices.Sorted(slices.Values(ss)))
 	if out == nil {
@@ -61,4 +64,5 @@ func SortedCopy(ss []string) []string {
 	return out
 }
 
+// Entities undoes the HTML entities a target may escape text with.
 var Entities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`)
