@@ -285,7 +285,7 @@ func fetchOffered(t *T, text, recID string) (probe.Continuation, *Call) {
 	if c, ok := writtenCall(t, text, "fetch", recID, ""); ok {
 		return c, t.Follow(c)
 	}
-	for _, id := range probe.IdTokens(text, recID) {
+	for _, id := range probe.IDTokens(text, recID) {
 		c := probe.Continuation{Tool: "fetch", Args: t.ArgsFor("fetch", dialect.Args{dialect.RecordID: id})}
 		if r := t.Follow(c); !r.IsError() {
 			return c, r

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"iter"
 	"regexp"
@@ -12,51 +11,6 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
-
-// A Continuation is a model-callable next step found in visible text,
-// with its arguments in the target's own names.
-type Continuation = dialect.PrintedCall
-
-// readTools are the tools a continuation may call.
-var readTools = []string{"read_record_field", "fetch", "query_records", "search", "aggregate", "schema"}
-
-// ContinuationsIn parses every tool call written into visible text, in
-// any notation the dialect package reads (JSON arguments, name(k=v),
-// name k=v).
-func ContinuationsIn(text string) []Continuation {
-	return dialect.PrintedCalls(text, readTools)
-}
-
-var handleURIRe = regexp.MustCompile(`pdpp://[a-z-]+/[^\s"'\\,;)\]}]+`)
-
-// HandleURIs lists the pdpp:// URIs a call shows anywhere: text,
-// structuredContent and _meta.
-func HandleURIs(c *conformance.Call, kind string) []string {
-	return HandleURIsIn(kind, c.Text(), string(c.Raw))
-}
-
-// HandleURIsIn lists the pdpp:// URIs of kind the texts show.
-func HandleURIsIn(kind string, texts ...string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range texts {
-		for _, u := range handleURIRe.FindAllString(s, -1) {
-			// A URI cut by a preview's mark is part of a clipped value,
-			// not a handle the model can use.
-			if strings.HasPrefix(u, "pdpp://"+kind+"/") && !seen[u] && !clippedURI(u) {
-				seen[u] = true
-				out = append(out, u)
-			}
-		}
-	}
-	return out
-}
-
-// clippedURI tells a URI a preview cut (it runs into a cut mark, in any
-// common notation: "…", "⋯", "...", "[…]").
-func clippedURI(u string) bool {
-	return strings.ContainsAny(u, "…⋯[") || strings.HasSuffix(u, "...")
-}
 
 // An EvidenceLine is one visible evidence excerpt of a search result.
 type EvidenceLine struct {
@@ -136,7 +90,7 @@ func SampleRecords(t *conformance.T) []ScannedRecord {
 				rec := ScannedRecord{ID: ShownID(c, rid), Stream: s.Stream, Conn: conn, Data: data}
 				if rec.ID == "" {
 					content := recordWords(r)
-					toks := slices.DeleteFunc(IdTokens(c.Text(), rid), func(tok string) bool { return slices.Contains(content, tok) })
+					toks := slices.DeleteFunc(IDTokens(c.Text(), rid), func(tok string) bool { return slices.Contains(content, tok) })
 					rec.ID = FirstNonEmpty(append(toks, rid)...)
 				}
 				if data != nil {
@@ -254,77 +208,6 @@ func EvidenceViews(t *conformance.T) iter.Seq[*conformance.T] {
 func Plain(s string) string {
 	s = Entities.Replace(HighlightTag.ReplaceAllString(s, ""))
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
-}
-
-// HandleJSON decodes a pdpp:// handle whose path is base64url JSON, as the
-// canonical record and field-window handles are; nil for any other.
-func HandleJSON(uri string) map[string]any {
-	i := strings.Index(strings.TrimPrefix(uri, "pdpp://"), "/")
-	if !strings.HasPrefix(uri, "pdpp://") || i < 0 {
-		return nil
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(uri[len("pdpp://")+i+1:], "="))
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	return m
-}
-
-// A HandleScan is what a check scans for the pdpp:// handles a target
-// emits: read results, and the handles that are only copies of record
-// values (data, not the target's handles; their encoding is whoever
-// wrote them).
-type HandleScan struct {
-	Calls  []*conformance.Call
-	Copies map[string]bool
-}
-
-// ReadURIs are the read results a check scans for pdpp:// handles: a page
-// of every stream the index lists (up to MaxStreamProbes), a fetch of the
-// first record each page shows, and a search of the target's own words;
-// with every handle that a record value holds.
-func ReadURIs(t *conformance.T) HandleScan {
-	scan := HandleScan{Copies: map[string]bool{}}
-	eachPage(t, 5, func(_ Source, c *conformance.Call) {
-		scan.Calls = append(scan.Calls, c)
-		for _, r := range Records(c) {
-			for _, v := range StringValues(r["data"]) {
-				for _, u := range handleURIRe.FindAllString(v, -1) {
-					scan.Copies[u] = true
-				}
-			}
-		}
-		for _, r := range Records(c) {
-			if id := ShownID(c, String(r["id"])); id != "" {
-				scan.Calls = append(scan.Calls, t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}))
-				break
-			}
-		}
-	})
-	if _, c, _ := FanInTerm(t); c != nil {
-		scan.Calls = append(scan.Calls, c)
-	}
-	return scan
-}
-
-// Emitted are the handles of kind a call shows that the target emitted:
-// none that a record value holds (whole, or cut short by a preview).
-func (s HandleScan) Emitted(c *conformance.Call, kind string) []string {
-	var out []string
-	for _, u := range HandleURIs(c, kind) {
-		copied := false
-		for v := range s.Copies {
-			copied = copied || strings.HasPrefix(v, u)
-		}
-		if !copied {
-			out = append(out, u)
-		}
-	}
-	return out
 }
 
 // DeepEvidenceSearch searches the evidence fork for a phrase that occurs

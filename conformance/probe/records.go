@@ -169,28 +169,6 @@ func decodeExact(b []byte, v any) error {
 // RecordsPath is the RS route of a stream's record list.
 func RecordsPath(stream string) string { return "/v1/streams/" + url.PathEscape(stream) + "/records" }
 
-// PagingHandles are the handles of an RS read envelope that seed 001 wants
-// in content[] text: "" where the envelope has none.
-type PagingHandles struct{ Cursor, Changes, Count string }
-
-// HandlesOf reads the paging handles of an RS read envelope.
-func HandlesOf(env map[string]any) PagingHandles {
-	var h PagingHandles
-	h.Cursor, _ = env["next_cursor"].(string)
-	h.Changes, _ = env["next_changes_since"].(string)
-	meta, _ := env["meta"].(map[string]any)
-	switch c := meta["count"].(type) {
-	case map[string]any:
-		if c["value"] != nil {
-			h.Count = String(c["value"])
-		}
-	case nil:
-	default:
-		h.Count = String(c)
-	}
-	return h
-}
-
 // TypedRejection reports an error a client can act on: one that carries a
 // code (an error object's, a JSON-RPC error's such as -32602, or a JSON-RPC
 // code quoted in isError text: "MCP error -32602: Input validation error:
@@ -245,7 +223,7 @@ func FetchIDFor(t *conformance.T, src Source, rec map[string]any, page *conforma
 			}
 		}
 	}
-	shown := IdTokens(page.Text(), recID)
+	shown := IDTokens(page.Text(), recID)
 	for _, id := range append(cands, shown...) {
 		if f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}); !f.IsError() {
 			return id
@@ -254,54 +232,9 @@ func FetchIDFor(t *conformance.T, src Source, rec map[string]any, page *conforma
 	return ""
 }
 
-// cursorHandleRe finds a cursor handle written into text: next_cursor=…,
-// cursor: "…" and the like.
-var cursorHandleRe = regexp.MustCompile(`\b([a-z_]*cursor)\s*[=:]\s*(?:"((?:[^"\\]|\\.)+)"|([^\s,;"]+))`)
-
-// NextCalls are the calls a read's text offers to go on with: tool calls
-// with JSON arguments written into it, and, for each cursor handle it
-// shows, the same call again with that cursor.
-func NextCalls(c *conformance.Call) []Continuation {
-	out := ContinuationsIn(c.Text())
-	cursor, ok := c.ArgName(dialect.Cursor)
-	if !ok {
-		return out
-	}
-	for _, m := range cursorHandleRe.FindAllStringSubmatch(c.Text(), -1) {
-		v := strings.TrimRight(m[2]+m[3], ".")
-		if m[2] != "" {
-			_ = json.Unmarshal([]byte(`"`+m[2]+`"`), &v)
-		}
-		args := map[string]any{}
-		for k, a := range c.Args {
-			args[k] = a
-		}
-		args[cursor] = v
-		out = append(out, Continuation{Tool: c.Tool, Args: args, At: m[0]})
-	}
-	return out
-}
-
-// RefersTo reports whether a call's arguments name record id (as a token
-// of some string argument).
-func RefersTo(cont Continuation, id string) bool {
-	for _, v := range cont.Args {
-		if s, ok := v.(string); ok && ContainsToken(s, id) {
-			return true
-		}
-	}
-	return false
-}
-
-// CallKey identifies a call by its tool and arguments.
-func CallKey(cont Continuation) string {
-	b, _ := json.Marshal(cont.Args)
-	return cont.Tool + " " + string(b)
-}
-
-// IdTokens are the tokens of text that hold record id recID, longest first:
+// IDTokens are the tokens of text that hold record id recID, longest first:
 // the ids a client that reads only content[] could fetch it by.
-func IdTokens(text, recID string) []string {
+func IDTokens(text, recID string) []string {
 	var out []string
 	for _, tok := range idTokenRe.FindAllString(text, -1) {
 		if _, v, ok := strings.Cut(tok, "="); ok {
@@ -371,7 +304,7 @@ func RecordIDsShown(t *conformance.T, c *conformance.Call, fetched map[string]*c
 			continue
 		}
 		switch {
-		case slices.ContainsFunc(IdTokens(text, recID), func(tok string) bool { return tok != recID && !content[tok] }):
+		case slices.ContainsFunc(IDTokens(text, recID), func(tok string) bool { return tok != recID && !content[tok] }):
 			out[recID] = recID
 		case slices.ContainsFunc(RecordValues(rec), func(v string) bool { return PartShown(text, v) }):
 			pending++ // shown in part, with no path id: maybe an opaque one
@@ -457,16 +390,4 @@ func OnRSIgnoringProjection(t *conformance.T) *conformance.T {
 		}
 	}
 	return t.On(t.Fork(fx))
-}
-
-// LearnFrom lets a printed call teach the dialect the roles its
-// inputSchema left unresolved, by the values the check knows it holds.
-func LearnFrom(t *conformance.T, c Continuation, known dialect.Args) {
-	t.Target.Dialect().Learn(c, known)
-}
-
-// RoleOf is the value a continuation the target printed gives role r, in
-// the target's own name for it; nil when it gives none.
-func RoleOf(t *conformance.T, c Continuation, r dialect.Role) any {
-	return t.Target.Dialect().Value(c.Tool, c.Args, r)
 }
