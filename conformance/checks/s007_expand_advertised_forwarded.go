@@ -158,7 +158,7 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 		var want any
 		_ = json.Unmarshal(body, &want)
 		sc := c.Structured()
-		t.Assert(reflect.DeepEqual(jsonValue(sc["data"]), want) || reflect.DeepEqual(jsonValue(sc), want) || carriesUnchanged(sc, want),
+		t.Assert(reflect.DeepEqual(probe.JSONValue(sc["data"]), want) || reflect.DeepEqual(probe.JSONValue(sc), want) || carriesUnchanged(sc, want),
 			"the RS response must reach the client unchanged (as structuredContent, its data, or its records and handles under other keys): %s", clipText(probe.CompactJSON(sc), 300))
 	})
 	t.Clause(1, func() {
@@ -179,7 +179,7 @@ func carriesUnchanged(structured map[string]any, env any) bool {
 		return false
 	}
 	var shown []any
-	for _, l := range probe.ObjectLists(jsonValue(structured)) {
+	for _, l := range probe.ObjectLists(probe.JSONValue(structured)) {
 		for _, it := range l.Items {
 			shown = append(shown, it)
 		}
@@ -189,21 +189,13 @@ func carriesUnchanged(structured map[string]any, env any) bool {
 			return false
 		}
 	}
-	values := probe.StringValues(jsonValue(structured))
+	values := probe.StringValues(probe.JSONValue(structured))
 	for _, k := range []string{"next_cursor", "next_changes_since"} {
 		if h, ok := e[k].(string); ok && h != "" && !slices.Contains(values, h) {
 			return false
 		}
 	}
 	return true
-}
-
-// jsonValue is v as encoding/json decodes it, for comparing by value.
-func jsonValue(v any) any {
-	b, _ := json.Marshal(v)
-	var out any
-	_ = json.Unmarshal(b, &out)
-	return out
 }
 
 // expandCalls are the RS record-list or record-detail requests of a stream

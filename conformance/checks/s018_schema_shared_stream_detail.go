@@ -48,7 +48,7 @@ func judgeSharedStreamDetail(t *T, profile string) {
 	t.Clause(1, func() {
 		t.Expect(missing).To(BeEmpty(), "%sthe text must identify every row of stream %q:\n%s", profile, name, clipText(c.Text(), 600))
 		for _, seg := range segs {
-			expectFieldSummaries(t, seg.Text, fieldNames(seg.Row), "%sstream %s", profile, seg.Row.Ident())
+			expectFieldSummaries(t, seg.Text, probe.FieldNames(seg.Row), "%sstream %s", profile, seg.Row.Ident())
 			if kinds := probe.RowAggKinds(seg.Row); len(kinds) > 0 {
 				shown := slices.ContainsFunc(kinds, func(k string) bool { return probe.ContainsToken(seg.Text, k) })
 				t.Assert(shown || aggregationRe.MatchString(seg.Text), "the text for stream %s must summarise its aggregations (%s):\n%s",
@@ -70,18 +70,9 @@ func judgeSharedStreamDetail(t *T, profile string) {
 				}
 				src.Conn = shown[0]
 			}
-			probe.JudgeTextArgs(t, src, probe.DeriveArgs(seg.Text, fieldNames(seg.Row)), probe.OffersOf(seg.Row), profile+"stream "+seg.Row.Ident())
+			probe.JudgeTextArgs(t, src, probe.DeriveArgs(seg.Text, probe.FieldNames(seg.Row)), probe.OffersOf(seg.Row), profile+"stream "+seg.Row.Ident())
 		}
 	})
-}
-
-func fieldNames(r probe.SchemaRow) []string {
-	out := make([]string, 0, len(r.FieldCaps))
-	for f := range r.FieldCaps {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // expectFieldSummaries wants the field names in text: some of them (the

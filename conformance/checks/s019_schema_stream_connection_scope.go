@@ -77,13 +77,13 @@ func judgeConnectionScope(t *T, profile string) {
 		if label := probe.FirstNonEmpty(row.ConnNames[conn], row.DisplayName); label != "" {
 			t.Assert(containsLabel(text, label), "the text must carry the display label %q:\n%s", label, clipText(text, 800))
 		}
-		expectFieldSummaries(t, own, fieldNames(row), "%sstream %q on %s", profile, name, conn)
+		expectFieldSummaries(t, own, probe.FieldNames(row), "%sstream %q on %s", profile, name, conn)
 		offered := probe.OffersOf(row)
 		for _, s := range probe.ScopeSupport {
 			switch {
 			case s.What == "sort" && !offered.Sort, s.What == "search modes" && !offered.Search:
 				continue // the grant offers none: nothing to state (a truthful "none" is welcome)
-			case s.What == "search modes" && probe.SearchFlagsExplained(text, fieldNames(row)):
+			case s.What == "search modes" && probe.SearchFlagsExplained(text, probe.FieldNames(row)):
 				continue // field flags the legend explains state the modes
 			}
 			t.Assert(s.Re.MatchString(own), "%sthe stream row, legend aside, must state %s support for the next read:\n%s", profile, s.What, clipText(own, 800))

@@ -79,10 +79,10 @@ func grammarCases(t *T, global string, index []probe.SchemaRow) []grammarCase {
 		if sc.IsError() {
 			continue
 		}
-		fields := fieldNames(row)
+		fields := probe.FieldNames(row)
 		if len(fields) == 0 {
 			if scoped := probe.RowsNamed(probe.SchemaRows(probe.SchemaDoc(sc)), name); len(scoped) > 0 {
-				fields = fieldNames(scoped[0])
+				fields = probe.FieldNames(scoped[0])
 			}
 		}
 		notes := probe.FieldNotes(sc.Text(), fields)

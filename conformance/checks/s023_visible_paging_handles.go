@@ -46,7 +46,7 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 			h := expectHandlesShown(t, s, env)
 			t.Clause(2, func() {
 				if next := followCursor(t, on, s, h, args); next != nil {
-					expectNoRepeats(t, "search", hitIDs(s), hitIDs(next))
+					expectNoRepeats(t, "search", probe.HitIDs(s), probe.HitIDs(next))
 				}
 			})
 		}
@@ -144,12 +144,4 @@ func pagedSource(t *T, index []probe.SchemaRow) (probe.Source, *Call, map[string
 		}
 	}
 	return probe.Source{}, nil, nil, false
-}
-
-func hitIDs(c *Call) []string {
-	var out []string
-	for _, h := range probe.Hits(c) {
-		out = append(out, h.ID)
-	}
-	return out
 }

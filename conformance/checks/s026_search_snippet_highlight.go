@@ -51,7 +51,7 @@ func judgeHighlights(t *T, c *Call) int {
 		return 0
 	}
 	query := c.Role(dialect.Query)
-	terms := words(strings.ToLower(probe.String(query)))
+	terms := probe.Words(strings.ToLower(probe.String(query)))
 	shown := probe.TextSnippets(c)
 	for _, line := range strings.Split(c.Text(), "\n") {
 		if strings.TrimSpace(line) != "" {

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
@@ -11,12 +10,9 @@ import (
 )
 
 var (
-	markOrEllipsis = regexp.MustCompile(`</?(?:mark|em|b|strong|hl|i|u|ins|span)>|…|⋯|\.\.\.`)
-	titleKeys      = []string{"title", "name", "subject", "summary"}
-	authoredKeys   = []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"}
+	titleKeys    = []string{"title", "name", "subject", "summary"}
+	authoredKeys = []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"}
 )
-
-func plainText(s string) string { return strings.TrimSpace(markOrEllipsis.ReplaceAllString(s, "")) }
 
 // Only hits without a title of their own are judged: where the fixture
 // tells, hits whose record declares no primary-title value; elsewhere,
@@ -37,7 +33,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 			continue
 		}
 		t.Clause(1, func() {
-			t.Assert(strings.TrimSpace(plainText(h.Title)) != "", "hit %s has no title of its own, so it needs a human-readable one: %q", h.ID, h.Title)
+			t.Assert(strings.TrimSpace(probe.WithoutMarks(h.Title)) != "", "hit %s has no title of its own, so it needs a human-readable one: %q", h.ID, h.Title)
 			if h.Snippet == "" {
 				return
 			}
@@ -61,7 +57,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 		t.Clause(2, func() { t.Skipf("the fixture has no untitled record with an authored time") })
 		return
 	}
-	q := strings.Join(words(lexicalText(s, rec))[:3], " ")
+	q := strings.Join(probe.Words(lexicalText(s, rec))[:3], " ")
 	r := t.CallRoles("search", dialect.Args{dialect.Query: q, dialect.Connection: rec.ConnectionID, dialect.Limit: 25})
 	t.Clause(2, func() {
 		for _, h := range probe.Hits(r) {
@@ -105,7 +101,7 @@ func ownTitle(fx *fakers.Fixture, h probe.Hit) (titled, known bool) {
 // titledBySnippet reports a title that is the snippet, or a long part of
 // it, once highlights and ellipses are set aside.
 func titledBySnippet(title, snippet string) bool {
-	t, s := plainText(title), plainText(snippet)
+	t, s := probe.WithoutMarks(title), probe.WithoutMarks(snippet)
 	return t == s || (len(t) >= 20 && strings.Contains(s, t)) || (len(s) >= 20 && strings.Contains(t, s))
 }
 
@@ -133,7 +129,7 @@ func timeShownIn(text, ts string) bool {
 func untitledRecord(fx *fakers.Fixture) (fakers.Record, *fakers.Stream, string, bool) {
 	for _, s := range fx.Streams {
 		for _, rec := range s.Records {
-			if lexicalText(s, rec) == "" || len(words(lexicalText(s, rec))) < 3 {
+			if lexicalText(s, rec) == "" || len(probe.Words(lexicalText(s, rec))) < 3 {
 				continue
 			}
 			titled := false
@@ -163,7 +159,3 @@ func lexicalText(s *fakers.Stream, rec fakers.Record) string {
 	}
 	return ""
 }
-
-var wordsRe = regexp.MustCompile(`[A-Za-z0-9]+`)
-
-func words(s string) []string { return wordsRe.FindAllString(s, -1) }

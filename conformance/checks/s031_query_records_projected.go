@@ -30,7 +30,7 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, To
 		rows := probe.RowsNamed(probe.SchemaRows(sc.Data()), s.Stream)
 		var names []string
 		for _, r := range rows {
-			for _, f := range fieldNames(r) {
+			for _, f := range probe.FieldNames(r) {
 				if f != "id" {
 					names = append(names, f)
 				}
@@ -40,7 +40,7 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, To
 		if len(names) >= 3 && len(probe.Records(t.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 1})))) > 0 {
 			src, fields = s, names[:2]
 			for _, r := range rows {
-				for _, k := range stringList(r.Raw["primary_key"]) {
+				for _, k := range probe.StringList(r.Raw["primary_key"]) {
 					if !slices.Contains(keys, k) {
 						keys = append(keys, k)
 					}
@@ -125,23 +125,6 @@ func payloadOf(r map[string]any) map[string]any {
 		return d
 	}
 	return r
-}
-
-// stringList reads a JSON array of strings (or one string).
-func stringList(v any) []string {
-	switch x := v.(type) {
-	case string:
-		return []string{x}
-	case []any:
-		var out []string
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // queryRecordsDocs is everything query_records says about itself.

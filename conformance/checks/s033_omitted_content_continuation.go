@@ -42,7 +42,7 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 		judged += followCutValues(t, c, s, probe.RecordIDsShown(t, c, fetched))
 		for _, r := range probe.Records(c) {
 			data, _ := r["data"].(map[string]any)
-			if f := longestField(data); long.rec == nil && longestString(data) > 600 {
+			if f := probe.LongestField(data); long.rec == nil && probe.LongestString(data) > 600 {
 				long.src, long.rec, long.field, long.page = s, r, f, c
 			}
 		}
@@ -50,7 +50,7 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 	if term, _, _ := probe.FanInTerm(t); term != "" {
 		d := t.CallRoles("search", dialect.Args{dialect.Query: term})
 		if !d.IsError() {
-			judged += followHidden(t, d, hitIDs, tokensShown, searchScope(t, d))
+			judged += followHidden(t, d, probe.HitIDs, tokensShown, searchScope(t, d))
 			judged += followEvidence(t, d)
 		}
 	}
@@ -332,7 +332,7 @@ func followEvidence(t *T, d *Call) int {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
-			field, preview := probe.FieldIn(t, xm), plainText(probe.String(xm["preview_text"]))
+			field, preview := probe.FieldIn(t, xm), probe.WithoutMarks(probe.String(xm["preview_text"]))
 			if field == "" || !probe.PartShown(text, preview) || seen[h.ID+"\x00"+field] {
 				continue
 			}
@@ -347,7 +347,7 @@ func followEvidence(t *T, d *Call) int {
 					break
 				}
 			}
-			if cont == nil && strings.Contains(text, "read_record_field") && lineWith(text, h.ID, field) {
+			if cont == nil && strings.Contains(text, "read_record_field") && probe.LineWith(text, h.ID, field) {
 				cont = &probe.Continuation{Tool: "read_record_field", Args: t.ArgsFor("read_record_field", dialect.Args{dialect.RecordID: h.ID, dialect.Field: field})}
 			}
 			if cont == nil {
@@ -368,20 +368,6 @@ func followEvidence(t *T, d *Call) int {
 		}
 	}
 	return judged
-}
-
-// lineWith reports a line of text that shows every token.
-func lineWith(text string, tokens ...string) bool {
-	for _, line := range strings.Split(text, "\n") {
-		all := true
-		for _, tok := range tokens {
-			all = all && probe.ContainsToken(line, tok)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
 }
 
 // followWindows reads a long field in small windows: each incomplete
@@ -487,24 +473,4 @@ func documentCalls(v any) []probe.Continuation {
 		out = append(out, probe.ContinuationsIn(x)...)
 	}
 	return out
-}
-
-func longestString(data map[string]any) int {
-	n := 0
-	for _, v := range data {
-		if s, ok := v.(string); ok && !probe.LooksBinary(s) && len([]rune(s)) > n {
-			n = len([]rune(s))
-		}
-	}
-	return n
-}
-
-func longestField(data map[string]any) string {
-	best, n := "", 0
-	for k, v := range data {
-		if s, ok := v.(string); ok && !probe.LooksBinary(s) && len([]rune(s)) > n {
-			best, n = k, len([]rune(s))
-		}
-	}
-	return best
 }

@@ -50,7 +50,7 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 func judgeSearchText(t *T, c *Call) {
 	text := c.Text()
 	all := probe.Hits(c)
-	evidenceOf := func(h probe.Hit) string { return plainText(h.Title) + "\n" + plainText(h.Snippet) }
+	evidenceOf := func(h probe.Hit) string { return probe.WithoutMarks(h.Title) + "\n" + probe.WithoutMarks(h.Snippet) }
 	var shown []probe.Hit
 	for i, h := range all {
 		var others []string
@@ -73,7 +73,7 @@ func judgeSearchText(t *T, c *Call) {
 	})
 	t.Clause(1, func() {
 		for _, h := range shown {
-			evidence := probe.PartShown(text, plainText(h.Title)) || (h.Snippet != "" && probe.PartShown(text, plainText(h.Snippet)))
+			evidence := probe.PartShown(text, probe.WithoutMarks(h.Title)) || (h.Snippet != "" && probe.PartShown(text, probe.WithoutMarks(h.Snippet)))
 			t.Assert(evidence, "the search text shows hit %s without its title or snippet, so a model cannot tell what to read:\n%s", h.ID, clipText(text, 600))
 		}
 		t.Assert(probe.ContainsToken(text, "fetch") || len(probe.ContinuationsIn(text)) > 0, "the search text must say how to read a hit (fetch):\n%s", clipText(text, 600))
@@ -94,11 +94,11 @@ func judgeSearchText(t *T, c *Call) {
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
 			field := probe.FieldIn(t, xm)
-			if field == "" || !probe.PartShown(text, plainText(probe.String(xm["preview_text"]))) {
+			if field == "" || !probe.PartShown(text, probe.WithoutMarks(probe.String(xm["preview_text"]))) {
 				continue
 			}
 			t.Clause(2, func() {
-				if !t.Assert(lineWith(text, h.ID, field) || slices.ContainsFunc(probe.ContinuationsIn(text), func(k probe.Continuation) bool {
+				if !t.Assert(probe.LineWith(text, h.ID, field) || slices.ContainsFunc(probe.ContinuationsIn(text), func(k probe.Continuation) bool {
 					return probe.RefersTo(k, h.ID) && probe.RoleOf(t, k, dialect.Field) == field
 				}),
 					"the search text shows hit %s's evidence in %s, but only structuredContent says how to read it (id and field_path):\n%s", h.ID, field, clipText(text, 600)) {

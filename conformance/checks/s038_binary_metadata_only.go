@@ -20,7 +20,9 @@ var binaryWordRe = regexp.MustCompile(`(?i)binary`)
 var s038 = &Check{ID: "S038", Slug: "binary-metadata-only", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
 	judged := 0
 	for v := range probe.EvidenceViews(t) {
-		rec, ok := probe.ScanRecords(v, func(r probe.ScannedRecord) bool { return slices.ContainsFunc(mapValues(r.Data), probe.LooksBinary) })
+		rec, ok := probe.ScanRecords(v, func(r probe.ScannedRecord) bool {
+			return slices.ContainsFunc(probe.MapValues(r.Data), probe.LooksBinary)
+		})
 		if !ok {
 			continue
 		}
@@ -80,13 +82,4 @@ func judgeBinaryRecord(t, v *T, rec probe.ScannedRecord) {
 			})
 		}
 	}
-}
-
-// mapValues lists a map's values.
-func mapValues(m map[string]any) []any {
-	out := make([]any, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
 }

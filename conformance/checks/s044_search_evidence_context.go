@@ -35,13 +35,13 @@ func judgeEvidenceContext(t, on *T, c *Call) {
 		if at == nil {
 			continue
 		}
-		before, after := plainText(p.Text[:at[0]]), plainText(p.Text[at[1]:])
+		before, after := probe.WithoutMarks(p.Text[:at[0]]), probe.WithoutMarks(p.Text[at[1]:])
 		around := len(strings.Fields(before)) + len(strings.Fields(after))
 		want := 2
 		if around < want && p.ID != "" && p.Field != "" {
 			// Short context is right only when the field holds no more text.
 			if text, ok := fieldText(on, p.ID, p.Field); ok {
-				want = min(want, len(strings.Fields(text))-len(strings.Fields(plainText(p.Text[at[0]:at[1]]))))
+				want = min(want, len(strings.Fields(text))-len(strings.Fields(probe.WithoutMarks(p.Text[at[0]:at[1]]))))
 			}
 		}
 		for _, n := range []int{1, 2} {

@@ -13,11 +13,11 @@ import (
 // range, a truncation state, the match offset of a q read, and next and
 // previous read_record_field arguments that read the neighbouring windows.
 var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
-	rec, ok := probe.ScanRecords(t, func(r probe.ScannedRecord) bool { return longestString(r.Data) > 600 })
+	rec, ok := probe.ScanRecords(t, func(r probe.ScannedRecord) bool { return probe.LongestString(r.Data) > 600 })
 	if !ok {
 		t.Skipf("no record of the target's grant has a text field over 600 characters")
 	}
-	field := longestField(rec.Data)
+	field := probe.LongestField(rec.Data)
 	full := []rune(probe.String(rec.Data[field]))
 	const size = 256
 	read := func(args dialect.Args) *Call {

@@ -31,7 +31,9 @@ var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, To
 			largePreview(t, v, large)
 			largeFetchText(t, v, large)
 		}
-		if bin, ok := probe.ScanRecords(v, func(r probe.ScannedRecord) bool { return slices.ContainsFunc(mapValues(r.Data), probe.LooksBinary) }); ok {
+		if bin, ok := probe.ScanRecords(v, func(r probe.ScannedRecord) bool {
+			return slices.ContainsFunc(probe.MapValues(r.Data), probe.LooksBinary)
+		}); ok {
 			judged++
 			binaryPreview(t, v, bin)
 		}
@@ -49,7 +51,7 @@ var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, To
 func longestRecord(t *T) (probe.ScannedRecord, bool) {
 	var best probe.ScannedRecord
 	for _, r := range probe.SampleRecords(t) {
-		if longestString(r.Data) > 4096 && longestString(r.Data) > longestString(best.Data) {
+		if probe.LongestString(r.Data) > 4096 && probe.LongestString(r.Data) > probe.LongestString(best.Data) {
 			best = r
 		}
 	}
@@ -58,7 +60,7 @@ func longestRecord(t *T) (probe.ScannedRecord, bool) {
 
 // largePreview judges a large text field in its stream's record previews.
 func largePreview(t, v *T, large probe.ScannedRecord) {
-	field := longestField(large.Data)
+	field := probe.LongestField(large.Data)
 	value := probe.String(large.Data[field])
 	total := utf8.RuneCountInString(value)
 	q := v.CallRoles("query_records", probe.Source{Stream: large.Stream, Conn: large.Conn}.Roles(dialect.Args{dialect.Fields: []string{field}, dialect.Limit: 25}))

@@ -35,7 +35,7 @@ func findFilterable(t *T) (f filterable, ok bool, absent int) {
 		for _, r := range rows {
 			f := filterable{src: s}
 			seenAll = seenAll && len(r.FieldCaps) > 0
-			for _, name := range fieldNames(r) {
+			for _, name := range probe.FieldNames(r) {
 				seenAll = seenAll && capUnderstood(r.FieldCaps[name])
 				fc := probe.CapOf(r.FieldCaps[name])
 				seenAll = seenAll && !fc.Exact && len(fc.Ops) == 0 // one filterable field: not absent

@@ -41,7 +41,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 			break
 		}
 		for _, r := range probe.RowsNamed(probe.SchemaRows(t.CallRoles("schema", s.Roles(nil)).Data()), s.Stream) {
-			for _, name := range fieldNames(r) {
+			for _, name := range probe.FieldNames(r) {
 				kinds := aggregationsOf(r.FieldCaps[name])
 				if strings.Contains(kinds, "|group_by|") && groupBy == "" {
 					src, groupBy = s, name

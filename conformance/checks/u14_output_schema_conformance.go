@@ -87,7 +87,7 @@ func structuredContentOf(c *Call) (any, bool) {
 	}
 	if c.Raw == nil {
 		sc := c.Result.StructuredContent
-		return jsonValue(sc), sc != nil
+		return probe.JSONValue(sc), sc != nil
 	}
 	if json.Unmarshal(c.Raw, &r) != nil || len(r.StructuredContent) == 0 || string(r.StructuredContent) == "null" {
 		return nil, false

@@ -95,8 +95,8 @@ func validValues(t *T) (probe.Source, argValues, bool) {
 		}
 		_, rows := probe.ScopedSchema(t, s.Roles(nil))
 		for _, r := range rows {
-			v.sortField = probe.FirstNonEmpty(probe.String(r.Raw["cursor_field"]), firstOf(stringList(r.Raw["sort"])))
-			for _, f := range fieldNames(r) {
+			v.sortField = probe.FirstNonEmpty(probe.String(r.Raw["cursor_field"]), firstOf(probe.StringList(r.Raw["sort"])))
+			for _, f := range probe.FieldNames(r) {
 				if f != "id" && len(v.fields) < 2 {
 					v.fields = append(v.fields, f)
 				}

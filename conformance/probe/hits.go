@@ -205,3 +205,12 @@ func HitField(t *conformance.T, h Hit) string {
 	}
 	return field
 }
+
+// HitIDs are the ids of a search result's hits, in order.
+func HitIDs(c *conformance.Call) []string {
+	var out []string
+	for _, h := range Hits(c) {
+		out = append(out, h.ID)
+	}
+	return out
+}

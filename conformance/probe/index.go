@@ -483,3 +483,13 @@ func RSRequestCount(t *conformance.T, prefix string) int {
 	}
 	return len(t.RS().RequestsTo(prefix))
 }
+
+// FieldNames are the fields a schema row declares, sorted.
+func FieldNames(r SchemaRow) []string {
+	out := make([]string, 0, len(r.FieldCaps))
+	for f := range r.FieldCaps {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
+}

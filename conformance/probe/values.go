@@ -66,3 +66,61 @@ func SortedCopy(ss []string) []string {
 
 // Entities undoes the HTML entities a target may escape text with.
 var Entities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`)
+
+// LongestString is the length in runes of the longest text value of a
+// record (binary values aside).
+func LongestString(data map[string]any) int {
+	n := 0
+	for _, v := range data {
+		if s, ok := v.(string); ok && !LooksBinary(s) && len([]rune(s)) > n {
+			n = len([]rune(s))
+		}
+	}
+	return n
+}
+
+// LongestField is the field of a record holding its longest text value
+// (binary values aside).
+func LongestField(data map[string]any) string {
+	best, n := "", 0
+	for k, v := range data {
+		if s, ok := v.(string); ok && !LooksBinary(s) && len([]rune(s)) > n {
+			best, n = k, len([]rune(s))
+		}
+	}
+	return best
+}
+
+// MapValues lists a map's values.
+func MapValues(m map[string]any) []any {
+	out := make([]any, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// JSONValue is v as encoding/json decodes it, for comparing by value.
+func JSONValue(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// StringList reads a JSON array of strings (or one string).
+func StringList(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
