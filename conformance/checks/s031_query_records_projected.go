@@ -128,4 +128,4 @@ func payloadOf(r map[string]any) map[string]any {
 }
 
 // queryRecordsDocs is everything query_records says about itself.
-func queryRecordsDocs(tgt *Target) string { return toolDocs(tgt, "query_records") }
+func queryRecordsDocs(tgt *Target) string { return probe.ToolDocs(tgt, "query_records") }

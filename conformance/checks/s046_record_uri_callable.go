@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
@@ -18,7 +17,7 @@ const recordURIPrefix = "pdpp://record/"
 // own (seed 004 fixes only the prefix), so mcpcheck builds none; a URI
 // that only copies a record value is data, not the target's.
 var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
-	documented := documentingTools(t.Target, recordURIPrefix)
+	documented := probe.DocumentingTools(t.Target, recordURIPrefix)
 	judged := 0
 	// A read tool that documents pdpp://record/ ids takes the ones the
 	// target shows for its own search hits (judged before the evidence
@@ -36,7 +35,7 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 					}
 					judged++
 					t.Clause(1, func() {
-						t.Assert(takenAsID(t, tool, uris[0], evidenceField(t, h)...), "%s documents pdpp://record/ ids, so it must take %s, which search shows for record %s", tool, uris[0], h.ID)
+						t.Assert(probe.TakenAsID(t, tool, uris[0], evidenceField(t, h)...), "%s documents pdpp://record/ ids, so it must take %s, which search shows for record %s", tool, uris[0], h.ID)
 					})
 					t.Clause(2, func() {
 						t.Assert(slices.Contains(documented, tool), "%s's documentation names pdpp://record/ ids as its callable path", tool)
@@ -57,7 +56,7 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 				seen[u] = true
 				judged++
 				t.Clause(1, func() {
-					t.Assert(resourceReadable(v, u) || takenAsID(v, "fetch", u), "%s shows %s: resources/read must serve it or fetch must take it as an id", c.Tool, u)
+					t.Assert(probe.ResourceReadable(v, u) || probe.TakenAsID(v, "fetch", u), "%s shows %s: resources/read must serve it or fetch must take it as an id", c.Tool, u)
 				})
 				t.Clause(2, func() { namesRecordURIPath(v, c, u, documented) })
 			}
@@ -67,44 +66,6 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 		t.NotApplicable("no read result shows a pdpp://record/ URI of the target's own")
 	}
 }}
-
-// documentingTools are the tools whose description or input schema
-// mentions prefix.
-func documentingTools(tgt *Target, prefix string) []string {
-	var out []string
-	for _, tool := range tgt.Tools {
-		if strings.Contains(toolDocs(tgt, tool.Name), prefix) {
-			out = append(out, tool.Name)
-		}
-	}
-	return out
-}
-
-// takenAsID reports whether tool answers a call with uri as its id (and
-// extra, field_path then its value) without an error.
-func takenAsID(t *T, tool, uri string, extra ...string) bool {
-	args := dialect.Args{dialect.RecordID: uri}
-	if tool == "read_record_field" {
-		if len(extra) == 0 {
-			return false
-		}
-		args[dialect.Field] = extra[0]
-	}
-	return !t.CallRoles(tool, args).IsError()
-}
-
-// resourceReadable reports whether resources/read serves uri.
-func resourceReadable(t *T, uri string) bool {
-	if !servesResources(t.Target) {
-		return false
-	}
-	rr, err := t.Target.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
-	return err == nil && rr != nil && len(rr.Contents) > 0
-}
-
-func servesResources(tgt *Target) bool {
-	return tgt.Init != nil && tgt.Init.Capabilities != nil && tgt.Init.Capabilities.Resources != nil
-}
 
 // namesRecordURIPath judges that the model is told how to use a record URI
 // it was shown: a tool documents taking pdpp://record/ ids, the result
@@ -120,7 +81,7 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 		t.Assert(true, "")
 		return
 	}
-	if servesResources(t.Target) {
+	if probe.ServesResources(t.Target) {
 		res, err := t.Target.Session.ListResourceTemplates(t.Context(), nil)
 		if err == nil {
 			for _, tpl := range res.ResourceTemplates {
@@ -141,10 +102,4 @@ func evidenceField(t *T, h probe.Hit) []string {
 		return []string{f}
 	}
 	return nil
-}
-
-// toolDocs is everything a tool says about itself: its description and
-// every description in its input schema.
-func toolDocs(tgt *Target, name string) string {
-	return strings.Join(probe.ToolDescriptions(tgt)[name], "\n")
 }

@@ -16,7 +16,7 @@ const fieldWindowURIPrefix = "pdpp://field-window/"
 // resources/read serves it or the bounded field read takes it, and a
 // failed resource read is never the only next step the model is given.
 var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
-	documented := len(documentingTools(t.Target, fieldWindowURIPrefix)) > 0
+	documented := len(probe.DocumentingTools(t.Target, fieldWindowURIPrefix)) > 0
 	judged := 0
 	for v := range probe.EvidenceViews(t) {
 		seen := map[string]bool{}
@@ -36,9 +36,9 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 				}
 				seen[u] = true
 				judged++
-				readable, taken := resourceReadable(v, u), false
+				readable, taken := probe.ResourceReadable(v, u), false
 				for _, field := range windowFields(v, c, u) {
-					if taken = takenAsID(v, "read_record_field", u, field); taken {
+					if taken = probe.TakenAsID(v, "read_record_field", u, field); taken {
 						break
 					}
 				}

@@ -71,7 +71,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 				if strings.Contains(string(full), u) {
 					continue // the field's own text, not a handle the adapter added
 				}
-				t.Assert(resourceReadable(t, u), "read_record_field shows %s, which the host's resources/read does not serve: an ordinary bounded read must not expose it", u)
+				t.Assert(probe.ResourceReadable(t, u), "read_record_field shows %s, which the host's resources/read does not serve: an ordinary bounded read must not expose it", u)
 			}
 		}
 		t.Assert(true, "")

@@ -324,3 +324,49 @@ func RefusedCalls(t *conformance.T) []*conformance.Call {
 	}
 	return out
 }
+
+// DocumentingTools are the tools whose description or input schema
+// mentions prefix.
+func DocumentingTools(tgt *conformance.Target, prefix string) []string {
+	var out []string
+	for _, tool := range tgt.Tools {
+		if strings.Contains(ToolDocs(tgt, tool.Name), prefix) {
+			out = append(out, tool.Name)
+		}
+	}
+	return out
+}
+
+// ToolDocs is everything a tool says about itself: its description and
+// every description in its input schema.
+func ToolDocs(tgt *conformance.Target, name string) string {
+	return strings.Join(ToolDescriptions(tgt)[name], "\n")
+}
+
+// TakenAsID reports whether tool answers a call with uri as its id (and
+// extra, field_path then its value) without an error.
+func TakenAsID(t *conformance.T, tool, uri string, extra ...string) bool {
+	args := dialect.Args{dialect.RecordID: uri}
+	if tool == "read_record_field" {
+		if len(extra) == 0 {
+			return false
+		}
+		args[dialect.Field] = extra[0]
+	}
+	return !t.CallRoles(tool, args).IsError()
+}
+
+// ResourceReadable reports whether resources/read serves uri.
+func ResourceReadable(t *conformance.T, uri string) bool {
+	if !ServesResources(t.Target) {
+		return false
+	}
+	rr, err := t.Target.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+	return err == nil && rr != nil && len(rr.Contents) > 0
+}
+
+// ServesResources reports whether the target declares the resources
+// capability.
+func ServesResources(tgt *conformance.Target) bool {
+	return tgt.Init != nil && tgt.Init.Capabilities != nil && tgt.Init.Capabilities.Resources != nil
+}
