@@ -204,7 +204,7 @@ func followCutValues(t *T, c *Call, s probe.Source, shownIDs map[string]string) 
 		judgeOfferedFieldReads(t, text, id, recID, data, cut)
 		var rest []string
 		for _, field := range cut {
-			cont, ok := writtenCall(t, text, "read_record_field", id, field)
+			cont, ok := probe.WrittenCall(t, text, "read_record_field", id, field)
 			if !ok {
 				rest = append(rest, field)
 				continue
@@ -214,7 +214,7 @@ func followCutValues(t *T, c *Call, s probe.Source, shownIDs map[string]string) 
 		if len(rest) == 0 {
 			continue
 		}
-		cont, r := fetchOffered(t, text, id)
+		cont, r := probe.FetchOffered(t, text, id)
 		t.Clause(1, func() {
 			t.Assert(r != nil, "record %s shows %v only in part or not at all; the text must offer read_record_field arguments for them or a fetch id for the record:\n%s",
 				recID, rest, clipText(text, 600))
@@ -262,36 +262,6 @@ func mapKeysOf(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-// writtenCall finds a call of tool written into text with arguments that
-// name record recID (and, for read_record_field, field).
-func writtenCall(t *T, text, tool, recID, field string) (probe.Continuation, bool) {
-	for _, c := range probe.ContinuationsIn(text) {
-		if c.Tool == tool && probe.RefersTo(c, recID) && tool == "read_record_field" {
-			probe.LearnFrom(t, c, dialect.Args{dialect.Field: field})
-		}
-		if c.Tool == tool && probe.RefersTo(c, recID) && (tool != "read_record_field" || probe.RoleOf(t, c, dialect.Field) == field) {
-			return c, true
-		}
-	}
-	return probe.Continuation{}, false
-}
-
-// fetchOffered is the fetch a text offers for a record: a fetch call
-// written with its id, else the first token holding its id that fetch
-// takes. Nil when there is none.
-func fetchOffered(t *T, text, recID string) (probe.Continuation, *Call) {
-	if c, ok := writtenCall(t, text, "fetch", recID, ""); ok {
-		return c, t.Follow(c)
-	}
-	for _, id := range probe.IDTokens(text, recID) {
-		c := probe.Continuation{Tool: "fetch", Args: t.ArgsFor("fetch", dialect.Args{dialect.RecordID: id})}
-		if r := t.Follow(c); !r.IsError() {
-			return c, r
-		}
-	}
-	return probe.Continuation{}, nil
 }
 
 // followRecordCall judges one followed call for a record's field: it works

@@ -159,7 +159,7 @@ func judgeRecordsText(t *T, c *Call, fetched map[string]*Call) {
 		t.Clause(2, func() {
 			var r *Call
 			if id != "" {
-				_, r = fetchOffered(t, text, id)
+				_, r = probe.FetchOffered(t, text, id)
 			}
 			t.Assert(r != nil, "the query_records text shows record %s without an id fetch takes; its identity is left to structuredContent:\n%s", recID, clipText(text, 600))
 		})

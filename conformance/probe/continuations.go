@@ -82,3 +82,33 @@ func LearnFrom(t *conformance.T, c Continuation, known dialect.Args) {
 func RoleOf(t *conformance.T, c Continuation, r dialect.Role) any {
 	return t.Target.Dialect().Value(c.Tool, c.Args, r)
 }
+
+// WrittenCall finds a call of tool written into text with arguments that
+// name record recID (and, for read_record_field, field).
+func WrittenCall(t *conformance.T, text, tool, recID, field string) (Continuation, bool) {
+	for _, c := range ContinuationsIn(text) {
+		if c.Tool == tool && RefersTo(c, recID) && tool == "read_record_field" {
+			LearnFrom(t, c, dialect.Args{dialect.Field: field})
+		}
+		if c.Tool == tool && RefersTo(c, recID) && (tool != "read_record_field" || RoleOf(t, c, dialect.Field) == field) {
+			return c, true
+		}
+	}
+	return Continuation{}, false
+}
+
+// FetchOffered is the fetch a text offers for a record: a fetch call
+// written with its id, else the first token holding its id that fetch
+// takes. Nil when there is none.
+func FetchOffered(t *conformance.T, text, recID string) (Continuation, *conformance.Call) {
+	if c, ok := WrittenCall(t, text, "fetch", recID, ""); ok {
+		return c, t.Follow(c)
+	}
+	for _, id := range IDTokens(text, recID) {
+		c := Continuation{Tool: "fetch", Args: t.ArgsFor("fetch", dialect.Args{dialect.RecordID: id})}
+		if r := t.Follow(c); !r.IsError() {
+			return c, r
+		}
+	}
+	return Continuation{}, nil
+}

@@ -281,7 +281,7 @@ func ShownPrefix(text, v string) int {
 // RecordIDsShown maps each record of a query_records answer to the id its
 // text shows for it, found by value. A token holding the record's own id
 // that is neither that bare id nor a word of any record's content is a
-// path id: the record maps to its own id (fetchOffered tries its tokens).
+// path id: the record maps to its own id (FetchOffered tries its tokens).
 // For the other records the text shows part of, id-like tokens that hold
 // no record's id and are no word of any record's content are probed with
 // fetch, longest first: a token fetch takes and
