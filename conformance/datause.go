@@ -18,7 +18,7 @@ type DataUse struct {
 	Discovery string // the discovery's key ("fan-in-term"), or ""
 	Fixture   string // the forked fixture's name ("evidence", "scale:1,1,30,120"), or ""
 	// At is where the check asks for it: the first function outside the
-	// framework, "conformance/checks/search_helpers.go:65 fanInTerm".
+	// framework, "conformance/probe/hits.go:64 FanInTerm".
 	At string
 }
 

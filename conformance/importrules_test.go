@@ -30,13 +30,19 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 //     what both sides need (the shell quoter) lives in the module's internal/;
 //   - internal/realrskit, which starts the real-RS kit, is for the tests
 //     that run against it (fakers/realrsdiff, integration/...) only;
-//   - the checks do not import the framework's internals
+//   - the framework links neither the probes (conformance/probe) nor the
+//     checks; the probes do not link the checks;
+//   - the checks and probes do not import the framework's internals
 //     (conformance/internal/...): they reach them through the framework
 //     ([directImportViolation]).
 func importViolation(pkg, dep string) string {
 	switch {
 	case dep == "internal/realrskit" && !under(pkg, "fakers/realrsdiff") && !under(pkg, "integration"):
 		return "the real-RS kit starter serves only the tests that run against the real RS"
+	case pkg == "conformance" && (under(dep, "conformance/probe") || under(dep, "conformance/checks")):
+		return "the framework knows no probe and no check: they build on it"
+	case under(pkg, "conformance/probe") && under(dep, "conformance/checks"):
+		return "the probes sit below the checks: checks import probe, never the reverse"
 	case pkg == "conformance/dialect":
 		return "the role resolver is a leaf: it reads a target's tools/list and answers, and links nothing of the module"
 	case under(pkg, "conformance") && !under(pkg, "conformance/reference") && !under(pkg, "conformance/matrix") &&
@@ -55,8 +61,8 @@ func importViolation(pkg, dep string) string {
 // or "": the checks link conformance/internal/... through the framework
 // but never name it.
 func directImportViolation(pkg, dep string) string {
-	if under(pkg, "conformance/checks") && under(dep, "conformance/internal") {
-		return "checks reach the framework's internals only through the framework (conformance)"
+	if (under(pkg, "conformance/checks") || under(pkg, "conformance/probe")) && under(dep, "conformance/internal") {
+		return "checks and probes reach the framework's internals only through the framework (conformance)"
 	}
 	return importViolation(pkg, dep)
 }
@@ -75,6 +81,12 @@ func TestImportRuleCases(t *testing.T) {
 		{"adapter", "internal/shellquote", true},
 		{"conformance/dialect", "conformance", false},
 		{"conformance/checks", "conformance/dialect", true},
+		{"conformance/checks", "conformance/probe", true},
+		{"conformance/probe", "conformance", true},
+		{"conformance/probe", "fakers", true},
+		{"conformance/probe", "conformance/checks", false},
+		{"conformance", "conformance/probe", false},
+		{"conformance", "conformance/checks", false},
 		{"conformance", "fakers", true},
 		{"conformance/reference", "adapter", true},
 		{"conformance/matrix", "conformance/reference", true},
@@ -102,6 +114,7 @@ func TestImportRuleCases(t *testing.T) {
 	}{
 		{"conformance/checks", "conformance/internal/sameorigin", false},
 		{"conformance/checks", "conformance", true},
+		{"conformance/probe", "conformance/internal/wiretap", false},
 		{"conformance", "conformance/internal/wiretap", true},
 		{"conformance/checks", "adapter", false},
 	} {

@@ -52,9 +52,12 @@ func TestCheckSourcesHoldNoReferenceDialect(t *testing.T) {
 	}
 	// U05 is mcpcheck's own rule about the RS contract's legacy
 	// {stream}:{record_id} id, which it builds on purpose.
-	allowed := map[string]string{"u05_self_contained_ids.go": `\+\s*":"\s*\+`}
+	// probe.HitList still tries the key "results" before finding hits by
+	// value (kept from find_containers.go, which this test did not read;
+	// issue 27 item 3 asks that it go).
+	allowed := map[string]string{"u05_self_contained_ids.go": `\+\s*":"\s*\+`, "containers.go": `"results"`}
 	var files []string
-	for _, glob := range []string{"s0*.go", "u*.go", "*_helpers.go"} {
+	for _, glob := range []string{"s0*.go", "u*.go", filepath.Join("..", "probe", "*.go")} {
 		m, _ := filepath.Glob(glob)
 		files = append(files, m...)
 	}
@@ -76,7 +79,7 @@ func TestCheckSourcesHoldNoReferenceDialect(t *testing.T) {
 				}
 			}
 			for _, p := range patterns {
-				if p.re.MatchString(line) && allowed[f] != p.re.String() {
+				if p.re.MatchString(line) && allowed[filepath.Base(f)] != p.re.String() {
 					t.Errorf("%s:%d: %s: %s", f, i+1, p.why, strings.TrimSpace(line))
 				}
 			}

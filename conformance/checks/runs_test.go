@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/adapter/adaptertest"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -102,12 +103,12 @@ func TestHostedProbesKeepBearersOnTheirOrigin(t *testing.T) {
 	defer other.Close()
 	srv := httptest.NewServer(&hostile.Server{Mode: hostile.Redirect307, RedirectTo: other.URL + "/mcp"})
 	defer srv.Close()
-	a := hostedDo(context.Background(), "POST", srv.URL+"/mcp", "Bearer owner-secret", initializeBody, nil)
+	a := probe.HostedDo(context.Background(), "POST", srv.URL+"/mcp", "Bearer owner-secret", probe.InitializeBody, nil)
 	var refused *conformance.RedirectError
 	if !errors.As(a.Err, &refused) {
 		t.Errorf("a bearer probe: err %v, want a refused redirect", a.Err)
 	}
-	if a := hostedDo(context.Background(), "GET", srv.URL+"/connect", "", nil, nil); !errors.As(a.Err, &refused) {
+	if a := probe.HostedDo(context.Background(), "GET", srv.URL+"/connect", "", nil, nil); !errors.As(a.Err, &refused) {
 		t.Errorf("an anonymous probe: %d %v, want a refused redirect", a.Status, a.Err)
 	}
 	if got := rec.Authorizations(); len(got) != 0 {
@@ -120,7 +121,7 @@ func TestNormalizedToolsIgnoresOrder(t *testing.T) {
 	a := json.RawMessage(`{"name":"alpha","inputSchema":{"type":"object"}}`)
 	b := json.RawMessage(`{"name":"beta","description":"b","inputSchema":{"type":"object"}}`)
 	c := json.RawMessage(`{"name":"gamma","inputSchema":{"type":"object"}}`)
-	if x, y := normalizedTools([]json.RawMessage{b, c, a}), normalizedTools([]json.RawMessage{a, b, c}); x != y {
+	if x, y := probe.NormalizedTools([]json.RawMessage{b, c, a}), probe.NormalizedTools([]json.RawMessage{a, b, c}); x != y {
 		t.Error("reordering tools changed the normalised tools")
 	}
 }

@@ -3,6 +3,8 @@ package checks
 import (
 	"regexp"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // Seed 000: "the first 512 characters SHALL mention schema-first
@@ -21,7 +23,7 @@ var s001 = &Check{ID: "S001", Slug: "init-instructions", Mode: ModeBB, Run: func
 			t.BlockedBy("S001", "initialize carries no instructions (S001.1)")
 		}
 		window := t.Settings.Surface.InstructionsWindow
-		head := firstRunes(instr, window)
+		head := probe.FirstRunes(instr, window)
 		for _, topic := range instructionTopics {
 			t.Assert(topic.re.MatchString(head), "the first %d characters of the instructions must cover %s (pattern %s); they read:\n%s",
 				window, topic.name, topic.re, head)
@@ -59,7 +61,7 @@ var (
 // fine: upstream's own refusal straddles character 512 (catalog C7).
 func ownerAsks(s string) []string {
 	var asks []string
-	for _, sent := range sentences(s) {
+	for _, sent := range probe.Sentences(s) {
 		if credentialRe.MatchString(sent) && askRe.MatchString(sent) && !negationRe.MatchString(sent) {
 			asks = append(asks, sent)
 		}

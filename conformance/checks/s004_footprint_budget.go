@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S004 and S016 (s016_normal_footprint_membership_budget.go) are the
@@ -16,8 +17,8 @@ var s004 = &Check{ID: "S004", Slug: "footprint-budget", Mode: ModeBB, Run: func(
 		t.Assert(strings.TrimSpace(t.Target.Init.Instructions) != "", "the footprint test must find server instructions present")
 	})
 	t.Clause(3, func() {
-		expectNoRepeatedConnectionGuidance(t)
-		expectNoRepeatedGuidance(t)
+		probe.ExpectNoRepeatedConnectionGuidance(t)
+		probe.ExpectNoRepeatedGuidance(t)
 	})
 }}
 

@@ -2,6 +2,8 @@ package checks
 
 import (
 	"regexp"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var (
@@ -24,7 +26,7 @@ var (
 // A description that never names structuredContent claims nothing hidden;
 // one of the three steers suffices, on the tool that reads full records.
 var s005 = &Check{ID: "S005", Slug: "structured-not-hidden", Mode: ModeBB, Run: func(t *T) {
-	for tool, texts := range toolDescriptions(t.Target) {
+	for tool, texts := range probe.ToolDescriptions(t.Target) {
 		t.Clause(1, func() {
 			for _, d := range texts {
 				t.Assert(hiddenClaimRe.FindString(d) == "", "tool %s claims structured data is hidden from the model: %q", tool, d)

@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -41,7 +42,7 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 			if tool.Name == "schema" { // schema's detail is seed 001's own
 				continue
 			}
-			props, _ := inputProperties(t.Target.ToolsRaw[i])
+			props, _ := probe.InputProperties(t.Target.ToolsRaw[i])
 			for _, k := range resultDetailArgs {
 				t.Threshold().Expect(props).NotTo(HaveKey(k), "%s advertises %q: result-detail controls wait for the follow-on spec seed 000 calls for", tool.Name, k)
 			}
@@ -57,25 +58,25 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 		on = t.On(t.Fork(fx))
 	}
 	t.Clause(2, func() {
-		if !serves(on.Target, "query_records") {
+		if !probe.Serves(on.Target, "query_records") {
 			t.BlockedBy("S012", "the target serves no query_records to measure a page of")
 		}
-		for i, s := range sources(readIndex(on)) {
-			if i == maxStreamProbes {
-				t.Skipf("query_records failed for the first %d streams: no page to measure (S031 and S023 judge the reads)", maxStreamProbes)
+		for i, s := range probe.Sources(probe.ReadIndex(on)) {
+			if i == probe.MaxStreamProbes {
+				t.Skipf("query_records failed for the first %d streams: no page to measure (S031 and S023 judge the reads)", probe.MaxStreamProbes)
 			}
-			c := on.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 100}))
+			c := on.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 100}))
 			if c.IsError() {
 				continue
 			}
-			recs := records(c)
+			recs := probe.Records(c)
 			on.Record("query_records text bytes", len(c.Text()))
 			budget, rule := textBudget(askedOr(len(recs), 100))
-			t.Threshold().Expect(len(c.Text())).To(BeNumerically("<=", budget), "query_records text for a page of %s should stay bounded (%s records)", s.stream, rule)
-			if word := searchableWord(recs); word != "" && serves(on.Target, "search") {
+			t.Threshold().Expect(len(c.Text())).To(BeNumerically("<=", budget), "query_records text for a page of %s should stay bounded (%s records)", s.Stream, rule)
+			if word := probe.SearchableWord(recs); word != "" && probe.Serves(on.Target, "search") {
 				if sr := on.CallRoles("search", dialect.Args{dialect.Query: word, dialect.Limit: 100}); !sr.IsError() {
 					on.Record("search text bytes", len(sr.Text()))
-					budget, rule := textBudget(askedOr(len(hits(sr)), 100))
+					budget, rule := textBudget(askedOr(len(probe.Hits(sr)), 100))
 					t.Threshold().Expect(len(sr.Text())).To(BeNumerically("<=", budget), "search text for %q should stay bounded (%s hits)", word, rule)
 				}
 			}

@@ -2,138 +2,34 @@ package checks
 
 import (
 	"encoding/json"
-	"fmt"
-	"net/url"
 	"reflect"
 	"slices"
-	"strings"
 
-	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
-
-// maxExpandProbes bounds how many streams a check asks schema(stream) about
-// while looking for one with (or without) expand relations.
-const maxExpandProbes = 20
-
-// expandTarget is a stream, one of its connections, and a relation.
-type expandTarget struct {
-	stream, conn, rel string
-}
-
-// An expandSearch is what a look for an expand subject found: the
-// subject, or in absent how many streams were read in full, every row
-// listing its expand_capabilities, with none usable (0: not every stream
-// was seen, so a relation may exist unseen).
-type expandSearch struct {
-	et     expandTarget
-	ok     bool
-	absent int
-}
-
-// findExpand looks through scoped schemas for a stream row whose
-// expand_capabilities advertise a usable relation (want) or whose rows
-// advertise none (!want). It judges the schema calls it makes.
-func findExpand(t *T, want bool) expandSearch {
-	return conformance.Discover(t, fmt.Sprint("expand-", want), func() expandSearch {
-		_, index := schemaIndex(t)
-		return searchExpand(index, want, func(name string) []schemaRow {
-			_, rows := scopedSchema(t, dialect.Args{dialect.Stream: name})
-			return rows
-		})
-	})
-}
-
-// expandSubject is findExpand for the expand-gate checks, which judge no
-// schema call: an index the target does not give blocks the check (S017
-// owns it), and a scoped schema that fails is passed over.
-func expandSubject(t *T, want bool) expandSearch {
-	index := readIndex(t)
-	return conformance.Discover(t, fmt.Sprint("expand-subject-", want), func() expandSearch {
-		return searchExpand(index, want, func(name string) []schemaRow {
-			c := schemaCall(t, dialect.Args{dialect.Stream: name})
-			if c.IsError() {
-				return nil
-			}
-			return rowsNamed(schemaRows(c.Data()), name)
-		})
-	})
-}
-
-// searchExpand asks scoped, stream by stream, for a row that advertises a
-// relation (want) or a stream none of whose rows does (!want).
-func searchExpand(index []schemaRow, want bool, scoped func(stream string) []schemaRow) expandSearch {
-	names := streamNames(index)
-	seenAll := len(names) > 0 && len(names) <= maxExpandProbes
-	for i, name := range names {
-		if i == maxExpandProbes {
-			break
-		}
-		rows := scoped(name)
-		seenAll = seenAll && len(rows) > 0
-		advertised := false
-		for _, r := range rows {
-			if _, listed := r.Raw["expand_capabilities"].([]any); !listed {
-				seenAll = false // another notation, or none: not seen
-			}
-			if len(r.Expand) > 0 {
-				advertised = true
-				if want {
-					et := expandTarget{stream: name, rel: r.Expand[0]}
-					if len(r.Connections) > 0 {
-						et.conn = r.Connections[0]
-					}
-					return expandSearch{et: et, ok: true}
-				}
-			}
-		}
-		if !want && !advertised && len(rows) > 0 {
-			et := expandTarget{stream: name, rel: "mcpcheck_unadvertised"}
-			if len(rows[0].Connections) > 0 {
-				et.conn = rows[0].Connections[0]
-			}
-			return expandSearch{et: et, ok: true}
-		}
-	}
-	if want && seenAll {
-		return expandSearch{absent: len(names)}
-	}
-	return expandSearch{}
-}
-
-func (e expandTarget) roles(extra dialect.Args) dialect.Args {
-	a := dialect.Args{dialect.Stream: e.stream, dialect.Expand: []string{e.rel}, dialect.Limit: 2}
-	if e.conn != "" {
-		a[dialect.Connection] = e.conn
-	}
-	for k, v := range extra {
-		a[k] = v
-	}
-	return a
-}
 
 // Seed 000: "the adapter SHALL forward the request to the RS" and "the RS
 // response SHALL reach the client unchanged". Forwarding holds during a
 // schema outage too: the gate "SHALL defer to the RS (fail-open on schema
 // unavailability)", and the stream still advertises its relations.
 var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD, Tools: []string{"query_records"}, Run: func(t *T) {
-	found := expandSubject(t, true)
-	et := found.et
+	found := probe.ExpandSubject(t, true)
+	et := found.Target
 	switch {
-	case found.ok:
+	case found.Found:
 	case t.Target.Has(CapFixture):
 		t.Skipf("no stream in the target's schema advertises expand_capabilities, though mcpcheck's fixture RS serves relations (S009 judges the schema)")
-	case found.absent > 0:
-		t.NotApplicable("no stream in the target's grant advertises an expand relation: decided from the target's schema, whose %d streams each list expand_capabilities with none usable (mcpcheck controls no RS here)", found.absent)
+	case found.Absent > 0:
+		t.NotApplicable("no stream in the target's grant advertises an expand relation: decided from the target's schema, whose %d streams each list expand_capabilities with none usable (mcpcheck controls no RS here)", found.Absent)
 	default:
 		t.Skipf("no stream the target's schema showed advertises expand_capabilities, but not every stream's expand_capabilities could be read (over %d streams, a failed schema(stream), or another notation): "+
-			"--rs-control would serve the adapter mcpcheck's fixture RS, whose streams have relations", maxExpandProbes)
+			"--rs-control would serve the adapter mcpcheck's fixture RS, whose streams have relations", probe.MaxExpandProbes)
 	}
 	if !t.Target.Has(CapFixture) {
-		c := t.CallRoles("query_records", et.roles(nil))
+		c := t.CallRoles("query_records", et.Roles(nil))
 		t.Clause(1, func() {
-			if t.Assert(!c.IsError(), "advertised expand on %q must be forwarded, not rejected: %s", et.stream, c.Describe()) {
+			if t.Assert(!c.IsError(), "advertised expand on %q must be forwarded, not rejected: %s", et.Stream, c.Describe()) {
 				t.Skipf("that the relation reached the RS shows only in its request log: %s", CapFixture.SkipReason())
 			}
 		})
@@ -141,10 +37,10 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 		return
 	}
 	ft := t.On(t.ForkSame())
-	c := ft.CallRoles("query_records", et.roles(nil))
-	sent := expandCalls(ft, et)
+	c := ft.CallRoles("query_records", et.Roles(nil))
+	sent := probe.ExpandCalls(ft, et)
 	t.Clause(1, func() {
-		t.Assert(len(sent) > 0, "the RS records endpoint must receive the request with expand=%s: %s", et.rel, c.Describe())
+		t.Assert(len(sent) > 0, "the RS records endpoint must receive the request with expand=%s: %s", et.Rel, c.Describe())
 	})
 	t.Clause(2, func() {
 		if len(sent) == 0 {
@@ -157,14 +53,14 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 		var want any
 		_ = json.Unmarshal(body, &want)
 		sc := c.Structured()
-		t.Assert(reflect.DeepEqual(jsonValue(sc["data"]), want) || reflect.DeepEqual(jsonValue(sc), want) || carriesUnchanged(sc, want),
-			"the RS response must reach the client unchanged (as structuredContent, its data, or its records and handles under other keys): %s", clipText(compactJSONOf(sc), 300))
+		t.Assert(reflect.DeepEqual(probe.JSONValue(sc["data"]), want) || reflect.DeepEqual(probe.JSONValue(sc), want) || carriesUnchanged(sc, want),
+			"the RS response must reach the client unchanged (as structuredContent, its data, or its records and handles under other keys): %s", clipText(probe.CompactJSON(sc), 300))
 	})
 	t.Clause(1, func() {
 		ft.RS().InjectFault("/v1/schema", fakers.Fault{Status: 503})
-		before := len(expandCalls(ft, et))
-		d := ft.CallRoles("query_records", et.roles(nil))
-		t.Assert(len(expandCalls(ft, et)) > before, "with GET /v1/schema failing, the gate must defer to the RS and forward expand=%s: %s", et.rel, d.Describe())
+		before := len(probe.ExpandCalls(ft, et))
+		d := ft.CallRoles("query_records", et.Roles(nil))
+		t.Assert(len(probe.ExpandCalls(ft, et)) > before, "with GET /v1/schema failing, the gate must defer to the RS and forward expand=%s: %s", et.Rel, d.Describe())
 	})
 }}
 
@@ -178,8 +74,8 @@ func carriesUnchanged(structured map[string]any, env any) bool {
 		return false
 	}
 	var shown []any
-	for _, l := range objectLists(jsonValue(structured)) {
-		for _, it := range l.items {
+	for _, l := range probe.ObjectLists(probe.JSONValue(structured)) {
+		for _, it := range l.Items {
 			shown = append(shown, it)
 		}
 	}
@@ -188,36 +84,11 @@ func carriesUnchanged(structured map[string]any, env any) bool {
 			return false
 		}
 	}
-	values := stringValues(jsonValue(structured))
+	values := probe.StringValues(probe.JSONValue(structured))
 	for _, k := range []string{"next_cursor", "next_changes_since"} {
 		if h, ok := e[k].(string); ok && h != "" && !slices.Contains(values, h) {
 			return false
 		}
 	}
 	return true
-}
-
-// jsonValue is v as encoding/json decodes it, for comparing by value.
-func jsonValue(v any) any {
-	b, _ := json.Marshal(v)
-	var out any
-	_ = json.Unmarshal(b, &out)
-	return out
-}
-
-// expandCalls are the RS record-list or record-detail requests of a stream
-// that carried expand, on t's target.
-func expandCalls(t *T, et expandTarget) []fakers.Request {
-	var out []fakers.Request
-	for _, r := range t.RS().RequestsTo("/v1/streams/" + url.PathEscape(et.stream) + "/records") {
-		q, _ := url.ParseQuery(r.RawQuery)
-		for _, k := range []string{"expand", "expand[]"} {
-			for _, v := range q[k] {
-				if strings.EqualFold(v, et.rel) {
-					out = append(out, r)
-				}
-			}
-		}
-	}
-	return out
 }

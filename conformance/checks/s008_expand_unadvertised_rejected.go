@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var (
@@ -21,9 +22,9 @@ var (
 // expand_limit alone, and for fetch with expand; each call by what the RS
 // saw before what the message says.
 var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
-	found := expandSubject(t, false)
-	et := found.et
-	if !found.ok {
+	found := probe.ExpandSubject(t, false)
+	et := found.Target
+	if !found.Found {
 		t.Skipf("every probed stream advertises expand relations; none to test the gate on")
 	}
 	on := t.Private()
@@ -35,41 +36,41 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 	}
 	var calls []gated
 	try := func(what, tool string, args dialect.Args) {
-		if !serves(on.Target, tool) {
+		if !probe.Serves(on.Target, tool) {
 			return // S012 reports the missing tool
 		}
 		before := 0
 		if logged {
-			before = len(on.RS().RequestsTo(recordsPath(et.stream)))
+			before = len(on.RS().RequestsTo(probe.RecordsPath(et.Stream)))
 		}
 		c := on.CallRoles(tool, args)
-		calls = append(calls, gated{what, c, logged && len(on.RS().RequestsTo(recordsPath(et.stream))) > before})
+		calls = append(calls, gated{what, c, logged && len(on.RS().RequestsTo(probe.RecordsPath(et.Stream))) > before})
 	}
-	try("query_records with expand", "query_records", et.roles(nil))
-	limitOnly := et.roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.rel: 2}})
+	try("query_records with expand", "query_records", et.Roles(nil))
+	limitOnly := et.Roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.Rel: 2}})
 	delete(limitOnly, dialect.Expand)
 	try("query_records with expand_limit alone", "query_records", limitOnly)
-	if serves(on.Target, "fetch") && serves(on.Target, "search") {
+	if probe.Serves(on.Target, "fetch") && probe.Serves(on.Target, "search") {
 		if id := hitIDOnStream(on, et); id != "" {
-			try("fetch with expand", "fetch", dialect.Args{dialect.RecordID: id, dialect.Expand: []string{et.rel}})
+			try("fetch with expand", "fetch", dialect.Args{dialect.RecordID: id, dialect.Expand: []string{et.Rel}})
 		}
 	}
 	for _, g := range calls {
 		t.Clause(1, func() {
-			t.Assert(!g.reached, "%s on %q, which advertises no expand_capabilities, reached the RS records endpoint: the gate must reject it first: %s", g.what, et.stream, g.c.Describe())
-			if t.Assert(g.c.IsError(), "%s on %q, which advertises no expand_capabilities, must be rejected: %s", g.what, et.stream, g.c.Describe()) {
-				t.Assert(carriesCode(g.c, "invalid_expand"), "the rejection of %s must be typed invalid_expand: %s", g.what, g.c.Describe())
+			t.Assert(!g.reached, "%s on %q, which advertises no expand_capabilities, reached the RS records endpoint: the gate must reject it first: %s", g.what, et.Stream, g.c.Describe())
+			if t.Assert(g.c.IsError(), "%s on %q, which advertises no expand_capabilities, must be rejected: %s", g.what, et.Stream, g.c.Describe()) {
+				t.Assert(probe.CarriesCode(g.c, "invalid_expand"), "the rejection of %s must be typed invalid_expand: %s", g.what, g.c.Describe())
 			}
 		})
 		t.Clause(2, func() {
-			if !g.c.IsError() || !carriesCode(g.c, "invalid_expand") {
+			if !g.c.IsError() || !probe.CarriesCode(g.c, "invalid_expand") {
 				t.BlockedBy("S008", "%s was not rejected as invalid_expand (S008.1)", g.what)
 			}
 			msg, _ := g.c.ErrorObject()["message"].(string)
 			if msg == "" {
 				msg = g.c.Text()
 			}
-			t.Assert(containsToken(msg, et.stream), "the invalid_expand message for %s must name the stream %q: %q", g.what, et.stream, msg)
+			t.Assert(probe.ContainsToken(msg, et.Stream), "the invalid_expand message for %s must name the stream %q: %q", g.what, et.Stream, msg)
 			t.Assert(schemaPointerRe.MatchString(msg) && expandCapabilitiesRe.MatchString(msg),
 				"the invalid_expand message for %s must point to GET /v1/schema (expand_capabilities): %q", g.what, msg)
 		})
@@ -77,7 +78,7 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 			if !logged {
 				t.Skipf("whether the RS was called shows only in its request log: %s", CapFixture.SkipReason())
 			}
-			t.Assert(!g.reached, "%s on %q: the RS records endpoint must never be called", g.what, et.stream)
+			t.Assert(!g.reached, "%s on %q: the RS records endpoint must never be called", g.what, et.Stream)
 		})
 	}
 }}
@@ -85,21 +86,21 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 // hitIDOnStream is the id of a search hit on the target's stream, as the
 // target shows it, or "": search (scoped to the stream, then not) for a
 // word of the stream's first records.
-func hitIDOnStream(t *T, et expandTarget) string {
-	c := t.CallRoles("query_records", source{et.stream, et.conn}.roles(dialect.Args{dialect.Limit: 5}))
+func hitIDOnStream(t *T, et probe.ExpandTarget) string {
+	c := t.CallRoles("query_records", probe.Source{Stream: et.Stream, Conn: et.Conn}.Roles(dialect.Args{dialect.Limit: 5}))
 	if c.IsError() {
 		return ""
 	}
-	word := searchableWord(records(c))
+	word := probe.SearchableWord(probe.Records(c))
 	if word == "" {
 		return ""
 	}
-	for _, args := range []dialect.Args{{dialect.Query: word, dialect.Streams: []string{et.stream}, dialect.Limit: 5}, {dialect.Query: word, dialect.Limit: 25}} {
+	for _, args := range []dialect.Args{{dialect.Query: word, dialect.Streams: []string{et.Stream}, dialect.Limit: 5}, {dialect.Query: word, dialect.Limit: 25}} {
 		if !t.HasRole("search", dialect.Streams) && args[dialect.Streams] != nil {
 			continue
 		}
-		for _, h := range hits(t.CallRoles("search", args)) {
-			if h.Stream == et.stream && h.ID != "" {
+		for _, h := range probe.Hits(t.CallRoles("search", args)) {
+			if h.Stream == et.Stream && h.ID != "" {
 				return h.ID
 			}
 		}

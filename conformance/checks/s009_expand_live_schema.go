@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -21,7 +22,7 @@ var s009 = &Check{ID: "S009", Slug: "expand-live-schema", Mode: ModeCTRL, Needs:
 		t.Skipf("the fixture %q has no stream with expand relations to flip", fx.Name)
 	}
 	rels := stream.Relationships
-	et := expandTarget{stream: stream.Name, conn: stream.Connections[0], rel: rels[0].Name}
+	et := probe.ExpandTarget{Stream: stream.Name, Conn: stream.Connections[0], Rel: rels[0].Name}
 	ft := t.On(t.Fork(fx))
 	advertise := func(r []fakers.Relationship) {
 		ft.RS().Update(func(f *fakers.Fixture) {
@@ -32,18 +33,18 @@ var s009 = &Check{ID: "S009", Slug: "expand-live-schema", Mode: ModeCTRL, Needs:
 			}
 		})
 	}
-	first := ft.CallRoles("query_records", et.roles(nil))
+	first := ft.CallRoles("query_records", et.Roles(nil))
 	advertise(nil)
-	before := len(expandCalls(ft, et))
-	withdrawn := ft.CallRoles("query_records", et.roles(nil))
-	reached := len(expandCalls(ft, et)) > before
+	before := len(probe.ExpandCalls(ft, et))
+	withdrawn := ft.CallRoles("query_records", et.Roles(nil))
+	reached := len(probe.ExpandCalls(ft, et)) > before
 	advertise(rels)
-	before = len(expandCalls(ft, et))
-	restored := ft.CallRoles("query_records", et.roles(nil))
-	forwarded := len(expandCalls(ft, et)) > before
+	before = len(probe.ExpandCalls(ft, et))
+	restored := ft.CallRoles("query_records", et.Roles(nil))
+	forwarded := len(probe.ExpandCalls(ft, et)) > before
 	t.Clause(1, func() {
-		t.Assert(!reached, "after %q stops advertising %q, the very next call must be rejected before the RS records endpoint: %s", et.stream, et.rel, withdrawn.Describe())
-		t.Assert(withdrawn.IsError() && carriesCode(withdrawn, "invalid_expand"), "after the advertisement is withdrawn, the next call must be a typed invalid_expand: %s", withdrawn.Describe())
+		t.Assert(!reached, "after %q stops advertising %q, the very next call must be rejected before the RS records endpoint: %s", et.Stream, et.Rel, withdrawn.Describe())
+		t.Assert(withdrawn.IsError() && probe.CarriesCode(withdrawn, "invalid_expand"), "after the advertisement is withdrawn, the next call must be a typed invalid_expand: %s", withdrawn.Describe())
 		if first.IsError() {
 			return // expand was never forwarded, even advertised: S007's
 		}

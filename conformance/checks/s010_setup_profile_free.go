@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var (
@@ -24,7 +26,7 @@ var (
 // /llms.txt are the path; the hosted endpoint must not honour or name a
 // profile selector either (catalog S010's proxies).
 var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs: []Capability{CapHTTP}, Run: func(t *T) {
-	page, ok := setupCopy(t, "/connect")
+	page, ok := probe.SetupCopy(t, "/connect")
 	if !ok {
 		t.Skipf("the target serves no setup page at /connect")
 	}
@@ -40,7 +42,7 @@ var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs:
 	})
 	t.Clause(2, func() {
 		copies := map[string]string{"/connect": page}
-		if llms, ok := setupCopy(t, "/llms.txt"); ok {
+		if llms, ok := probe.SetupCopy(t, "/llms.txt"); ok {
 			copies["/llms.txt"] = llms
 		}
 		for where, text := range copies {
@@ -57,7 +59,7 @@ var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs:
 func exposed(text string, re *regexp.Regexp) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
-		for _, p := range sentences(line) {
+		for _, p := range probe.Sentences(line) {
 			if re.MatchString(p) && !awayRe.MatchString(p) {
 				out = append(out, p)
 			}
@@ -71,28 +73,28 @@ func exposed(text string, re *regexp.Regexp) []string {
 // response header may name a profile.
 func expectNoHTTPProfiles(t *T) {
 	token := t.Target.BearerToken()
-	for _, probe := range []struct {
+	for _, selector := range []struct {
 		url    string
 		header map[string]string
 	}{
 		{t.Hosted().MCPURL(), map[string]string{"X-PDPP-MCP-Profile": "full", "X-MCP-Toolsets": "all"}},
 		{t.Hosted().MCPURL() + "?profile=full&toolsets=all", nil},
 	} {
-		a := hostedDo(t.Context(), "POST", probe.url, "Bearer "+token, toolsListBody, probe.header)
+		a := probe.HostedDo(t.Context(), "POST", selector.url, "Bearer "+token, probe.ToolsListBody, selector.header)
 		var rpc struct {
 			Result struct {
 				Tools []struct{ Name string } `json:"tools"`
 			} `json:"result"`
 		}
 		if !t.Assert(a.Err == nil && a.Status == 200 && json.Unmarshal(a.Body, &rpc) == nil,
-			"tools/list with a profile selector (%s) must still answer, the selector ignored: HTTP %d %v", probe.url, a.Status, a.Err) {
+			"tools/list with a profile selector (%s) must still answer, the selector ignored: HTTP %d %v", selector.url, a.Status, a.Err) {
 			continue
 		}
 		var names []string
 		for _, tool := range rpc.Result.Tools {
 			names = append(names, tool.Name)
 		}
-		t.Assert(sameNames(names, toolNames(t.Target)), "no header or query may select another tool surface: %v, not %v", names, toolNames(t.Target))
+		t.Assert(probe.SameNames(names, probe.ToolNames(t.Target)), "no header or query may select another tool surface: %v, not %v", names, probe.ToolNames(t.Target))
 		for k := range a.Header {
 			t.Assert(!profileKeyRe.MatchString(k), "response header %s names a profile", k)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var (
@@ -37,12 +38,12 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 		if t.Target.Kind != conformance.KindStdio {
 			stdio, err := t.Command().StdioTools(t.Context(), nil)
 			if t.Assert(err == nil, "the stdio adapter must serve tools/list: %v", err) {
-				t.Assert(normalizedTools(stdio) == normalizedTools(plain), "stdio must serve the same profile-free surface as hosted HTTP")
+				t.Assert(probe.NormalizedTools(stdio) == probe.NormalizedTools(plain), "stdio must serve the same profile-free surface as hosted HTTP")
 			}
 		}
 		selected, err := t.Command().StdioTools(t.Context(), profileSelectorEnv)
 		if t.Assert(err == nil, "the stdio adapter must start with profile selector variables set (%v), ignoring them: %v", profileSelectorEnv, err) {
-			t.Assert(normalizedTools(selected) == normalizedTools(plain), "profile selector variables (%v) must not change the stdio tool set", profileSelectorEnv)
+			t.Assert(probe.NormalizedTools(selected) == probe.NormalizedTools(plain), "profile selector variables (%v) must not change the stdio tool set", profileSelectorEnv)
 		}
 	})
 }}

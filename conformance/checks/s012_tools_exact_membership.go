@@ -4,10 +4,11 @@ import (
 	"slices"
 
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var s012 = &Check{ID: "S012", Slug: "tools-exact-membership", Mode: ModeBB, Run: func(t *T) {
-	names := toolNames(t.Target)
+	names := probe.ToolNames(t.Target)
 	t.Clause(1, func() {
 		var missing, extra []string
 		for _, want := range t.Settings.Surface.Tools {
@@ -28,7 +29,7 @@ var s012 = &Check{ID: "S012", Slug: "tools-exact-membership", Mode: ModeBB, Run:
 
 func expectNoForbiddenTools(t *T) {
 	var bad []string
-	for _, name := range toolNames(t.Target) {
+	for _, name := range probe.ToolNames(t.Target) {
 		if why, ok := t.Settings.Surface.Forbidden(name); ok {
 			bad = append(bad, name+" ("+why+")")
 		}

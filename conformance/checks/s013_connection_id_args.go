@@ -3,6 +3,8 @@ package checks
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // Seed 001: schema, query_records, aggregate, search and fetch "SHALL
@@ -14,7 +16,7 @@ var s013 = &Check{ID: "S013", Slug: "connection-id-args", Mode: ModeBB, Run: fun
 		raw := t.Target.ToolsRaw[i]
 		if slices.Contains(t.Settings.Surface.ConnectionIDTools, tool.Name) {
 			t.Clause(1, func() {
-				props, required := inputProperties(raw)
+				props, required := probe.InputProperties(raw)
 				t.Assert(props["connection_id"] != nil, "tool %s must advertise an optional connection_id", tool.Name)
 				t.Assert(!slices.Contains(required, "connection_id"), "tool %s must not require connection_id", tool.Name)
 			})
@@ -25,7 +27,7 @@ var s013 = &Check{ID: "S013", Slug: "connection-id-args", Mode: ModeBB, Run: fun
 				InputSchema *any `json:"inputSchema"`
 			}{&schema})
 			for _, dep := range t.Settings.Surface.DeprecatedArguments {
-				t.Assert(!schemaMentionsKey(schema, dep), "tool %s must not advertise the deprecated alias %s", tool.Name, dep)
+				t.Assert(!probe.SchemaMentionsKey(schema, dep), "tool %s must not advertise the deprecated alias %s", tool.Name, dep)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -18,7 +19,7 @@ import (
 var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs: []Capability{CapFixture}, Run: func(t *T) {
 	ft := t.On(t.ForkSame())
 	bearer := "Bearer " + ft.Target.BearerToken()
-	srcs := sources(readIndex(ft))
+	srcs := probe.Sources(probe.ReadIndex(ft))
 	if len(srcs) == 0 {
 		t.Skipf("the target's schema lists no stream to read")
 	}
@@ -27,8 +28,8 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 	// Every tool, once, with arguments taken from the target's own
 	// answers, and one call the RS refuses (an unknown stream).
 	t.Clause(1, func() {
-		sampleCalls(ft)
-		if serves(ft.Target, "query_records") {
+		probe.SampleCalls(ft)
+		if probe.Serves(ft.Target, "query_records") {
 			ft.CallRoles("query_records", dialect.Args{dialect.Stream: "mcpcheck_no_such_stream", dialect.Limit: 1})
 		}
 		reqs := ft.RS().Requests()
@@ -46,8 +47,8 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 	for _, tool := range []struct {
 		name string
 		args dialect.Args
-	}{{"schema", dialect.Args{}}, {"query_records", src.roles(dialect.Args{dialect.Limit: 1})}} {
-		if !serves(ft.Target, tool.name) {
+	}{{"schema", dialect.Args{}}, {"query_records", src.Roles(dialect.Args{dialect.Limit: 1})}} {
+		if !probe.Serves(ft.Target, tool.name) {
 			continue
 		}
 		t.Clause(2, func() {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var ownerTokenEnv = []string{"PDPP_OWNER_TOKEN", "PDPP_OWNER_SESSION_COOKIE"}
@@ -24,18 +26,18 @@ var s015 = &Check{ID: "S015", Slug: "owner-bearer-rejected", Mode: ModeHOST, Run
 				continue
 			}
 			judged = true
-			for _, body := range rejectedBodies {
-				a := hostedDo(t.Context(), "POST", t.Hosted().MCPURL(), "Bearer "+c.token, body, nil)
+			for _, body := range probe.RejectedBodies {
+				a := probe.HostedDo(t.Context(), "POST", t.Hosted().MCPURL(), "Bearer "+c.token, body, nil)
 				t.Clause(1, func() {
 					t.Assert(a.Err == nil && a.Status >= 400 && a.Status < 500, "a request with %s must be refused (HTTP 4xx): HTTP %d %v", c.what, a.Status, a.Err)
 				})
 				t.Clause(2, func() {
-					t.Assert(!isJSONRPC(a.Body), "a request with %s must never be processed as MCP: %s", c.what, clipText(string(a.Body), 200))
+					t.Assert(!probe.IsJSONRPC(a.Body), "a request with %s must never be processed as MCP: %s", c.what, clipText(string(a.Body), 200))
 				})
 			}
 			if t.Target.Has(CapControlledRS) {
 				t.Clause(2, func() {
-					n := rsDataRequests(t, c.token)
+					n := probe.RSDataRequests(t, c.token)
 					t.Assert(n == 0, "the RS must serve no request but the bearer check for %s (it served %d)", c.what, n)
 				})
 			}

@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -17,20 +18,20 @@ var bigGrant = fakers.ScaleSpec{Connectors: 50, Streams: 20, Fields: 30, Records
 // (the capped case) and on a grant whose streams sit on different sets of
 // one connector's connections (the connections the index lists).
 var s017 = &Check{ID: "S017", Slug: "schema-global-compact-index", Mode: ModeBB, Tools: []string{"schema"}, Run: func(t *T) {
-	c := indexCall(t)
+	c := probe.IndexCall(t)
 	t.Record("global schema result bytes", c.Bytes())
 	judgeIndex(t, c)
 	if !t.Target.Has(CapFixture) {
 		t.Record("capped index", "not exercised: "+CapFixture.SkipReason())
 		return
 	}
-	fx := mustFixture(fakers.Scale(bigGrant))
+	fx := probe.MustFixture(fakers.Scale(bigGrant))
 	fx.SpecClientReads = true
 	big := t.On(t.Fork(fx))
 	bc := big.Call("schema", map[string]any{})
 	big.Record("global schema result bytes, 1,000 streams", bc.Bytes())
 	judgeIndex(big, bc)
-	split := mustFixture(fakers.LoadFixture(fakers.SplitConnectionsFixture))
+	split := probe.MustFixture(fakers.LoadFixture(fakers.SplitConnectionsFixture))
 	split.SpecClientReads = true
 	on := t.On(t.Fork(split))
 	judgeIndex(on, on.Call("schema", map[string]any{}))
@@ -41,9 +42,9 @@ var s017 = &Check{ID: "S017", Slug: "schema-global-compact-index", Mode: ModeBB,
 // what the RS grants (by value), or what the index itself lists when
 // mcpcheck does not control the RS.
 func judgeIndex(t *T, c *Call) {
-	doc := schemaDoc(c)
-	rows := schemaRows(doc)
-	truth := truthRows(t, "", "", rows)
+	doc := probe.SchemaDoc(c)
+	rows := probe.SchemaRows(doc)
+	truth := probe.TruthRows(t, "", "", rows)
 	t.Clause(1, func() {
 		if c.IsError() {
 			t.Fatalf("schema {} must return the compact index, not an error: %s", c.Describe())
@@ -55,9 +56,9 @@ func judgeIndex(t *T, c *Call) {
 		_, nested := data["data"]
 		t.Assert(!nested, "the schema document sits directly under structuredContent.data, not data.data")
 		for _, r := range rows {
-			t.Expect(r.FieldCaps).To(BeEmpty(), "the global index carries no per-field capabilities (stream %s)", r.ident())
+			t.Expect(r.FieldCaps).To(BeEmpty(), "the global index carries no per-field capabilities (stream %s)", r.Ident())
 			sch, _ := r.Raw["schema"].(map[string]any)
-			t.Expect(sch["properties"]).To(BeNil(), "the global index carries no per-field JSON Schema (stream %s)", r.ident())
+			t.Expect(sch["properties"]).To(BeNil(), "the global index carries no per-field JSON Schema (stream %s)", r.Ident())
 		}
 		expectIndexConnections(t, rows, truth)
 	})
@@ -67,8 +68,8 @@ func judgeIndex(t *T, c *Call) {
 			t.Skipf("schema {} failed (S017.1)")
 		}
 		var visible []string
-		for _, name := range streamNames(truth) {
-			if containsToken(text, name) {
+		for _, name := range probe.StreamNames(truth) {
+			if probe.ContainsToken(text, name) {
 				visible = append(visible, name)
 			}
 		}
@@ -77,7 +78,7 @@ func judgeIndex(t *T, c *Call) {
 		}
 		// A stream name taken from the text is what schema(stream) takes.
 		name := visible[0]
-		if shared, ok := sharedStream(truth); ok && slices.Contains(visible, shared) {
+		if shared, ok := probe.SharedStream(truth); ok && slices.Contains(visible, shared) {
 			name = shared
 		}
 		sc := t.CallRoles("schema", dialect.Args{dialect.Stream: name})
@@ -88,13 +89,13 @@ func judgeIndex(t *T, c *Call) {
 			t.Skipf("schema {} failed (S017.1)")
 		}
 		var missing []string
-		for _, name := range streamNames(truth) {
-			if !containsToken(text, name) {
+		for _, name := range probe.StreamNames(truth) {
+			if !probe.ContainsToken(text, name) {
 				missing = append(missing, name)
 			}
 		}
 		t.Expect(missing).To(BeEmpty(), "every granted stream name must appear in content[] text, even past the detailed-row cap")
-		expectGroupedByConnector(t, text, truth)
+		probe.ExpectGroupedByConnector(t, text, truth)
 	})
 	t.Clause(4, func() {
 		if c.IsError() {
@@ -111,11 +112,11 @@ func judgeIndex(t *T, c *Call) {
 // expectIndexConnections holds the connections the index lists for each
 // stream to the connections the grant has for it: no fewer, no others.
 // An index that names no connection at all is judged on the rest.
-func expectIndexConnections(t *T, rows, truth []schemaRow) {
-	if !slices.ContainsFunc(rows, func(r schemaRow) bool { return len(r.Connections) > 0 }) {
+func expectIndexConnections(t *T, rows, truth []probe.SchemaRow) {
+	if !slices.ContainsFunc(rows, func(r probe.SchemaRow) bool { return len(r.Connections) > 0 }) {
 		return
 	}
-	granted := func(r schemaRow) []string {
+	granted := func(r probe.SchemaRow) []string {
 		var out []string
 		for _, g := range truth {
 			if g.Name == r.Name && (r.ConnectorKey == "" || g.ConnectorKey == r.ConnectorKey) {
@@ -127,29 +128,21 @@ func expectIndexConnections(t *T, rows, truth []schemaRow) {
 	listed := map[string][]string{}
 	var order []string
 	for _, r := range rows {
-		key := r.ident()
+		key := r.Ident()
 		if _, seen := listed[key]; !seen {
 			order = append(order, key)
 		}
 		listed[key] = append(listed[key], r.Connections...)
 	}
 	for _, key := range order {
-		r := rows[slices.IndexFunc(rows, func(x schemaRow) bool { return x.ident() == key })]
+		r := rows[slices.IndexFunc(rows, func(x probe.SchemaRow) bool { return x.Ident() == key })]
 		want := granted(r)
 		if len(want) == 0 {
 			continue // a stream the RS does not grant: clause 3 and S014 judge it
 		}
-		t.Assert(sameSet(listed[key], want), "the index lists connections %v for stream %s; the grant has %v",
-			sortedCopy(listed[key]), key, sortedCopy(want))
+		t.Assert(probe.SameSet(listed[key], want), "the index lists connections %v for stream %s; the grant has %v",
+			probe.SortedCopy(listed[key]), key, probe.SortedCopy(want))
 	}
-}
-
-func sortedCopy(ss []string) []string {
-	out := slices.Compact(slices.Sorted(slices.Values(ss)))
-	if out == nil {
-		return []string{}
-	}
-	return out
 }
 
 // Issue 4's footprint targets, reported (not judged) so any fixture-backed
@@ -167,7 +160,7 @@ const (
 
 func recordScaleFootprint(t *T) {
 	fork := func(sp fakers.ScaleSpec) *T {
-		fx := mustFixture(fakers.Scale(sp))
+		fx := probe.MustFixture(fakers.Scale(sp))
 		fx.SpecClientReads = true
 		return t.On(t.Fork(fx))
 	}

@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var aggregationRe = regexp.MustCompile(`(?i)aggregat`)
@@ -23,35 +24,35 @@ const minShownFields = 8
 // arguments the text must let a client choose are fewer.
 var s018 = &Check{ID: "S018", Slug: "schema-shared-stream-detail", Mode: ModeBBD, Tools: []string{"schema"}, Run: func(t *T) {
 	judgeSharedStreamDetail(t, "")
-	onRealRS(t, func(on *T) { judgeSharedStreamDetail(on, "real-RS profile: ") })
+	probe.OnRealRS(t, func(on *T) { judgeSharedStreamDetail(on, "real-RS profile: ") })
 }}
 
 // judgeSharedStreamDetail is S018 on one target; profile prefixes its
 // messages.
 func judgeSharedStreamDetail(t *T, profile string) {
-	_, index := schemaIndex(t)
-	name, ok := sharedStream(index)
+	_, index := probe.SchemaIndex(t)
+	name, ok := probe.SharedStream(index)
 	if !ok {
-		t.Skipf("%s", noSharedStream)
+		t.Skipf("%s", probe.NoSharedStream)
 	}
-	c := schemaCall(t, dialect.Args{dialect.Stream: name})
+	c := probe.SchemaCall(t, dialect.Args{dialect.Stream: name})
 	if c.IsError() {
 		t.Clause(1, func() { t.Fatalf("schema(stream: %q) must return its rows, not an error: %s", name, c.Describe()) })
 		t.Skipf("schema(stream: %q) failed (S018.1)", name)
 	}
-	rows := truthRows(t, name, "", rowsNamed(schemaRows(schemaDoc(c)), name))
-	if !slices.ContainsFunc(rows, func(r schemaRow) bool { return len(r.FieldCaps) > 0 }) {
+	rows := probe.TruthRows(t, name, "", probe.RowsNamed(probe.SchemaRows(probe.SchemaDoc(c)), name))
+	if !slices.ContainsFunc(rows, func(r probe.SchemaRow) bool { return len(r.FieldCaps) > 0 }) {
 		t.Skipf("neither the RS nor structuredContent declares fields for the %q rows, so mcpcheck cannot tell which summaries to expect", name)
 	}
-	segs, missing := rowSegments(c.Text(), rows)
+	segs, missing := probe.RowSegments(c.Text(), rows)
 	t.Clause(1, func() {
 		t.Expect(missing).To(BeEmpty(), "%sthe text must identify every row of stream %q:\n%s", profile, name, clipText(c.Text(), 600))
 		for _, seg := range segs {
-			expectFieldSummaries(t, seg.text, fieldNames(seg.row), "%sstream %s", profile, seg.row.ident())
-			if kinds := rowAggKinds(seg.row); len(kinds) > 0 {
-				shown := slices.ContainsFunc(kinds, func(k string) bool { return containsToken(seg.text, k) })
-				t.Assert(shown || aggregationRe.MatchString(seg.text), "the text for stream %s must summarise its aggregations (%s):\n%s",
-					seg.row.ident(), strings.Join(kinds, ", "), clipText(seg.text, 600))
+			expectFieldSummaries(t, seg.Text, probe.FieldNames(seg.Row), "%sstream %s", profile, seg.Row.Ident())
+			if kinds := probe.RowAggKinds(seg.Row); len(kinds) > 0 {
+				shown := slices.ContainsFunc(kinds, func(k string) bool { return probe.ContainsToken(seg.Text, k) })
+				t.Assert(shown || aggregationRe.MatchString(seg.Text), "the text for stream %s must summarise its aggregations (%s):\n%s",
+					seg.Row.Ident(), strings.Join(kinds, ", "), clipText(seg.Text, 600))
 			}
 		}
 	})
@@ -60,34 +61,25 @@ func judgeSharedStreamDetail(t *T, profile string) {
 			t.Skipf("the text identifies no row of stream %q (S018.1)", name)
 		}
 		for _, seg := range segs {
-			src := source{stream: name}
-			if len(seg.row.Connections) > 0 {
-				shown := shownFields(seg.text, seg.row.Connections)
+			src := probe.Source{Stream: name}
+			if len(seg.Row.Connections) > 0 {
+				shown := probe.ShownFields(seg.Text, seg.Row.Connections)
 				if !t.Assert(len(shown) > 0, "the text for stream %s must show its connection_id (%s) to retry with",
-					seg.row.ident(), strings.Join(seg.row.Connections, ", ")) {
+					seg.Row.Ident(), strings.Join(seg.Row.Connections, ", ")) {
 					continue
 				}
-				src.conn = shown[0]
+				src.Conn = shown[0]
 			}
-			judgeTextArgs(t, src, deriveArgs(seg.text, fieldNames(seg.row)), offersOf(seg.row), profile+"stream "+seg.row.ident())
+			probe.JudgeTextArgs(t, src, probe.DeriveArgs(seg.Text, probe.FieldNames(seg.Row)), probe.OffersOf(seg.Row), profile+"stream "+seg.Row.Ident())
 		}
 	})
-}
-
-func fieldNames(r schemaRow) []string {
-	out := make([]string, 0, len(r.FieldCaps))
-	for f := range r.FieldCaps {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // expectFieldSummaries wants the field names in text: some of them (the
 // seed), and all of them or at least minShownFields when a row is long
 // enough for an adapter to cap it (mcpcheck's number).
 func expectFieldSummaries(t *T, text string, fields []string, what string, args ...any) {
-	shown := shownFields(text, fields)
+	shown := probe.ShownFields(text, fields)
 	var missing []string
 	for _, f := range fields {
 		if !slices.Contains(shown, f) {

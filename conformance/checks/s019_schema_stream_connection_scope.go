@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S019 judges schema(stream, connection_id) on a shared stream: the
@@ -15,19 +16,19 @@ import (
 // the grant offers no sort or search to state.
 var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: ModeBBD, Tools: []string{"schema"}, Run: func(t *T) {
 	judgeConnectionScope(t, "")
-	onRealRS(t, func(on *T) { judgeConnectionScope(on, "real-RS profile: ") })
+	probe.OnRealRS(t, func(on *T) { judgeConnectionScope(on, "real-RS profile: ") })
 }}
 
 // judgeConnectionScope is S019 on one target; profile prefixes its
 // messages.
 func judgeConnectionScope(t *T, profile string) {
-	_, index := schemaIndex(t)
-	name, ok := sharedStream(index)
+	_, index := probe.SchemaIndex(t)
+	name, ok := probe.SharedStream(index)
 	if !ok {
-		t.Skipf("%s", noSharedStream)
+		t.Skipf("%s", probe.NoSharedStream)
 	}
-	var row schemaRow
-	for _, r := range truthRows(t, name, "", rowsNamed(index, name)) {
+	var row probe.SchemaRow
+	for _, r := range probe.TruthRows(t, name, "", probe.RowsNamed(index, name)) {
 		if len(r.Connections) > 0 {
 			row = r
 			break
@@ -37,65 +38,65 @@ func judgeConnectionScope(t *T, profile string) {
 		t.BlockedBy("S017", "neither the RS nor the index names a connection of the shared stream %q", name)
 	}
 	conn := row.Connections[0]
-	c := schemaCall(t, dialect.Args{dialect.Stream: name, dialect.Connection: conn})
+	c := probe.SchemaCall(t, dialect.Args{dialect.Stream: name, dialect.Connection: conn})
 	t.Clause(1, func() {
 		if c.IsError() {
 			t.Fatalf("schema(stream, connection_id) must return that connection's row, not an error: %s", c.Describe())
 		}
-		rows := schemaRows(schemaDoc(c))
+		rows := probe.SchemaRows(probe.SchemaDoc(c))
 		var others []string
 		for _, r := range rows {
 			if r.Name != name {
-				others = append(others, r.ident())
+				others = append(others, r.Ident())
 			}
 		}
 		t.Assert(len(others) == 0, "schema(stream: %q, connection_id: %q) must hold that stream only; it also holds %v", name, conn, others)
-		named := rowsNamed(rows, name)
+		named := probe.RowsNamed(rows, name)
 		if !t.Assert(len(named) == 1, "schema(stream, connection_id) must return the matching stream row only; got %d rows of %q", len(named), name) {
 			return
 		}
 		if len(named[0].Connections) > 0 {
-			t.Assert(sameSet(named[0].Connections, []string{conn}), "the row must hold capabilities for connection %s only; it covers %v", conn, named[0].Connections)
+			t.Assert(probe.SameSet(named[0].Connections, []string{conn}), "the row must hold capabilities for connection %s only; it covers %v", conn, named[0].Connections)
 		} else {
 			t.Assert(named[0].ConnectorKey == row.ConnectorKey, "the row must be connection %s's (connector %q), not connector %q's", conn, row.ConnectorKey, named[0].ConnectorKey)
 		}
-		expectNoWiderIdentity(t, c, conn, otherConnections(truthRows(t, "", "", index), conn), profile)
+		expectNoWiderIdentity(t, c, conn, otherConnections(probe.TruthRows(t, "", "", index), conn), profile)
 	})
 	t.Clause(2, func() {
 		if c.IsError() {
 			t.Skipf("schema(stream, connection_id) failed (S019.1)")
 		}
-		truth := truthRows(t, name, conn, nil)
+		truth := probe.TruthRows(t, name, conn, nil)
 		if len(truth) == 1 {
 			row = truth[0]
 		}
-		text, own := c.Text(), withoutLegend(c.Text())
+		text, own := c.Text(), probe.WithoutLegend(c.Text())
 		for _, v := range [][2]string{{"connection_id", conn}, {"connector_key", row.ConnectorKey}, {"stream name", name}} {
-			t.Assert(v[1] == "" || containsToken(text, v[1]), "%sthe text must carry the %s %q:\n%s", profile, v[0], v[1], clipText(text, 800))
+			t.Assert(v[1] == "" || probe.ContainsToken(text, v[1]), "%sthe text must carry the %s %q:\n%s", profile, v[0], v[1], clipText(text, 800))
 		}
-		if label := firstNonEmptyString(row.ConnNames[conn], row.DisplayName); label != "" {
+		if label := probe.FirstNonEmpty(row.ConnNames[conn], row.DisplayName); label != "" {
 			t.Assert(containsLabel(text, label), "the text must carry the display label %q:\n%s", label, clipText(text, 800))
 		}
-		expectFieldSummaries(t, own, fieldNames(row), "%sstream %q on %s", profile, name, conn)
-		offered := offersOf(row)
-		for _, s := range scopeSupport {
+		expectFieldSummaries(t, own, probe.FieldNames(row), "%sstream %q on %s", profile, name, conn)
+		offered := probe.OffersOf(row)
+		for _, s := range probe.ScopeSupport {
 			switch {
-			case s.what == "sort" && !offered.sort, s.what == "search modes" && !offered.search:
+			case s.What == "sort" && !offered.Sort, s.What == "search modes" && !offered.Search:
 				continue // the grant offers none: nothing to state (a truthful "none" is welcome)
-			case s.what == "search modes" && searchFlagsExplained(text, fieldNames(row)):
+			case s.What == "search modes" && probe.SearchFlagsExplained(text, probe.FieldNames(row)):
 				continue // field flags the legend explains state the modes
 			}
-			t.Assert(s.re.MatchString(own), "%sthe stream row, legend aside, must state %s support for the next read:\n%s", profile, s.what, clipText(own, 800))
+			t.Assert(s.Re.MatchString(own), "%sthe stream row, legend aside, must state %s support for the next read:\n%s", profile, s.What, clipText(own, 800))
 		}
 		var missing []string
 		for _, rel := range row.Expand {
-			if !containsToken(own, rel) {
+			if !probe.ContainsToken(own, rel) {
 				missing = append(missing, rel)
 			}
 		}
 		t.Assert(len(missing) == 0, "%sthe stream row, legend aside, must name its expand relations %v:\n%s", profile, missing, clipText(own, 800))
-		if kinds := rowAggKinds(row); len(kinds) > 0 {
-			shown := slices.ContainsFunc(kinds, func(k string) bool { return containsToken(own, k) })
+		if kinds := probe.RowAggKinds(row); len(kinds) > 0 {
+			shown := slices.ContainsFunc(kinds, func(k string) bool { return probe.ContainsToken(own, k) })
 			t.Assert(shown || aggregationRe.MatchString(own), "the stream row, legend aside, must state its aggregation support (%s):\n%s",
 				strings.Join(kinds, ", "), clipText(own, 800))
 		}
@@ -103,7 +104,7 @@ func judgeConnectionScope(t *T, profile string) {
 }
 
 // otherConnections are the connection ids rows cover, but conn.
-func otherConnections(rows []schemaRow, conn string) []string {
+func otherConnections(rows []probe.SchemaRow, conn string) []string {
 	var out []string
 	for _, r := range rows {
 		for _, id := range r.Connections {
@@ -122,25 +123,25 @@ func otherConnections(rows []schemaRow, conn string) []string {
 // text names none of the grant's other connections.
 func expectNoWiderIdentity(t *T, c *Call, conn string, others []string, profile string) {
 	var wider []string
-	eachObject(schemaDoc(c), func(m map[string]any) {
+	probe.EachObject(probe.SchemaDoc(c), func(m map[string]any) {
 		if list, ok := m["granted_connections"].([]any); ok {
-			for _, id := range connectionIDs(list) {
+			for _, id := range probe.ConnectionIDs(list) {
 				if id != conn {
 					wider = append(wider, id)
 				}
 			}
 		}
 	})
-	eachObject(schemaDoc(c), func(m map[string]any) {
-		if id := str(m["connection_id"]); id != "" && id != conn {
+	probe.EachObject(probe.SchemaDoc(c), func(m map[string]any) {
+		if id := probe.String(m["connection_id"]); id != "" && id != conn {
 			wider = append(wider, id)
 		}
 	})
 	t.Assert(len(wider) == 0, "%sschema(stream, connection_id: %q) must not widen source identity; structuredContent also lists connections %v",
-		profile, conn, sortedCopy(wider))
+		profile, conn, probe.SortedCopy(wider))
 	var named []string
 	for _, id := range others {
-		if containsToken(c.Text(), id) {
+		if probe.ContainsToken(c.Text(), id) {
 			named = append(named, id)
 		}
 	}
@@ -157,13 +158,4 @@ func containsLabel(text, label string) bool {
 		return " " + strings.ToLower(strings.TrimSpace(nonWordRe.ReplaceAllString(s, " "))) + " "
 	}
 	return strings.Contains(norm(text), norm(label))
-}
-
-func firstNonEmptyString(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // restPathRe finds REST paths and URLs in a message: a retry written as
@@ -36,10 +37,10 @@ var s021 = &Check{ID: "S021", Slug: "schema-full-global-rejected", Mode: ModeBB,
 		if !c.IsError() {
 			t.Skipf("the call was not rejected (S021.1)")
 		}
-		msg := c.Text() + "\n" + str(c.ErrorObject()["message"])
+		msg := c.Text() + "\n" + probe.String(c.ErrorObject()["message"])
 		own := strings.ToLower(restPathRe.ReplaceAllString(msg, " "))
 		for _, want := range []string{"schema", "stream", "connection_id", "full"} {
-			t.Assert(containsToken(own, want), "the error must tell the client to retry the schema tool with stream, connection_id and detail \"full\"; outside REST paths (an RS endpoint is not the tool a client calls) it does not name %s: %s",
+			t.Assert(probe.ContainsToken(own, want), "the error must tell the client to retry the schema tool with stream, connection_id and detail \"full\"; outside REST paths (an RS endpoint is not the tool a client calls) it does not name %s: %s",
 				want, clipText(msg, 400))
 		}
 	})

@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S022 judges detail "full" on a single-source stream and on a shared
@@ -17,10 +18,10 @@ import (
 // mcpcheck's own number); the document at structuredContent.data (S022.5);
 // no rows repeated top-level and connector-nested (S022.6).
 var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: []string{"schema"}, Run: func(t *T) {
-	_, index := schemaIndex(t)
-	truth := truthRows(t, "", "", index)
-	single, hasSingle := singleSourceStream(truth)
-	shared, hasShared := sharedStream(truth)
+	_, index := probe.SchemaIndex(t)
+	truth := probe.TruthRows(t, "", "", index)
+	single, hasSingle := probe.SingleSourceStream(truth)
+	shared, hasShared := probe.SharedStream(truth)
 	if !hasSingle && !hasShared {
 		t.NotApplicable("the target's grant has no stream to ask for exhaustive schema")
 	}
@@ -30,10 +31,10 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 		judgeScopedFull(t, on, c, single, "")
 	}
 	if !hasShared {
-		t.Record("shared stream", "not exercised: "+noSharedStream)
+		t.Record("shared stream", "not exercised: "+probe.NoSharedStream)
 		return
 	}
-	before := rsRequestCount(on, "/v1/schema")
+	before := probe.RSRequestCount(on, "/v1/schema")
 	amb := on.CallRoles("schema", dialect.Args{dialect.Stream: shared, dialect.Detail: "full"})
 	t.Clause(2, func() {
 		if !t.Assert(amb.IsError(), "stream %q resolves to several sources: detail \"full\" without connection_id must be a typed disambiguation error: %s", shared, amb.Describe()) {
@@ -41,7 +42,7 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 		}
 		t.Assert(!carriesRawSchema(amb.Structured()) && !strings.Contains(amb.Text(), `"properties"`),
 			"the disambiguation error must come before any exhaustive schema content: %s", clipText(string(amb.Raw), 400))
-		t.Assert(typedRejection(amb, "connection_id") && amb.ErrorCode() != "", "the disambiguation error must be typed (an error code): %s", amb.Describe())
+		t.Assert(probe.TypedRejection(amb, "connection_id") && amb.ErrorCode() != "", "the disambiguation error must be typed (an error code): %s", amb.Describe())
 		t.Assert(retriesWithConnection(amb), "the disambiguation error must say retry_with: \"connection_id\": %s", amb.Describe())
 		if on.Target.Has(CapControlledRS) {
 			for _, r := range on.RS().RequestsTo("/v1/schema")[before:] {
@@ -51,7 +52,7 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 			}
 		}
 	})
-	for _, row := range rowsNamed(truth, shared) {
+	for _, row := range probe.RowsNamed(truth, shared) {
 		if len(row.Connections) == 0 {
 			continue
 		}
@@ -62,12 +63,12 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 			if c.IsError() {
 				t.Skipf("schema(stream, connection_id, detail: \"full\") failed (S022.1)")
 			}
-			if cs, _ := schemaDoc(c)["connectors"].([]any); len(cs) > 0 {
+			if cs, _ := probe.SchemaDoc(c)["connectors"].([]any); len(cs) > 0 {
 				t.Assert(len(cs) == 1, "with connection_id, exactly one connector comes back, not %d", len(cs))
 			}
 			for _, r := range rows {
 				t.Assert(len(r.Connections) == 0 || slices.Equal(r.Connections, []string{conn}),
-					"with connection_id %s only that connection comes back; row %s covers %v", conn, r.ident(), r.Connections)
+					"with connection_id %s only that connection comes back; row %s covers %v", conn, r.Ident(), r.Connections)
 			}
 		})
 		break
@@ -76,10 +77,10 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 
 // judgeScopedFull holds one schema(stream[, connection_id], detail:
 // "full") result to S022.1 and S022.4–6, and returns its rows.
-func judgeScopedFull(t, on *T, c *Call, stream, conn string) []schemaRow {
-	doc := schemaDoc(c)
-	all := schemaRows(doc)
-	rows := rowsNamed(all, stream)
+func judgeScopedFull(t, on *T, c *Call, stream, conn string) []probe.SchemaRow {
+	doc := probe.SchemaDoc(c)
+	all := probe.SchemaRows(doc)
+	rows := probe.RowsNamed(all, stream)
 	what := "schema(" + stream
 	if conn != "" {
 		what += ", " + conn
@@ -92,13 +93,13 @@ func judgeScopedFull(t, on *T, c *Call, stream, conn string) []schemaRow {
 		var others []string
 		for _, r := range all {
 			if r.Name != stream {
-				others = append(others, r.ident())
+				others = append(others, r.Ident())
 			}
 		}
 		t.Assert(len(others) == 0, "%s must return only rows of %q, not the grant-wide schema; it also holds %v", what, stream, others)
 		t.Assert(len(rows) > 0, "%s holds no row of %q", what, stream)
 		for _, r := range rows {
-			t.Assert(carriesRawSchema(r.Raw), "%s must keep row %s's raw per-field JSON Schema (schema.properties): %s", what, r.ident(), clipText(string(c.Raw), 300))
+			t.Assert(carriesRawSchema(r.Raw), "%s must keep row %s's raw per-field JSON Schema (schema.properties): %s", what, r.Ident(), clipText(string(c.Raw), 300))
 		}
 		if on.Target.Has(CapControlledRS) {
 			for _, r := range on.RS().RequestsTo("/v1/schema") {
@@ -128,7 +129,7 @@ func judgeScopedFull(t, on *T, c *Call, stream, conn string) []schemaRow {
 		if cs, _ := doc["connectors"].([]any); len(cs) == 0 {
 			t.Skipf("%s has no connector-grouped streams", what)
 		}
-		rep := repeatedRows(doc)
+		rep := probe.RepeatedRows(doc)
 		t.Assert(len(rep) == 0, "%s lists rows %v both in top-level streams and in connectors[].streams", what, rep)
 	})
 	return rows
@@ -173,7 +174,7 @@ func retryWith(v any) string {
 	case string:
 		return x
 	case map[string]any:
-		return str(x["field"])
+		return probe.String(x["field"])
 	}
 	return ""
 }

@@ -4,25 +4,26 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // Every handle of every read envelope is looked for in content[] text by
 // its value (the RS's, or the adapter's own where it rewrites one), never
 // by a label; then the handles shown are followed from the text alone.
 var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Tools: []string{"query_records", "search"}, Run: func(t *T) {
-	index := readsIndex(t)
+	index := probe.ReadsIndex(t)
 	on := t.Private()
 	judged := false
 	if src, page, env, ok := pagedSource(on, index); ok {
 		judged = true
 		h := expectHandlesShown(t, page, env)
 		t.Clause(2, func() {
-			next := followCursor(t, on, page, h, src.roles(dialect.Args{dialect.Limit: 2}))
+			next := followCursor(t, on, page, h, src.Roles(dialect.Args{dialect.Limit: 2}))
 			if next != nil {
-				expectNoRepeats(t, "query_records", recordIDs(page), recordIDs(next))
+				expectNoRepeats(t, "query_records", probe.RecordIDs(page), probe.RecordIDs(next))
 			}
 		})
-		ch, chEnv := callWithEnvelope(on, "query_records", src.roles(dialect.Args{dialect.Limit: 2, dialect.ChangesSince: "beginning"}), recordsPath(src.stream))
+		ch, chEnv := probe.CallWithEnvelope(on, "query_records", src.Roles(dialect.Args{dialect.Limit: 2, dialect.ChangesSince: "beginning"}), probe.RecordsPath(src.Stream))
 		if !ch.IsError() {
 			hc := expectHandlesShown(t, ch, chEnv)
 			if hc.changes.shown != "" || hc.changes.want != "" {
@@ -31,21 +32,21 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 					if !t.Assert(v != "", "a client that reads only content[] cannot resume the changes feed: next_changes_since %q is not in the text:\n%s", hc.changes.want, clipText(ch.Text(), 600)) {
 						return
 					}
-					r := on.CallRoles("query_records", src.roles(dialect.Args{dialect.ChangesSince: v}))
+					r := on.CallRoles("query_records", src.Roles(dialect.Args{dialect.ChangesSince: v}))
 					t.Assert(!r.IsError(), "the next_changes_since shown in text must resume the feed: %s", r.Describe())
 				})
 			}
 		}
 	}
-	if term, _, _ := fanInTerm(t); term != "" {
+	if term, _, _ := probe.FanInTerm(t); term != "" {
 		args := dialect.Args{dialect.Query: term, dialect.Limit: 2}
-		s, env := callWithEnvelope(on, "search", args, "/v1/search")
-		if !s.IsError() && len(hits(s)) > 0 {
+		s, env := probe.CallWithEnvelope(on, "search", args, "/v1/search")
+		if !s.IsError() && len(probe.Hits(s)) > 0 {
 			judged = true
 			h := expectHandlesShown(t, s, env)
 			t.Clause(2, func() {
 				if next := followCursor(t, on, s, h, args); next != nil {
-					expectNoRepeats(t, "search", hitIDs(s), hitIDs(next))
+					expectNoRepeats(t, "search", probe.HitIDs(s), probe.HitIDs(next))
 				}
 			})
 		}
@@ -65,10 +66,10 @@ type shownHandles struct{ cursor, changes, count shownHandle }
 // expectHandlesShown judges S023.1 on one read: each handle its RS
 // envelope has must appear in content[] text, found by value.
 func expectHandlesShown(t *T, c *Call, env map[string]any) shownHandles {
-	rs, own := handlesOf(env), handlesOf(c.Data())
+	rs, own := probe.HandlesOf(env), probe.HandlesOf(c.Data())
 	text := c.Text()
 	find := func(contains func(string, string) bool, vals ...string) shownHandle {
-		h := shownHandle{want: firstNonEmptyString(vals...)}
+		h := shownHandle{want: probe.FirstNonEmpty(vals...)}
 		for _, v := range vals {
 			if v != "" && contains(text, v) {
 				h.shown = v
@@ -78,9 +79,9 @@ func expectHandlesShown(t *T, c *Call, env map[string]any) shownHandles {
 		return h
 	}
 	out := shownHandles{
-		cursor:  find(strings.Contains, rs.cursor, own.cursor),
-		changes: find(strings.Contains, rs.changes, own.changes),
-		count:   find(containsToken, rs.count, own.count),
+		cursor:  find(strings.Contains, rs.Cursor, own.Cursor),
+		changes: find(strings.Contains, rs.Changes, own.Changes),
+		count:   find(probe.ContainsToken, rs.Count, own.Count),
 	}
 	for _, h := range []struct {
 		name string
@@ -132,23 +133,15 @@ func expectNoRepeats(t *T, tool string, first, next []string) {
 
 // pagedSource finds a source whose first page of two records has more
 // after it, read with an exact count, with its RS envelope.
-func pagedSource(t *T, index []schemaRow) (source, *Call, map[string]any, bool) {
-	for i, s := range sources(index) {
-		if i == maxStreamProbes {
+func pagedSource(t *T, index []probe.SchemaRow) (probe.Source, *Call, map[string]any, bool) {
+	for i, s := range probe.Sources(index) {
+		if i == probe.MaxStreamProbes {
 			break
 		}
-		c, env := callWithEnvelope(t, "query_records", s.roles(dialect.Args{dialect.Limit: 2, dialect.Count: "exact"}), recordsPath(s.stream))
-		if !c.IsError() && (env["has_more"] == true || handlesOf(env).cursor != "") {
+		c, env := probe.CallWithEnvelope(t, "query_records", s.Roles(dialect.Args{dialect.Limit: 2, dialect.Count: "exact"}), probe.RecordsPath(s.Stream))
+		if !c.IsError() && (env["has_more"] == true || probe.HandlesOf(env).Cursor != "") {
 			return s, c, env, true
 		}
 	}
-	return source{}, nil, nil, false
-}
-
-func hitIDs(c *Call) []string {
-	var out []string
-	for _, h := range hits(c) {
-		out = append(out, h.ID)
-	}
-	return out
+	return probe.Source{}, nil, nil, false
 }

@@ -4,30 +4,31 @@ import (
 	"slices"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // The hits of a fan-in search are counted in structuredContent, and each
 // one's identity is compared, by value, with the hit the RS answered.
 var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	readsIndex(t)
-	term, wide, ok := fanInTerm(t)
+	probe.ReadsIndex(t)
+	term, wide, ok := probe.FanInTerm(t)
 	if !ok {
 		t.Skipf("no word from the target's records finds hits in two or more connections")
 	}
 	const n = 3
-	if len(hits(wide)) <= n {
-		t.Skipf("%q finds only %d hits; a global limit of %d cannot be told from a per-connection one", term, len(hits(wide)), n)
+	if len(probe.Hits(wide)) <= n {
+		t.Skipf("%q finds only %d hits; a global limit of %d cannot be told from a per-connection one", term, len(probe.Hits(wide)), n)
 	}
-	c, env := callWithEnvelope(t.Private(), "search", dialect.Args{dialect.Query: term, dialect.Limit: n}, "/v1/search")
-	hs := hits(c)
+	c, env := probe.CallWithEnvelope(t.Private(), "search", dialect.Args{dialect.Query: term, dialect.Limit: n}, "/v1/search")
+	hs := probe.Hits(c)
 	t.Clause(1, func() {
 		if !t.Assert(!c.IsError(), "search with limit %d must succeed: %s", n, c.Describe()) {
 			return
 		}
 		t.Assert(len(resultObjects(c)) <= n, "limit %d caps the merged hits across all connections, not the hits per connection: %d came back", n, len(resultObjects(c)))
-		t.Assert(len(hs) > 0, "%q finds %d hits across connections, so a search with limit %d must return some", term, len(hits(wide)), n)
+		t.Assert(len(hs) > 0, "%q finds %d hits across connections, so a search with limit %d must return some", term, len(probe.Hits(wide)), n)
 	})
-	labels := connectionLabels(readsIndex(t))
+	labels := connectionLabels(probe.ReadsIndex(t))
 	rsHits := rsHitIdentities(env)
 	t.Clause(2, func() {
 		if c.IsError() {
@@ -45,9 +46,9 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 				}
 				t.Assert(rs.key == "" || h.Key == rs.key, "hit %s carries connector_key %q, the RS answered %q", h.ID, h.Key, rs.key)
 			}
-			want := firstNonEmptyString(rs.label, labels[h.Conn])
+			want := probe.FirstNonEmpty(rs.label, labels[h.Conn])
 			if want != "" {
-				t.Assert(slices.Contains(stringValues(h.Raw), want), "hit %s must carry the display label %q of connection %s: %v", h.ID, want, h.Conn, h.Raw)
+				t.Assert(slices.Contains(probe.StringValues(h.Raw), want), "hit %s must carry the display label %q of connection %s: %v", h.ID, want, h.Conn, h.Raw)
 			}
 		}
 	})
@@ -55,10 +56,10 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 
 // resultObjects are the entries of structuredContent's results, whatever
 // they hold.
-func resultObjects(c *Call) []any { return hitList(c) }
+func resultObjects(c *Call) []any { return probe.HitList(c) }
 
 // connectionLabels maps each connection of the index to its display name.
-func connectionLabels(index []schemaRow) map[string]string {
+func connectionLabels(index []probe.SchemaRow) map[string]string {
 	out := map[string]string{}
 	for _, r := range index {
 		for id, name := range r.ConnNames {
@@ -82,26 +83,8 @@ func rsHitIdentities(env map[string]any) map[string]rsHit {
 		if m == nil {
 			continue
 		}
-		out[str(m["connection_id"])+"\x00"+str(m["stream"])+"\x00"+str(m["record_key"])] = rsHit{
-			key: firstNonEmptyString(str(m["connector_key"]), str(m["connector_id"])), label: str(m["display_name"])}
-	}
-	return out
-}
-
-// stringValues are the strings anywhere in v.
-func stringValues(v any) []string {
-	var out []string
-	switch x := v.(type) {
-	case string:
-		out = append(out, x)
-	case map[string]any:
-		for _, e := range x {
-			out = append(out, stringValues(e)...)
-		}
-	case []any:
-		for _, e := range x {
-			out = append(out, stringValues(e)...)
-		}
+		out[probe.String(m["connection_id"])+"\x00"+probe.String(m["stream"])+"\x00"+probe.String(m["record_key"])] = rsHit{
+			key: probe.FirstNonEmpty(probe.String(m["connector_key"]), probe.String(m["connector_id"])), label: probe.String(m["display_name"])}
 	}
 	return out
 }

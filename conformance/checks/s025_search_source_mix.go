@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // The source mix is found by value: a line of the text that names every
 // contributing connection with its hit count, however it is labelled.
 var s025 = &Check{ID: "S025", Slug: "search-source-mix", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	readsIndex(t)
-	term, c, ok := fanInTerm(t)
+	probe.ReadsIndex(t)
+	term, c, ok := probe.FanInTerm(t)
 	if !ok {
 		t.Skipf("no word from the target's records finds hits in two or more connections")
 	}
@@ -29,8 +30,8 @@ var s025 = &Check{ID: "S025", Slug: "search-source-mix", Mode: ModeBBD, Tools: [
 		t.Fatalf("load the wide-25 fixture: %v", err)
 	}
 	wide := t.On(t.Fork(fx))
-	term, c, ok = fanInTerm(wide)
-	if !ok || len(connectionsOf(hits(c))) <= 8 {
+	term, c, ok = probe.FanInTerm(wide)
+	if !ok || len(probe.ConnectionsOf(probe.Hits(c))) <= 8 {
 		t.Record("wide grant", "not exercised: the wide-25 fixture gives no search drawing on more than eight connections")
 		return
 	}
@@ -40,7 +41,7 @@ var s025 = &Check{ID: "S025", Slug: "search-source-mix", Mode: ModeBBD, Tools: [
 // expectSourceMix judges S025.1 on a search whose hits come from several
 // connections: one line of its text names each with its hit count.
 func expectSourceMix(t *T, term string, c *Call) {
-	want := connectionsOf(hits(c))
+	want := probe.ConnectionsOf(probe.Hits(c))
 	delete(want, "")
 	if len(want) < 2 {
 		return

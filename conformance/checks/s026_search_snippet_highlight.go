@@ -7,6 +7,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -15,8 +16,8 @@ import (
 // on the highlights fixture, whose snippets put tags across every common
 // cut length, one record (and one search) per placement.
 var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	readsIndex(t)
-	term, c, ok := fanInTerm(t)
+	probe.ReadsIndex(t)
+	term, c, ok := probe.FanInTerm(t)
 	judged := 0
 	if c != nil {
 		judged += judgeHighlights(t, c)
@@ -31,7 +32,7 @@ var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, T
 		}
 		hl := t.On(t.Fork(fx))
 		for _, rec := range fx.Streams[0].Records {
-			judged += judgeHighlights(t, hl.CallRoles("search", dialect.Args{dialect.Query: str(rec.Data[fakers.ProbeField]), dialect.Limit: 5}))
+			judged += judgeHighlights(t, hl.CallRoles("search", dialect.Args{dialect.Query: probe.String(rec.Data[fakers.ProbeField]), dialect.Limit: 5}))
 		}
 	} else {
 		t.Record("highlights at every cut", "not exercised: "+CapFixture.SkipReason())
@@ -46,12 +47,12 @@ var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, T
 // preview of one search: those in structuredContent, and each line of its
 // text. It returns how many it judged.
 func judgeHighlights(t *T, c *Call) int {
-	if c.IsError() || len(hits(c)) == 0 {
+	if c.IsError() || len(probe.Hits(c)) == 0 {
 		return 0
 	}
 	query := c.Role(dialect.Query)
-	terms := words(strings.ToLower(str(query)))
-	shown := textSnippets(c)
+	terms := probe.Words(strings.ToLower(probe.String(query)))
+	shown := probe.TextSnippets(c)
 	for _, line := range strings.Split(c.Text(), "\n") {
 		if strings.TrimSpace(line) != "" {
 			shown = append(shown, line)
@@ -87,17 +88,17 @@ func tagProblem(s string) string {
 	// for balanced tags, not <mark>): the first balanced pair's, else the
 	// first highlight tag's, else mark.
 	name := "mark"
-	if tags := highlightTagRe.FindAllString(s, -1); len(tags) > 0 {
+	if tags := probe.HighlightTag.FindAllString(s, -1); len(tags) > 0 {
 		name = strings.Trim(tags[0], "</>")
 	}
-	for _, m := range highlightedRe.FindAllStringSubmatch(s, -1) {
+	for _, m := range probe.HighlightedTerm.FindAllStringSubmatch(s, -1) {
 		if m[1] == m[3] {
 			name = m[1]
 			break
 		}
 	}
 	open := false
-	for _, tag := range highlightTagRe.FindAllString(s, -1) {
+	for _, tag := range probe.HighlightTag.FindAllString(s, -1) {
 		if strings.Trim(tag, "</>") != name {
 			continue
 		}

@@ -1,28 +1,25 @@
 package checks
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 var (
-	markOrEllipsis = regexp.MustCompile(`</?(?:mark|em|b|strong|hl|i|u|ins|span)>|…|⋯|\.\.\.`)
-	titleKeys      = []string{"title", "name", "subject", "summary"}
-	authoredKeys   = []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"}
+	titleKeys    = []string{"title", "name", "subject", "summary"}
+	authoredKeys = []string{"sent_at", "authored_at", "created_at", "source_created_at", "occurred_at", "updated_at"}
 )
-
-func plainText(s string) string { return strings.TrimSpace(markOrEllipsis.ReplaceAllString(s, "")) }
 
 // Only hits without a title of their own are judged: where the fixture
 // tells, hits whose record declares no primary-title value; elsewhere,
 // every hit, for a title holding the snippet as shown.
 var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	readsIndex(t)
-	_, c, _ := fanInTerm(t)
+	probe.ReadsIndex(t)
+	_, c, _ := probe.FanInTerm(t)
 	if c == nil {
 		t.Skipf("no word from the target's records finds any hit")
 	}
@@ -30,13 +27,13 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 	if t.Target.Has(CapControlledRS) {
 		fx = t.RS().Fixture()
 	}
-	for _, h := range hits(c) {
+	for _, h := range probe.Hits(c) {
 		titled, known := ownTitle(fx, h)
 		if known && titled {
 			continue
 		}
 		t.Clause(1, func() {
-			t.Assert(strings.TrimSpace(plainText(h.Title)) != "", "hit %s has no title of its own, so it needs a human-readable one: %q", h.ID, h.Title)
+			t.Assert(strings.TrimSpace(probe.WithoutMarks(h.Title)) != "", "hit %s has no title of its own, so it needs a human-readable one: %q", h.ID, h.Title)
 			if h.Snippet == "" {
 				return
 			}
@@ -60,10 +57,10 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 		t.Clause(2, func() { t.Skipf("the fixture has no untitled record with an authored time") })
 		return
 	}
-	q := strings.Join(words(lexicalText(s, rec))[:3], " ")
+	q := strings.Join(probe.Words(lexicalText(s, rec))[:3], " ")
 	r := t.CallRoles("search", dialect.Args{dialect.Query: q, dialect.Connection: rec.ConnectionID, dialect.Limit: 25})
 	t.Clause(2, func() {
-		for _, h := range hits(r) {
+		for _, h := range probe.Hits(r) {
 			if h.Record != rec.ID && !strings.HasSuffix(h.ID, ":"+rec.ID) {
 				continue
 			}
@@ -81,7 +78,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 // ownTitle reports whether the record behind a hit has a title of its
 // own: a value in a field that declares the primary-title role. known is
 // false when the fixture cannot tell.
-func ownTitle(fx *fakers.Fixture, h hit) (titled, known bool) {
+func ownTitle(fx *fakers.Fixture, h probe.Hit) (titled, known bool) {
 	if fx == nil || h.Record == "" {
 		return false, false
 	}
@@ -104,7 +101,7 @@ func ownTitle(fx *fakers.Fixture, h hit) (titled, known bool) {
 // titledBySnippet reports a title that is the snippet, or a long part of
 // it, once highlights and ellipses are set aside.
 func titledBySnippet(title, snippet string) bool {
-	t, s := plainText(title), plainText(snippet)
+	t, s := probe.WithoutMarks(title), probe.WithoutMarks(snippet)
 	return t == s || (len(t) >= 20 && strings.Contains(s, t)) || (len(s) >= 20 && strings.Contains(t, s))
 }
 
@@ -132,7 +129,7 @@ func timeShownIn(text, ts string) bool {
 func untitledRecord(fx *fakers.Fixture) (fakers.Record, *fakers.Stream, string, bool) {
 	for _, s := range fx.Streams {
 		for _, rec := range s.Records {
-			if lexicalText(s, rec) == "" || len(words(lexicalText(s, rec))) < 3 {
+			if lexicalText(s, rec) == "" || len(probe.Words(lexicalText(s, rec))) < 3 {
 				continue
 			}
 			titled := false
@@ -162,7 +159,3 @@ func lexicalText(s *fakers.Stream, rec fakers.Record) string {
 	}
 	return ""
 }
-
-var wordsRe = regexp.MustCompile(`[A-Za-z0-9]+`)
-
-func words(s string) []string { return wordsRe.FindAllString(s, -1) }

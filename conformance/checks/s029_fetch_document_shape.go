@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // documentKeys are the MCP/OpenAI search-fetch document. Seed 001 allows
@@ -19,12 +20,12 @@ var documentKeys = []string{"id", "metadata", "text", "title", "url"}
 // S029 owns the fetch document's shape. A cut long text is S050's (it
 // never truncates silently), and a continuation S033's.
 var s029 = &Check{ID: "S029", Slug: "fetch-document-shape", Mode: ModeBBD, Tools: []string{"fetch"}, Run: func(t *T) {
-	readsIndex(t)
-	_, c, _ := fanInTerm(t)
-	if c == nil || len(hits(c)) == 0 {
+	probe.ReadsIndex(t)
+	_, c, _ := probe.FanInTerm(t)
+	if c == nil || len(probe.Hits(c)) == 0 {
 		t.Skipf("no word from the target's records finds any hit to fetch")
 	}
-	h := hits(c)[0]
+	h := probe.Hits(c)[0]
 	if h.ID == "" {
 		t.BlockedBy("S024", "the first search hit carries no id to fetch: %v", h.Raw)
 	}
@@ -40,7 +41,7 @@ var s029 = &Check{ID: "S029", Slug: "fetch-document-shape", Mode: ModeBBD, Tools
 		keys := slices.Sorted(mapKeys(doc))
 		t.Expect(keys).To(Equal(documentKeys), "structuredContent must be exactly the document {id, title, text, url, metadata}")
 		for _, k := range []string{"id", "title", "url"} {
-			t.Expect(str(doc[k])).NotTo(BeEmpty(), "the document needs a non-empty %s", k)
+			t.Expect(probe.String(doc[k])).NotTo(BeEmpty(), "the document needs a non-empty %s", k)
 		}
 		_, isText := doc["text"].(string)
 		t.Assert(isText, "the document's text is a string: %v", doc["text"])
@@ -65,7 +66,7 @@ var s029 = &Check{ID: "S029", Slug: "fetch-document-shape", Mode: ModeBBD, Tools
 	t.Clause(3, func() {
 		for _, k := range []string{"data", "provider_url", "request_id"} {
 			_, has := doc[k]
-			t.Assert(!has, "structuredContent carries %s: %s", k, clipText(compactJSONOf(doc[k]), 200))
+			t.Assert(!has, "structuredContent carries %s: %s", k, clipText(probe.CompactJSON(doc[k]), 200))
 		}
 	})
 	t.Clause(4, func() {
@@ -114,16 +115,16 @@ func documentMirrors(f *Call) []map[string]any {
 // connection, the connector key (when known), the stream and the record id
 // (in metadata or in the document's id).
 func expectSourceIdentity(t *T, meta, doc map[string]any, conn, key, stream, record string) {
-	vals := stringValues(meta)
+	vals := probe.StringValues(meta)
 	has := func(v string) bool { return slices.Contains(vals, v) }
-	t.Assert(has(conn), "metadata must carry the source connection %s for citation and retry: %s", conn, clipText(compactJSONOf(meta), 300))
-	t.Assert(has(stream), "metadata must carry the stream %s: %s", stream, clipText(compactJSONOf(meta), 300))
+	t.Assert(has(conn), "metadata must carry the source connection %s for citation and retry: %s", conn, clipText(probe.CompactJSON(meta), 300))
+	t.Assert(has(stream), "metadata must carry the stream %s: %s", stream, clipText(probe.CompactJSON(meta), 300))
 	if key != "" {
-		t.Assert(has(key), "metadata must carry the connector key %s: %s", key, clipText(compactJSONOf(meta), 300))
+		t.Assert(has(key), "metadata must carry the connector key %s: %s", key, clipText(probe.CompactJSON(meta), 300))
 	}
 	if record != "" {
-		t.Assert(has(record) || containsToken(str(doc["id"]), record) || slices.ContainsFunc(vals, func(v string) bool { return containsToken(v, record) }),
-			"metadata or the document id must carry the record id %s: %s", record, clipText(compactJSONOf(meta), 300))
+		t.Assert(has(record) || probe.ContainsToken(probe.String(doc["id"]), record) || slices.ContainsFunc(vals, func(v string) bool { return probe.ContainsToken(v, record) }),
+			"metadata or the document id must carry the record id %s: %s", record, clipText(probe.CompactJSON(meta), 300))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // Seed 001 asks for the projected record: an adapter may project itself
@@ -21,7 +22,7 @@ var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Tools: []s
 		t.Skipf("no stream in the target's grant has a record with two or more string fields to project")
 	}
 	if t.Target.Has(CapFixture) {
-		fetchProjected(t, onRSIgnoringProjection(t), t.Advise, ignoringRSRule)
+		fetchProjected(t, probe.OnRSIgnoringProjection(t), t.Advise, ignoringRSRule)
 	}
 }}
 
@@ -35,7 +36,7 @@ const ignoringRSRule = "against an RS that ignores fields (mcpcheck's own defenc
 // target's own RS judges the document's source identity and the requested
 // field's value (S030.1, S030.3).
 func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note string) bool {
-	index := readsIndex(on)
+	index := probe.ReadsIndex(on)
 	keyOf := map[string]string{}
 	var labels []string // source identity, which metadata keeps whatever the projection
 	for _, r := range index {
@@ -48,17 +49,17 @@ func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note strin
 	inLabel := func(v string) bool {
 		return slices.ContainsFunc(labels, func(l string) bool { return l != "" && strings.Contains(l, v) })
 	}
-	for i, s := range sources(index) {
-		if i == maxStreamProbes {
+	for i, s := range probe.Sources(index) {
+		if i == probe.MaxStreamProbes {
 			break
 		}
-		c := on.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 1}))
-		recs := records(c)
-		if c.IsError() || len(recs) == 0 || s.conn == "" {
+		c := on.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 1}))
+		recs := probe.Records(c)
+		if c.IsError() || len(recs) == 0 || s.Conn == "" {
 			continue
 		}
 		data, _ := recs[0]["data"].(map[string]any)
-		recID := str(recs[0]["id"])
+		recID := probe.String(recs[0]["id"])
 		keys := make([]string, 0, len(data))
 		for k, v := range data {
 			if sv, ok := v.(string); ok && len(sv) >= 8 && k != "id" && sv != recID {
@@ -69,21 +70,21 @@ func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note strin
 			continue
 		}
 		sort.Strings(keys)
-		id := fetchIDFor(on, s, recs[0], c)
+		id := probe.FetchIDFor(on, s, recs[0], c)
 		if id == "" {
-			t.BlockedBy("S034", "neither search nor the query_records text gives an id that fetch takes for record %s of %s", recID, s.stream)
+			t.BlockedBy("S034", "neither search nor the query_records text gives an id that fetch takes for record %s of %s", recID, s.Stream)
 		}
 		// The first and the last field: one of them is usually not the
 		// stream's primary text, so the projection itself is the answer.
 		for _, keep := range []string{keys[0], keys[len(keys)-1]} {
 			f := on.CallRoles("fetch", dialect.Args{dialect.RecordID: id, dialect.Fields: []string{keep}})
-			doc := readDocument(t, f)
+			doc := probe.ReadDocument(t, f)
 			all := f.Text() + "\n" + string(f.Raw)
 			docJSON, _ := json.Marshal(doc)
 			if note == "" {
 				t.Clause(1, func() {
-					t.Assert(shownIn(string(docJSON), valueHead(str(data[keep]))), "fetch(fields: [%s]) must render the document from the projected record, showing the requested field's value %q:\n%s",
-						keep, clipText(str(data[keep]), 60), clipText(f.Text(), 400))
+					t.Assert(probe.ShownIn(string(docJSON), valueHead(probe.String(data[keep]))), "fetch(fields: [%s]) must render the document from the projected record, showing the requested field's value %q:\n%s",
+						keep, clipText(probe.String(data[keep]), 60), clipText(f.Text(), 400))
 				})
 			}
 			t.Clause(2, func() {
@@ -91,8 +92,8 @@ func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note strin
 					// A value the requested field holds too proves nothing.
 					// A value the source's own label holds (a login inside
 					// "octo-dev GitHub") proves nothing either.
-					if v := str(data[k]); k != keep && !strings.Contains(str(data[keep]), valueHead(v)) && !inLabel(valueHead(v)) {
-						assert(!shownIn(all, valueHead(v)), "%sfetch(fields: [%s]) shows the unrequested field %s (%q)", note, keep, k, clipText(v, 60))
+					if v := probe.String(data[k]); k != keep && !strings.Contains(probe.String(data[keep]), valueHead(v)) && !inLabel(valueHead(v)) {
+						assert(!probe.ShownIn(all, valueHead(v)), "%sfetch(fields: [%s]) shows the unrequested field %s (%q)", note, keep, k, clipText(v, 60))
 					}
 				}
 			})
@@ -102,7 +103,7 @@ func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note strin
 					if !ok {
 						t.BlockedBy("S029", "the document has no metadata object")
 					}
-					expectSourceIdentity(t, meta, doc, s.conn, keyOf[s.conn+"\x00"+s.stream], s.stream, recID)
+					expectSourceIdentity(t, meta, doc, s.Conn, keyOf[s.Conn+"\x00"+s.Stream], s.Stream, recID)
 				})
 			}
 		}
@@ -116,14 +117,4 @@ func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note strin
 func valueHead(v string) string {
 	r := []rune(v)
 	return string(r[:min(len(r), 40)])
-}
-
-// shownIn reports whether raw JSON or text holds s, escaped either way.
-func shownIn(raw, s string) bool {
-	b, _ := json.Marshal(s)
-	var w strings.Builder
-	enc := json.NewEncoder(&w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.Contains(raw, s) || strings.Contains(raw, strings.Trim(string(b), `"`)) || strings.Contains(raw, strings.Trim(strings.TrimSpace(w.String()), `"`))
 }

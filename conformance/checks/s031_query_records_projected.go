@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // Seed 001 asks for narrowed records: an adapter may narrow them itself or
@@ -15,31 +16,31 @@ import (
 // projection, narrowing them anyway is mcpcheck's own defence in depth:
 // recommended.
 var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, Tools: []string{"query_records"}, Run: func(t *T) {
-	index := readsIndex(t)
+	index := probe.ReadsIndex(t)
 	var (
-		src    source
+		src    probe.Source
 		fields []string
 		keys   []string // the stream's declared primary key
 	)
-	for i, s := range sources(index) {
-		if i == maxStreamProbes {
+	for i, s := range probe.Sources(index) {
+		if i == probe.MaxStreamProbes {
 			break
 		}
-		sc := t.CallRoles("schema", s.roles(nil))
-		rows := rowsNamed(schemaRows(sc.Data()), s.stream)
+		sc := t.CallRoles("schema", s.Roles(nil))
+		rows := probe.RowsNamed(probe.SchemaRows(sc.Data()), s.Stream)
 		var names []string
 		for _, r := range rows {
-			for _, f := range fieldNames(r) {
+			for _, f := range probe.FieldNames(r) {
 				if f != "id" {
 					names = append(names, f)
 				}
 			}
 		}
 		// A stream with no records cannot show a projection: the next one.
-		if len(names) >= 3 && len(records(t.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 1})))) > 0 {
+		if len(names) >= 3 && len(probe.Records(t.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 1})))) > 0 {
 			src, fields = s, names[:2]
 			for _, r := range rows {
-				for _, k := range stringList(r.Raw["primary_key"]) {
+				for _, k := range probe.StringList(r.Raw["primary_key"]) {
 					if !slices.Contains(keys, k) {
 						keys = append(keys, k)
 					}
@@ -48,20 +49,20 @@ var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, To
 			break
 		}
 	}
-	if src.stream == "" {
+	if src.Stream == "" {
 		t.Skipf("no stream in the target's grant shows three or more fields to project and holds a record")
 	}
 	p := projection{src: src, fields: fields, keys: keys}
 	p.judge(t, t, t.Assert, "")
 	if t.Target.Has(CapFixture) {
-		p.judge(t, onRSIgnoringProjection(t), t.Advise, ignoringRSRule)
+		p.judge(t, probe.OnRSIgnoringProjection(t), t.Advise, ignoringRSRule)
 	}
 }}
 
 // A projection is the read S031 judges: fields of one source, whose
 // declared primary key may stay beside them.
 type projection struct {
-	src          source
+	src          probe.Source
 	fields, keys []string
 }
 
@@ -69,18 +70,18 @@ type projection struct {
 // at the level the view is judged at (note prefixes its messages).
 func (p projection) judge(t, on *T, assert func(bool, string, ...any) bool, note string) {
 	src, fields, keys := p.src, p.fields, p.keys
-	c := on.CallRoles("query_records", src.roles(dialect.Args{dialect.Fields: fields, dialect.Limit: 5}))
+	c := on.CallRoles("query_records", src.Roles(dialect.Args{dialect.Fields: fields, dialect.Limit: 5}))
 	if c.IsError() {
 		t.Clause(1, func() { assert(false, "%sa projected read must succeed: %s", note, c.Describe()) })
 		return
 	}
-	recs := records(c)
+	recs := probe.Records(c)
 	docs := queryRecordsDocs(on.Target)
 	identity := func(k string) bool { return slices.Contains(keys, k) }
-	declared := func(k string) bool { return identity(k) || containsToken(docs, k) }
+	declared := func(k string) bool { return identity(k) || probe.ContainsToken(docs, k) }
 	wanted := func(k string) bool { return slices.Contains(fields, k) }
 	t.Clause(1, func() {
-		if !assert(len(recs) > 0, "%sthe projected read of %s must return its records, narrowed: %s", note, src.stream, c.Describe()) {
+		if !assert(len(recs) > 0, "%sthe projected read of %s must return its records, narrowed: %s", note, src.Stream, c.Describe()) {
 			return
 		}
 		var extra []string
@@ -126,22 +127,5 @@ func payloadOf(r map[string]any) map[string]any {
 	return r
 }
 
-// stringList reads a JSON array of strings (or one string).
-func stringList(v any) []string {
-	switch x := v.(type) {
-	case string:
-		return []string{x}
-	case []any:
-		var out []string
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
 // queryRecordsDocs is everything query_records says about itself.
-func queryRecordsDocs(tgt *Target) string { return toolDocs(tgt, "query_records") }
+func queryRecordsDocs(tgt *Target) string { return probe.ToolDocs(tgt, "query_records") }

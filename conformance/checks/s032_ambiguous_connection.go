@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // ambiguityListMax is mcpcheck's own cap on available_connections (the
@@ -23,13 +24,13 @@ var schemaHintRe = regexp.MustCompile(`\bschema\b`)
 // error is for source-required reads over a multi-source package, so the
 // scenario does not apply to it.
 var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools: []string{"query_records"}, Run: func(t *T) {
-	index := readsIndex(t)
-	name, ok := sharedStream(index)
+	index := probe.ReadsIndex(t)
+	name, ok := probe.SharedStream(index)
 	if !ok {
-		t.Skipf("%s", noSharedStream)
+		t.Skipf("%s", probe.NoSharedStream)
 	}
 	total := map[string]bool{}
-	for _, r := range rowsNamed(index, name) {
+	for _, r := range probe.RowsNamed(index, name) {
 		for _, c := range r.Connections {
 			total[c] = true
 		}
@@ -50,7 +51,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 	}
 	if len(avail) > 0 {
 		t.Clause(3, func() {
-			conn := str(avail[0]["connection_id"])
+			conn := probe.String(avail[0]["connection_id"])
 			retry := on.CallRoles("query_records", dialect.Args{dialect.Stream: name, dialect.Limit: 1, dialect.Connection: conn})
 			t.Assert(!retry.IsError(), "retrying with the listed connection_id %q must work at once: %s", conn, retry.Describe())
 		})
@@ -77,10 +78,10 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 // answer whose records name their connections leaves the scenario without
 // its subject; an answer that hides where records come from breaks S032.1.
 func judgeFanIn(t *T, c *Call, stream string) {
-	recs := records(c)
+	recs := probe.Records(c)
 	named := len(recs) > 0
 	for _, r := range recs {
-		named = named && str(r["connection_id"]) != ""
+		named = named && probe.String(r["connection_id"]) != ""
 	}
 	if named {
 		t.NotApplicable("the adapter answers a read of stream %q without connection_id by fanning in, each record naming its connection: no ambiguity error to judge", stream)
@@ -119,7 +120,7 @@ func expectAmbiguity(t *T, c *Call, stream string, total int) []map[string]any {
 		}
 		for _, am := range avail {
 			for _, k := range []string{"grant_id", "connector_key", "connection_id"} {
-				t.Assert(str(am[k]) != "", "each available connection carries %s: %v", k, am)
+				t.Assert(probe.String(am[k]) != "", "each available connection carries %s: %v", k, am)
 			}
 		}
 	})
@@ -131,9 +132,9 @@ func expectAmbiguity(t *T, c *Call, stream string, total int) []map[string]any {
 		if len(avail) >= total {
 			return
 		}
-		t.Assert(numberIn(e, total), "a list of %d of %d connections must carry the total %d: %s", len(avail), total, total, clipText(compactJSONOf(e), 400))
+		t.Assert(numberIn(e, total), "a list of %d of %d connections must carry the total %d: %s", len(avail), total, total, clipText(probe.CompactJSON(e), 400))
 		t.Assert(truncationSaid(e, total-len(avail)), "a list of %d of %d connections must say it is truncated (a flag, or the %d left out): %s",
-			len(avail), total, total-len(avail), clipText(compactJSONOf(e), 400))
+			len(avail), total, total-len(avail), clipText(probe.CompactJSON(e), 400))
 		t.Assert(schemaHintRe.MatchString(c.Text()), "a truncated list must tell the model, in content[] text, to call schema for the full connection index:\n%s", clipText(c.Text(), 400))
 	})
 	return avail

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // What a result leaves out is found by value, never by a marker's wording:
@@ -16,49 +17,49 @@ import (
 // Each needs a continuation in the text (S033.1) that works and stays on
 // the same source, stream and field (S033.2); every one found is followed.
 var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBBD, Tools: []string{"query_records", "search", "fetch", "read_record_field"}, Run: func(t *T) {
-	index := readsIndex(t)
+	index := probe.ReadsIndex(t)
 	judged := 0
 	fetched := map[string]*Call{}
 	recordsShown := func(c *Call) func(string) bool {
-		ids := recordIDsShown(t, c, fetched)
+		ids := probe.RecordIDsShown(t, c, fetched)
 		return func(id string) bool { return ids[id] != "" }
 	}
 	var long struct {
-		src   source
+		src   probe.Source
 		rec   map[string]any
 		field string
 		page  *Call
 	}
-	for i, s := range sources(index) {
-		if i == maxStreamProbes {
+	for i, s := range probe.Sources(index) {
+		if i == probe.MaxStreamProbes {
 			break
 		}
-		c := t.CallRoles("query_records", s.roles(nil)) // default limits: the preview may hide part of the page
-		if c.IsError() || len(records(c)) == 0 {
+		c := t.CallRoles("query_records", s.Roles(nil)) // default limits: the preview may hide part of the page
+		if c.IsError() || len(probe.Records(c)) == 0 {
 			continue
 		}
-		judged += followHidden(t, c, recordIDs, recordsShown, recordScope(t, s))
-		judged += followCutValues(t, c, s, recordIDsShown(t, c, fetched))
-		for _, r := range records(c) {
+		judged += followHidden(t, c, probe.RecordIDs, recordsShown, recordScope(t, s))
+		judged += followCutValues(t, c, s, probe.RecordIDsShown(t, c, fetched))
+		for _, r := range probe.Records(c) {
 			data, _ := r["data"].(map[string]any)
-			if f := longestField(data); long.rec == nil && longestString(data) > 600 {
+			if f := probe.LongestField(data); long.rec == nil && probe.LongestString(data) > 600 {
 				long.src, long.rec, long.field, long.page = s, r, f, c
 			}
 		}
 	}
-	if term, _, _ := fanInTerm(t); term != "" {
+	if term, _, _ := probe.FanInTerm(t); term != "" {
 		d := t.CallRoles("search", dialect.Args{dialect.Query: term})
 		if !d.IsError() {
-			judged += followHidden(t, d, hitIDs, tokensShown, searchScope(t, d))
+			judged += followHidden(t, d, probe.HitIDs, tokensShown, searchScope(t, d))
 			judged += followEvidence(t, d)
 		}
 	}
 	if long.rec != nil {
-		if id := fetchIDFor(t, long.src, long.rec, long.page); id != "" {
+		if id := probe.FetchIDFor(t, long.src, long.rec, long.page); id != "" {
 			data, _ := long.rec["data"].(map[string]any)
-			v := str(data[long.field])
+			v := probe.String(data[long.field])
 			judged += followWindows(t, id, long.field, v)
-			judged += followFetchedText(t, id, long.field, str(long.rec["id"]), v)
+			judged += followFetchedText(t, id, long.field, probe.String(long.rec["id"]), v)
 		}
 	}
 	if judged == 0 {
@@ -68,20 +69,20 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 
 // A scope judges S033.2 on one followed call: "" when it stayed on the
 // source it continues, else why not.
-type scope func(cont continuation, r *Call) string
+type scope func(cont probe.Continuation, r *Call) string
 
 // recordScope keeps a query_records continuation on one stream and
 // connection.
-func recordScope(t *T, s source) scope {
-	return func(cont continuation, r *Call) string {
-		if st := str(roleOf(t, cont, dialect.Stream)); st != s.stream {
-			return fmt.Sprintf("it reads stream %q, not %q", st, s.stream)
+func recordScope(t *T, s probe.Source) scope {
+	return func(cont probe.Continuation, r *Call) string {
+		if st := probe.String(probe.RoleOf(t, cont, dialect.Stream)); st != s.Stream {
+			return fmt.Sprintf("it reads stream %q, not %q", st, s.Stream)
 		}
-		if conn := str(roleOf(t, cont, dialect.Connection)); s.conn != "" && conn != s.conn {
-			return fmt.Sprintf("it reads connection %q, not %q", conn, s.conn)
+		if conn := probe.String(probe.RoleOf(t, cont, dialect.Connection)); s.Conn != "" && conn != s.Conn {
+			return fmt.Sprintf("it reads connection %q, not %q", conn, s.Conn)
 		}
-		for _, rec := range records(r) {
-			if conn := str(rec["connection_id"]); s.conn != "" && conn != "" && conn != s.conn {
+		for _, rec := range probe.Records(r) {
+			if conn := probe.String(rec["connection_id"]); s.Conn != "" && conn != "" && conn != s.Conn {
 				return fmt.Sprintf("it returns record %v of connection %s", rec["id"], conn)
 			}
 		}
@@ -91,9 +92,9 @@ func recordScope(t *T, s source) scope {
 
 // searchScope keeps a search continuation on the same query and scope.
 func searchScope(t *T, first *Call) scope {
-	return func(cont continuation, _ *Call) string {
+	return func(cont probe.Continuation, _ *Call) string {
 		for _, r := range []dialect.Role{dialect.Query, dialect.Connection, dialect.Streams} {
-			if got, want := roleOf(t, cont, r), first.Role(r); fmt.Sprint(got) != fmt.Sprint(want) {
+			if got, want := probe.RoleOf(t, cont, r), first.Role(r); fmt.Sprint(got) != fmt.Sprint(want) {
 				return fmt.Sprintf("it searches %s %v, not %v", r, got, want)
 			}
 		}
@@ -104,7 +105,7 @@ func searchScope(t *T, first *Call) scope {
 // tokensShown reports which ids a call's text shows as tokens.
 func tokensShown(c *Call) func(string) bool {
 	text := c.Text()
-	return func(id string) bool { return containsToken(text, id) }
+	return func(id string) bool { return probe.ContainsToken(text, id) }
 }
 
 // followHidden judges the items of an answer (records, hits) whose ids its
@@ -123,7 +124,7 @@ func followHidden(t *T, first *Call, ids func(*Call) []string, shown func(*Call)
 		return 0
 	}
 	type followed struct {
-		cont continuation
+		cont probe.Continuation
 		r    *Call
 	}
 	var done []followed
@@ -134,11 +135,11 @@ func followHidden(t *T, first *Call, ids func(*Call) []string, shown func(*Call)
 		for len(queue) > 0 && len(done) < 40 && len(reached) < len(hidden) {
 			c := queue[0]
 			queue = queue[1:]
-			for _, cont := range nextCalls(c) {
-				if cont.Tool != first.Tool || seen[callKey(cont)] {
+			for _, cont := range probe.NextCalls(c) {
+				if cont.Tool != first.Tool || seen[probe.CallKey(cont)] {
 					continue
 				}
-				seen[callKey(cont)] = true
+				seen[probe.CallKey(cont)] = true
 				r := t.Follow(cont)
 				done = append(done, followed{cont, r})
 				if !t.Assert(!r.IsError(), "the %s continuation %v shown in the text must work: %s", cont.Tool, cont.Args, r.Describe()) {
@@ -179,11 +180,11 @@ func followHidden(t *T, first *Call, ids func(*Call) []string, shown func(*Call)
 // each such field needs a read_record_field call for it in the text, or
 // the record a fetch call or a fetch id the text shows. shownIDs maps
 // each record to the id the text shows for it.
-func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
+func followCutValues(t *T, c *Call, s probe.Source, shownIDs map[string]string) int {
 	text := c.Text()
 	judged := 0
-	for _, rec := range records(c) {
-		recID := str(rec["id"])
+	for _, rec := range probe.Records(c) {
+		recID := probe.String(rec["id"])
 		data, _ := rec["data"].(map[string]any)
 		id := shownIDs[recID]
 		if recID == "" || id == "" {
@@ -191,7 +192,7 @@ func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
 		}
 		var cut []string
 		for field, x := range data {
-			if v, ok := x.(string); ok && v != "" && v != recID && v != id && !looksBinary(v) && !shownIn(text, v) {
+			if v, ok := x.(string); ok && v != "" && v != recID && v != id && !probe.LooksBinary(v) && !probe.ShownIn(text, v) {
 				cut = append(cut, field)
 			}
 		}
@@ -203,17 +204,17 @@ func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
 		judgeOfferedFieldReads(t, text, id, recID, data, cut)
 		var rest []string
 		for _, field := range cut {
-			cont, ok := writtenCall(t, text, "read_record_field", id, field)
+			cont, ok := probe.WrittenCall(t, text, "read_record_field", id, field)
 			if !ok {
 				rest = append(rest, field)
 				continue
 			}
-			followRecordCall(t, cont, t.Follow(cont), s, recID, field, str(data[field]))
+			followRecordCall(t, cont, t.Follow(cont), s, recID, field, probe.String(data[field]))
 		}
 		if len(rest) == 0 {
 			continue
 		}
-		cont, r := fetchOffered(t, text, id)
+		cont, r := probe.FetchOffered(t, text, id)
 		t.Clause(1, func() {
 			t.Assert(r != nil, "record %s shows %v only in part or not at all; the text must offer read_record_field arguments for them or a fetch id for the record:\n%s",
 				recID, rest, clipText(text, 600))
@@ -231,18 +232,18 @@ func followCutValues(t *T, c *Call, s source, shownIDs map[string]string) int {
 // fetch of the whole record is no excuse for a field read that leaves
 // its field.
 func judgeOfferedFieldReads(t *T, text, id, recID string, data map[string]any, cut []string) {
-	for _, c := range continuationsIn(text) {
-		if c.Tool != "read_record_field" || !refersTo(c, id) {
+	for _, c := range probe.ContinuationsIn(text) {
+		if c.Tool != "read_record_field" || !probe.RefersTo(c, id) {
 			continue
 		}
-		field := str(roleOf(t, c, dialect.Field))
+		field := probe.String(probe.RoleOf(t, c, dialect.Field))
 		if field == "" || slices.Contains(cut, field) {
 			continue // a cut field's read is followed and judged by value
 		}
 		v, has := data[field]
 		s, isString := v.(string)
 		nested := !has && slices.ContainsFunc(mapKeysOf(data), func(k string) bool { return strings.HasPrefix(field, k+".") })
-		if nested || (has && (!isString || looksBinary(s))) {
+		if nested || (has && (!isString || probe.LooksBinary(s))) {
 			continue // a nested path, or a field shown as metadata: not a cut text
 		}
 		t.Clause(2, func() {
@@ -263,39 +264,9 @@ func mapKeysOf(m map[string]any) []string {
 	return out
 }
 
-// writtenCall finds a call of tool written into text with arguments that
-// name record recID (and, for read_record_field, field).
-func writtenCall(t *T, text, tool, recID, field string) (continuation, bool) {
-	for _, c := range continuationsIn(text) {
-		if c.Tool == tool && refersTo(c, recID) && tool == "read_record_field" {
-			learnFrom(t, c, dialect.Args{dialect.Field: field})
-		}
-		if c.Tool == tool && refersTo(c, recID) && (tool != "read_record_field" || roleOf(t, c, dialect.Field) == field) {
-			return c, true
-		}
-	}
-	return continuation{}, false
-}
-
-// fetchOffered is the fetch a text offers for a record: a fetch call
-// written with its id, else the first token holding its id that fetch
-// takes. Nil when there is none.
-func fetchOffered(t *T, text, recID string) (continuation, *Call) {
-	if c, ok := writtenCall(t, text, "fetch", recID, ""); ok {
-		return c, t.Follow(c)
-	}
-	for _, id := range idTokens(text, recID) {
-		c := continuation{Tool: "fetch", Args: t.ArgsFor("fetch", dialect.Args{dialect.RecordID: id})}
-		if r := t.Follow(c); !r.IsError() {
-			return c, r
-		}
-	}
-	return continuation{}, nil
-}
-
 // followRecordCall judges one followed call for a record's field: it works
 // (S033.1) and reads that record, and that field when it names one (S033.2).
-func followRecordCall(t *T, cont continuation, r *Call, s source, recID, field, v string) {
+func followRecordCall(t *T, cont probe.Continuation, r *Call, s probe.Source, recID, field, v string) {
 	t.Clause(1, func() {
 		t.Assert(!r.IsError(), "the continuation %s %v of record %s must work: %s", cont.Tool, cont.Args, recID, r.Describe())
 	})
@@ -307,15 +278,15 @@ func followRecordCall(t *T, cont continuation, r *Call, s source, recID, field, 
 // expectSameRecord judges S033.2 on a followed read of one record's field:
 // a window shows part of that field; a fetched document names the record's
 // connection and stream.
-func expectSameRecord(t *T, cont continuation, r *Call, s source, recID, field, v string) {
+func expectSameRecord(t *T, cont probe.Continuation, r *Call, s probe.Source, recID, field, v string) {
 	all := r.Text() + "\n" + string(r.Raw)
 	switch {
 	case cont.Tool == "read_record_field" && v != "":
-		t.Assert(partShown(all, v), "read_record_field %v must read record %s's %s, but shows none of it:\n%s", cont.Args, recID, field, clipText(r.Text(), 400))
+		t.Assert(probe.PartShown(all, v), "read_record_field %v must read record %s's %s, but shows none of it:\n%s", cont.Args, recID, field, clipText(r.Text(), 400))
 	default:
-		vals := stringValues(r.Structured())
-		ok := containsToken(all, recID) && (s.conn == "" || containsToken(all, s.conn)) && containsToken(all, s.stream)
-		t.Assert(ok, "%s %v must read record %s of %s/%s: %s", cont.Tool, cont.Args, recID, s.conn, s.stream, clipText(strings.Join(vals, " "), 300))
+		vals := probe.StringValues(r.Structured())
+		ok := probe.ContainsToken(all, recID) && (s.Conn == "" || probe.ContainsToken(all, s.Conn)) && probe.ContainsToken(all, s.Stream)
+		t.Assert(ok, "%s %v must read record %s of %s/%s: %s", cont.Tool, cont.Args, recID, s.Conn, s.Stream, clipText(strings.Join(vals, " "), 300))
 	}
 }
 
@@ -327,27 +298,27 @@ func followEvidence(t *T, d *Call) int {
 	text := d.Text()
 	judged := 0
 	seen := map[string]bool{}
-	for _, h := range hitsWithEvidence(d) {
+	for _, h := range probe.HitsWithEvidence(d) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
-			field, preview := fieldIn(t, xm), plainText(str(xm["preview_text"]))
-			if field == "" || !partShown(text, preview) || seen[h.ID+"\x00"+field] {
+			field, preview := probe.FieldIn(t, xm), probe.WithoutMarks(probe.String(xm["preview_text"]))
+			if field == "" || !probe.PartShown(text, preview) || seen[h.ID+"\x00"+field] {
 				continue
 			}
 			seen[h.ID+"\x00"+field] = true
-			var cont *continuation
-			for _, c := range continuationsIn(text) {
-				if c.Tool == "read_record_field" && refersTo(c, h.ID) {
-					learnFrom(t, c, dialect.Args{dialect.RecordID: h.ID, dialect.Field: field})
+			var cont *probe.Continuation
+			for _, c := range probe.ContinuationsIn(text) {
+				if c.Tool == "read_record_field" && probe.RefersTo(c, h.ID) {
+					probe.LearnFrom(t, c, dialect.Args{dialect.RecordID: h.ID, dialect.Field: field})
 				}
-				if c.Tool == "read_record_field" && roleOf(t, c, dialect.Field) == field && refersTo(c, h.ID) {
+				if c.Tool == "read_record_field" && probe.RoleOf(t, c, dialect.Field) == field && probe.RefersTo(c, h.ID) {
 					cont = &c
 					break
 				}
 			}
-			if cont == nil && strings.Contains(text, "read_record_field") && lineWith(text, h.ID, field) {
-				cont = &continuation{Tool: "read_record_field", Args: t.ArgsFor("read_record_field", dialect.Args{dialect.RecordID: h.ID, dialect.Field: field})}
+			if cont == nil && strings.Contains(text, "read_record_field") && probe.LineWith(text, h.ID, field) {
+				cont = &probe.Continuation{Tool: "read_record_field", Args: t.ArgsFor("read_record_field", dialect.Args{dialect.RecordID: h.ID, dialect.Field: field})}
 			}
 			if cont == nil {
 				continue // evidence the text shows apart from its hit's id: S043's
@@ -360,27 +331,13 @@ func followEvidence(t *T, d *Call) int {
 			if !r.IsError() {
 				t.Clause(2, func() {
 					all := r.Text() + "\n" + string(r.Raw)
-					rec := firstNonEmptyString(h.Record, h.ID)
-					t.Assert(containsToken(all, rec) && containsToken(all, field), "reading hit %s's evidence must stay on its record and field %s: %s", h.ID, field, r.Describe())
+					rec := probe.FirstNonEmpty(h.Record, h.ID)
+					t.Assert(probe.ContainsToken(all, rec) && probe.ContainsToken(all, field), "reading hit %s's evidence must stay on its record and field %s: %s", h.ID, field, r.Describe())
 				})
 			}
 		}
 	}
 	return judged
-}
-
-// lineWith reports a line of text that shows every token.
-func lineWith(text string, tokens ...string) bool {
-	for _, line := range strings.Split(text, "\n") {
-		all := true
-		for _, tok := range tokens {
-			all = all && containsToken(line, tok)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
 }
 
 // followWindows reads a long field in small windows: each incomplete
@@ -391,13 +348,13 @@ func followWindows(t *T, id, field, v string) int {
 	if w.IsError() {
 		return 0 // S047 and S036 own a field read that fails
 	}
-	end := shownPrefix(w.Text(), v)
+	end := probe.ShownPrefix(w.Text(), v)
 	if end == 0 || end >= len([]rune(v)) {
 		return 0
 	}
-	var next []continuation
-	for _, c := range nextCalls(w) {
-		if c.Tool == "read_record_field" && roleOf(t, c, dialect.Field) == field {
+	var next []probe.Continuation
+	for _, c := range probe.NextCalls(w) {
+		if c.Tool == "read_record_field" && probe.RoleOf(t, c, dialect.Field) == field {
 			next = append(next, c)
 		}
 	}
@@ -412,8 +369,8 @@ func followWindows(t *T, id, field, v string) int {
 		}
 		t.Clause(2, func() {
 			rest := []rune(v)[end:]
-			want := string(rest[:min(len(rest), chunkRunes)])
-			t.Assert(shownIn(r.Text(), want), "the next window %v must go on in the same field where the last one ended (%q):\n%s", c.Args, want, clipText(r.Text(), 400))
+			want := string(rest[:min(len(rest), probe.ChunkRunes)])
+			t.Assert(probe.ShownIn(r.Text(), want), "the next window %v must go on in the same field where the last one ended (%q):\n%s", c.Args, want, clipText(r.Text(), 400))
 		})
 	}
 	return 1
@@ -428,14 +385,14 @@ func followFetchedText(t *T, id, field, recID, v string) int {
 		return 0
 	}
 	doc := f.Structured()
-	shown := str(doc["text"])
-	if !partShown(shown, v) || shownIn(shown, v) {
+	shown := probe.String(doc["text"])
+	if !probe.PartShown(shown, v) || probe.ShownIn(shown, v) {
 		return 0 // not this field's text, or all of it
 	}
-	end := shownPrefix(shown, v)
-	var conts []continuation
+	end := probe.ShownPrefix(shown, v)
+	var conts []probe.Continuation
 	for _, c := range documentCalls(doc) {
-		if c.Tool == "read_record_field" && (refersTo(c, id) || refersTo(c, recID)) {
+		if c.Tool == "read_record_field" && (probe.RefersTo(c, id) || probe.RefersTo(c, recID)) {
 			conts = append(conts, c)
 		}
 	}
@@ -452,13 +409,13 @@ func followFetchedText(t *T, id, field, recID, v string) int {
 			continue
 		}
 		t.Clause(2, func() {
-			t.Assert(roleOf(t, c, dialect.Field) == field, "the continuation %v of the fetched text must stay on its field %s", c.Args, field)
+			t.Assert(probe.RoleOf(t, c, dialect.Field) == field, "the continuation %v of the fetched text must stay on its field %s", c.Args, field)
 		})
 		// Continuing the cut text is what makes it a working continuation.
 		t.Clause(1, func() {
 			rest := []rune(v)[end:]
-			want := string(rest[:min(len(rest), chunkRunes)])
-			t.Assert(roleOf(t, c, dialect.Field) != field || shownIn(r.Text(), want), "the continuation %v must go on in %s where the fetched text ended (%q):\n%s", c.Args, field, want, clipText(r.Text(), 400))
+			want := string(rest[:min(len(rest), probe.ChunkRunes)])
+			t.Assert(probe.RoleOf(t, c, dialect.Field) != field || probe.ShownIn(r.Text(), want), "the continuation %v must go on in %s where the fetched text ended (%q):\n%s", c.Args, field, want, clipText(r.Text(), 400))
 		})
 	}
 	return 1
@@ -466,13 +423,13 @@ func followFetchedText(t *T, id, field, recID, v string) int {
 
 // documentCalls are the calls a fetch document offers: objects of a tool
 // and its args anywhere in it, and calls written into its strings.
-func documentCalls(v any) []continuation {
-	var out []continuation
+func documentCalls(v any) []probe.Continuation {
+	var out []probe.Continuation
 	switch x := v.(type) {
 	case map[string]any:
 		if tool, ok := x["tool"].(string); ok {
 			if args, ok := x["args"].(map[string]any); ok {
-				out = append(out, continuation{Tool: tool, Args: args})
+				out = append(out, probe.Continuation{Tool: tool, Args: args})
 			}
 		}
 		for _, e := range x {
@@ -483,27 +440,7 @@ func documentCalls(v any) []continuation {
 			out = append(out, documentCalls(e)...)
 		}
 	case string:
-		out = append(out, continuationsIn(x)...)
+		out = append(out, probe.ContinuationsIn(x)...)
 	}
 	return out
-}
-
-func longestString(data map[string]any) int {
-	n := 0
-	for _, v := range data {
-		if s, ok := v.(string); ok && !looksBinary(s) && len([]rune(s)) > n {
-			n = len([]rune(s))
-		}
-	}
-	return n
-}
-
-func longestField(data map[string]any) string {
-	best, n := "", 0
-	for k, v := range data {
-		if s, ok := v.(string); ok && !looksBinary(s) && len([]rune(s)) > n {
-			best, n = k, len([]rune(s))
-		}
-	}
-	return best
 }

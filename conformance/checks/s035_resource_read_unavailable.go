@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S035 plays a host that cannot read resources: it never calls
@@ -15,12 +16,12 @@ import (
 // omission without any handle has a continuation is S033's.
 var s035 = &Check{ID: "S035", Slug: "resource-read-unavailable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
 	shown := 0
-	for v := range evidenceViews(t) {
+	for v := range probe.EvidenceViews(t) {
 		seen := map[string]bool{}
-		scan := readURIs(v)
-		for _, c := range scan.calls {
+		scan := probe.ReadURIs(v)
+		for _, c := range scan.Calls {
 			for _, kind := range []string{"record", "field-window"} {
-				for _, u := range scan.emitted(c, kind) {
+				for _, u := range scan.Emitted(c, kind) {
 					if seen[u] {
 						continue
 					}
@@ -41,19 +42,19 @@ var s035 = &Check{ID: "S035", Slug: "resource-read-unavailable", Mode: ModeBBD, 
 // id, a field-window handle a read_record_field id (with the field the
 // handle names); the content is the handle's own when it says which.
 func reachByTool(t *T, from *Call, uri string) {
-	h := handleJSON(uri)
+	h := probe.HandleJSON(uri)
 	if strings.HasPrefix(uri, "pdpp://record/") {
 		f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: uri})
 		if !t.Assert(!f.IsError(), "%s shows %s; a host that cannot read resources must reach that record with a tool (fetch with it as id): %s", from.Tool, uri, f.Describe()) {
 			return
 		}
-		if rid := str(h["record_id"]); rid != "" {
+		if rid := probe.String(h["record_id"]); rid != "" {
 			t.Assert(strings.Contains(f.Text(), rid), "fetch of %s must return record %s, the record the handle names: %s", uri, rid, f.Describe())
 		}
 		return
 	}
 	var r *Call
-	for _, field := range append(handleFields(t, h), "") {
+	for _, field := range append(probe.HandleFields(t, h), "") {
 		args := dialect.Args{dialect.RecordID: uri}
 		if field != "" {
 			args[dialect.Field] = field

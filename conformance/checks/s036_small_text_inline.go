@@ -1,121 +1,24 @@
 package checks
 
 import (
-	"encoding/json"
-	"maps"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
-
-// smallField finds a record with a short plain-text field (not its id).
-func smallField(t *T) (aRecord, string, string, bool) {
-	var field, value string
-	rec, ok := scanRecords(t, func(r aRecord) bool {
-		for _, k := range slices.Sorted(maps.Keys(r.Data)) {
-			if s, ok := r.Data[k].(string); ok && k != "id" && strings.Count(s, " ") >= 2 && utf8.RuneCountInString(s) <= 200 && !looksBinary(s) {
-				field, value = k, s
-				return true
-			}
-		}
-		return false
-	})
-	return rec, field, value, ok
-}
-
-// smallFieldRead is the bounded field read of a short text field of the
-// target's own data, or a skip when its grant holds none.
-func smallFieldRead(t *T) (*Call, string) {
-	rec, field, value, ok := smallField(t)
-	if !ok {
-		t.Skipf("no record of the target's grant has a short text field")
-	}
-	return t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: rec.ID, dialect.Field: field}), value
-}
 
 // S036: a small field's bounded read shows it inline; a resource link or
 // file beside the text is allowed (seed 002: the adapter "MAY return MCP
 // resource_link blocks"), as the only way to the text it is not.
 var s036 = &Check{ID: "S036", Slug: "small-text-inline", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
-	r, value := smallFieldRead(t)
+	r, value := probe.SmallFieldRead(t)
 	t.Clause(1, func() {
-		t.Assert(!r.IsError() && inlineHolds(r, value), "the bounded read of a small field must show its value %q in a text part: %s", clipText(value, 80), r.Describe())
+		t.Assert(!r.IsError() && probe.InlineHolds(r, value), "the bounded read of a small field must show its value %q in a text part: %s", clipText(value, 80), r.Describe())
 	})
 	t.Clause(2, func() {
 		if r.IsError() {
 			t.Skipf("the bounded read failed (S036.1)")
 		}
-		files := materialized(r)
-		t.Assert(inlineHolds(r, value) || len(files) == 0, "a small field must not come only as a file or export (%s): %s", strings.Join(files, ", "), r.Describe())
+		files := probe.Materialized(r)
+		t.Assert(probe.InlineHolds(r, value) || len(files) == 0, "a small field must not come only as a file or export (%s): %s", strings.Join(files, ", "), r.Describe())
 	})
 }}
-
-// inlineHolds reports whether a text part of r carries value, as written
-// or JSON-escaped.
-func inlineHolds(r *Call, value string) bool {
-	esc, _ := json.Marshal(value)
-	for _, p := range r.Result.Content {
-		if tc, ok := p.(*mcp.TextContent); ok {
-			if strings.Contains(tc.Text, value) || strings.Contains(tc.Text, strings.Trim(string(esc), `"`)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// materialized lists what of r stands for the field outside its text: a
-// resource link, an embedded resource, a resource in structuredContent or
-// _meta.
-func materialized(r *Call) []string {
-	var out []string
-	for _, p := range r.Result.Content {
-		switch x := p.(type) {
-		case *mcp.ResourceLink:
-			out = append(out, "resource_link "+x.URI)
-		case *mcp.EmbeddedResource:
-			out = append(out, "embedded resource")
-		}
-	}
-	if _, ok := r.Structured()["resource"]; ok {
-		out = append(out, "structuredContent.resource")
-	}
-	if _, ok := r.Result.Meta["resource"]; ok {
-		out = append(out, "_meta.resource")
-	}
-	return out
-}
-
-var (
-	continuationKy = regexp.MustCompile(`(?i)next|cursor|has_more|continu|previous`)
-)
-
-// windowFacts says what a bounded read shows of its window, found by value
-// (the numbers) and by meaning (a completion state, continuation
-// metadata), in text or structuredContent; each missing fact is named.
-func windowFacts(r *Call, total int) []string {
-	var missing []string
-	sc := compactJSONOf(r.Structured())
-	text := r.Text()
-	n := strconv.Itoa(total)
-	sizeRe := regexp.MustCompile(`(?i)(total|size|length)[a-z_]*["']?\s*[=:]\s*["']?` + n + `\b|\bof ` + n + `\b|\b` + n + ` (chars|characters)\b`)
-	if !sizeRe.MatchString(text) && !sizeRe.MatchString(sc) {
-		missing = append(missing, "its total size ("+n+" characters)")
-	}
-	rangeRe := regexp.MustCompile(`(?i)\b0"?\s*(\.\.|-|–|to)\s*"?` + n + `\b|(start|offset|from)[a-z_]*["']?\s*[=:]\s*["']?0\b`)
-	if !rangeRe.MatchString(text) && !rangeRe.MatchString(sc) {
-		missing = append(missing, "the served range (0.."+n+")")
-	}
-	if !completionRe.MatchString(text) && !completionRe.MatchString(sc) {
-		missing = append(missing, "its completion state")
-	}
-	if !continuationKy.MatchString(text) && !continuationKy.MatchString(sc) {
-		missing = append(missing, "continuation metadata")
-	}
-	return missing
-}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -21,13 +22,13 @@ var binaryLikeName = []string{"image", "photo", "avatar", "attachment", "blob", 
 var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD, Tools: []string{"query_records"},
 	Manual: map[int]string{1: "a permission (presentation may use a declared role): no MCP answer breaks it; proxy: S029"},
 	Run: func(t *T) {
-		_, index := schemaIndex(t)
+		_, index := probe.SchemaIndex(t)
 		judged := 0
-		for i, s := range sources(index) {
-			if i == maxStreamProbes {
+		for i, s := range probe.Sources(index) {
+			if i == probe.MaxStreamProbes {
 				break
 			}
-			_, rows := scopedSchema(t, s.roles(nil))
+			_, rows := probe.ScopedSchema(t, s.Roles(nil))
 			if len(rows) == 0 {
 				continue
 			}
@@ -35,13 +36,13 @@ var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD,
 				if _, ok := rows[0].FieldCaps[name]; !ok {
 					continue
 				}
-				p := t.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 1, dialect.Fields: []string{name}}))
-				recs := records(p)
+				p := t.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 1, dialect.Fields: []string{name}}))
+				recs := probe.Records(p)
 				if p.IsError() || len(recs) == 0 {
 					continue
 				}
 				data, _ := recs[0]["data"].(map[string]any)
-				if v, ok := data[name].(string); ok && v != "" && !looksBinary(v) && len(v) < 200 {
+				if v, ok := data[name].(string); ok && v != "" && !probe.LooksBinary(v) && len(v) < 200 {
 					judged++
 					t.Clause(2, func() {
 						t.Assert(strings.Contains(p.Text(), v), "field %q holds plain text %q; its name must not make it binary or hide it from the preview", name, v)
@@ -49,7 +50,7 @@ var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD,
 				}
 			}
 		}
-		if ev, fx := evidenceView(t); fx != nil {
+		if ev, fx := probe.EvidenceView(t); fx != nil {
 			judged += noPromotedFields(t, ev, fx)
 			judged += noPromotedDocumentFields(t, ev, fx)
 		}
@@ -84,7 +85,7 @@ func undeclaredValues(fx *fakers.Fixture) []undeclaredValue {
 		}
 		for _, r := range st.Records {
 			for _, name := range free {
-				if v, ok := r.Data[name].(string); ok && len(v) >= 8 && !looksBinary(v) && !strings.HasPrefix(v, "pdpp://") {
+				if v, ok := r.Data[name].(string); ok && len(v) >= 8 && !probe.LooksBinary(v) && !strings.HasPrefix(v, "pdpp://") {
 					out = append(out, undeclaredValue{st.Name, r.ID, name, v, roles})
 				}
 			}
@@ -171,14 +172,14 @@ func noPromotedDocumentFields(t, ev *T, fx *fakers.Fixture) int {
 		if seen[st.Name] || len(st.Records) == 0 {
 			continue
 		}
-		src := source{stream: st.Name, conn: st.Records[0].ConnectionID}
-		page := ev.CallRoles("query_records", src.roles(dialect.Args{dialect.Limit: 3}))
-		for _, rec := range records(page) {
-			vals := byRecord[st.Name+"\x00"+str(rec["id"])]
+		src := probe.Source{Stream: st.Name, Conn: st.Records[0].ConnectionID}
+		page := ev.CallRoles("query_records", src.Roles(dialect.Args{dialect.Limit: 3}))
+		for _, rec := range probe.Records(page) {
+			vals := byRecord[st.Name+"\x00"+probe.String(rec["id"])]
 			if len(vals) == 0 {
 				continue
 			}
-			id := fetchIDFor(ev, src, rec, page)
+			id := probe.FetchIDFor(ev, src, rec, page)
 			if id == "" {
 				continue
 			}
@@ -189,8 +190,8 @@ func noPromotedDocumentFields(t, ev *T, fx *fakers.Fixture) int {
 			seen[st.Name] = true
 			judged++
 			doc := f.Structured()
-			title, text := str(doc["title"]), strings.TrimLeft(str(doc["text"]), " \t\n\"'")
-			declared := declaredValues(st, str(rec["id"]))
+			title, text := probe.String(doc["title"]), strings.TrimLeft(probe.String(doc["text"]), " \t\n\"'")
+			declared := declaredValues(st, probe.String(rec["id"]))
 			t.Clause(2, func() {
 				for _, u := range vals {
 					head := u.value[:min(len(u.value), 24)]
@@ -219,7 +220,7 @@ func declaredValues(st *fakers.Stream, recID string) string {
 		}
 		for _, f := range st.Fields {
 			if f.Role == "primary-title" || f.Role == "primary-text" {
-				out = append(out, str(r.Data[f.Name]))
+				out = append(out, probe.String(r.Data[f.Name]))
 			}
 		}
 	}

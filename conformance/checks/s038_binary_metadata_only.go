@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var binaryWordRe = regexp.MustCompile(`(?i)binary`)
@@ -18,8 +19,10 @@ var binaryWordRe = regexp.MustCompile(`(?i)binary`)
 // has (2), and never show a base64 body (3).
 var s038 = &Check{ID: "S038", Slug: "binary-metadata-only", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
 	judged := 0
-	for v := range evidenceViews(t) {
-		rec, ok := scanRecords(v, func(r aRecord) bool { return slices.ContainsFunc(mapValues(r.Data), looksBinary) })
+	for v := range probe.EvidenceViews(t) {
+		rec, ok := probe.ScanRecords(v, func(r probe.ScannedRecord) bool {
+			return slices.ContainsFunc(probe.MapValues(r.Data), probe.LooksBinary)
+		})
 		if !ok {
 			continue
 		}
@@ -33,8 +36,8 @@ var s038 = &Check{ID: "S038", Slug: "binary-metadata-only", Mode: ModeBBD, Tools
 
 // judgeBinaryRecord judges one record's binary fields in its stream's
 // preview page and its fetch document.
-func judgeBinaryRecord(t, v *T, rec aRecord) {
-	q := v.CallRoles("query_records", source{stream: rec.Stream, conn: rec.Conn}.roles(dialect.Args{dialect.Limit: 5}))
+func judgeBinaryRecord(t, v *T, rec probe.ScannedRecord) {
+	q := v.CallRoles("query_records", probe.Source{Stream: rec.Stream, Conn: rec.Conn}.Roles(dialect.Args{dialect.Limit: 5}))
 	f := v.CallRoles("fetch", dialect.Args{dialect.RecordID: rec.ID})
 	var shown []*Call
 	for _, c := range []*Call{q, f} {
@@ -54,7 +57,7 @@ func judgeBinaryRecord(t, v *T, rec aRecord) {
 	sort.Strings(names)
 	for _, name := range names {
 		val := rec.Data[name]
-		if !looksBinary(val) {
+		if !probe.LooksBinary(val) {
 			continue
 		}
 		for _, c := range shown {
@@ -72,20 +75,11 @@ func judgeBinaryRecord(t, v *T, rec aRecord) {
 			}
 		}
 		obj, _ := val.(map[string]any)
-		if route := str(obj["fetch_url"]); route != "" {
+		if route := probe.String(obj["fetch_url"]); route != "" {
 			t.Clause(2, func() {
 				t.Assert(slices.ContainsFunc(shown, func(c *Call) bool { return strings.Contains(c.Text(), route) }),
 					"the grant-scoped blob route %s of %s (record %s) must be shown as its continuation", route, name, rec.ID)
 			})
 		}
 	}
-}
-
-// mapValues lists a map's values.
-func mapValues(m map[string]any) []any {
-	out := make([]any, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
 }

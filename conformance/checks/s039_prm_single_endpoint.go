@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var profileKeyRe = regexp.MustCompile(`(?i)profile|toolset`)
@@ -19,7 +21,7 @@ var mcpTokenKinds = []any{"client", "mcp_package"}
 // and the root document's /v1 base and MCP hint (4).
 var s039 = &Check{ID: "S039", Slug: "prm-single-endpoint", Mode: ModeHOST, Needs: []Capability{CapHTTP}, Run: func(t *T) {
 	metaURL := t.Hosted().Origin() + "/.well-known/oauth-protected-resource" + pathOf(t.Hosted().MCPURL())
-	a := hostedDo(t.Context(), "GET", metaURL, "", nil, nil)
+	a := probe.HostedDo(t.Context(), "GET", metaURL, "", nil, nil)
 	doc := a.JSON()
 	if a.Status != 200 || doc == nil {
 		t.Clause(1, func() {
@@ -50,7 +52,7 @@ var s039 = &Check{ID: "S039", Slug: "prm-single-endpoint", Mode: ModeHOST, Needs
 		}
 		t.Assert(ownerMarked(doc), "the metadata must mark owner bearers as not accepted (a key naming owner tokens, such as no_owner_token)")
 	})
-	root := hostedDo(t.Context(), "GET", t.Hosted().Origin()+"/.well-known/oauth-protected-resource", "", nil, nil)
+	root := probe.HostedDo(t.Context(), "GET", t.Hosted().Origin()+"/.well-known/oauth-protected-resource", "", nil, nil)
 	if root.Status == 404 {
 		t.Clause(4, func() { t.Skipf("the origin serves no root protected-resource metadata") })
 		return
@@ -60,7 +62,7 @@ var s039 = &Check{ID: "S039", Slug: "prm-single-endpoint", Mode: ModeHOST, Needs
 		if !t.Assert(root.Status == 200 && rd != nil, "the root metadata must be a JSON object (status %d)", root.Status) {
 			return
 		}
-		t.Assert(strings.HasSuffix(str(rd["pdpp_core_query_base"]), "/v1"), "the root document keeps the core query base at /v1: got %v", rd["pdpp_core_query_base"])
+		t.Assert(strings.HasSuffix(probe.String(rd["pdpp_core_query_base"]), "/v1"), "the root document keeps the core query base at /v1: got %v", rd["pdpp_core_query_base"])
 		t.Assert(strings.Contains(string(root.Body), mcpURL), "the root document carries a hint to the MCP endpoint %s", mcpURL)
 	})
 }}

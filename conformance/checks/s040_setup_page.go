@@ -4,6 +4,8 @@ import (
 	"html"
 	"regexp"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 var (
@@ -14,7 +16,7 @@ var (
 
 // setupText is the setup page as a reader sees it: text without markup.
 func setupText(t *T) (text string, status int) {
-	a := hostedDo(t.Context(), "GET", t.Hosted().Origin()+"/connect", "", nil, nil)
+	a := probe.HostedDo(t.Context(), "GET", t.Hosted().Origin()+"/connect", "", nil, nil)
 	if a.Err != nil {
 		return "", 0
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S041 judges every compact schema document it reads (the index and
@@ -12,10 +13,10 @@ import (
 // and a stream's own granted_connections only where they differ from its
 // connector's, compared by connection id (S041.2).
 var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB, Tools: []string{"schema"}, Run: func(t *T) {
-	c, rows := schemaIndex(t)
-	docs := map[string]map[string]any{"schema {}": schemaDoc(c)}
-	names := streamNames(rows)
-	if shared, ok := sharedStream(rows); ok {
+	c, rows := probe.SchemaIndex(t)
+	docs := map[string]map[string]any{"schema {}": probe.SchemaDoc(c)}
+	names := probe.StreamNames(rows)
+	if shared, ok := probe.SharedStream(rows); ok {
 		names = append([]string{shared}, names...)
 	}
 	for _, name := range names {
@@ -26,8 +27,8 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 		if _, seen := docs[what]; seen {
 			continue
 		}
-		if sc := schemaCall(t, dialect.Args{dialect.Stream: name}); !sc.IsError() {
-			docs[what] = schemaDoc(sc)
+		if sc := probe.SchemaCall(t, dialect.Args{dialect.Stream: name}); !sc.IsError() {
+			docs[what] = probe.SchemaDoc(sc)
 		}
 	}
 	grouped := 0
@@ -38,7 +39,7 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 		}
 		grouped++
 		t.Clause(1, func() {
-			rep := repeatedRows(doc)
+			rep := probe.RepeatedRows(doc)
 			t.Assert(len(rep) == 0, "%s lists rows %v both in a top-level streams list and in connectors[].streams", what, rep)
 		})
 		for _, cn := range cs {
@@ -50,11 +51,11 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 			t.Clause(2, func() {
 				// The connector's rows, wherever the document keeps them
 				// (nested, or grouped by connector_key beside it).
-				for _, r := range schemaRows(doc) {
+				for _, r := range probe.SchemaRows(doc) {
 					if r.Connector == nil || r.Connector["connector_key"] != cm["connector_key"] {
 						continue
 					}
-					t.Assert(r.OwnConnections == nil || !sameSet(connectionIDs(r.OwnConnections), connectionIDs(shared)),
+					t.Assert(r.OwnConnections == nil || !probe.SameSet(probe.ConnectionIDs(r.OwnConnections), probe.ConnectionIDs(shared)),
 						"%s: stream %v repeats its connector %v's granted_connections; it inherits them and keeps its own only when they differ", what, r.Name, cm["connector_key"])
 				}
 			})

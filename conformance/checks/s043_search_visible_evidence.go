@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S043 reads a search whose hits carry proven evidence windows in
@@ -15,12 +16,12 @@ import (
 // primary text: the preview shown of it must be bounded (shorter than the
 // field).
 var s043 = &Check{ID: "S043", Slug: "search-visible-evidence", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	_, c, _ := fanInTerm(t)
-	judged := c != nil && len(hitsWithEvidence(c)) > 0
+	_, c, _ := probe.FanInTerm(t)
+	judged := c != nil && len(probe.HitsWithEvidence(c)) > 0
 	if judged {
 		judgeVisibleEvidence(t, t, c, "")
 	}
-	if ev, deep, whole := deepEvidenceSearch(t); deep != nil && len(hitsWithEvidence(deep)) > 0 {
+	if ev, deep, whole := probe.DeepEvidenceSearch(t); deep != nil && len(probe.HitsWithEvidence(deep)) > 0 {
 		judged = true
 		judgeVisibleEvidence(t, ev, deep, whole)
 	}
@@ -33,10 +34,10 @@ var s043 = &Check{ID: "S043", Slug: "search-visible-evidence", Mode: ModeBBD, To
 // through on; whole, when known, is the matched field's full text, which
 // the first hit's preview must not show in full.
 func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
-	for i, h := range hitsWithEvidence(c) {
+	for i, h := range probe.HitsWithEvidence(c) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		first, _ := ex[0].(map[string]any)
-		field, term := fieldIn(t, first), entityRe.Replace(highlighted(str(first["preview_text"])))
+		field, term := probe.FieldIn(t, first), probe.Entities.Replace(probe.Highlighted(probe.String(first["preview_text"])))
 		line := visibleEvidence(c.Text(), field, term)
 		judge := func() {
 			t.Assert(line != "", "hit %s carries proven evidence of %s (%q) in structuredContent, but no text line shows a preview of that field", h.ID, field, term)
@@ -56,7 +57,7 @@ func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 				t.Skipf("no visible preview to take the identity from")
 			}
 			id := h.ID
-			if m := evIDRe.FindStringSubmatch(line); m != nil {
+			if m := probe.EvidenceID.FindStringSubmatch(line); m != nil {
 				id = strings.TrimRight(m[1], ".,;")
 			} else if h.ID == "" || !strings.Contains(line, h.ID) {
 				t.Fail("the preview of %s names no id to read the field with: %s", field, line)
@@ -70,7 +71,7 @@ func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 			if !t.Assert(!r.IsError(), "the preview's id and field must work with read_record_field: %s", r.Describe()) {
 				return
 			}
-			t.Assert(strings.Contains(plainOf(r.Text()), plainOf(term)), "the bounded read must show the matched text %q: %s", term, r.Describe())
+			t.Assert(strings.Contains(probe.Plain(r.Text()), probe.Plain(term)), "the bounded read must show the matched text %q: %s", term, r.Describe())
 		})
 	}
 }
@@ -80,11 +81,11 @@ func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 // the field and holds the matched term (or, with no term, names the field
 // beside a quoted preview).
 func visibleEvidence(text, field, term string) string {
-	for _, line := range textBlocks(text) {
+	for _, line := range probe.Blocks(text) {
 		if field == "" || !strings.Contains(line, field) {
 			continue
 		}
-		if term == "" || strings.Contains(plainOf(line), plainOf(term)) {
+		if term == "" || strings.Contains(probe.Plain(line), probe.Plain(term)) {
 			return line
 		}
 	}

@@ -4,20 +4,21 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S044 reads each evidence preview of a search of the target's own words:
-// it shows text around the marked match (clause 1), not the highlighted
+// it shows text around the marked match (clause 1), not the probe.Highlighted
 // term alone, unless its field holds no more text (2).
 // On the evidence fork it also judges the previews of a search for a
 // phrase deep inside a long primary text.
 var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	_, c, _ := fanInTerm(t)
-	judged := c != nil && len(hitsWithEvidence(c)) > 0
+	_, c, _ := probe.FanInTerm(t)
+	judged := c != nil && len(probe.HitsWithEvidence(c)) > 0
 	if judged {
 		judgeEvidenceContext(t, t, c)
 	}
-	if ev, deep, _ := deepEvidenceSearch(t); deep != nil && len(hitsWithEvidence(deep)) > 0 {
+	if ev, deep, _ := probe.DeepEvidenceSearch(t); deep != nil && len(probe.HitsWithEvidence(deep)) > 0 {
 		judged = true
 		judgeEvidenceContext(t, ev, deep)
 	}
@@ -29,23 +30,23 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, To
 // judgeEvidenceContext judges S044's clauses on each preview of search c,
 // reading fields through on.
 func judgeEvidenceContext(t, on *T, c *Call) {
-	for _, p := range shownPreviews(t, c) {
-		at := highlightedRe.FindStringIndex(p.text)
+	for _, p := range probe.ShownPreviews(t, c) {
+		at := probe.HighlightedTerm.FindStringIndex(p.Text)
 		if at == nil {
 			continue
 		}
-		before, after := plainText(p.text[:at[0]]), plainText(p.text[at[1]:])
+		before, after := probe.WithoutMarks(p.Text[:at[0]]), probe.WithoutMarks(p.Text[at[1]:])
 		around := len(strings.Fields(before)) + len(strings.Fields(after))
 		want := 2
-		if around < want && p.id != "" && p.field != "" {
+		if around < want && p.ID != "" && p.Field != "" {
 			// Short context is right only when the field holds no more text.
-			if text, ok := fieldText(on, p.id, p.field); ok {
-				want = min(want, len(strings.Fields(text))-len(strings.Fields(plainText(p.text[at[0]:at[1]]))))
+			if text, ok := fieldText(on, p.ID, p.Field); ok {
+				want = min(want, len(strings.Fields(text))-len(strings.Fields(probe.WithoutMarks(p.Text[at[0]:at[1]]))))
 			}
 		}
 		for _, n := range []int{1, 2} {
 			t.Clause(n, func() {
-				t.Assert(around >= want, "the preview %q of %s %s must show text around the match, not only the highlighted term", clipText(p.text, 200), p.id, p.field)
+				t.Assert(around >= want, "the preview %q of %s %s must show text around the match, not only the probe.Highlighted term", clipText(p.Text, 200), p.ID, p.Field)
 			})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -40,13 +41,13 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 		t.Skipf("the fixture RS proved a window for every hit of %q", term)
 	}
 	shown := false
-	for _, h := range hits(c) {
+	for _, h := range probe.Hits(c) {
 		if !unproven[h.Record] {
 			continue
 		}
 		t.Clause(1, func() {
 			t.Assert(h.Raw["evidence_excerpts"] == nil, "hit %s matched metadata only; it must carry no evidence window", h.ID)
-			for _, e := range evidenceLines(c.Text()) {
+			for _, e := range probe.EvidenceLines(c.Text()) {
 				t.Assert(e.ID == "" || e.ID != h.ID, "evidence line invented for metadata-only hit %s: %s", h.ID, e.Line)
 			}
 		})
@@ -77,7 +78,7 @@ func unprovenRecords(t *T, q string) map[string]bool {
 		_ = json.Unmarshal(body, &env)
 		for _, h := range env.Data {
 			if h["evidence_excerpts"] == nil {
-				out[str(h["record_key"])] = true
+				out[probe.String(h["record_key"])] = true
 			}
 		}
 	}
@@ -87,24 +88,24 @@ func unprovenRecords(t *T, q string) map[string]bool {
 // previewIsInField judges one shown preview against the field it names:
 // the highlighted term is found there, and every part between cut marks
 // (any common ellipsis) is its text when the whole field fits one read.
-func previewIsInField(t *T, cl shownPreview) {
-	if term := entityRe.Replace(highlighted(cl.text)); term != "" {
-		r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.id, dialect.Field: cl.field, dialect.Query: term, dialect.Before: 20, dialect.After: 20})
-		t.Assert(!r.IsError(), "the evidence of %s claims %q in field %s, so a q read for it must find it: %s", cl.id, term, cl.field, r.Describe())
+func previewIsInField(t *T, cl probe.ShownPreview) {
+	if term := probe.Entities.Replace(probe.Highlighted(cl.Text)); term != "" {
+		r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.ID, dialect.Field: cl.Field, dialect.Query: term, dialect.Before: 20, dialect.After: 20})
+		t.Assert(!r.IsError(), "the evidence of %s claims %q in field %s, so a q read for it must find it: %s", cl.ID, term, cl.Field, r.Describe())
 	}
-	r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.id, dialect.Field: cl.field, dialect.Length: 16384})
+	r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.ID, dialect.Field: cl.Field, dialect.Length: 16384})
 	if r.IsError() {
-		t.BlockedBy("S049", "the field %s that evidence of %s names is not readable: %s", cl.field, cl.id, r.Describe())
+		t.BlockedBy("S049", "the field %s that evidence of %s names is not readable: %s", cl.Field, cl.ID, r.Describe())
 		return
 	}
 	w, _ := r.Structured()["window"].(map[string]any)
 	if w["complete"] != true {
 		return
 	}
-	field := strings.ToLower(spacesRe.ReplaceAllString(str(w["text"]), " "))
-	for _, part := range ellipsisRe.Split(highlightTagRe.ReplaceAllString(cl.text, ""), -1) {
-		part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(entityRe.Replace(part), " ")))
-		t.Assert(strings.Contains(field, part), "the evidence preview %q of %s must be text of its field %s (%q is not)", clipText(cl.text, 200), cl.id, cl.field, clipText(part, 80))
+	field := strings.ToLower(spacesRe.ReplaceAllString(probe.String(w["text"]), " "))
+	for _, part := range probe.Ellipsis.Split(probe.HighlightTag.ReplaceAllString(cl.Text, ""), -1) {
+		part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(probe.Entities.Replace(part), " ")))
+		t.Assert(strings.Contains(field, part), "the evidence preview %q of %s must be text of its field %s (%q is not)", clipText(cl.Text, 200), cl.ID, cl.Field, clipText(part, 80))
 	}
 }
 
@@ -138,7 +139,6 @@ func metadataOnlyTerm(fx *fakers.Fixture) (string, bool) {
 }
 
 var (
-	entityRe = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`)
 	spacesRe = regexp.MustCompile(`\s+`)
 )
 
@@ -148,14 +148,14 @@ var (
 // over a hit that matched metadata only would claim a field without the
 // term. It returns how many previews it judged.
 func evidenceIsInField(t *T) int {
-	_, c, _ := fanInTerm(t)
+	_, c, _ := probe.FanInTerm(t)
 	if c == nil {
 		return 0
 	}
 	judged := 0
-	seen := map[shownPreview]bool{}
-	for _, cl := range shownPreviews(t, c) {
-		if cl.id == "" || cl.field == "" || seen[cl] || judged == 8 {
+	seen := map[probe.ShownPreview]bool{}
+	for _, cl := range probe.ShownPreviews(t, c) {
+		if cl.ID == "" || cl.Field == "" || seen[cl] || judged == 8 {
 			continue
 		}
 		seen[cl] = true

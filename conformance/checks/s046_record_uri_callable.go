@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 const recordURIPrefix = "pdpp://record/"
@@ -17,15 +17,15 @@ const recordURIPrefix = "pdpp://record/"
 // own (seed 004 fixes only the prefix), so mcpcheck builds none; a URI
 // that only copies a record value is data, not the target's.
 var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
-	documented := documentingTools(t.Target, recordURIPrefix)
+	documented := probe.DocumentingTools(t.Target, recordURIPrefix)
 	judged := 0
 	// A read tool that documents pdpp://record/ ids takes the ones the
 	// target shows for its own search hits (judged before the evidence
 	// fork opens). mcpcheck builds none: their encoding is the target's.
 	if len(documented) > 0 {
-		if _, sc, _ := fanInTerm(t); sc != nil {
-			for _, h := range hits(sc) {
-				uris := handleURIsIn("record", compactJSONOf(h.Raw))
+		if _, sc, _ := probe.FanInTerm(t); sc != nil {
+			for _, h := range probe.Hits(sc) {
+				uris := probe.HandleURIsIn("record", probe.CompactJSON(h.Raw))
 				if len(uris) == 0 {
 					continue
 				}
@@ -35,7 +35,7 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 					}
 					judged++
 					t.Clause(1, func() {
-						t.Assert(takenAsID(t, tool, uris[0], evidenceField(t, h)...), "%s documents pdpp://record/ ids, so it must take %s, which search shows for record %s", tool, uris[0], h.ID)
+						t.Assert(probe.TakenAsID(t, tool, uris[0], evidenceField(t, h)...), "%s documents pdpp://record/ ids, so it must take %s, which search shows for record %s", tool, uris[0], h.ID)
 					})
 					t.Clause(2, func() {
 						t.Assert(slices.Contains(documented, tool), "%s's documentation names pdpp://record/ ids as its callable path", tool)
@@ -45,18 +45,18 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 			}
 		}
 	}
-	for v := range evidenceViews(t) {
+	for v := range probe.EvidenceViews(t) {
 		seen := map[string]bool{}
-		scan := readURIs(v)
-		for _, c := range scan.calls {
-			for _, u := range scan.emitted(c, "record") {
+		scan := probe.ReadURIs(v)
+		for _, c := range scan.Calls {
+			for _, u := range scan.Emitted(c, "record") {
 				if seen[u] {
 					continue
 				}
 				seen[u] = true
 				judged++
 				t.Clause(1, func() {
-					t.Assert(resourceReadable(v, u) || takenAsID(v, "fetch", u), "%s shows %s: resources/read must serve it or fetch must take it as an id", c.Tool, u)
+					t.Assert(probe.ResourceReadable(v, u) || probe.TakenAsID(v, "fetch", u), "%s shows %s: resources/read must serve it or fetch must take it as an id", c.Tool, u)
 				})
 				t.Clause(2, func() { namesRecordURIPath(v, c, u, documented) })
 			}
@@ -66,44 +66,6 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 		t.NotApplicable("no read result shows a pdpp://record/ URI of the target's own")
 	}
 }}
-
-// documentingTools are the tools whose description or input schema
-// mentions prefix.
-func documentingTools(tgt *Target, prefix string) []string {
-	var out []string
-	for _, tool := range tgt.Tools {
-		if strings.Contains(toolDocs(tgt, tool.Name), prefix) {
-			out = append(out, tool.Name)
-		}
-	}
-	return out
-}
-
-// takenAsID reports whether tool answers a call with uri as its id (and
-// extra, field_path then its value) without an error.
-func takenAsID(t *T, tool, uri string, extra ...string) bool {
-	args := dialect.Args{dialect.RecordID: uri}
-	if tool == "read_record_field" {
-		if len(extra) == 0 {
-			return false
-		}
-		args[dialect.Field] = extra[0]
-	}
-	return !t.CallRoles(tool, args).IsError()
-}
-
-// resourceReadable reports whether resources/read serves uri.
-func resourceReadable(t *T, uri string) bool {
-	if !servesResources(t.Target) {
-		return false
-	}
-	rr, err := t.Target.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
-	return err == nil && rr != nil && len(rr.Contents) > 0
-}
-
-func servesResources(tgt *Target) bool {
-	return tgt.Init != nil && tgt.Init.Capabilities != nil && tgt.Init.Capabilities.Resources != nil
-}
 
 // namesRecordURIPath judges that the model is told how to use a record URI
 // it was shown: a tool documents taking pdpp://record/ ids, the result
@@ -119,7 +81,7 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 		t.Assert(true, "")
 		return
 	}
-	if servesResources(t.Target) {
+	if probe.ServesResources(t.Target) {
 		res, err := t.Target.Session.ListResourceTemplates(t.Context(), nil)
 		if err == nil {
 			for _, tpl := range res.ResourceTemplates {
@@ -135,15 +97,9 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 
 // evidenceField is the field path of a hit's first evidence excerpt, for a
 // read_record_field call on it; nil when it has none.
-func evidenceField(t *T, h hit) []string {
-	if f := hitField(t, h); f != "" {
+func evidenceField(t *T, h probe.Hit) []string {
+	if f := probe.HitField(t, h); f != "" {
 		return []string{f}
 	}
 	return nil
-}
-
-// toolDocs is everything a tool says about itself: its description and
-// every description in its input schema.
-func toolDocs(tgt *Target, name string) string {
-	return strings.Join(toolDescriptions(tgt)[name], "\n")
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 const fieldWindowURIPrefix = "pdpp://field-window/"
@@ -15,29 +16,29 @@ const fieldWindowURIPrefix = "pdpp://field-window/"
 // resources/read serves it or the bounded field read takes it, and a
 // failed resource read is never the only next step the model is given.
 var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
-	documented := len(documentingTools(t.Target, fieldWindowURIPrefix)) > 0
+	documented := len(probe.DocumentingTools(t.Target, fieldWindowURIPrefix)) > 0
 	judged := 0
-	for v := range evidenceViews(t) {
+	for v := range probe.EvidenceViews(t) {
 		seen := map[string]bool{}
-		scan := readURIs(v)
-		if _, c, _ := fanInTerm(v); c != nil {
-			for _, e := range evidenceLines(c.Text()) {
+		scan := probe.ReadURIs(v)
+		if _, c, _ := probe.FanInTerm(v); c != nil {
+			for _, e := range probe.EvidenceLines(c.Text()) {
 				if e.ID != "" {
-					scan.calls = append(scan.calls, v.CallRoles("read_record_field", dialect.Args{dialect.RecordID: e.ID, dialect.Field: e.FieldPath, dialect.Length: 200}))
+					scan.Calls = append(scan.Calls, v.CallRoles("read_record_field", dialect.Args{dialect.RecordID: e.ID, dialect.Field: e.FieldPath, dialect.Length: 200}))
 					break
 				}
 			}
 		}
-		for _, c := range scan.calls {
-			for _, u := range scan.emitted(c, "field-window") {
+		for _, c := range scan.Calls {
+			for _, u := range scan.Emitted(c, "field-window") {
 				if seen[u] {
 					continue
 				}
 				seen[u] = true
 				judged++
-				readable, taken := resourceReadable(v, u), false
+				readable, taken := probe.ResourceReadable(v, u), false
 				for _, field := range windowFields(v, c, u) {
-					if taken = takenAsID(v, "read_record_field", u, field); taken {
+					if taken = probe.TakenAsID(v, "read_record_field", u, field); taken {
 						break
 					}
 				}
@@ -69,8 +70,8 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 // handle, then, found by value, the handle's other strings (its keys are
 // the target's own encoding), else the field shown on the URI's line.
 func windowFields(t *T, c *Call, uri string) []string {
-	out := handleFields(t, handleJSON(uri))
-	if m := evFieldRe.FindStringSubmatch(dialect.LineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))); m != nil && !slices.Contains(out, m[1]) {
+	out := probe.HandleFields(t, probe.HandleJSON(uri))
+	if m := probe.EvidenceField.FindStringSubmatch(dialect.LineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))); m != nil && !slices.Contains(out, m[1]) {
 		out = append(out, m[1])
 	}
 	return out

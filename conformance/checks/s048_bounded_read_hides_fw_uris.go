@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S048 reads a long field of the target's own data in small windows and
@@ -12,12 +13,12 @@ import (
 // range, a truncation state, the match offset of a q read, and next and
 // previous read_record_field arguments that read the neighbouring windows.
 var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
-	rec, ok := scanRecords(t, func(r aRecord) bool { return longestString(r.Data) > 600 })
+	rec, ok := probe.ScanRecords(t, func(r probe.ScannedRecord) bool { return probe.LongestString(r.Data) > 600 })
 	if !ok {
 		t.Skipf("no record of the target's grant has a text field over 600 characters")
 	}
-	field := longestField(rec.Data)
-	full := []rune(str(rec.Data[field]))
+	field := probe.LongestField(rec.Data)
+	full := []rune(probe.String(rec.Data[field]))
 	const size = 256
 	read := func(args dialect.Args) *Call {
 		args[dialect.RecordID], args[dialect.Field] = rec.ID, field
@@ -61,16 +62,16 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 			if !t.Assert(!m.IsError(), "a q read must work: %s", m.Describe()) {
 				return
 			}
-			t.Assert(numberInText(m.Text(), at), "a q window must show where the match is: its offset %d in the field:\n%s", at, clipText(m.Text(), 300))
+			t.Assert(probe.ShowsNumber(m.Text(), at), "a q window must show where the match is: its offset %d in the field:\n%s", at, clipText(m.Text(), 300))
 		})
 	}
 	t.Clause(2, func() {
 		for _, c := range reads {
-			for _, u := range handleURIs(c, "field-window") {
+			for _, u := range probe.HandleURIs(c, "field-window") {
 				if strings.Contains(string(full), u) {
 					continue // the field's own text, not a handle the adapter added
 				}
-				t.Assert(resourceReadable(t, u), "read_record_field shows %s, which the host's resources/read does not serve: an ordinary bounded read must not expose it", u)
+				t.Assert(probe.ResourceReadable(t, u), "read_record_field shows %s, which the host's resources/read does not serve: an ordinary bounded read must not expose it", u)
 			}
 		}
 		t.Assert(true, "")
@@ -84,9 +85,9 @@ func judgeWindow(t *T, c *Call, full []rune, start, end int) {
 	text := c.Text()
 	piece := string(full[start:min(end, start+40)])
 	t.Assert(strings.Contains(text, piece), "the window text must be inline: %q is not in the text:\n%s", piece, clipText(text, 300))
-	t.Assert(numberInText(text, start) && numberInText(text, end), "the text must show the window's offsets %d and %d:\n%s", start, end, clipText(text, 300))
+	t.Assert(probe.ShowsNumber(text, start) && probe.ShowsNumber(text, end), "the text must show the window's offsets %d and %d:\n%s", start, end, clipText(text, 300))
 	if end < len(full) {
-		t.Assert(cutLabelRe.MatchString(headerOf(text, piece)), "a window that ends before the field does must say it is incomplete:\n%s", clipText(text, 300))
+		t.Assert(probe.CutLabel.MatchString(headerOf(text, piece)), "a window that ends before the field does must say it is incomplete:\n%s", clipText(text, 300))
 	}
 }
 
@@ -100,15 +101,15 @@ func headerOf(text, piece string) string {
 
 // windowContinuation finds, in a window's text, the read_record_field call
 // on the same record whose offset (offset_chars or cursor) pick accepts.
-func windowContinuation(t *T, c *Call, id string, pick func(int) bool) *continuation {
-	for _, k := range continuationsIn(c.Text()) {
+func windowContinuation(t *T, c *Call, id string, pick func(int) bool) *probe.Continuation {
+	for _, k := range probe.ContinuationsIn(c.Text()) {
 		if k.Tool == "read_record_field" {
-			learnFrom(t, k, dialect.Args{dialect.RecordID: id})
+			probe.LearnFrom(t, k, dialect.Args{dialect.RecordID: id})
 		}
-		if kid := str(roleOf(t, k, dialect.RecordID)); k.Tool != "read_record_field" || (kid != id && !strings.Contains(kid, id)) {
+		if kid := probe.String(probe.RoleOf(t, k, dialect.RecordID)); k.Tool != "read_record_field" || (kid != id && !strings.Contains(kid, id)) {
 			continue
 		}
-		off, err := strconv.Atoi(firstNonEmptyString(str(roleOf(t, k, dialect.Offset)), str(roleOf(t, k, dialect.Cursor))))
+		off, err := strconv.Atoi(probe.FirstNonEmpty(probe.String(probe.RoleOf(t, k, dialect.Offset)), probe.String(probe.RoleOf(t, k, dialect.Cursor))))
 		if err == nil && pick(off) {
 			return &k
 		}

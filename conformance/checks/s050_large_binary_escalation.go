@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -24,13 +25,15 @@ import (
 // form.
 var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
 	judged := 0
-	for v := range evidenceViews(t) {
+	for v := range probe.EvidenceViews(t) {
 		if large, ok := longestRecord(v); ok {
 			judged++
 			largePreview(t, v, large)
 			largeFetchText(t, v, large)
 		}
-		if bin, ok := scanRecords(v, func(r aRecord) bool { return slices.ContainsFunc(mapValues(r.Data), looksBinary) }); ok {
+		if bin, ok := probe.ScanRecords(v, func(r probe.ScannedRecord) bool {
+			return slices.ContainsFunc(probe.MapValues(r.Data), probe.LooksBinary)
+		}); ok {
 			judged++
 			binaryPreview(t, v, bin)
 		}
@@ -45,10 +48,10 @@ var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, To
 
 // longestRecord is the sampled record with the longest text field over
 // 4,096 characters.
-func longestRecord(t *T) (aRecord, bool) {
-	var best aRecord
-	for _, r := range sampleRecords(t) {
-		if longestString(r.Data) > 4096 && longestString(r.Data) > longestString(best.Data) {
+func longestRecord(t *T) (probe.ScannedRecord, bool) {
+	var best probe.ScannedRecord
+	for _, r := range probe.SampleRecords(t) {
+		if probe.LongestString(r.Data) > 4096 && probe.LongestString(r.Data) > probe.LongestString(best.Data) {
 			best = r
 		}
 	}
@@ -56,11 +59,11 @@ func longestRecord(t *T) (aRecord, bool) {
 }
 
 // largePreview judges a large text field in its stream's record previews.
-func largePreview(t, v *T, large aRecord) {
-	field := longestField(large.Data)
-	value := str(large.Data[field])
+func largePreview(t, v *T, large probe.ScannedRecord) {
+	field := probe.LongestField(large.Data)
+	value := probe.String(large.Data[field])
 	total := utf8.RuneCountInString(value)
-	q := v.CallRoles("query_records", source{stream: large.Stream, conn: large.Conn}.roles(dialect.Args{dialect.Fields: []string{field}, dialect.Limit: 25}))
+	q := v.CallRoles("query_records", probe.Source{Stream: large.Stream, Conn: large.Conn}.Roles(dialect.Args{dialect.Fields: []string{field}, dialect.Limit: 25}))
 	if q.IsError() {
 		t.BlockedBy("S031", "query_records(fields) failed: %s", q.Describe())
 		return
@@ -73,11 +76,11 @@ func largePreview(t, v *T, large aRecord) {
 		return
 	}
 	t.Clause(3, func() {
-		t.Assert(strings.Contains(plainOf(q.Text()), plainOf(value)) || cutLabelRe.MatchString(line),
+		t.Assert(strings.Contains(probe.Plain(q.Text()), probe.Plain(value)) || probe.CutLabel.MatchString(line),
 			"the preview of the %d-character field %s of %s is cut; it must say so, never pass for complete: %s", total, field, large.ID, clipText(line, 300))
 	})
 	t.Clause(1, func() {
-		t.Assert(showsSize(q.Text()+string(q.Raw), total), "the preview of the %d-character field %s of %s must show its size", total, field, large.ID)
+		t.Assert(probe.ShowsSize(q.Text()+string(q.Raw), total), "the preview of the %d-character field %s of %s must show its size", total, field, large.ID)
 	})
 	t.Clause(2, func() { followFieldContinuation(t, v, q.Tool, q.Text(), field, large.ID) })
 }
@@ -86,14 +89,14 @@ func largePreview(t, v *T, large aRecord) {
 // text: whole, or bounded and labelled as cut in both text and metadata,
 // with a continuation that works (issue 20: a cut labelled only in
 // metadata, or only in text, is silent to one of its readers).
-func largeFetchText(t, v *T, large aRecord) {
+func largeFetchText(t, v *T, large probe.ScannedRecord) {
 	f := v.CallRoles("fetch", dialect.Args{dialect.RecordID: large.ID})
 	if f.IsError() {
 		t.BlockedBy("S029", "fetch of %s failed: %s", large.ID, f.Describe())
 		return
 	}
 	doc := f.Structured()
-	text := str(doc["text"])
+	text := probe.String(doc["text"])
 	field := ""
 	for k, val := range large.Data {
 		if s, ok := val.(string); ok && utf8.RuneCountInString(s) > 4096 && len(text) >= 60 && strings.HasPrefix(s, text[:60]) {
@@ -103,7 +106,7 @@ func largeFetchText(t, v *T, large aRecord) {
 	if field == "" {
 		return // the document's text is not a large field's
 	}
-	value := str(large.Data[field])
+	value := probe.String(large.Data[field])
 	total := utf8.RuneCountInString(value)
 	if strings.Contains(text, value) {
 		t.Clause(3, func() { t.Assert(true, "") })
@@ -112,11 +115,11 @@ func largeFetchText(t, v *T, large aRecord) {
 	meta, _ := json.Marshal(doc["metadata"])
 	t.Clause(3, func() {
 		tail := text[max(0, len(text)-600):]
-		t.Assert(cutLabelRe.MatchString(tail), "fetch of %s cuts the %d-character %s; its text must say so where it ends: %q", large.ID, total, field, clipText(tail, 200))
-		t.Assert(cutLabelRe.MatchString(string(meta)) || showsSize(string(meta), total), "fetch of %s cuts the %d-character %s; its metadata must say so too (a cut flag or the whole size): %s", large.ID, total, field, clipText(string(meta), 300))
+		t.Assert(probe.CutLabel.MatchString(tail), "fetch of %s cuts the %d-character %s; its text must say so where it ends: %q", large.ID, total, field, clipText(tail, 200))
+		t.Assert(probe.CutLabel.MatchString(string(meta)) || probe.ShowsSize(string(meta), total), "fetch of %s cuts the %d-character %s; its metadata must say so too (a cut flag or the whole size): %s", large.ID, total, field, clipText(string(meta), 300))
 	})
 	t.Clause(1, func() {
-		t.Assert(showsSize(text+string(meta), total), "fetch of %s cuts the %d-character %s; it must show the whole size", large.ID, total, field)
+		t.Assert(probe.ShowsSize(text+string(meta), total), "fetch of %s cuts the %d-character %s; it must show the whole size", large.ID, total, field)
 	})
 	t.Clause(2, func() { followFieldContinuation(t, v, "fetch", text, field, large.ID) })
 }
@@ -124,25 +127,25 @@ func largeFetchText(t, v *T, large aRecord) {
 // binaryPreview judges a record's binary fields in its stream's previews:
 // each named, with its media type when the data says it, and its route
 // when it has one.
-func binaryPreview(t, v *T, rec aRecord) {
-	q := v.CallRoles("query_records", source{stream: rec.Stream, conn: rec.Conn}.roles(dialect.Args{dialect.Limit: 5}))
+func binaryPreview(t, v *T, rec probe.ScannedRecord) {
+	q := v.CallRoles("query_records", probe.Source{Stream: rec.Stream, Conn: rec.Conn}.Roles(dialect.Args{dialect.Limit: 5}))
 	if q.IsError() {
 		t.BlockedBy("S031", "query_records failed: %s", q.Describe())
 		return
 	}
 	for _, name := range slices.Sorted(maps.Keys(rec.Data)) {
 		val := rec.Data[name]
-		if !looksBinary(val) {
+		if !probe.LooksBinary(val) {
 			continue
 		}
 		obj, _ := val.(map[string]any)
 		t.Clause(1, func() {
 			t.Assert(strings.Contains(q.Text(), name) && binaryWordRe.MatchString(q.Text()), "the preview must show the binary field %s of %s as binary metadata", name, rec.ID)
-			if mt := str(obj["mime_type"]); mt != "" {
+			if mt := probe.String(obj["mime_type"]); mt != "" {
 				t.Assert(strings.Contains(q.Text(), mt), "the preview must show the media type %s of %s (%s)", mt, name, rec.ID)
 			}
 		})
-		if route := str(obj["fetch_url"]); route != "" {
+		if route := probe.String(obj["fetch_url"]); route != "" {
 			t.Clause(2, func() {
 				t.Assert(strings.Contains(q.Text(), route), "the preview must give %s's export route %s (%s)", name, route, rec.ID)
 			})
@@ -152,9 +155,9 @@ func binaryPreview(t, v *T, rec aRecord) {
 
 // lineHolding is the text line that shows the start of value.
 func lineHolding(text, value string) string {
-	head := plainOf(clipRunes(value, 40))
+	head := probe.Plain(clipRunes(value, 40))
 	for _, line := range strings.Split(text, "\n") {
-		if strings.Contains(plainOf(line), head) {
+		if strings.Contains(probe.Plain(line), head) {
 			return line
 		}
 	}
@@ -170,7 +173,7 @@ func clipRunes(s string, n int) string {
 // cut field: a read_record_field (or fetch) call in text that names the
 // field; it must work and go on from where the text stopped.
 func followFieldContinuation(t, v *T, tool, text, field, id string) {
-	for _, k := range continuationsIn(text) {
+	for _, k := range probe.ContinuationsIn(text) {
 		if !namesField(t, k, field) {
 			continue
 		}
@@ -196,7 +199,7 @@ func largeJSONField(t *T) bool {
 	var stream, conn, field string
 	for _, st := range fx.Streams {
 		for _, f := range st.Fields {
-			blobs := slices.ContainsFunc(st.Records, func(r fakers.Record) bool { return looksBinary(r.Data[f.Name]) })
+			blobs := slices.ContainsFunc(st.Records, func(r fakers.Record) bool { return probe.LooksBinary(r.Data[f.Name]) })
 			if f.Type == "object" && field == "" && len(st.Records) > 0 && !blobs {
 				stream, conn, field = st.Name, st.Records[0].ConnectionID, f.Name
 				for i, r := range st.Records {
@@ -211,8 +214,8 @@ func largeJSONField(t *T) bool {
 	on := t.On(t.Fork(fx))
 	args := dialect.Args{dialect.Stream: stream, dialect.Connection: conn, dialect.Fields: []string{field}, dialect.Limit: 5}
 	shown := map[string]int{}
-	for i, r := range records(on.CallRoles("query_records", args)) {
-		shown[str(r["id"])] = i
+	for i, r := range probe.Records(on.CallRoles("query_records", args)) {
+		shown[probe.String(r["id"])] = i
 	}
 	// Every other record of the first page grows past any single read.
 	on.RS().Update(func(fx *fakers.Fixture) {
@@ -230,13 +233,13 @@ func largeJSONField(t *T) bool {
 		return true
 	}
 	want := map[string]any{}
-	for _, r := range records(q) {
+	for _, r := range probe.Records(q) {
 		d, _ := r["data"].(map[string]any)
-		want[shownIDOf(q, str(r["id"]))] = d[field]
+		want[probe.ShownID(q, probe.String(r["id"]))] = d[field]
 	}
 	for _, line := range strings.Split(q.Text(), "\n") {
 		at := strings.Index(line, `"`+field+`":`)
-		m := evIDRe.FindStringSubmatch(line)
+		m := probe.EvidenceID.FindStringSubmatch(line)
 		if at < 0 || m == nil {
 			continue
 		}
@@ -245,17 +248,17 @@ func largeJSONField(t *T) bool {
 			continue
 		}
 		marker := clipText(line[at:], 120)
-		size := utf8.RuneCountInString(compactJSONOf(v))
+		size := utf8.RuneCountInString(probe.CompactJSON(v))
 		t.Clause(1, func() {
 			// The marker may be clipped with its line: the size and media
 			// type may also be on the field's continuation line.
 			t.Assert(jsonMarkerRe.MatchString(marker), "the preview of a %d-character JSON field must name its media type: %s", size, marker)
-			t.Assert(showsSize(marker, size) || showsSize(q.Text()+string(q.Raw), size), "the preview of a %d-character JSON field must show its size: %s", size, marker)
+			t.Assert(probe.ShowsSize(marker, size) || probe.ShowsSize(q.Text()+string(q.Raw), size), "the preview of a %d-character JSON field must show its size: %s", size, marker)
 		})
 	}
 	followed := 0
-	for _, c := range continuationsIn(q.Text()) {
-		id := str(roleOf(t, c, dialect.RecordID))
+	for _, c := range probe.ContinuationsIn(q.Text()) {
+		id := probe.String(probe.RoleOf(t, c, dialect.RecordID))
 		v, ok := want[id]
 		if !ok || !namesField(t, c, field) {
 			continue
@@ -276,7 +279,7 @@ func largeJSONField(t *T) bool {
 
 // readWholeJSON follows a continuation for a JSON field to its end: a fetch
 // document whose text is the projection, or read_record_field windows.
-func readWholeJSON(t *T, c continuation, field string) (any, error) {
+func readWholeJSON(t *T, c probe.Continuation, field string) (any, error) {
 	var text strings.Builder
 	for step := 0; step < 20; step++ {
 		r := t.Follow(c)
@@ -295,10 +298,10 @@ func readWholeJSON(t *T, c continuation, field string) (any, error) {
 			return proj[field], nil
 		}
 		w, _ := r.Structured()["window"].(map[string]any)
-		text.WriteString(str(w["text"]))
-		c = continuation{}
-		for _, n := range continuationsIn(r.Text()) {
-			if n.Tool == "read_record_field" && nextLabelRe.MatchString(n.At) {
+		text.WriteString(probe.String(w["text"]))
+		c = probe.Continuation{}
+		for _, n := range probe.ContinuationsIn(r.Text()) {
+			if n.Tool == "read_record_field" && probe.NextLabel.MatchString(n.At) {
 				c = n
 			}
 		}
@@ -323,16 +326,8 @@ func bigObject(seed, chars int) map[string]any {
 	return m
 }
 
-func compactJSONOf(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return strings.TrimSpace(b.String())
-}
-
 // namesField reports a continuation that reads field: a field read of it,
 // or a projection to it alone.
-func namesField(t *T, k continuation, field string) bool {
-	return str(roleOf(t, k, dialect.Field)) == field || fmt.Sprint(roleOf(t, k, dialect.Fields)) == "["+field+"]"
+func namesField(t *T, k probe.Continuation, field string) bool {
+	return probe.String(probe.RoleOf(t, k, dialect.Field)) == field || fmt.Sprint(probe.RoleOf(t, k, dialect.Fields)) == "["+field+"]"
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // S052 searches through the CLI for words of the target's own data: its
@@ -12,13 +13,13 @@ import (
 // found by value: an output line that, split as a command, names the
 // evidence's field.
 var s052 = &Check{ID: "S052", Slug: "cli-parity", Mode: ModeCTRL, Needs: []Capability{CapCLI, CapControlledRS}, Run: func(t *T) {
-	term, c, _ := fanInTerm(t)
-	if c == nil || len(hitsWithEvidence(c)) == 0 {
+	term, c, _ := probe.FanInTerm(t)
+	if c == nil || len(probe.HitsWithEvidence(c)) == 0 {
 		t.NotApplicable("no search of the target's own words returned a proven evidence window")
 	}
 	fields := map[string]bool{}
-	for _, p := range shownPreviews(t, c) {
-		fields[p.field] = true
+	for _, p := range probe.ShownPreviews(t, c) {
+		fields[p.Field] = true
 	}
 	out, errOut, code := t.CLI().RunCLI(t.Context(), "search", "--provider-url", t.RS().URL(), term)
 	if code != 0 {

@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // A filterable stream has an exact-match field and a range field.
 type filterable struct {
-	src          source
+	src          probe.Source
 	eq, eqType   string
 	rng, rngType string
 	op           string
@@ -22,21 +23,21 @@ type filterable struct {
 // in full, every field's capabilities understood and none filterable (0:
 // some field is filterable, or one may exist unseen).
 func findFilterable(t *T) (f filterable, ok bool, absent int) {
-	_, index := schemaIndex(t)
-	all := sources(index)
-	seenAll := len(all) > 0 && len(all) <= maxStreamProbes
+	_, index := probe.SchemaIndex(t)
+	all := probe.Sources(index)
+	seenAll := len(all) > 0 && len(all) <= probe.MaxStreamProbes
 	for i, s := range all {
-		if i == maxStreamProbes {
+		if i == probe.MaxStreamProbes {
 			break
 		}
-		_, rows := scopedSchema(t, s.roles(nil))
+		_, rows := probe.ScopedSchema(t, s.Roles(nil))
 		seenAll = seenAll && len(rows) > 0
 		for _, r := range rows {
 			f := filterable{src: s}
 			seenAll = seenAll && len(r.FieldCaps) > 0
-			for _, name := range fieldNames(r) {
+			for _, name := range probe.FieldNames(r) {
 				seenAll = seenAll && capUnderstood(r.FieldCaps[name])
-				fc := capOf(r.FieldCaps[name])
+				fc := probe.CapOf(r.FieldCaps[name])
 				seenAll = seenAll && !fc.Exact && len(fc.Ops) == 0 // one filterable field: not absent
 				if fc.Exact && f.eq == "" && name != "id" {
 					f.eq, f.eqType = name, fc.Type
@@ -67,7 +68,7 @@ func capUnderstood(v any) bool {
 	if m, ok := v.(map[string]any); ok {
 		return m["exact_filter"] != nil && m["range_filter"] != nil
 	}
-	toks := flagTokens(v)
+	toks := probe.FlagTokens(v)
 	for _, tok := range toks {
 		if k, _, _ := strings.Cut(tok, "="); !slices.Contains(flagKeys, k) {
 			return false
@@ -89,26 +90,26 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Tools: []string
 		t.NotApplicable("no field of the target's grant is filterable, so no filter can be encoded: decided from the target's schema, whose %d streams flag no exact or range filter on any field (mcpcheck controls no RS here)", absent)
 	default:
 		t.Skipf("no stream in the target's grant shows both an exact and a range filter field (read up to %d streams' field capabilities): "+
-			"a stream whose schema flags an exact and a range filter, as mcpcheck's fixture RS serves, would let it run", maxStreamProbes)
+			"a stream whose schema flags an exact and a range filter, as mcpcheck's fixture RS serves, would let it run", probe.MaxStreamProbes)
 	}
 	on := t.Private()
 	logged := on != t
-	exact, rng := sampleValue(f.eqType), map[string]any{f.op: sampleValue(f.rngType)}
+	exact, rng := probe.SampleValue(f.eqType), map[string]any{f.op: probe.SampleValue(f.rngType)}
 	filters := []map[string]any{{f.eq: exact, f.rng: rng}}
 	if f.eq == f.rng { // one field with both: one filter key each call
 		filters = []map[string]any{{f.eq: exact}, {f.rng: rng}}
 	}
-	path := "/v1/streams/" + url.PathEscape(f.src.stream) + "/records"
+	path := "/v1/streams/" + url.PathEscape(f.src.Stream) + "/records"
 	sent := url.Values{}
 	for _, filter := range filters {
-		before := rsRequestCount(on, path)
-		c := on.CallRoles("query_records", f.src.roles(dialect.Args{dialect.Filter: filter, dialect.Limit: 1}))
+		before := probe.RSRequestCount(on, path)
+		c := on.CallRoles("query_records", f.src.Roles(dialect.Args{dialect.Filter: filter, dialect.Limit: 1}))
 		t.Clause(1, func() {
 			if !logged {
 				t.Skipf("what the RS receives shows only in its request log: %s", CapFixture.SkipReason())
 			}
 			reqs := on.RS().RequestsTo(path)[before:]
-			if !t.Assert(len(reqs) > 0, "query_records with the object filter %s never reached the RS records endpoint: %s", compactJSONOf(filter), c.Describe()) {
+			if !t.Assert(len(reqs) > 0, "query_records with the object filter %s never reached the RS records endpoint: %s", probe.CompactJSON(filter), c.Describe()) {
 				return
 			}
 			for _, r := range reqs {
@@ -136,21 +137,21 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Tools: []string
 		{"a bracket-syntax key", map[string]any{f.eq + "[gte]": "x"}},
 	} {
 		for _, tool := range []string{"query_records", "aggregate"} {
-			if !serves(on.Target, tool) {
+			if !probe.Serves(on.Target, tool) {
 				continue
 			}
-			args := f.src.roles(dialect.Args{dialect.Filter: bad.value})
+			args := f.src.Roles(dialect.Args{dialect.Filter: bad.value})
 			if tool == "aggregate" {
 				args[dialect.Metric] = "count"
 			}
-			before := rsRequestCount(on, "/v1/streams/")
+			before := probe.RSRequestCount(on, "/v1/streams/")
 			r := on.CallRoles(tool, args)
 			t.Clause(2, func() {
 				if logged {
-					t.Assert(rsRequestCount(on, "/v1/streams/") == before, "%s: %s reached the RS; it must be refused before any RS call", tool, bad.what)
+					t.Assert(probe.RSRequestCount(on, "/v1/streams/") == before, "%s: %s reached the RS; it must be refused before any RS call", tool, bad.what)
 				}
 				if t.Assert(r.IsError(), "%s: %s must be rejected: %s", tool, bad.what, r.Describe()) {
-					t.Assert(typedRejection(r, "filter"), "%s: the rejection of %s must be typed and name the filter argument: %s", tool, bad.what, r.Describe())
+					t.Assert(probe.TypedRejection(r, "filter"), "%s: the rejection of %s must be typed and name the filter argument: %s", tool, bad.what, r.Describe())
 				}
 			})
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // U02: expand with expand_limit {relation: N} reaches the RS as
@@ -14,30 +15,30 @@ import (
 // a JSON-RPC -32602, or a text naming expand_limit) before any RS call
 // (U02.2).
 var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools: []string{"query_records"}, Run: func(t *T) {
-	found := findExpand(t, true)
-	et := found.et
-	if !found.ok && found.absent == 0 {
-		t.Skipf("no stream the target's schema showed advertises expand_capabilities, but not every stream's could be read (over %d streams, or another notation): a target whose schema lists them would let it run", maxExpandProbes)
+	found := probe.FindExpand(t, true)
+	et := found.Target
+	if !found.Found && found.Absent == 0 {
+		t.Skipf("no stream the target's schema showed advertises expand_capabilities, but not every stream's could be read (over %d streams, or another notation): a target whose schema lists them would let it run", probe.MaxExpandProbes)
 	}
-	if !found.ok {
-		t.NotApplicable("no stream in the target's grant advertises expand_capabilities, so no expand_limit can be encoded: decided from the target's schema (%d streams, each listing none usable)", found.absent)
+	if !found.Found {
+		t.NotApplicable("no stream in the target's grant advertises expand_capabilities, so no expand_limit can be encoded: decided from the target's schema (%d streams, each listing none usable)", found.Absent)
 	}
 	on := t.Private()
 	logged := on != t
-	path := "/v1/streams/" + url.PathEscape(et.stream) + "/records"
-	before := rsRequestCount(on, path)
-	c := on.CallRoles("query_records", et.roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.rel: 3}}))
+	path := "/v1/streams/" + url.PathEscape(et.Stream) + "/records"
+	before := probe.RSRequestCount(on, path)
+	c := on.CallRoles("query_records", et.Roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.Rel: 3}}))
 	t.Clause(1, func() {
 		if !logged {
 			t.Skipf("what the RS receives shows only in its request log: %s", CapFixture.SkipReason())
 		}
 		reqs := on.RS().RequestsTo(path)[before:]
-		if !t.Assert(len(reqs) > 0, "query_records with expand and expand_limit {%s: 3} never reached the RS records endpoint: %s", et.rel, c.Describe()) {
+		if !t.Assert(len(reqs) > 0, "query_records with expand and expand_limit {%s: 3} never reached the RS records endpoint: %s", et.Rel, c.Describe()) {
 			return
 		}
 		q, _ := url.ParseQuery(reqs[len(reqs)-1].RawQuery)
-		t.Assert(q.Get("expand_limit["+et.rel+"]") == "3", "the RS must receive expand_limit[%s]=3: %s", et.rel, reqs[len(reqs)-1].RawQuery)
-		t.Assert(slices.ContainsFunc(append(q["expand"], q["expand[]"]...), func(v string) bool { return strings.EqualFold(v, et.rel) }), "the RS must receive the relation %s beside its expand_limit: %s", et.rel, reqs[len(reqs)-1].RawQuery)
+		t.Assert(q.Get("expand_limit["+et.Rel+"]") == "3", "the RS must receive expand_limit[%s]=3: %s", et.Rel, reqs[len(reqs)-1].RawQuery)
+		t.Assert(slices.ContainsFunc(append(q["expand"], q["expand[]"]...), func(v string) bool { return strings.EqualFold(v, et.Rel) }), "the RS must receive the relation %s beside its expand_limit: %s", et.Rel, reqs[len(reqs)-1].RawQuery)
 		t.Assert(!q.Has("expand_limit"), "the RS must never receive a bare expand_limit=: %s", reqs[len(reqs)-1].RawQuery)
 	})
 	for _, bad := range []struct {
@@ -45,17 +46,17 @@ var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools:
 		value any
 	}{
 		{"an empty object", map[string]any{}},
-		{"a string", "expand_limit[" + et.rel + "]=3"},
-		{"a bracket-syntax key", map[string]any{et.rel + "[x]": 3}},
+		{"a string", "expand_limit[" + et.Rel + "]=3"},
+		{"a bracket-syntax key", map[string]any{et.Rel + "[x]": 3}},
 	} {
-		before := rsRequestCount(on, "/v1/streams/")
-		r := on.CallRoles("query_records", et.roles(dialect.Args{dialect.ExpandLimit: bad.value}))
+		before := probe.RSRequestCount(on, "/v1/streams/")
+		r := on.CallRoles("query_records", et.Roles(dialect.Args{dialect.ExpandLimit: bad.value}))
 		t.Clause(2, func() {
 			if logged {
-				t.Assert(rsRequestCount(on, "/v1/streams/") == before, "expand_limit as %s reached the RS; it must be refused before any RS call", bad.what)
+				t.Assert(probe.RSRequestCount(on, "/v1/streams/") == before, "expand_limit as %s reached the RS; it must be refused before any RS call", bad.what)
 			}
 			if t.Assert(r.IsError(), "expand_limit as %s must be rejected: %s", bad.what, r.Describe()) {
-				t.Assert(typedRejection(r, "expand_limit"), "the rejection of expand_limit as %s must be typed (a code, or naming expand_limit): %s", bad.what, r.Describe())
+				t.Assert(probe.TypedRejection(r, "expand_limit"), "the rejection of expand_limit as %s must be typed (a code, or naming expand_limit): %s", bad.what, r.Describe())
 			}
 		})
 	}

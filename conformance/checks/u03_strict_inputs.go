@@ -1,12 +1,15 @@
 package checks
 
-import "github.com/pdpp-connect/mcpcheck/conformance/dialect"
+import (
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+)
 
 // U03: query_records "with an undeclared argument, or with limit above
 // 100" is "rejected with an error that names the argument" (an SDK
 // -32602 error or a typed tool error alike), and "the RS is not called".
 var u03 = &Check{ID: "U03", Slug: "strict-inputs", Mode: ModeBB, Tools: []string{"query_records"}, Run: func(t *T) {
-	srcs := sources(readIndex(t))
+	srcs := probe.Sources(probe.ReadIndex(t))
 	if len(srcs) == 0 {
 		t.Skipf("the target's grant has no streams")
 	}
@@ -22,13 +25,13 @@ var u03 = &Check{ID: "U03", Slug: "strict-inputs", Mode: ModeBB, Tools: []string
 		}
 		// An unknown argument on purpose: sent as given, beside the
 		// source's arguments in the target's names.
-		args := on.ArgsFor("query_records", srcs[0].roles(nil))
+		args := on.ArgsFor("query_records", srcs[0].Roles(nil))
 		args[bad.arg] = bad.value
 		c := on.CallAsGiven("query_records", args)
 		reached := logged && len(on.RS().RequestsTo("/v1/streams/")) > before
 		t.Clause(1, func() {
 			if t.Assert(c.IsError(), "query_records must reject %s=%v: %s", bad.arg, bad.value, c.Describe()) {
-				t.Assert(namesArgument(c, bad.arg), "the rejection must name the argument %s: %s", bad.arg, c.Describe())
+				t.Assert(probe.NamesArgument(c, bad.arg), "the rejection must name the argument %s: %s", bad.arg, c.Describe())
 			}
 		})
 		t.Clause(2, func() {

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // malformedIDs are ids every adapter must reject before calling the RS.
@@ -13,12 +14,12 @@ var malformedIDs = []string{
 // The search id is taken as the target writes it (any self-contained
 // format); the legacy form is the contract's own {stream}:{record_id}.
 var u05 = &Check{ID: "U05", Slug: "self-contained-ids", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
-	readsIndex(t)
-	_, c, _ := fanInTerm(t)
-	if c == nil || len(hits(c)) == 0 {
+	probe.ReadsIndex(t)
+	_, c, _ := probe.FanInTerm(t)
+	if c == nil || len(probe.Hits(c)) == 0 {
 		t.Skipf("no word from the target's records finds any hit")
 	}
-	h := hits(c)[0]
+	h := probe.Hits(c)[0]
 	if h.ID == "" {
 		t.BlockedBy("S024", "the first search hit carries no id: %v", h.Raw)
 	}
@@ -67,7 +68,7 @@ func rejectedBeforeRS(t *T, on *T, tool string, args dialect.Args, role dialect.
 		}
 	}
 	r := on.CallRoles(tool, args)
-	t.Assert(typedRejection(r, arg), "%s must reject %s with a typed error: %s", tool, what, r.Describe())
+	t.Assert(probe.TypedRejection(r, arg), "%s must reject %s with a typed error: %s", tool, what, r.Describe())
 	if !logged {
 		return
 	}

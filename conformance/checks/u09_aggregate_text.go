@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -30,17 +31,17 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 		}
 		t.Assert(strings.Contains(desc, "other_count"), "the aggregate description must name other_count as the signal that groups were cut: %q", desc)
 	})
-	index := readsIndex(t)
+	index := probe.ReadsIndex(t)
 	var (
-		src             source
+		src             probe.Source
 		groupBy, timeBy string
 	)
-	for i, s := range sources(index) {
-		if i == maxStreamProbes || groupBy != "" {
+	for i, s := range probe.Sources(index) {
+		if i == probe.MaxStreamProbes || groupBy != "" {
 			break
 		}
-		for _, r := range rowsNamed(schemaRows(t.CallRoles("schema", s.roles(nil)).Data()), s.stream) {
-			for _, name := range fieldNames(r) {
+		for _, r := range probe.RowsNamed(probe.SchemaRows(t.CallRoles("schema", s.Roles(nil)).Data()), s.Stream) {
+			for _, name := range probe.FieldNames(r) {
 				kinds := aggregationsOf(r.FieldCaps[name])
 				if strings.Contains(kinds, "|group_by|") && groupBy == "" {
 					src, groupBy = s, name
@@ -54,28 +55,28 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 	if groupBy == "" {
 		t.Skipf("no stream in the target's grant shows a group_by field")
 	}
-	scalar := t.CallRoles("aggregate", src.roles(dialect.Args{dialect.Metric: "count"}))
+	scalar := t.CallRoles("aggregate", src.Roles(dialect.Args{dialect.Metric: "count"}))
 	t.Clause(1, func() {
 		if !t.Assert(!scalar.IsError(), "aggregate count must succeed: %s", scalar.Describe()) {
 			return
 		}
 		text := scalar.Text()
-		t.Assert(containsToken(text, "count"), "the text must name the metric count: %s", text)
-		t.Assert(containsToken(text, src.stream), "the text must name the stream %q: %s", src.stream, text)
+		t.Assert(probe.ContainsToken(text, "count"), "the text must name the metric count: %s", text)
+		t.Assert(probe.ContainsToken(text, src.Stream), "the text must name the stream %q: %s", src.Stream, text)
 		if v, ok := scalar.Data()["value"]; ok {
-			t.Assert(containsToken(text, fmt.Sprint(v)), "the text must carry the value %v: %s", v, text)
+			t.Assert(probe.ContainsToken(text, fmt.Sprint(v)), "the text must carry the value %v: %s", v, text)
 		}
 	})
-	grouped := t.CallRoles("aggregate", src.roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 2}))
+	grouped := t.CallRoles("aggregate", src.Roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 2}))
 	if !grouped.IsError() {
 		t.Clause(1, func() { expectGroupsShown(t, grouped) })
 		if oc, ok := grouped.Data()["other_count"]; ok {
 			t.Clause(2, func() {
-				t.Assert(containsToken(grouped.Text(), fmt.Sprint(oc)), "the envelope's other_count %v must be visible in the text: %s", oc, grouped.Text())
+				t.Assert(probe.ContainsToken(grouped.Text(), fmt.Sprint(oc)), "the envelope's other_count %v must be visible in the text: %s", oc, grouped.Text())
 			})
 		}
 	}
-	many := t.CallRoles("aggregate", src.roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 20}))
+	many := t.CallRoles("aggregate", src.Roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 20}))
 	switch all, _ := many.Data()["groups"].([]any); {
 	case !many.IsError() && len(all) > maxPreviewGroups:
 		t.Clause(3, func() { expectBoundedBuckets(t, many) })
@@ -93,7 +94,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 			}
 		})
 	default:
-		t.Record("bucket preview", fmt.Sprintf("not exercised: stream %q has %d group(s), and %s", src.stream, len(all), CapFixture.SkipReason()))
+		t.Record("bucket preview", fmt.Sprintf("not exercised: stream %q has %d group(s), and %s", src.Stream, len(all), CapFixture.SkipReason()))
 	}
 
 	if timeBy == "" {
@@ -116,8 +117,8 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 					before = reqs[len(reqs)-1].Seq
 				}
 			}
-			c := on.CallRoles("aggregate", src.roles(bad.args))
-			t.Assert(typedRejection(c, bad.arg) || typedRejection(c, "group_by") || typedRejection(c, "granularity"),
+			c := on.CallRoles("aggregate", src.Roles(bad.args))
+			t.Assert(probe.TypedRejection(c, bad.arg) || probe.TypedRejection(c, "group_by") || probe.TypedRejection(c, "granularity"),
 				"%s must be rejected with a typed error: %s", bad.what, c.Describe())
 			if on != t {
 				sent := 0
@@ -136,7 +137,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 // the RS's compact flags (a=group_by|max) or a full capability object.
 func aggregationsOf(caps any) string {
 	out := "|"
-	for _, tok := range flagTokens(caps) {
+	for _, tok := range probe.FlagTokens(caps) {
 		if kinds, ok := strings.CutPrefix(tok, "a="); ok {
 			out += kinds + "|"
 		}
@@ -161,7 +162,7 @@ func expectGroupsShown(t *T, c *Call) {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
 		key, count := fmt.Sprint(gm["key"]), fmt.Sprint(gm["count"])
-		if !containsToken(text, key) {
+		if !probe.ContainsToken(text, key) {
 			continue
 		}
 		shown++
@@ -181,7 +182,7 @@ func expectBoundedBuckets(t *T, c *Call) {
 	shown := 0
 	for _, g := range all {
 		gm, _ := g.(map[string]any)
-		if k := fmt.Sprint(gm["key"]); k != "" && containsToken(text, k) {
+		if k := fmt.Sprint(gm["key"]); k != "" && probe.ContainsToken(text, k) {
 			shown++
 		}
 	}
@@ -191,6 +192,6 @@ func expectBoundedBuckets(t *T, c *Call) {
 	oc, hasOC := c.Data()["other_count"]
 	hidden := regexp.QuoteMeta(fmt.Sprint(len(all) - shown))
 	moreRe := regexp.MustCompile(`(?i)\bmore\b[^\n]{0,24}?\b` + hidden + `\b|\b` + hidden + `\b[^\n]{0,24}?\bmore\b`)
-	said := truncationSignalRe.MatchString(text) || moreRe.MatchString(text) || (hasOC && containsToken(text, fmt.Sprint(oc)))
+	said := truncationSignalRe.MatchString(text) || moreRe.MatchString(text) || (hasOC && probe.ContainsToken(text, fmt.Sprint(oc)))
 	t.Assert(said, "a cut preview must say more groups exist (more_groups, other_count, or how many are not shown):\n%s", clipText(text, 800))
 }

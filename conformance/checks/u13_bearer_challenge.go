@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // U13: a request to /mcp with no bearer, a malformed one, or one its RS
@@ -45,24 +46,24 @@ var u13 = &Check{ID: "U13", Slug: "bearer-challenge", Mode: ModeHOST, Needs: []C
 	documents := map[string]metadataDoc{} // metadata URL -> what its document said
 cases:
 	for _, c := range cases {
-		for _, body := range rejectedBodies {
-			a := hostedDo(t.Context(), "POST", t.Hosted().MCPURL(), c.authorization, body, nil)
+		for _, body := range probe.RejectedBodies {
+			a := probe.HostedDo(t.Context(), "POST", t.Hosted().MCPURL(), c.authorization, body, nil)
 			if errors.Is(a.Err, context.DeadlineExceeded) {
 				// A target that holds one refused request holds the next: judge
 				// that once rather than waiting out every case.
-				t.Clause(1, func() { t.Fail("a request with %s got no answer within %s", c.what, hostedTimeout) })
+				t.Clause(1, func() { t.Fail("a request with %s got no answer within %s", c.what, probe.HostedTimeout) })
 				break cases
 			}
 			t.Clause(1, func() {
 				if !t.Assert(a.Err == nil && a.Status == 401, "a request with %s must get HTTP 401: HTTP %d %v", c.what, a.Status, a.Err) {
 					return
 				}
-				m := resourceMetadataRe.FindStringSubmatch(a.Header.Get("WWW-Authenticate"))
+				m := probe.ResourceMetadata.FindStringSubmatch(a.Header.Get("WWW-Authenticate"))
 				if !t.Assert(m != nil, "401 for %s must carry WWW-Authenticate: Bearer resource_metadata=…; got %q", c.what, a.Header.Get("WWW-Authenticate")) {
 					return
 				}
 				e, _ := a.JSON()["error"].(map[string]any)
-				t.Assert(str(e["resource_metadata"]) == m[1], "the error body must name the same metadata URL (%s) for %s: %s", m[1], c.what, clipText(string(a.Body), 200))
+				t.Assert(probe.String(e["resource_metadata"]) == m[1], "the error body must name the same metadata URL (%s) for %s: %s", m[1], c.what, clipText(string(a.Body), 200))
 				doc, seen := documents[m[1]]
 				if !seen {
 					doc = fetchMetadata(t, m[1])
@@ -74,12 +75,12 @@ cases:
 				t.Assert(doc.resource == t.Hosted().MCPURL(), "the challenge's metadata (%s) must name the /mcp resource %s: %s", m[1], t.Hosted().MCPURL(), doc.outcome)
 			})
 			t.Clause(2, func() {
-				t.Assert(!isJSONRPC(a.Body), "a request with %s must not be processed as MCP: %s", c.what, clipText(string(a.Body), 200))
+				t.Assert(!probe.IsJSONRPC(a.Body), "a request with %s must not be processed as MCP: %s", c.what, clipText(string(a.Body), 200))
 			})
 		}
 		if t.Target.Has(CapControlledRS) && c.token != "" {
 			t.Clause(2, func() {
-				n := rsDataRequests(t, c.token)
+				n := probe.RSDataRequests(t, c.token)
 				t.Assert(n == 0, "the RS must serve no request but the bearer check for a request with %s (it served %d)", c.what, n)
 			})
 		}
@@ -95,7 +96,7 @@ type metadataDoc struct {
 }
 
 // fetchMetadata reads the metadata document a challenge names, only on
-// the target's own origin and with no redirect off it (hostedClient): a hostile target
+// the target's own origin and with no redirect off it (probe.HostedClient): a hostile target
 // cannot have mcpcheck read, and publish, another URL (a CI runner's
 // metadata service, say).
 func fetchMetadata(t *T, metaURL string) metadataDoc {
@@ -107,7 +108,7 @@ func fetchMetadata(t *T, metaURL string) metadataDoc {
 	case !conformance.SameOrigin(u, mcpURL):
 		return metadataDoc{notFetched: "it is on another origin than the endpoint's, and mcpcheck fetches what a target names only on the target's own origin"}
 	}
-	a := hostedDo(t.Context(), "GET", metaURL, "", nil, nil)
+	a := probe.HostedDo(t.Context(), "GET", metaURL, "", nil, nil)
 	var redirect *conformance.RedirectError
 	switch {
 	case errors.As(a.Err, &redirect):

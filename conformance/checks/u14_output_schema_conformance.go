@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // U14: when a tool declares an outputSchema, "the structuredContent
@@ -24,7 +25,7 @@ var u14 = &Check{ID: "U14", Slug: "output-schema-conformance", Mode: ModeBB, Run
 		}
 	}
 	sort.Strings(names)
-	for _, c := range append(sampleCalls(t), refusedCalls(t)...) {
+	for _, c := range append(probe.SampleCalls(t), probe.RefusedCalls(t)...) {
 		s, ok := declared[c.Tool]
 		if !ok || s.err != nil || c.RPCError != nil {
 			continue // no schema to hold it to, or no tool result at all
@@ -34,7 +35,7 @@ var u14 = &Check{ID: "U14", Slug: "output-schema-conformance", Mode: ModeBB, Run
 		case !c.IsError() && has:
 			t.Clause(1, func() {
 				err := s.schema.Validate(sc)
-				t.Assert(err == nil, "%s's structuredContent does not validate against its outputSchema: %v: %s", c.Tool, err, clipText(compactJSONOf(sc), 300))
+				t.Assert(err == nil, "%s's structuredContent does not validate against its outputSchema: %v: %s", c.Tool, err, clipText(probe.CompactJSON(sc), 300))
 			})
 		case c.IsError():
 			t.Clause(2, func() {
@@ -44,7 +45,7 @@ var u14 = &Check{ID: "U14", Slug: "output-schema-conformance", Mode: ModeBB, Run
 				}
 				err := s.schema.Validate(sc)
 				t.Assert(err == nil, "%s's error result carries structuredContent that does not validate against its outputSchema (a validating client rejects the whole result): %v: %s",
-					c.Tool, err, clipText(compactJSONOf(sc), 300))
+					c.Tool, err, clipText(probe.CompactJSON(sc), 300))
 			})
 		}
 	}
@@ -86,7 +87,7 @@ func structuredContentOf(c *Call) (any, bool) {
 	}
 	if c.Raw == nil {
 		sc := c.Result.StructuredContent
-		return jsonValue(sc), sc != nil
+		return probe.JSONValue(sc), sc != nil
 	}
 	if json.Unmarshal(c.Raw, &r) != nil || len(r.StructuredContent) == 0 || string(r.StructuredContent) == "null" {
 		return nil, false

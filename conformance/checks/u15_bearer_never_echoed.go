@@ -3,6 +3,7 @@ package checks
 import (
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -15,16 +16,16 @@ var u15 = &Check{ID: "U15", Slug: "bearer-never-echoed", Mode: ModeBB, Run: func
 	if token == "" {
 		t.Skipf("mcpcheck holds no bearer for this target: nothing it could echo")
 	}
-	calls := append(sampleCalls(t), refusedCalls(t)...)
+	calls := append(probe.SampleCalls(t), probe.RefusedCalls(t)...)
 	if t.Target.Has(CapFixture) {
 		ft := t.On(t.ForkSame())
 		ft.RS().InjectFault("/v1/", fakers.Fault{Status: 401})
-		calls = append(calls, refusedCalls(ft)...)
-		calls = append(calls, sampleCalls(ft)...)
+		calls = append(calls, probe.RefusedCalls(ft)...)
+		calls = append(calls, probe.SampleCalls(ft)...)
 	}
 	for _, c := range calls {
 		t.Clause(1, func() {
-			t.Assert(!strings.Contains(c.Text(), token) && !strings.Contains(string(c.Raw), token) && !strings.Contains(compactJSONOf(c.Structured()), token),
+			t.Assert(!strings.Contains(c.Text(), token) && !strings.Contains(string(c.Raw), token) && !strings.Contains(probe.CompactJSON(c.Structured()), token),
 				"%s's result carries the bearer it was called with", c.Tool)
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // U16: tool schemas follow the MCP Inspector's --strict portability rules
@@ -84,7 +86,7 @@ func lintPortability(schema any) map[int][]string {
 			return
 		}
 		if types, ok := m["type"].([]any); ok && len(types) > 0 {
-			found[1] = append(found[1], fmt.Sprintf("%s has a type array %s", at, compactJSONOf(types)))
+			found[1] = append(found[1], fmt.Sprintf("%s has a type array %s", at, probe.CompactJSON(types)))
 		}
 		if ref, ok := m["$ref"].(string); ok && ref != "" && !strings.HasPrefix(ref, "#") && !embeddedIDs {
 			found[3] = append(found[3], fmt.Sprintf("%s refers outside the document (%q)", at, ref))

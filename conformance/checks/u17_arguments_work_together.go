@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
 // U17, mcpcheck's own contract (recommended): an argument a read tool
@@ -22,7 +23,7 @@ var u17 = &Check{ID: "U17", Slug: "arguments-work-together", Mode: ModeBBD, Tool
 	}
 	works := func(clause int, tool string, args dialect.Args, what string) {
 		t.Clause(clause, func() {
-			c := t.CallRoles(tool, src.roles(args))
+			c := t.CallRoles(tool, src.Roles(args))
 			t.Assert(!c.IsError(), "%s with %s (valid values from the grant's data) must not be refused: an advertised argument that cannot work misleads the model (mcpcheck's own contract, recommended): %s",
 				tool, what, c.Describe())
 		})
@@ -66,18 +67,18 @@ type argValues struct {
 // validValues picks the first source with a record and its valid values:
 // from mcpcheck's fixture when it controls the RS, else from the target's
 // scoped schema row.
-func validValues(t *T) (source, argValues, bool) {
-	for i, s := range sources(readsIndex(t)) {
-		if i == maxStreamProbes {
+func validValues(t *T) (probe.Source, argValues, bool) {
+	for i, s := range probe.Sources(probe.ReadsIndex(t)) {
+		if i == probe.MaxStreamProbes {
 			break
 		}
-		if len(records(t.CallRoles("query_records", s.roles(dialect.Args{dialect.Limit: 1})))) == 0 {
+		if len(probe.Records(t.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 1})))) == 0 {
 			continue
 		}
 		var v argValues
 		if t.Target.Has(CapControlledRS) {
-			for _, st := range t.RS().Fixture().StreamsNamed(s.stream) {
-				if s.conn != "" && !slices.Contains(st.Connections, s.conn) {
+			for _, st := range t.RS().Fixture().StreamsNamed(s.Stream) {
+				if s.Conn != "" && !slices.Contains(st.Connections, s.Conn) {
 					continue
 				}
 				v.sortField = st.CursorField
@@ -92,21 +93,21 @@ func validValues(t *T) (source, argValues, bool) {
 			}
 			return s, v, true
 		}
-		_, rows := scopedSchema(t, s.roles(nil))
+		_, rows := probe.ScopedSchema(t, s.Roles(nil))
 		for _, r := range rows {
-			v.sortField = firstNonEmptyString(str(r.Raw["cursor_field"]), firstOf(stringList(r.Raw["sort"])))
-			for _, f := range fieldNames(r) {
+			v.sortField = probe.FirstNonEmpty(probe.String(r.Raw["cursor_field"]), firstOf(probe.StringList(r.Raw["sort"])))
+			for _, f := range probe.FieldNames(r) {
 				if f != "id" && len(v.fields) < 2 {
 					v.fields = append(v.fields, f)
 				}
-				if v.timeField == "" && slices.Contains(capOf(r.FieldCaps[f]).Aggs, "group_by_time") {
+				if v.timeField == "" && slices.Contains(probe.CapOf(r.FieldCaps[f]).Aggs, "group_by_time") {
 					v.timeField = f
 				}
 			}
 		}
 		return s, v, true
 	}
-	return source{}, argValues{}, false
+	return probe.Source{}, argValues{}, false
 }
 
 // roleEnum is the enum the target's inputSchema declares for the argument
@@ -120,7 +121,7 @@ func roleEnum(t *T, tool string, r dialect.Role) []string {
 		if tl.Name != tool {
 			continue
 		}
-		props, _ := inputProperties(t.Target.ToolsRaw[i])
+		props, _ := probe.InputProperties(t.Target.ToolsRaw[i])
 		var p struct {
 			Enum []any `json:"enum"`
 		}

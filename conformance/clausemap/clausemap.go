@@ -57,7 +57,7 @@ type Clause struct {
 // A Data is fixture data a check reads.
 type Data struct {
 	What    string // `discovers "fan-in-term" in the target's own data`, `forks onto fixture "evidence"`
-	At      string // where the check asks for it: "conformance/checks/search_helpers.go:65 fanInTerm"
+	At      string // where the check asks for it: "conformance/probe/hits.go:64 FanInTerm"
 	Builder string // the fakers code that builds that data: "fakers/fixture_evidence.go:37 buildEvidence"
 }
 

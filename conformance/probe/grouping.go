@@ -1,8 +1,10 @@
-package checks
+package probe
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
 // Seed 001: the index holds "every granted stream name grouped by
@@ -69,9 +71,9 @@ func connectorReadings(text string, keys []keyAt, pos, end int) []string {
 	return out
 }
 
-// expectGroupedByConnector wants each granted stream name of truth shown
+// ExpectGroupedByConnector wants each granted stream name of truth shown
 // under its own connector in text, when the grant spans connectors.
-func expectGroupedByConnector(t *T, text string, truth []schemaRow) {
+func ExpectGroupedByConnector(t *conformance.T, text string, truth []SchemaRow) {
 	var connectors []string
 	for _, r := range truth {
 		if r.ConnectorKey != "" && !slices.Contains(connectors, r.ConnectorKey) {
@@ -102,9 +104,9 @@ func expectGroupedByConnector(t *T, text string, truth []schemaRow) {
 			under = append(under, rs...)
 		}
 		if read && !right {
-			misgrouped = append(misgrouped, r.Name+" (granted under "+r.ConnectorKey+", shown under "+strings.Join(sortedCopy(under), ", ")+")")
+			misgrouped = append(misgrouped, r.Name+" (granted under "+r.ConnectorKey+", shown under "+strings.Join(SortedCopy(under), ", ")+")")
 		}
 	}
 	t.Assert(len(misgrouped) == 0, "the index must group every granted stream name under its connector; misgrouped: %v\n%s",
-		misgrouped, clipText(text, 800))
+		misgrouped, conformance.ClipText(text, 800))
 }

@@ -1,26 +1,28 @@
-package checks
+package probe
 
 import (
 	"slices"
 	"sort"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
 // Containers found by what they hold, not by their key (issue 27, cause 3):
 // seed 003 makes fetch the one exception to the PDPP list envelope, so a
 // target may keep search hits and records under any key, nested or not.
 
-// An objectList is one array of JSON objects in a structured answer.
-type objectList struct {
-	path  string
-	items []map[string]any
+// An ObjectList is one array of JSON objects in a structured answer.
+type ObjectList struct {
+	Path  string           // where it sits, as .key[i]
+	Items []map[string]any // its elements
 }
 
-// objectLists returns the arrays of objects in v, depth first with keys
+// ObjectLists returns the arrays of objects in v, depth first with keys
 // sorted, outside any error object. It does not look inside the elements
 // of a list it returns: a record's expanded relations or a hit's evidence
 // are part of that record or hit, not lists of their own.
-func objectLists(v any) []objectList {
-	var out []objectList
+func ObjectLists(v any) []ObjectList {
+	var out []ObjectList
 	var walk func(v any, path string)
 	walk = func(v any, path string) {
 		switch x := v.(type) {
@@ -43,7 +45,7 @@ func objectLists(v any) []objectList {
 				}
 			}
 			if len(items) > 0 && len(items) == len(x) {
-				out = append(out, objectList{path, items})
+				out = append(out, ObjectList{path, items})
 				return
 			}
 			for i, e := range x {
@@ -55,43 +57,43 @@ func objectLists(v any) []objectList {
 	return out
 }
 
-// listWhere is the longest list whose elements mostly satisfy keep (the
+// ListWhere is the longest list whose elements mostly satisfy keep (the
 // first such list on a tie), or nil.
-func listWhere(v any, keep func(map[string]any) bool) []map[string]any {
+func ListWhere(v any, keep func(map[string]any) bool) []map[string]any {
 	var best []map[string]any
-	for _, l := range objectLists(v) {
+	for _, l := range ObjectLists(v) {
 		n := 0
-		for _, it := range l.items {
+		for _, it := range l.Items {
 			if keep(it) {
 				n++
 			}
 		}
-		if 2*n > len(l.items) && len(l.items) > len(best) {
-			best = l.items
+		if 2*n > len(l.Items) && len(l.Items) > len(best) {
+			best = l.Items
 		}
 	}
 	return best
 }
 
-// readToolNames are the read tools the seeds name; an object holding one as a
+// ReadToolNames are the read tools the seeds name; an object holding one as a
 // value is a continuation, or describes one, and so is no record.
-var readToolNames = []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"}
+var ReadToolNames = []string{"schema", "query_records", "aggregate", "search", "fetch", "read_record_field"}
 
-// holdsCall reports whether v holds, at any depth, a string value naming
+// HoldsCall reports whether v holds, at any depth, a string value naming
 // a read tool: a continuation descriptor.
-func holdsCall(v any) bool {
+func HoldsCall(v any) bool {
 	switch x := v.(type) {
 	case string:
-		return slices.Contains(readToolNames, x)
+		return slices.Contains(ReadToolNames, x)
 	case map[string]any:
 		for _, e := range x {
-			if holdsCall(e) {
+			if HoldsCall(e) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range x {
-			if holdsCall(e) {
+			if HoldsCall(e) {
 				return true
 			}
 		}
@@ -99,21 +101,21 @@ func holdsCall(v any) bool {
 	return false
 }
 
-// looksLikeRecord: an object of three keys or more that carries no
-// continuation (the omitted-field descriptors beside a page do) and no
+// LooksLikeRecord: an object of three keys or more that carries no
+// Continuation (the omitted-field descriptors beside a page do) and no
 // page state.
-func looksLikeRecord(m map[string]any) bool {
-	if len(m) < 3 || holdsCall(m) {
+func LooksLikeRecord(m map[string]any) bool {
+	if len(m) < 3 || HoldsCall(m) {
 		return false
 	}
 	_, warning := m["code"]
 	return !warning || m["message"] == nil
 }
 
-// looksLikeHit: a search hit carries an id, a title, a snippet or its
-// source identity (seed 001: "each hit SHALL include connection_id,
+// LooksLikeHit: a search hit carries an id, a title, a snippet or its
+// Source identity (seed 001: "each hit SHALL include connection_id,
 // connector_key, …"); S024 judges which of them it lacks.
-func looksLikeHit(m map[string]any) bool {
+func LooksLikeHit(m map[string]any) bool {
 	for _, k := range []string{"connection_id", "connector_key", "id", "title", "snippet"} {
 		if _, ok := m[k]; ok {
 			return true
@@ -122,15 +124,15 @@ func looksLikeHit(m map[string]any) bool {
 	return false
 }
 
-// hitList is a search result's list of hits: structuredContent's results
+// HitList is a search result's list of hits: structuredContent's results
 // when it has one, else the list of objects that holds hits, under
 // whatever key (a hit's own evidence list is part of the hit).
-func hitList(c *Call) []any {
+func HitList(c *conformance.Call) []any {
 	if list, ok := c.Structured()["results"].([]any); ok {
 		return list
 	}
 	var out []any
-	for _, m := range listWhere(c.Structured(), looksLikeHit) {
+	for _, m := range ListWhere(c.Structured(), LooksLikeHit) {
 		out = append(out, m)
 	}
 	return out

@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import "strings"
 
@@ -7,8 +7,8 @@ import "strings"
 // line; a title line followed by indented lines (an id, a preview, a read
 // call) is one block; a blank line ends a block.
 
-// textBlocks splits text into its blocks.
-func textBlocks(text string) []string {
+// Blocks splits text into its blocks.
+func Blocks(text string) []string {
 	var out []string
 	var cur []string
 	flush := func() {

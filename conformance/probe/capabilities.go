@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import "regexp"
 
@@ -7,12 +7,12 @@ import "regexp"
 // a sentence ("supports projection with fields=[...]"), a short label
 // ("proj: fields") or the call that uses it ("pass fields as a list").
 
-// scopeSupport is what seed 001 wants the text of schema(stream,
+// ScopeSupport is what seed 001 wants the text of schema(stream,
 // connection_id) to state besides fields, for the next read, where no
 // value of the row can show it.
-var scopeSupport = []struct {
-	what string
-	re   *regexp.Regexp
+var ScopeSupport = []struct {
+	What string         // the capability, as a report names it
+	Re   *regexp.Regexp // a statement of it
 }{
 	{"projection", regexp.MustCompile(`(?i)\bproj(ection|ects?|ected)?\b|\bproject(ed|ion)?\s+fields\b|\bselect(ed)?\s+fields\b|\bpass(ing)?\s+fields\b|\bfields\s*[=:]\s*\[`)},
 	{"sort", regexp.MustCompile(`(?i)\bsort|\border(ed)?\s+by\b`)},

@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"encoding/json"
@@ -13,9 +13,9 @@ import (
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-// A schemaRow is one stream row of an MCP schema document, with the values
+// A SchemaRow is one stream row of an MCP schema document, with the values
 // a row inherits from its connector filled in.
-type schemaRow struct {
+type SchemaRow struct {
 	Name         string
 	ConnectorKey string
 	DisplayName  string
@@ -32,11 +32,11 @@ type schemaRow struct {
 	Connector map[string]any
 }
 
-// schemaRows reads the rows of a schema document: top-level streams[] and
+// SchemaRows reads the rows of a schema document: top-level streams[] and
 // connector-nested connectors[].streams[] alike. A top-level row that
 // repeats a nested one (S041 and S022 judge that) is read once.
-func schemaRows(doc map[string]any) []schemaRow {
-	var rows []schemaRow
+func SchemaRows(doc map[string]any) []SchemaRow {
+	var rows []SchemaRow
 	add := func(list any, conn map[string]any) {
 		items, _ := list.([]any)
 		for _, it := range items {
@@ -66,7 +66,7 @@ func schemaRows(doc map[string]any) []schemaRow {
 	add(doc["streams"], nil)
 	out := rows[:nested]
 	for _, r := range rows[nested:] {
-		if !slices.ContainsFunc(out[:nested], r.repeats) {
+		if !slices.ContainsFunc(out[:nested], r.Repeats) {
 			out = append(out, r)
 		}
 	}
@@ -84,8 +84,8 @@ func connectorByKey(cs []any, key string) map[string]any {
 	return map[string]any{"connector_key": key}
 }
 
-func readRow(raw, conn map[string]any) schemaRow {
-	r := schemaRow{Raw: raw, ConnNames: map[string]string{}, Connector: conn}
+func readRow(raw, conn map[string]any) SchemaRow {
+	r := SchemaRow{Raw: raw, ConnNames: map[string]string{}, Connector: conn}
 	for _, k := range []string{"name", "stream", "stream_name"} {
 		if s, ok := raw[k].(string); ok && s != "" {
 			r.Name = s
@@ -138,31 +138,32 @@ func readRow(raw, conn map[string]any) schemaRow {
 	return r
 }
 
-// repeats reports whether r and o are the same stream row: one name, and
+// Repeats reports whether r and o are the same stream row: one name, and
 // the same connector or connections where both say.
-func (r schemaRow) repeats(o schemaRow) bool {
+func (r SchemaRow) Repeats(o SchemaRow) bool {
 	if r.Name == "" || r.Name != o.Name {
 		return false
 	}
 	if r.ConnectorKey != "" && o.ConnectorKey != "" && r.ConnectorKey != o.ConnectorKey {
 		return false
 	}
-	if len(r.Connections) > 0 && len(o.Connections) > 0 && !sameSet(r.Connections, o.Connections) {
+	if len(r.Connections) > 0 && len(o.Connections) > 0 && !SameSet(r.Connections, o.Connections) {
 		return false
 	}
 	return true
 }
 
-// ident is how the row reads in messages: stream@connector.
-func (r schemaRow) ident() string {
+// Ident is how the row reads in messages: stream@connector.
+func (r SchemaRow) Ident() string {
 	if r.ConnectorKey == "" {
 		return r.Name
 	}
 	return r.Name + "@" + r.ConnectorKey
 }
 
-func rowsNamed(rows []schemaRow, name string) []schemaRow {
-	var out []schemaRow
+// RowsNamed are the rows of stream name.
+func RowsNamed(rows []SchemaRow, name string) []SchemaRow {
+	var out []SchemaRow
 	for _, r := range rows {
 		if r.Name == name {
 			out = append(out, r)
@@ -171,8 +172,8 @@ func rowsNamed(rows []schemaRow, name string) []schemaRow {
 	return out
 }
 
-// streamNames lists the distinct stream names of rows, sorted.
-func streamNames(rows []schemaRow) []string {
+// StreamNames lists the distinct stream names of rows, sorted.
+func StreamNames(rows []SchemaRow) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range rows {
@@ -185,10 +186,10 @@ func streamNames(rows []schemaRow) []string {
 	return out
 }
 
-// schemaDoc reads the schema document of a result leniently: at
+// SchemaDoc reads the schema document of a result leniently: at
 // structuredContent.data, or one level deeper when an adapter nested it
 // (S017 and S022 judge where it sits).
-func schemaDoc(c *Call) map[string]any {
+func SchemaDoc(c *conformance.Call) map[string]any {
 	doc := c.Data()
 	if inner, ok := doc["data"].(map[string]any); ok && doc["connectors"] == nil && doc["streams"] == nil {
 		return inner
@@ -196,47 +197,47 @@ func schemaDoc(c *Call) map[string]any {
 	return doc
 }
 
-// indexCall is the target's answer to schema {}, called once per target
+// IndexCall is the target's answer to schema {}, called once per target
 // and shared with every check that asks the same.
-func indexCall(t *T) *Call { return schemaCall(t, dialect.Args{}) }
+func IndexCall(t *conformance.T) *conformance.Call { return SchemaCall(t, dialect.Args{}) }
 
-// schemaIndex is the rows of the target's schema {} answer, for checks
+// SchemaIndex is the rows of the target's schema {} answer, for checks
 // that pick their data from it. S017 owns the index: when it is an error
 // or holds no document, the caller is blocked by S017, never failed.
-func schemaIndex(t *T) (*Call, []schemaRow) {
-	c := indexCall(t)
+func SchemaIndex(t *conformance.T) (*conformance.Call, []SchemaRow) {
+	c := IndexCall(t)
 	if c.IsError() {
 		t.BlockedBy("S017", "schema {} failed, so there is no index to pick data from: %s", c.Describe())
 	}
-	doc := schemaDoc(c)
+	doc := SchemaDoc(c)
 	if doc == nil {
 		t.BlockedBy("S017", "schema {} put no schema document under structuredContent.data: %s", c.Describe())
 	}
-	return c, schemaRows(doc)
+	return c, SchemaRows(doc)
 }
 
-// scopedSchema calls schema(stream[, connection_id]) and returns the rows
+// ScopedSchema calls schema(stream[, connection_id]) and returns the rows
 // of that stream, for checks that read capabilities from them. A failed
 // call blocks the caller by the scenario that owns it: S019 for a
 // connection scope, else S018.
-func scopedSchema(t *T, args dialect.Args) (*Call, []schemaRow) {
-	c := schemaCall(t, args)
+func ScopedSchema(t *conformance.T, args dialect.Args) (*conformance.Call, []SchemaRow) {
+	c := SchemaCall(t, args)
 	owner := "S018"
 	if args[dialect.Connection] != nil {
 		owner = "S019"
 	}
 	if c.IsError() {
-		t.BlockedBy(owner, "schema(%s) failed: %s", compactJSONOf(args), c.Describe())
+		t.BlockedBy(owner, "schema(%s) failed: %s", CompactJSON(args), c.Describe())
 	}
-	doc := schemaDoc(c)
+	doc := SchemaDoc(c)
 	if doc == nil {
-		t.BlockedBy(owner, "schema(%s) put no schema document under structuredContent.data: %s", compactJSONOf(args), c.Describe())
+		t.BlockedBy(owner, "schema(%s) put no schema document under structuredContent.data: %s", CompactJSON(args), c.Describe())
 	}
-	rows := rowsNamed(schemaRows(doc), fmt.Sprint(args["stream"]))
+	rows := RowsNamed(SchemaRows(doc), fmt.Sprint(args["stream"]))
 	// An answer that did not narrow to the connection (S019 judges that)
 	// still holds the row that covers it.
 	if conn, _ := args["connection_id"].(string); conn != "" {
-		covering := slices.DeleteFunc(slices.Clone(rows), func(r schemaRow) bool { return !slices.Contains(r.Connections, conn) })
+		covering := slices.DeleteFunc(slices.Clone(rows), func(r SchemaRow) bool { return !slices.Contains(r.Connections, conn) })
 		if len(covering) > 0 {
 			rows = covering
 		}
@@ -247,12 +248,12 @@ func scopedSchema(t *T, args dialect.Args) (*Call, []schemaRow) {
 // rsSchemaRows is the RS's own answer to GET /v1/schema?q under the client
 // bearer: the truth an adapter's schema is judged against, by value. ok
 // is false when the target has no RS mcpcheck controls, or it refused.
-func rsSchemaRows(t *T, q url.Values) ([]schemaRow, bool) {
-	if !t.Target.Has(CapControlledRS) {
+func rsSchemaRows(t *conformance.T, q url.Values) ([]SchemaRow, bool) {
+	if !t.Target.Has(conformance.CapControlledRS) {
 		return nil, false
 	}
 	type answer struct {
-		rows []schemaRow
+		rows []SchemaRow
 		ok   bool
 	}
 	a := conformance.Discover(t, "rs-schema:"+q.Encode(), func() answer {
@@ -262,14 +263,14 @@ func rsSchemaRows(t *T, q url.Values) ([]schemaRow, bool) {
 		if status != 200 || json.Unmarshal(body, &doc) != nil {
 			return answer{}
 		}
-		return answer{schemaRows(doc), true}
+		return answer{SchemaRows(doc), true}
 	})
 	return a.rows, a.ok
 }
 
-// truthRows is what the RS says about a compact schema scope, else what
+// TruthRows is what the RS says about a compact schema scope, else what
 // the adapter's own rows say (a target without a controlled RS).
-func truthRows(t *T, stream, conn string, adapterRows []schemaRow) []schemaRow {
+func TruthRows(t *conformance.T, stream, conn string, adapterRows []SchemaRow) []SchemaRow {
 	if rows, ok := rsSchemaRows(t, schemaQuery(stream, conn)); ok && len(rows) > 0 {
 		return rows
 	}
@@ -288,15 +289,15 @@ func schemaQuery(stream, conn string) url.Values {
 	return q
 }
 
-// noSharedStream is the skip reason of checks that need third-party data: a
+// NoSharedStream is the skip reason of checks that need third-party data: a
 // stream name shared by several sources.
-const noSharedStream = "no shared stream: the target's grant has no stream name that resolves to several sources (connectors or connections)"
+const NoSharedStream = "no shared stream: the target's grant has no stream name that resolves to several sources (connectors or connections)"
 
-// sharedStream finds a stream name that resolves to more than one source:
+// SharedStream finds a stream name that resolves to more than one source:
 // several rows, or one row over several connections.
-func sharedStream(rows []schemaRow) (string, bool) {
-	for _, name := range streamNames(rows) {
-		named := rowsNamed(rows, name)
+func SharedStream(rows []SchemaRow) (string, bool) {
+	for _, name := range StreamNames(rows) {
+		named := RowsNamed(rows, name)
 		if len(named) > 1 || len(named[0].Connections) > 1 {
 			return name, true
 		}
@@ -304,20 +305,20 @@ func sharedStream(rows []schemaRow) (string, bool) {
 	return "", false
 }
 
-// singleSourceStream finds a stream name with exactly one row over at most
+// SingleSourceStream finds a stream name with exactly one row over at most
 // one connection.
-func singleSourceStream(rows []schemaRow) (string, bool) {
-	for _, name := range streamNames(rows) {
-		if named := rowsNamed(rows, name); len(named) == 1 && len(named[0].Connections) <= 1 {
+func SingleSourceStream(rows []SchemaRow) (string, bool) {
+	for _, name := range StreamNames(rows) {
+		if named := RowsNamed(rows, name); len(named) == 1 && len(named[0].Connections) <= 1 {
 			return name, true
 		}
 	}
 	return "", false
 }
 
-// flagTokens splits a compact flag string into its tokens; a capability
+// FlagTokens splits a compact flag string into its tokens; a capability
 // object yields nil.
-func flagTokens(v any) []string {
+func FlagTokens(v any) []string {
 	s, ok := v.(string)
 	if !ok || s == "" {
 		return nil
@@ -325,8 +326,8 @@ func flagTokens(v any) []string {
 	return strings.Split(s, ",")
 }
 
-// A fieldCap is what a field's declared capabilities allow.
-type fieldCap struct {
+// A FieldCap is what a field's declared capabilities allow.
+type FieldCap struct {
 	Type  string
 	Exact bool
 	Ops   []string // range operators
@@ -335,18 +336,18 @@ type fieldCap struct {
 	Search bool
 }
 
-// capOf reads a field's capabilities from a compact flag string
+// CapOf reads a field's capabilities from a compact flag string
 // ("t=string,eq,r=gte|lt,a=max") or a full capability object.
-func capOf(v any) fieldCap {
-	var c fieldCap
+func CapOf(v any) FieldCap {
+	var c FieldCap
 	if m, ok := v.(map[string]any); ok {
 		usable := func(k string) (map[string]any, bool) {
 			x, _ := m[k].(map[string]any)
 			return x, x != nil && x["usable"] == true
 		}
-		c.Type = str(m["type"])
+		c.Type = String(m["type"])
 		if sch, _ := m["schema"].(map[string]any); c.Type == "" && sch != nil {
-			c.Type = str(sch["type"])
+			c.Type = String(sch["type"])
 			if sch["format"] == "date-time" {
 				c.Type = "timestamp"
 			}
@@ -355,7 +356,7 @@ func capOf(v any) fieldCap {
 		if r, ok := usable("range_filter"); ok {
 			ops, _ := r["operators"].([]any)
 			for _, o := range ops {
-				c.Ops = append(c.Ops, str(o))
+				c.Ops = append(c.Ops, String(o))
 			}
 		}
 		_, lex := usable("lexical_search")
@@ -369,7 +370,7 @@ func capOf(v any) fieldCap {
 		}
 		return c
 	}
-	for _, tok := range flagTokens(v) {
+	for _, tok := range FlagTokens(v) {
 		k, val, _ := strings.Cut(tok, "=")
 		if strings.HasPrefix(val, "unusable") {
 			continue
@@ -393,11 +394,11 @@ func capOf(v any) fieldCap {
 // aggKinds are the RS's aggregation kinds.
 var aggKinds = []string{"count_distinct", "group_by", "group_by_time", "max", "min", "sum"}
 
-// rowAggKinds are the aggregation kinds some field of r declares, sorted.
-func rowAggKinds(r schemaRow) []string {
+// RowAggKinds are the aggregation kinds some field of r declares, sorted.
+func RowAggKinds(r SchemaRow) []string {
 	var out []string
 	for _, v := range r.FieldCaps {
-		for _, a := range capOf(v).Aggs {
+		for _, a := range CapOf(v).Aggs {
 			if !slices.Contains(out, a) {
 				out = append(out, a)
 			}
@@ -417,35 +418,35 @@ func nonEmpty(ss []string) []string {
 	return out
 }
 
-// sameSet reports whether a and b hold the same strings, in any order.
-func sameSet(a, b []string) bool {
+// SameSet reports whether a and b hold the same strings, in any order.
+func SameSet(a, b []string) bool {
 	x, y := slices.Clone(a), slices.Clone(b)
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
 
-// connectionIDs reads the connection ids of a granted_connections list.
-func connectionIDs(list []any) []string {
+// ConnectionIDs reads the connection ids of a granted_connections list.
+func ConnectionIDs(list []any) []string {
 	var out []string
 	for _, c := range list {
 		cm, _ := c.(map[string]any)
-		if id := str(cm["connection_id"]); id != "" {
+		if id := String(cm["connection_id"]); id != "" {
 			out = append(out, id)
 		}
 	}
 	return out
 }
 
-// repeatedRows names the top-level stream rows of doc that repeat a
+// RepeatedRows names the top-level stream rows of doc that repeat a
 // connector-nested row (S022, S041): the same rows listed twice.
-func repeatedRows(doc map[string]any) []string {
+func RepeatedRows(doc map[string]any) []string {
 	cs, _ := doc["connectors"].([]any)
 	top, _ := doc["streams"].([]any)
 	if len(cs) == 0 || len(top) == 0 {
 		return nil
 	}
-	var nested []schemaRow
+	var nested []SchemaRow
 	for _, c := range cs {
 		cm, _ := c.(map[string]any)
 		list, _ := cm["streams"].([]any)
@@ -458,27 +459,37 @@ func repeatedRows(doc map[string]any) []string {
 	var out []string
 	for _, s := range top {
 		sm, _ := s.(map[string]any)
-		if r := readRow(sm, nil); slices.ContainsFunc(nested, r.repeats) {
-			out = append(out, r.ident())
+		if r := readRow(sm, nil); slices.ContainsFunc(nested, r.Repeats) {
+			out = append(out, r.Ident())
 		}
 	}
 	return out
 }
 
-// mustFixture is a fixture mcpcheck builds from its own constants: one it
+// MustFixture is a fixture mcpcheck builds from its own constants: one it
 // cannot build is a harness fault, never a verdict on the target.
-func mustFixture(fx *fakers.Fixture, err error) *fakers.Fixture {
+func MustFixture(fx *fakers.Fixture, err error) *fakers.Fixture {
 	if err != nil {
 		panic("build a fixture: " + err.Error())
 	}
 	return fx
 }
 
-// rsRequestCount is how many requests the RS has logged under prefix, or
+// RSRequestCount is how many requests the RS has logged under prefix, or
 // 0 when mcpcheck does not see the RS's log.
-func rsRequestCount(t *T, prefix string) int {
-	if !t.Target.Has(CapControlledRS) {
+func RSRequestCount(t *conformance.T, prefix string) int {
+	if !t.Target.Has(conformance.CapControlledRS) {
 		return 0
 	}
 	return len(t.RS().RequestsTo(prefix))
+}
+
+// FieldNames are the fields a schema row declares, sorted.
+func FieldNames(r SchemaRow) []string {
+	out := make([]string, 0, len(r.FieldCaps))
+	for f := range r.FieldCaps {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"regexp"
@@ -18,11 +18,11 @@ var groupedRe = regexp.MustCompile(`\d{1,3}(?:(?:,|_|'|’| |\x{00A0}|\x{202F}|\
 // plainDigitsRe is a bare run of digits.
 var plainDigitsRe = regexp.MustCompile(`\d+`)
 
-// numbersIn is every exact number text can be read as: each grouped run
+// Numbers is every exact number text can be read as: each grouped run
 // read whole, and each bare run of digits. A grouped run is also read as
 // its bare parts ("1,234" in a list may be 1 and 234), so a reader that
 // looks for n finds it whichever was meant.
-func numbersIn(text string) []int64 {
+func Numbers(text string) []int64 {
 	var out []int64
 	for _, m := range groupedRe.FindAllStringIndex(text, -1) {
 		if m[1] < len(text) && text[m[1]] >= '0' && text[m[1]] <= '9' {
@@ -46,10 +46,10 @@ func numbersIn(text string) []int64 {
 	return out
 }
 
-// numberInText reports whether text shows the exact number n, in any
-// notation numbersIn reads.
-func numberInText(text string, n int) bool {
-	for _, v := range numbersIn(text) {
+// ShowsNumber reports whether text shows the exact number n, in any
+// notation Numbers reads.
+func ShowsNumber(text string, n int) bool {
+	for _, v := range Numbers(text) {
 		if v == int64(n) {
 			return true
 		}
@@ -57,11 +57,11 @@ func numberInText(text string, n int) bool {
 	return false
 }
 
-// showsSize reports whether text shows a number within 2% of total (a
+// ShowsSize reports whether text shows a number within 2% of total (a
 // size written exactly, or rounded as "60.4k"-style text never is: only
 // exact figures count).
-func showsSize(text string, total int) bool {
-	for _, n := range numbersIn(text) {
+func ShowsSize(text string, total int) bool {
+	for _, n := range Numbers(text) {
 		if n >= 100 && n*50 >= int64(total)*49 && n*50 <= int64(total)*51 {
 			return true
 		}

@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"bytes"
@@ -15,8 +15,8 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
-// An httpAnswer is a raw HTTP exchange with a hosted target.
-type httpAnswer struct {
+// An HTTPAnswer is a raw HTTP exchange with a hosted target.
+type HTTPAnswer struct {
 	Status int
 	Header http.Header
 	Body   []byte
@@ -24,29 +24,29 @@ type httpAnswer struct {
 }
 
 // JSON decodes the body, or returns nil.
-func (a httpAnswer) JSON() map[string]any {
+func (a HTTPAnswer) JSON() map[string]any {
 	var m map[string]any
 	_ = json.Unmarshal(a.Body, &m)
 	return m
 }
 
-// hostedClient follows redirects only within the origin a probe went to:
+// HostedClient follows redirects only within the origin a probe went to:
 // a bearer never leaves it, and a hostile target cannot redirect an
 // anonymous probe to a URL it wants read and quoted in the report (a CI
 // runner's metadata service, say).
-var hostedClient = conformance.HostedProbeClient()
+var HostedClient = conformance.HostedProbeClient()
 
-// hostedTimeout bounds one request below the MCP SDK.
-const hostedTimeout = 10 * time.Second
+// HostedTimeout bounds one request below the MCP SDK.
+const HostedTimeout = 10 * time.Second
 
-// hostedDo sends one request to the hosted target, below the MCP SDK, with
+// HostedDo sends one request to the hosted target, below the MCP SDK, with
 // the given Authorization header ("" for none). It reads at most 1 MiB.
-func hostedDo(ctx context.Context, method, url, authorization string, body []byte, header map[string]string) httpAnswer {
-	ctx, cancel := context.WithTimeout(ctx, hostedTimeout)
+func HostedDo(ctx context.Context, method, url, authorization string, body []byte, header map[string]string) HTTPAnswer {
+	ctx, cancel := context.WithTimeout(ctx, HostedTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
-		return httpAnswer{Err: err}
+		return HTTPAnswer{Err: err}
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -59,27 +59,28 @@ func hostedDo(ctx context.Context, method, url, authorization string, body []byt
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := hostedClient.Do(req)
+	resp, err := HostedClient.Do(req)
 	if err != nil {
-		return httpAnswer{Err: err}
+		return HTTPAnswer{Err: err}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return httpAnswer{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: err}
+	return HTTPAnswer{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: err}
 }
 
-// initializeBody is a JSON-RPC initialize request.
-var initializeBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + conformance.ProtocolVersion +
+// InitializeBody is a JSON-RPC initialize request.
+var InitializeBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + conformance.ProtocolVersion +
 	`","capabilities":{},"clientInfo":{"name":"mcpcheck","version":"probe"}}}`)
 
-// toolsListBody is a JSON-RPC tools/list request.
-var toolsListBody = []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+// ToolsListBody is a JSON-RPC tools/list request.
+var ToolsListBody = []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
 
-var resourceMetadataRe = regexp.MustCompile(`resource_metadata="([^"]+)"`)
+// ResourceMetadata reads the resource_metadata URL of a bearer challenge.
+var ResourceMetadata = regexp.MustCompile(`resource_metadata="([^"]+)"`)
 
-// isJSONRPC reports whether a body is a JSON-RPC answer: the request was
+// IsJSONRPC reports whether a body is a JSON-RPC answer: the request was
 // processed as MCP.
-func isJSONRPC(body []byte) bool {
+func IsJSONRPC(body []byte) bool {
 	var m map[string]any
 	if json.Unmarshal(bytes.TrimSpace(body), &m) != nil {
 		return strings.Contains(string(body), `"jsonrpc"`)
@@ -95,14 +96,14 @@ var rejectedCallBodies = [][]byte{
 	[]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"query_records","arguments":{"stream":"messages"}}}`),
 }
 
-// rejectedBodies are every request a rejected bearer sends.
-var rejectedBodies = append([][]byte{initializeBody, toolsListBody}, rejectedCallBodies...)
+// RejectedBodies are every request a rejected bearer sends.
+var RejectedBodies = append([][]byte{InitializeBody, ToolsListBody}, rejectedCallBodies...)
 
-// rsDataRequests counts RS requests made with a bearer. The fixture RS
+// RSDataRequests counts RS requests made with a bearer. The fixture RS
 // keeps the hosted adapter's exact auth probe out of its log; any other
 // request, a schema lookup included, means the endpoint acted on the
 // bearer.
-func rsDataRequests(t *T, token string) int {
+func RSDataRequests(t *conformance.T, token string) int {
 	n := 0
 	for _, r := range t.RS().Requests() {
 		if r.Authorization == "Bearer "+token {
@@ -114,11 +115,11 @@ func rsDataRequests(t *T, token string) int {
 
 var markupRe = regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<[^>]+>`)
 
-// setupCopy is a setup document of the hosted target (the /connect page,
+// SetupCopy is a setup document of the hosted target (the /connect page,
 // /llms.txt) as a reader sees it: text without markup. ok is false when
 // the target does not serve it.
-func setupCopy(t *T, path string) (string, bool) {
-	a := hostedDo(t.Context(), "GET", t.Hosted().Origin()+path, "", nil, nil)
+func SetupCopy(t *conformance.T, path string) (string, bool) {
+	a := HostedDo(t.Context(), "GET", t.Hosted().Origin()+path, "", nil, nil)
 	if a.Err != nil || a.Status != http.StatusOK {
 		return "", false
 	}
@@ -128,8 +129,8 @@ func setupCopy(t *T, path string) (string, bool) {
 	return string(a.Body), true
 }
 
-// sameNames reports whether two lists hold the same names, in any order.
-func sameNames(a, b []string) bool {
+// SameNames reports whether two lists hold the same names, in any order.
+func SameNames(a, b []string) bool {
 	a, b = slices.Clone(a), slices.Clone(b)
 	slices.Sort(a)
 	slices.Sort(b)

@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"reflect"
@@ -36,53 +36,53 @@ var grammarFields = []string{"body", "headers", "label", "sent_at", "size_bytes"
 
 func TestDeriveArgsReadsEachGrammarByMeaning(t *testing.T) {
 	for name, text := range grammarTexts {
-		a := deriveArgs(text, grammarFields)
-		if len(a.fields) == 0 {
+		a := DeriveArgs(text, grammarFields)
+		if len(a.Fields) == 0 {
 			t.Errorf("%s: no projection fields", name)
 		}
-		if !slices.ContainsFunc(a.filters, func(f map[string]any) bool { return reflect.DeepEqual(f, map[string]any{"label": "mcpcheck"}) }) {
-			t.Errorf("%s: filters %v lack the exact filter on label", name, a.filters)
+		if !slices.ContainsFunc(a.Filters, func(f map[string]any) bool { return reflect.DeepEqual(f, map[string]any{"label": "mcpcheck"}) }) {
+			t.Errorf("%s: filters %v lack the exact filter on label", name, a.Filters)
 		}
 		sizeFilter := map[string]any{"size_bytes": map[string]any{"gte": 1}}
 		if name == "reference" { // exact and range: exact first
 			sizeFilter = map[string]any{"size_bytes": 1}
 		}
-		if !slices.ContainsFunc(a.filters, func(f map[string]any) bool { return reflect.DeepEqual(f, sizeFilter) }) {
-			t.Errorf("%s: filters %v lack the typed filter %v", name, a.filters, sizeFilter)
+		if !slices.ContainsFunc(a.Filters, func(f map[string]any) bool { return reflect.DeepEqual(f, sizeFilter) }) {
+			t.Errorf("%s: filters %v lack the typed filter %v", name, a.Filters, sizeFilter)
 		}
-		for _, f := range a.filters {
+		for _, f := range a.Filters {
 			if _, bad := f["headers"]; bad {
 				t.Errorf("%s: headers declares no filter, yet %v", name, f)
 			}
 		}
-		if len(a.sorts) == 0 || a.sorts[0] != "sent_at" {
-			t.Errorf("%s: sorts %v, want sent_at first", name, a.sorts)
+		if len(a.Sorts) == 0 || a.Sorts[0] != "sent_at" {
+			t.Errorf("%s: sorts %v, want sent_at first", name, a.Sorts)
 		}
-		if !slices.ContainsFunc(a.aggs, func(g dialect.Args) bool {
+		if !slices.ContainsFunc(a.Aggs, func(g dialect.Args) bool {
 			return reflect.DeepEqual(g, dialect.Args{dialect.Metric: "max", dialect.Field: "sent_at"})
-		}) || !slices.ContainsFunc(a.aggs, func(g dialect.Args) bool {
+		}) || !slices.ContainsFunc(a.Aggs, func(g dialect.Args) bool {
 			return reflect.DeepEqual(g, dialect.Args{dialect.Metric: "count", dialect.GroupBy: "label"})
 		}) {
-			t.Errorf("%s: aggregates %v lack max(sent_at) or count by label", name, a.aggs)
+			t.Errorf("%s: aggregates %v lack max(sent_at) or count by label", name, a.Aggs)
 		}
 	}
 }
 
 func TestUnexplainedNamesAbbreviationsWithoutALegend(t *testing.T) {
 	for name, text := range grammarTexts {
-		notes := fieldNotes(text, grammarFields)
-		if got := unexplained(notes, legendText(text, notes), grammarFields); len(got) > 0 {
-			t.Errorf("%s: unexplained %v, want none", name, got)
+		notes := FieldNotes(text, grammarFields)
+		if got := Unexplained(notes, LegendText(text, notes), grammarFields); len(got) > 0 {
+			t.Errorf("%s: Unexplained %v, want none", name, got)
 		}
 	}
 	for name, want := range map[string][]string{"reference": {"a", "eq", "lex", "r", "sem", "t"}, "letters": {"A", "R", "S", "T", "X"}} {
-		text := withoutLegend(grammarTexts[name])
+		text := WithoutLegend(grammarTexts[name])
 		if name == "letters" {
 			text = text[len("Key: T=type X=exact-match R=range-ops A=aggregations S=sortable\n"):]
 		}
-		notes := fieldNotes(text, grammarFields)
-		if got := unexplained(notes, legendText(text, notes), grammarFields); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s without its legend: unexplained %v, want %v", name, got, want)
+		notes := FieldNotes(text, grammarFields)
+		if got := Unexplained(notes, LegendText(text, notes), grammarFields); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s without its legend: Unexplained %v, want %v", name, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"fmt"
@@ -10,13 +10,14 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
-// A hit is one search result as structuredContent reports it.
-type hit struct {
+// A Hit is one search result as structuredContent reports it.
+type Hit struct {
 	ID, Title, Snippet, Conn, Key, Stream, Record, Label string
 	Raw                                                  map[string]any
 }
 
-func str(v any) string {
+// String is v as text: a string as is, nil as "", anything else printed.
+func String(v any) string {
 	if v == nil {
 		return ""
 	}
@@ -26,30 +27,31 @@ func str(v any) string {
 	return fmt.Sprint(v)
 }
 
-// hits reads the search hits of a result: the list of objects in
+// Hits reads the search hits of a result: the list of objects in
 // structuredContent whose elements name their connection and connector,
 // under whatever key.
-func hits(c *Call) []hit {
-	var out []hit
-	for _, e := range hitList(c) {
+func Hits(c *conformance.Call) []Hit {
+	var out []Hit
+	for _, e := range HitList(c) {
 		m, ok := e.(map[string]any)
 		if !ok {
 			continue
 		}
-		h := hit{ID: str(m["id"]), Title: str(m["title"]), Conn: str(m["connection_id"]), Key: str(m["connector_key"]),
-			Stream: str(m["stream"]), Record: firstNonEmptyString(str(m["record_key"]), str(m["record_id"])), Label: str(m["display_name"]), Raw: m}
+		h := Hit{ID: String(m["id"]), Title: String(m["title"]), Conn: String(m["connection_id"]), Key: String(m["connector_key"]),
+			Stream: String(m["stream"]), Record: FirstNonEmpty(String(m["record_key"]), String(m["record_id"])), Label: String(m["display_name"]), Raw: m}
 		switch s := m["snippet"].(type) {
 		case string:
 			h.Snippet = s
 		case map[string]any:
-			h.Snippet = str(s["text"])
+			h.Snippet = String(s["text"])
 		}
 		out = append(out, h)
 	}
 	return out
 }
 
-func connectionsOf(hs []hit) map[string]int {
+// ConnectionsOf counts the hits per connection id.
+func ConnectionsOf(hs []Hit) map[string]int {
 	out := map[string]int{}
 	for _, h := range hs {
 		out[h.Conn]++
@@ -57,31 +59,31 @@ func connectionsOf(hs []hit) map[string]int {
 	return out
 }
 
-// fanInTerm finds a word from the target's own records whose search hits
+// FanInTerm finds a word from the target's own records whose search hits
 // come from the most connections (at least two, when the grant allows).
-func fanInTerm(t *T) (string, *Call, bool) {
+func FanInTerm(t *conformance.T) (string, *conformance.Call, bool) {
 	type found struct {
 		term string
-		c    *Call
+		c    *conformance.Call
 		ok   bool
 	}
 	f := conformance.Discover(t, "fan-in-term", func() found { term, c, ok := fanInTermNow(t); return found{term, c, ok} })
 	return f.term, f.c, f.ok
 }
 
-func fanInTermNow(t *T) (string, *Call, bool) {
+func fanInTermNow(t *conformance.T) (string, *conformance.Call, bool) {
 	var words []string
 	seen := map[string]bool{}
-	eachPage(t, 5, func(_ source, c *Call) {
-		for _, r := range records(c) {
-			if w := searchableWord([]map[string]any{r}); w != "" && !seen[w] {
+	eachPage(t, 5, func(_ Source, c *conformance.Call) {
+		for _, r := range Records(c) {
+			if w := SearchableWord([]map[string]any{r}); w != "" && !seen[w] {
 				seen[w] = true
 				words = append(words, w)
 			}
 		}
 	})
 	var best string
-	var bestCall *Call
+	var bestCall *conformance.Call
 	bestConns := 0
 	for i, w := range words {
 		if i == 12 {
@@ -91,7 +93,7 @@ func fanInTermNow(t *T) (string, *Call, bool) {
 		if c.IsError() {
 			continue
 		}
-		if n := len(connectionsOf(hits(c))); n > bestConns {
+		if n := len(ConnectionsOf(Hits(c))); n > bestConns {
 			best, bestCall, bestConns = w, c, n
 		}
 		if bestConns >= 3 {
@@ -101,8 +103,8 @@ func fanInTermNow(t *T) (string, *Call, bool) {
 	return best, bestCall, bestConns >= 2
 }
 
-// textSnippets are every snippet-like value in a search result.
-func textSnippets(c *Call) []string {
+// TextSnippets are every snippet-like value in a search result.
+func TextSnippets(c *conformance.Call) []string {
 	var out []string
 	var walk func(v any, key string)
 	walk = func(v any, key string) {
@@ -121,34 +123,34 @@ func textSnippets(c *Call) []string {
 			}
 		}
 	}
-	walk(hitList(c), "")
+	walk(HitList(c), "")
 	return out
 }
 
-// A shownPreview is one evidence preview a search answer shows: a line of
+// A ShownPreview is one evidence preview a search answer shows: a line of
 // its text, or an excerpt in its structuredContent.
-type shownPreview struct{ id, field, text string }
+type ShownPreview struct{ ID, Field, Text string }
 
-// shownPreviews lists a search answer's evidence previews, text first.
-func shownPreviews(t *T, c *Call) []shownPreview {
-	var out []shownPreview
-	for _, e := range evidenceLines(c.Text()) {
-		out = append(out, shownPreview{e.ID, e.FieldPath, e.Preview})
+// ShownPreviews lists a search answer's evidence previews, text first.
+func ShownPreviews(t *conformance.T, c *conformance.Call) []ShownPreview {
+	var out []ShownPreview
+	for _, e := range EvidenceLines(c.Text()) {
+		out = append(out, ShownPreview{e.ID, e.FieldPath, e.Preview})
 	}
-	for _, h := range hitsWithEvidence(c) {
+	for _, h := range HitsWithEvidence(c) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
-			out = append(out, shownPreview{h.ID, fieldIn(t, xm), str(xm["preview_text"])})
+			out = append(out, ShownPreview{h.ID, FieldIn(t, xm), String(xm["preview_text"])})
 		}
 	}
 	return out
 }
 
-// readDocument is a fetch result's document for checks that judge what is
+// ReadDocument is a fetch result's document for checks that judge what is
 // in it, not its shape (S029's): a failed fetch, or a result without a
 // document object, blocks the clause being judged.
-func readDocument(t *T, f *Call) map[string]any {
+func ReadDocument(t *conformance.T, f *conformance.Call) map[string]any {
 	if f.IsError() {
 		t.BlockedBy("S029", "fetch returned no document: %s", f.Describe())
 	}
@@ -159,22 +161,22 @@ func readDocument(t *T, f *Call) map[string]any {
 	return doc
 }
 
-// fieldIn is the field an object of the target's answer (an evidence
+// FieldIn is the field an object of the target's answer (an evidence
 // excerpt, a handle) names, under the target's own name for the field
 // read's field argument or any name a field goes by.
-func fieldIn(t *T, m map[string]any) string {
+func FieldIn(t *conformance.T, m map[string]any) string {
 	v, _ := t.Target.Dialect().ValueIn(m, "read_record_field", dialect.Field)
-	return str(v)
+	return String(v)
 }
 
-// handleFields are the fields a handle's decoded JSON may name, best
+// HandleFields are the fields a handle's decoded JSON may name, best
 // first: the value under the target's own field argument, then its other
 // strings by key order, at most six; the keys are the target's own
 // encoding, so a caller tries each as the field and keeps the one that
 // reads.
-func handleFields(t *T, h map[string]any) []string {
+func HandleFields(t *conformance.T, h map[string]any) []string {
 	var out []string
-	if f := fieldIn(t, h); f != "" {
+	if f := FieldIn(t, h); f != "" {
 		out = append(out, f)
 	}
 	for _, k := range slices.Sorted(maps.Keys(h)) {
@@ -185,9 +187,9 @@ func handleFields(t *T, h map[string]any) []string {
 	return out
 }
 
-// hitField is the field an object within a hit (its first evidence
+// HitField is the field an object within a hit (its first evidence
 // excerpt, say) names, or "".
-func hitField(t *T, h hit) string {
+func HitField(t *conformance.T, h Hit) string {
 	keys := make([]string, 0, len(h.Raw))
 	for k := range h.Raw {
 		keys = append(keys, k)
@@ -195,11 +197,20 @@ func hitField(t *T, h hit) string {
 	sort.Strings(keys)
 	field := ""
 	for _, k := range keys {
-		eachObject(h.Raw[k], func(m map[string]any) {
+		EachObject(h.Raw[k], func(m map[string]any) {
 			if field == "" {
-				field = fieldIn(t, m)
+				field = FieldIn(t, m)
 			}
 		})
 	}
 	return field
+}
+
+// HitIDs are the ids of a search result's hits, in order.
+func HitIDs(c *conformance.Call) []string {
+	var out []string
+	for _, h := range Hits(c) {
+		out = append(out, h.ID)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"net/url"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -20,11 +21,11 @@ import (
 // stream, so they state nothing about one row.
 var legendLineRe = regexp.MustCompile(`(?im)^.*legend.*$`)
 
-// withoutLegend is text with its legend lines removed.
-func withoutLegend(text string) string { return legendLineRe.ReplaceAllString(text, "") }
+// WithoutLegend is text with its legend lines removed.
+func WithoutLegend(text string) string { return legendLineRe.ReplaceAllString(text, "") }
 
-// containsToken reports whether s holds tok not glued to word characters.
-func containsToken(s, tok string) bool { return tok != "" && tokenIndex(s, tok) >= 0 }
+// ContainsToken reports whether s holds tok not glued to word characters.
+func ContainsToken(s, tok string) bool { return tok != "" && tokenIndex(s, tok) >= 0 }
 
 // tokenIndex is where tok first stands in s not glued to word characters
 // (the start of the character before it, or 0 at the start of s), or -1.
@@ -56,18 +57,18 @@ func isWordByte(b byte) bool {
 	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
-// A rowSegment is the part of a schema text that describes one row.
-type rowSegment struct {
-	row   schemaRow
-	ident string
-	text  string
+// A RowSegment is the part of a schema text that describes one row.
+type RowSegment struct {
+	Row   SchemaRow
+	Ident string
+	Text  string
 }
 
-// rowSegments cuts text (legend aside) into one segment per row, at each
+// RowSegments cuts text (legend aside) into one segment per row, at each
 // row's identity: its connector_key when the rows' keys differ, else its
 // first connection. missing names the rows whose identity the text lacks.
-func rowSegments(text string, rows []schemaRow) (segs []rowSegment, missing []string) {
-	text = withoutLegend(text)
+func RowSegments(text string, rows []SchemaRow) (segs []RowSegment, missing []string) {
+	text = WithoutLegend(text)
 	keys := map[string]bool{}
 	for _, r := range rows {
 		keys[r.ConnectorKey] = true
@@ -75,7 +76,7 @@ func rowSegments(text string, rows []schemaRow) (segs []rowSegment, missing []st
 	byKey := len(keys) == len(rows)
 	type at struct {
 		pos int
-		seg rowSegment
+		seg RowSegment
 	}
 	var found []at
 	for _, r := range rows {
@@ -85,10 +86,10 @@ func rowSegments(text string, rows []schemaRow) (segs []rowSegment, missing []st
 		}
 		pos := tokenIndex(text, ident)
 		if ident == "" || pos < 0 {
-			missing = append(missing, r.ident())
+			missing = append(missing, r.Ident())
 			continue
 		}
-		found = append(found, at{pos, rowSegment{row: r, ident: ident}})
+		found = append(found, at{pos, RowSegment{Row: r, Ident: ident}})
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].pos < found[j].pos })
 	for i, f := range found {
@@ -96,17 +97,17 @@ func rowSegments(text string, rows []schemaRow) (segs []rowSegment, missing []st
 		if i+1 < len(found) {
 			end = found[i+1].pos
 		}
-		f.seg.text = text[f.pos:end]
+		f.seg.Text = text[f.pos:end]
 		segs = append(segs, f.seg)
 	}
 	return segs, missing
 }
 
-// shownFields are the names of fields that text shows, in fields' order.
-func shownFields(text string, fields []string) []string {
+// ShownFields are the names of fields that text shows, in fields' order.
+func ShownFields(text string, fields []string) []string {
 	var out []string
 	for _, f := range fields {
-		if containsToken(text, f) {
+		if ContainsToken(text, f) {
 			out = append(out, f)
 		}
 	}
@@ -147,19 +148,19 @@ func wordsNeedingNoLegend() []string {
 	return slices.Concat(typeWords, rangeOps, aggKinds, plainWords, functionWords)
 }
 
-// A fieldNote is one field's own annotation in schema text: what follows
+// A FieldNote is one field's own annotation in schema text: what follows
 // the field's name in brackets, or after a colon or equals sign.
-type fieldNote struct {
-	ctx        string
-	start, end int
+type FieldNote struct {
+	Ctx        string
+	Start, End int
 }
 
 var annotationOpen = map[byte]byte{'[': ']', '(': ')', '{': '}', '<': '>'}
 
-// fieldNotes finds each field's annotation in text: of every place the
+// FieldNotes finds each field's annotation in text: of every place the
 // field's name is followed by an opener, the one that says the most about
 // capabilities.
-func fieldNotes(text string, fields []string) map[string]fieldNote {
+func FieldNotes(text string, fields []string) map[string]FieldNote {
 	type occ struct {
 		field    string
 		at, body int
@@ -179,7 +180,7 @@ func fieldNotes(text string, fields []string) map[string]fieldNote {
 	inLegend := func(at int) bool {
 		return slices.ContainsFunc(legendSpans, func(sp []int) bool { return sp[0] <= at && at < sp[1] })
 	}
-	out := map[string]fieldNote{}
+	out := map[string]FieldNote{}
 	score := map[string]int{}
 	legendOnly := map[string]bool{}
 	for i, o := range occs {
@@ -188,9 +189,9 @@ func fieldNotes(text string, fields []string) map[string]fieldNote {
 			next = occs[i+1].at
 		}
 		end := annotationEnd(text, o.body, next)
-		ft := fieldNote{ctx: text[o.body:end], start: o.at, end: end}
+		ft := FieldNote{Ctx: text[o.body:end], Start: o.at, End: end}
 		n := 0
-		for _, w := range wordTokRe.FindAllString(ft.ctx, -1) {
+		for _, w := range wordTokRe.FindAllString(ft.Ctx, -1) {
 			if slices.Contains(vocab, strings.ToLower(w)) {
 				n++
 			}
@@ -199,7 +200,7 @@ func fieldNotes(text string, fields []string) map[string]fieldNote {
 		prev, seen := out[o.field]
 		switch {
 		case seen && legend && !legendOnly[o.field]:
-		case !seen, !legend && legendOnly[o.field], n > score[o.field], n == score[o.field] && prev.ctx == "":
+		case !seen, !legend && legendOnly[o.field], n > score[o.field], n == score[o.field] && prev.Ctx == "":
 			out[o.field], score[o.field], legendOnly[o.field] = ft, n, legend
 		}
 	}
@@ -231,12 +232,12 @@ func annotationEnd(text string, body, next int) int {
 	return max(end, body+1)
 }
 
-// legendText is text outside the fields' annotations: where a legend
+// LegendText is text outside the fields' annotations: where a legend
 // explains them.
-func legendText(text string, fts map[string]fieldNote) string {
+func LegendText(text string, fts map[string]FieldNote) string {
 	b := []byte(text)
 	for _, ft := range fts {
-		for i := ft.start; i < ft.end; i++ {
+		for i := ft.Start; i < ft.End; i++ {
 			if b[i] != '\n' {
 				b[i] = ' '
 			}
@@ -291,13 +292,13 @@ var (
 	sortMeaningRe  = regexp.MustCompile(`sort|order`)
 )
 
-// unexplained are the abbreviations the fields' annotations use that the
+// Unexplained are the abbreviations the fields' annotations use that the
 // legend does not explain: short keys that are no plain word.
-func unexplained(fts map[string]fieldNote, legend string, fields []string) []string {
+func Unexplained(fts map[string]FieldNote, legend string, fields []string) []string {
 	vocab := wordsNeedingNoLegend()
 	var out []string
 	for _, ft := range fts {
-		for _, item := range itemSepRe.Split(ft.ctx, -1) {
+		for _, item := range itemSepRe.Split(ft.Ctx, -1) {
 			k, _, _ := strings.Cut(item, "=")
 			k, _, _ = strings.Cut(k, ":")
 			k = strings.Trim(k, "\"' ")
@@ -314,55 +315,55 @@ func unexplained(fts map[string]fieldNote, legend string, fields []string) []str
 	return out
 }
 
-// A textCap is what schema text says one field allows.
-type textCap struct {
-	typ      string
-	exact    bool
-	ops      []string
-	aggs     []string
-	sortable bool
+// A TextCap is what schema text says one field allows.
+type TextCap struct {
+	Typ      string
+	Exact    bool
+	Ops      []string
+	Aggs     []string
+	Sortable bool
 }
 
 // readTextCap reads a field's annotation by meaning: type words, range
 // operators and aggregation kinds by name, and exact filtering and sorting
 // by the legend's keys for them (or the plain words).
-func readTextCap(ctx string, exactKeys, sortKeys []string) textCap {
-	var c textCap
+func readTextCap(ctx string, exactKeys, sortKeys []string) TextCap {
+	var c TextCap
 	lower := strings.ToLower(ctx)
 	if strings.Contains(lower, "date-time") {
-		c.typ = "timestamp"
+		c.Typ = "timestamp"
 	}
 	for _, w := range wordTokRe.FindAllString(ctx, -1) {
 		lw := strings.ToLower(w)
 		switch {
-		case c.typ == "" && slices.Contains(typeWords, lw):
-			c.typ = lw
-		case slices.Contains(rangeOps, lw) && !slices.Contains(c.ops, lw):
-			c.ops = append(c.ops, lw)
-		case slices.Contains(aggKinds, lw) && !slices.Contains(c.aggs, lw):
-			c.aggs = append(c.aggs, lw)
+		case c.Typ == "" && slices.Contains(typeWords, lw):
+			c.Typ = lw
+		case slices.Contains(rangeOps, lw) && !slices.Contains(c.Ops, lw):
+			c.Ops = append(c.Ops, lw)
+		case slices.Contains(aggKinds, lw) && !slices.Contains(c.Aggs, lw):
+			c.Aggs = append(c.Aggs, lw)
 		}
 		if slices.Contains(exactKeys, w) || slices.Contains(exactKeys, lw) {
-			c.exact = true
+			c.Exact = true
 		}
 		if slices.Contains(sortKeys, w) || slices.Contains(sortKeys, lw) {
-			c.sortable = true
+			c.Sortable = true
 		}
 	}
 	// Symbol flags ("=", "~") are items of their own, not word tokens.
 	for _, item := range strings.FieldsFunc(ctx, func(r rune) bool { return strings.ContainsRune(",;| \t{}()[]<>", r) }) {
 		if slices.Contains(exactKeys, item) {
-			c.exact = true
+			c.Exact = true
 		}
 		if slices.Contains(sortKeys, item) {
-			c.sortable = true
+			c.Sortable = true
 		}
 	}
 	return c
 }
 
-// sampleValue is a value of the declared type, valid for a filter.
-func sampleValue(typ string) any {
+// SampleValue is a value of the declared type, valid for a filter.
+func SampleValue(typ string) any {
 	switch typ {
 	case "integer", "number", "int", "float":
 		return 1
@@ -374,13 +375,13 @@ func sampleValue(typ string) any {
 	return "mcpcheck"
 }
 
-// textArgs are read arguments a content-only client builds from schema
+// TextArgs are read arguments a content-only client builds from schema
 // text: for each kind, the candidates the text supports, best first.
-type textArgs struct {
-	fields  []string
-	filters []map[string]any
-	sorts   []string
-	aggs    []dialect.Args
+type TextArgs struct {
+	Fields  []string
+	Filters []map[string]any
+	Sorts   []string
+	Aggs    []dialect.Args
 }
 
 // maxArgTries bounds the candidates tried per argument kind: a client
@@ -392,56 +393,56 @@ var (
 	aggSectionRe  = regexp.MustCompile(`\b(count_distinct|group_by_time|group_by|max|min|sum)\b\s*[=:(]\s*([^;\n)]*)`)
 )
 
-// deriveArgs builds projection, filter, sort and aggregate arguments from
+// DeriveArgs builds projection, filter, sort and aggregate arguments from
 // the schema text of one row, knowing only the row's field names (which it
 // looks for by value).
-func deriveArgs(text string, fields []string) textArgs {
-	var a textArgs
-	own := withoutLegend(text)
-	a.fields = shownFields(own, fields)
-	if len(a.fields) == 0 {
+func DeriveArgs(text string, fields []string) TextArgs {
+	var a TextArgs
+	own := WithoutLegend(text)
+	a.Fields = ShownFields(own, fields)
+	if len(a.Fields) == 0 {
 		return a
 	}
-	a.fields = a.fields[:min(2, len(a.fields))]
-	fns := fieldNotes(text, fields)
-	meanings := legendMeanings(legendText(text, fns))
+	a.Fields = a.Fields[:min(2, len(a.Fields))]
+	fns := FieldNotes(text, fields)
+	meanings := legendMeanings(LegendText(text, fns))
 	exactKeys := keysMeaning(meanings, exactMeaningRe, "eq", "exact", "equals", "equality")
 	sortKeys := keysMeaning(meanings, sortMeaningRe, "sort", "sortable")
-	caps := map[string]textCap{}
+	caps := map[string]TextCap{}
 	var names []string
 	for f, fn := range fns {
-		caps[f] = readTextCap(fn.ctx, exactKeys, sortKeys)
+		caps[f] = readTextCap(fn.Ctx, exactKeys, sortKeys)
 		names = append(names, f)
 	}
 	sort.Strings(names)
 	// Fields the text types first: their filter values have the right type.
-	slices.SortStableFunc(names, func(x, y string) int { return boolRank(caps[x].typ == "") - boolRank(caps[y].typ == "") })
+	slices.SortStableFunc(names, func(x, y string) int { return boolRank(caps[x].Typ == "") - boolRank(caps[y].Typ == "") })
 	for _, f := range names {
 		switch c := caps[f]; {
-		case c.exact && f != "id":
-			a.filters = append(a.filters, map[string]any{f: sampleValue(c.typ)})
-		case len(c.ops) > 0:
-			a.filters = append(a.filters, map[string]any{f: map[string]any{c.ops[0]: sampleValue(c.typ)}})
+		case c.Exact && f != "id":
+			a.Filters = append(a.Filters, map[string]any{f: SampleValue(c.Typ)})
+		case len(c.Ops) > 0:
+			a.Filters = append(a.Filters, map[string]any{f: map[string]any{c.Ops[0]: SampleValue(c.Typ)}})
 		}
 	}
 	for _, m := range sortMentionRe.FindAllStringSubmatch(own, -1) {
-		if slices.Contains(fields, m[2]) && !slices.Contains(a.sorts, m[1]+m[2]) {
-			a.sorts = append(a.sorts, m[1]+m[2])
+		if slices.Contains(fields, m[2]) && !slices.Contains(a.Sorts, m[1]+m[2]) {
+			a.Sorts = append(a.Sorts, m[1]+m[2])
 		}
 	}
 	for _, f := range names {
-		if caps[f].sortable && !slices.Contains(a.sorts, f) {
-			a.sorts = append(a.sorts, f)
+		if caps[f].Sortable && !slices.Contains(a.Sorts, f) {
+			a.Sorts = append(a.Sorts, f)
 		}
 	}
 	byKind := map[string][]string{}
 	for _, f := range names {
-		for _, k := range caps[f].aggs {
+		for _, k := range caps[f].Aggs {
 			byKind[k] = append(byKind[k], f)
 		}
 	}
 	for _, m := range aggSectionRe.FindAllStringSubmatch(own, -1) {
-		for _, f := range shownFields(m[2], fields) {
+		for _, f := range ShownFields(m[2], fields) {
 			if !slices.Contains(byKind[m[1]], f) {
 				byKind[m[1]] = append(byKind[m[1]], f)
 			}
@@ -451,11 +452,11 @@ func deriveArgs(text string, fields []string) textArgs {
 		for _, f := range byKind[k] {
 			switch k {
 			case "group_by":
-				a.aggs = append(a.aggs, dialect.Args{dialect.Metric: "count", dialect.GroupBy: f})
+				a.Aggs = append(a.Aggs, dialect.Args{dialect.Metric: "count", dialect.GroupBy: f})
 			case "group_by_time":
-				a.aggs = append(a.aggs, dialect.Args{dialect.Metric: "count", dialect.GroupByTime: f, dialect.Granularity: "day"})
+				a.Aggs = append(a.Aggs, dialect.Args{dialect.Metric: "count", dialect.GroupByTime: f, dialect.Granularity: "day"})
 			default:
-				a.aggs = append(a.aggs, dialect.Args{dialect.Metric: k, dialect.Field: f})
+				a.Aggs = append(a.Aggs, dialect.Args{dialect.Metric: k, dialect.Field: f})
 			}
 		}
 	}
@@ -473,8 +474,8 @@ const filterKind = "filterable field (exact or range)"
 
 // sentBareFilter reports an RS request, since the first before logged,
 // that carried a bare filter= instead of filter[field]… parameters.
-func sentBareFilter(t *T, before int) bool {
-	if !t.Target.Has(CapControlledRS) {
+func sentBareFilter(t *conformance.T, before int) bool {
+	if !t.Target.Has(conformance.CapControlledRS) {
 		return false
 	}
 	return slices.ContainsFunc(t.RS().RequestsTo("/v1/")[before:], func(r fakers.Request) bool {
@@ -483,15 +484,15 @@ func sentBareFilter(t *T, before int) bool {
 	})
 }
 
-// judgeTextArgs calls query_records and aggregate with arguments a
+// JudgeTextArgs calls query_records and aggregate with arguments a
 // content-only client built from the text of what (a row), on src: for
 // each kind the grant offers, one of the first candidates must be
 // accepted, and a kind the text gives no candidate for is a failure. A
 // kind the grant offers none of is not applicable: the text that says
 // "none" is truthful.
-func judgeTextArgs(t *T, src source, a textArgs, offered grantOffers, what string) {
+func JudgeTextArgs(t *conformance.T, src Source, a TextArgs, offered GrantOffers, what string) {
 	try := func(tool, kind string, cands []dialect.Args, offers bool) {
-		if len(cands) == 0 && (!offers || tool == "aggregate" && declaresNoAggregations(t, src.stream)) {
+		if len(cands) == 0 && (!offers || tool == "aggregate" && declaresNoAggregations(t, src.Stream)) {
 			return // the grant offers no valid argument of this kind: nothing for the text to show
 		}
 		if !t.Assert(len(cands) > 0, "%s: the text shows no %s a client reading only content[] could use", what, kind) {
@@ -499,9 +500,9 @@ func judgeTextArgs(t *T, src source, a textArgs, offered grantOffers, what strin
 		}
 		var tried []string
 		accepted := false
-		before := rsRequestCount(t, "/v1/")
+		before := RSRequestCount(t, "/v1/")
 		for _, extra := range cands[:min(maxArgTries, len(cands))] {
-			c := t.CallRoles(tool, src.roles(extra))
+			c := t.CallRoles(tool, src.Roles(extra))
 			if accepted = !c.IsError(); accepted {
 				break
 			}
@@ -513,26 +514,26 @@ func judgeTextArgs(t *T, src source, a textArgs, offered grantOffers, what strin
 		t.Assert(accepted, "%s: no %s built from the text alone was accepted:\n%s", what, kind, strings.Join(tried, "\n"))
 	}
 	var projections, filters, sorts []dialect.Args
-	if len(a.fields) > 0 {
-		projections = append(projections, dialect.Args{dialect.Fields: a.fields, dialect.Limit: 2})
+	if len(a.Fields) > 0 {
+		projections = append(projections, dialect.Args{dialect.Fields: a.Fields, dialect.Limit: 2})
 	}
-	for _, f := range a.filters {
+	for _, f := range a.Filters {
 		filters = append(filters, dialect.Args{dialect.Filter: f, dialect.Limit: 2})
 	}
-	for _, s := range a.sorts {
+	for _, s := range a.Sorts {
 		sorts = append(sorts, dialect.Args{dialect.Sort: s, dialect.Limit: 2})
 	}
 	try("query_records", "field names (projection)", projections, true)
-	try("query_records", "sortable field", sorts, offered.sort)
-	try("aggregate", "aggregatable field", a.aggs, offered.aggregate)
-	try("query_records", filterKind, filters, offered.filter) // last: a broken encoding blocks the judgement (U01)
+	try("query_records", "sortable field", sorts, offered.Sort)
+	try("aggregate", "aggregatable field", a.Aggs, offered.Aggregate)
+	try("query_records", filterKind, filters, offered.Filter) // last: a broken encoding blocks the judgement (U01)
 }
 
 // declaresNoAggregations reports that mcpcheck's fixture RS serves stream
 // with no aggregation support on any field. Without a fixture RS it does
 // not know, and says false.
-func declaresNoAggregations(t *T, stream string) bool {
-	if !t.Target.Has(CapControlledRS) {
+func declaresNoAggregations(t *conformance.T, stream string) bool {
+	if !t.Target.Has(conformance.CapControlledRS) {
 		return false
 	}
 	for _, s := range t.RS().Fixture().Streams {

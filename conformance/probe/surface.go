@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"encoding/json"
@@ -13,9 +13,9 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
-// toolDescriptions returns, per tool, its description and every description
+// ToolDescriptions returns, per tool, its description and every description
 // nested in its input schema.
-func toolDescriptions(t *Target) map[string][]string {
+func ToolDescriptions(t *conformance.Target) map[string][]string {
 	out := map[string][]string{}
 	for i, tool := range t.Tools {
 		texts := []string{tool.Description}
@@ -49,8 +49,8 @@ func collectDescriptions(v any, out *[]string) {
 
 var sentenceEnd = regexp.MustCompile(`[.!?](\s+|$)`)
 
-// sentences splits prose into trimmed sentences.
-func sentences(s string) []string {
+// Sentences splits prose into trimmed sentences.
+func Sentences(s string) []string {
 	var out []string
 	for _, p := range sentenceEnd.Split(s, -1) {
 		if p = strings.TrimSpace(p); p != "" {
@@ -66,7 +66,7 @@ func repeatedGuidance(descs map[string][]string, minLen, minTools int) map[strin
 	where := map[string]map[string]bool{}
 	for tool, texts := range descs {
 		for _, text := range texts {
-			for _, s := range sentences(text) {
+			for _, s := range Sentences(text) {
 				if len([]rune(s)) < minLen {
 					continue
 				}
@@ -89,8 +89,8 @@ func repeatedGuidance(descs map[string][]string, minLen, minTools int) map[strin
 	return out
 }
 
-// inputProperties returns a tool's top-level input properties and required list.
-func inputProperties(raw json.RawMessage) (map[string]json.RawMessage, []string) {
+// InputProperties returns a tool's top-level input properties and required list.
+func InputProperties(raw json.RawMessage) (map[string]json.RawMessage, []string) {
 	var tool struct {
 		InputSchema struct {
 			Properties map[string]json.RawMessage `json:"properties"`
@@ -101,8 +101,8 @@ func inputProperties(raw json.RawMessage) (map[string]json.RawMessage, []string)
 	return tool.InputSchema.Properties, tool.InputSchema.Required
 }
 
-// schemaMentionsKey reports whether key is a property name anywhere in the schema.
-func schemaMentionsKey(v any, key string) bool {
+// SchemaMentionsKey reports whether key is a property name anywhere in the schema.
+func SchemaMentionsKey(v any, key string) bool {
 	switch x := v.(type) {
 	case map[string]any:
 		if props, ok := x["properties"].(map[string]any); ok {
@@ -111,13 +111,13 @@ func schemaMentionsKey(v any, key string) bool {
 			}
 		}
 		for _, c := range x {
-			if schemaMentionsKey(c, key) {
+			if SchemaMentionsKey(c, key) {
 				return true
 			}
 		}
 	case []any:
 		for _, c := range x {
-			if schemaMentionsKey(c, key) {
+			if SchemaMentionsKey(c, key) {
 				return true
 			}
 		}
@@ -125,9 +125,9 @@ func schemaMentionsKey(v any, key string) bool {
 	return false
 }
 
-// normalizedTools is the order-insensitive form of a tools list, for
+// NormalizedTools is the order-insensitive form of a tools list, for
 // comparing two surfaces; an invalid list reads as its error.
-func normalizedTools(raw []json.RawMessage) string {
+func NormalizedTools(raw []json.RawMessage) string {
 	out, err := conformance.NormalizeTools(raw)
 	if err != nil {
 		return "invalid JSON: " + err.Error()
@@ -135,7 +135,8 @@ func normalizedTools(raw []json.RawMessage) string {
 	return string(out)
 }
 
-func toolNames(t *Target) []string {
+// ToolNames are the names of the tools a target serves.
+func ToolNames(t *conformance.Target) []string {
 	names := make([]string, len(t.Tools))
 	for i, tool := range t.Tools {
 		names[i] = tool.Name
@@ -144,8 +145,8 @@ func toolNames(t *Target) []string {
 	return names
 }
 
-// firstRunes returns the first n characters (runes) of s.
-func firstRunes(s string, n int) string {
+// FirstRunes returns the first n characters (runes) of s.
+func FirstRunes(s string, n int) string {
 	r := []rune(s)
 	if len(r) > n {
 		r = r[:n]
@@ -164,14 +165,14 @@ const (
 
 var connectionIDRe = regexp.MustCompile(`\bconnection_id\b`)
 
-// expectNoRepeatedConnectionGuidance judges long sentences about
+// ExpectNoRepeatedConnectionGuidance judges long sentences about
 // connection_id repeated verbatim across tools: on every tool that
 // accepts connection_id breaks seed 000's own words; on many tools,
 // mcpcheck's threshold.
-func expectNoRepeatedConnectionGuidance(t *T) {
+func ExpectNoRepeatedConnectionGuidance(t *conformance.T) {
 	accepting := toolsAccepting(t.Target, "connection_id")
 	var everywhere, many []string
-	for s, tools := range repeatedGuidance(toolDescriptions(t.Target), longSentence, 2) {
+	for s, tools := range repeatedGuidance(ToolDescriptions(t.Target), longSentence, 2) {
 		if !connectionIDRe.MatchString(s) {
 			continue
 		}
@@ -188,11 +189,11 @@ func expectNoRepeatedConnectionGuidance(t *T) {
 		longSentence, repeatedAcrossMin)
 }
 
-// expectNoRepeatedGuidance judges every other long sentence repeated
+// ExpectNoRepeatedGuidance judges every other long sentence repeated
 // across many tool or argument descriptions: mcpcheck's threshold.
-func expectNoRepeatedGuidance(t *T) {
+func ExpectNoRepeatedGuidance(t *conformance.T) {
 	var many []string
-	for s, tools := range repeatedGuidance(toolDescriptions(t.Target), longSentence, repeatedAcrossMin) {
+	for s, tools := range repeatedGuidance(ToolDescriptions(t.Target), longSentence, repeatedAcrossMin) {
 		if !connectionIDRe.MatchString(s) {
 			many = append(many, s+" ("+strings.Join(tools, ", ")+")")
 		}
@@ -202,10 +203,10 @@ func expectNoRepeatedGuidance(t *T) {
 }
 
 // toolsAccepting lists the tools whose input schema declares arg, sorted.
-func toolsAccepting(t *Target, arg string) []string {
+func toolsAccepting(t *conformance.Target, arg string) []string {
 	var out []string
 	for i, tool := range t.Tools {
-		if props, _ := inputProperties(t.ToolsRaw[i]); props[arg] != nil {
+		if props, _ := InputProperties(t.ToolsRaw[i]); props[arg] != nil {
 			out = append(out, tool.Name)
 		}
 	}
@@ -213,99 +214,99 @@ func toolsAccepting(t *Target, arg string) []string {
 	return out
 }
 
-// readIndex is schema {}'s rows, read leniently: an index the target does
+// ReadIndex is schema {}'s rows, read leniently: an index the target does
 // not give blocks what needs it (S017 owns the index) instead of failing
 // a clause that is not about it.
-func readIndex(t *T) []schemaRow {
-	c := schemaCall(t, dialect.Args{})
+func ReadIndex(t *conformance.T) []SchemaRow {
+	c := SchemaCall(t, dialect.Args{})
 	if c.IsError() || c.Data() == nil {
 		t.BlockedBy("S017", "schema {} gave no index to find data by: %s", c.Describe())
 	}
-	return schemaRows(c.Data())
+	return SchemaRows(c.Data())
 }
 
-// schemaCall is one schema call, made once per target and shared by every
-// check that asks the same (scopedSchema's too).
-func schemaCall(t *T, args dialect.Args) *Call {
+// SchemaCall is one schema call, made once per target and shared by every
+// check that asks the same (ScopedSchema's too).
+func SchemaCall(t *conformance.T, args dialect.Args) *conformance.Call {
 	key, _ := json.Marshal(args)
-	return conformance.Discover(t, "schema:"+string(key), func() *Call { return t.CallRoles("schema", args) })
+	return conformance.Discover(t, "schema:"+string(key), func() *conformance.Call { return t.CallRoles("schema", args) })
 }
 
-// carriesCode reports an error typed code: as its error object's code, or
+// CarriesCode reports an error typed code: as its error object's code, or
 // named in its text.
-func carriesCode(c *Call, code string) bool {
-	return c.ErrorCode() == code || containsToken(c.Text(), code)
+func CarriesCode(c *conformance.Call, code string) bool {
+	return c.ErrorCode() == code || ContainsToken(c.Text(), code)
 }
 
-// namesArgument reports an error that names arg: in its text (a JSON-RPC
+// NamesArgument reports an error that names arg: in its text (a JSON-RPC
 // error's message included) or anywhere in its structured error.
-func namesArgument(c *Call, arg string) bool {
-	if containsToken(c.Text(), arg) {
+func NamesArgument(c *conformance.Call, arg string) bool {
+	if ContainsToken(c.Text(), arg) {
 		return true
 	}
-	if c.RPCError != nil && containsToken(string(c.RPCError.Data), arg) {
+	if c.RPCError != nil && ContainsToken(string(c.RPCError.Data), arg) {
 		return true
 	}
 	b, _ := json.Marshal(c.Structured())
-	return containsToken(string(b), arg)
+	return ContainsToken(string(b), arg)
 }
 
-// serves reports whether the target lists the tool.
-func serves(t *Target, tool string) bool {
+// Serves reports whether the target lists the tool.
+func Serves(t *conformance.Target, tool string) bool {
 	return slices.ContainsFunc(t.Tools, func(x *mcp.Tool) bool { return x.Name == tool })
 }
 
-// sampleCalls calls each read tool the target serves once, with arguments
+// SampleCalls calls each read tool the target serves once, with arguments
 // taken from its own answers: the schema index, a page of its first
 // stream, a count over it, a search for a word of that page, a fetch and
 // a field window of the first hit. A call the answers give no arguments
 // for is left out.
-func sampleCalls(t *T) []*Call {
-	var out []*Call
-	call := func(tool string, args dialect.Args) *Call {
-		if !serves(t.Target, tool) {
+func SampleCalls(t *conformance.T) []*conformance.Call {
+	var out []*conformance.Call
+	call := func(tool string, args dialect.Args) *conformance.Call {
+		if !Serves(t.Target, tool) {
 			return nil
 		}
 		c := t.CallRoles(tool, args)
 		out = append(out, c)
 		return c
 	}
-	if !serves(t.Target, "schema") {
+	if !Serves(t.Target, "schema") {
 		return out
 	}
-	index := schemaCall(t, dialect.Args{})
+	index := SchemaCall(t, dialect.Args{})
 	if out = append(out, index); index.IsError() {
 		return out
 	}
-	srcs := sources(schemaRows(index.Data()))
+	srcs := Sources(SchemaRows(index.Data()))
 	if len(srcs) == 0 {
 		return out
 	}
-	page := call("query_records", srcs[0].roles(dialect.Args{dialect.Limit: 2}))
-	call("aggregate", srcs[0].roles(dialect.Args{dialect.Metric: "count"}))
+	page := call("query_records", srcs[0].Roles(dialect.Args{dialect.Limit: 2}))
+	call("aggregate", srcs[0].Roles(dialect.Args{dialect.Metric: "count"}))
 	if page == nil || page.IsError() {
 		return out
 	}
-	word := searchableWord(records(page))
+	word := SearchableWord(Records(page))
 	if word == "" {
 		return out
 	}
 	found := call("search", dialect.Args{dialect.Query: word, dialect.Limit: 2})
-	if found == nil || len(hits(found)) == 0 || hits(found)[0].ID == "" {
+	if found == nil || len(Hits(found)) == 0 || Hits(found)[0].ID == "" {
 		return out
 	}
-	h := hits(found)[0]
+	h := Hits(found)[0]
 	call("fetch", dialect.Args{dialect.RecordID: h.ID})
-	if field := hitField(t, h); field != "" {
+	if field := HitField(t, h); field != "" {
 		call("read_record_field", dialect.Args{dialect.RecordID: h.ID, dialect.Field: field, dialect.Length: 200})
 	}
 	return out
 }
 
-// refusedCalls calls each read tool the target serves with arguments
+// RefusedCalls calls each read tool the target serves with arguments
 // naming what no grant holds, so that each answers with an error.
-func refusedCalls(t *T) []*Call {
-	var out []*Call
+func RefusedCalls(t *conformance.T) []*conformance.Call {
+	var out []*conformance.Call
 	for _, c := range []struct {
 		tool string
 		args dialect.Args
@@ -317,9 +318,55 @@ func refusedCalls(t *T) []*Call {
 		{"fetch", dialect.Args{dialect.RecordID: "mcpcheck-no-such-record"}},
 		{"read_record_field", dialect.Args{dialect.RecordID: "mcpcheck-no-such-record", dialect.Field: "mcpcheck_no_such_field"}},
 	} {
-		if serves(t.Target, c.tool) {
+		if Serves(t.Target, c.tool) {
 			out = append(out, t.CallRoles(c.tool, c.args))
 		}
 	}
 	return out
+}
+
+// DocumentingTools are the tools whose description or input schema
+// mentions prefix.
+func DocumentingTools(tgt *conformance.Target, prefix string) []string {
+	var out []string
+	for _, tool := range tgt.Tools {
+		if strings.Contains(ToolDocs(tgt, tool.Name), prefix) {
+			out = append(out, tool.Name)
+		}
+	}
+	return out
+}
+
+// ToolDocs is everything a tool says about itself: its description and
+// every description in its input schema.
+func ToolDocs(tgt *conformance.Target, name string) string {
+	return strings.Join(ToolDescriptions(tgt)[name], "\n")
+}
+
+// TakenAsID reports whether tool answers a call with uri as its id (and
+// extra, field_path then its value) without an error.
+func TakenAsID(t *conformance.T, tool, uri string, extra ...string) bool {
+	args := dialect.Args{dialect.RecordID: uri}
+	if tool == "read_record_field" {
+		if len(extra) == 0 {
+			return false
+		}
+		args[dialect.Field] = extra[0]
+	}
+	return !t.CallRoles(tool, args).IsError()
+}
+
+// ResourceReadable reports whether resources/read serves uri.
+func ResourceReadable(t *conformance.T, uri string) bool {
+	if !ServesResources(t.Target) {
+		return false
+	}
+	rr, err := t.Target.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+	return err == nil && rr != nil && len(rr.Contents) > 0
+}
+
+// ServesResources reports whether the target declares the resources
+// capability.
+func ServesResources(tgt *conformance.Target) bool {
+	return tgt.Init != nil && tgt.Init.Capabilities != nil && tgt.Init.Capabilities.Resources != nil
 }

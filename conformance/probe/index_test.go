@@ -1,4 +1,4 @@
-package checks
+package probe
 
 import (
 	"slices"
@@ -10,23 +10,23 @@ import (
 func TestFieldNotesPreferTheRowToALegendExample(t *testing.T) {
 	text := "field_capability_legend: filter=gte,gt,lte,lt: filter {name: {op: value}}\n" +
 		"stream channels fields: id(string; filter=eq) | name(string; role=primary-title)"
-	notes := fieldNotes(text, []string{"id", "name"})
-	if got := notes["name"].ctx; got != "(string; role=primary-title)" {
+	notes := FieldNotes(text, []string{"id", "name"})
+	if got := notes["name"].Ctx; got != "(string; role=primary-title)" {
 		t.Errorf("name's annotation = %q, want the row's", got)
 	}
-	if missing := unexplained(notes, legendText(text, notes), []string{"id", "name"}); len(missing) != 0 {
-		t.Errorf("unexplained = %v, want none", missing)
+	if missing := Unexplained(notes, LegendText(text, notes), []string{"id", "name"}); len(missing) != 0 {
+		t.Errorf("Unexplained = %v, want none", missing)
 	}
 }
 
 func TestSearchFlagsExplainedByTheLegend(t *testing.T) {
 	fields := []string{"body", "id"}
 	with := "field_capability_legend t=declared_type lex=lexical_search\nstream name=m fields=body[t=string,lex];id[t=string]"
-	if !searchFlagsExplained(with, fields) {
+	if !SearchFlagsExplained(with, fields) {
 		t.Errorf("lex explained as lexical_search and used on body: want search modes stated")
 	}
 	without := "field_capability_legend t=declared_type\nstream name=m fields=body[t=string];id[t=string]"
-	if searchFlagsExplained(without, fields) {
+	if SearchFlagsExplained(without, fields) {
 		t.Errorf("no search flag: want none stated")
 	}
 }
@@ -66,8 +66,8 @@ func TestConnectorReadings(t *testing.T) {
 // A legend may write a flag with its own colon: "cmp: = range filter ops".
 func TestUnexplainedReadsAFlagWithItsColon(t *testing.T) {
 	text := "legend: cmp: = range filter ops, vec:<x> = semantic search, t = type\nf: sent_at{timestamp,cmp:gte+lt} id{string,vec}"
-	notes := fieldNotes(text, []string{"sent_at", "id"})
-	if missing := unexplained(notes, legendText(text, notes), []string{"sent_at", "id"}); len(missing) != 0 {
-		t.Errorf("unexplained = %v, want none", missing)
+	notes := FieldNotes(text, []string{"sent_at", "id"})
+	if missing := Unexplained(notes, LegendText(text, notes), []string{"sent_at", "id"}); len(missing) != 0 {
+		t.Errorf("Unexplained = %v, want none", missing)
 	}
 }

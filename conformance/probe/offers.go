@@ -1,9 +1,11 @@
-package checks
+package probe
 
 import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
 )
 
 // What a grant offers a stream row, read from the truth rows (the RS's
@@ -12,16 +14,16 @@ import (
 // has nothing to ask of a kind the grant offers none of: the reference RS
 // declares no capability to client tokens (../shared/realrs M2), and an
 // adapter that truthfully shows none passes that part.
-type grantOffers struct {
-	filter, sort, aggregate, search bool
+type GrantOffers struct {
+	Filter, Sort, Aggregate, Search bool
 }
 
-func offersOf(r schemaRow) grantOffers {
-	o := grantOffers{sort: str(r.Raw["cursor_field"]) != "", aggregate: len(rowAggKinds(r)) > 0}
+func OffersOf(r SchemaRow) GrantOffers {
+	o := GrantOffers{Sort: String(r.Raw["cursor_field"]) != "", Aggregate: len(RowAggKinds(r)) > 0}
 	for _, v := range r.FieldCaps {
-		c := capOf(v)
-		o.filter = o.filter || c.Exact || len(c.Ops) > 0
-		o.search = o.search || c.Search
+		c := CapOf(v)
+		o.Filter = o.Filter || c.Exact || len(c.Ops) > 0
+		o.Search = o.Search || c.Search
 	}
 	return o
 }
@@ -29,14 +31,14 @@ func offersOf(r schemaRow) grantOffers {
 // searchMeaningRe is what a legend says a search flag means.
 var searchMeaningRe = regexp.MustCompile(`search|lexical|semantic|full.?text|hybrid`)
 
-// searchFlagsExplained reports whether the text gives search modes as
+// SearchFlagsExplained reports whether the text gives search modes as
 // field flags its legend explains (lex: lexical search): that states
 // search support as plainly as a row-level segment does.
-func searchFlagsExplained(text string, fields []string) bool {
-	notes := fieldNotes(text, fields)
-	keys := keysMeaning(legendMeanings(legendText(text, notes)), searchMeaningRe)
+func SearchFlagsExplained(text string, fields []string) bool {
+	notes := FieldNotes(text, fields)
+	keys := keysMeaning(legendMeanings(LegendText(text, notes)), searchMeaningRe)
 	for _, n := range notes {
-		for _, item := range itemSepRe.Split(n.ctx, -1) {
+		for _, item := range itemSepRe.Split(n.Ctx, -1) {
 			k, _, _ := strings.Cut(item, "=")
 			if k != "" && slices.Contains(keys, strings.Trim(k, "\"' ")) {
 				return true
@@ -50,8 +52,8 @@ func searchFlagsExplained(text string, fields []string) bool {
 // profile (Fixture.RealRS: one connector per client token, every field
 // only declared, no sort, filter, aggregation or search capability), or
 // nil when the target cannot be forked.
-func realRSFork(t *T) *T {
-	if !t.Target.Has(CapFixture) || !t.Target.Has(CapControlledRS) {
+func realRSFork(t *conformance.T) *conformance.T {
+	if !t.Target.Has(conformance.CapFixture) || !t.Target.Has(conformance.CapControlledRS) {
 		return nil
 	}
 	fx := t.BaseFixture()
@@ -59,10 +61,10 @@ func realRSFork(t *T) *T {
 	return t.On(t.Fork(fx))
 }
 
-// onRealRS judges again, through judge, on the real-RS fork: what the
+// OnRealRS judges again, through judge, on the real-RS fork: what the
 // seeds ask of a grant that offers no capabilities. A precondition that
 // fails there is noted, never the check's verdict.
-func onRealRS(t *T, judge func(on *T)) {
+func OnRealRS(t *conformance.T, judge func(on *conformance.T)) {
 	if on := realRSFork(t); on != nil {
 		t.Aside("real-RS profile (no capabilities granted)", func() { judge(on) })
 	}

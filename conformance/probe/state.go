@@ -1,0 +1,44 @@
+package probe
+
+import "regexp"
+
+// Reading completion and truncation state, cut marks and highlight tags in
+// the common wordings (issue 27, cause 5). A reader here only widens what
+// counts as saying a thing; what a clause requires stays the clause's.
+
+var (
+	// CutLabel finds a visible statement that a value is cut: any common
+	// ellipsis ("…", "...", "⋯", "[…]"), or words that say so ("truncated",
+	// "cut", "clipped", "partial", "incomplete", "more follows", a line
+	// ending in "more", "+more", complete=false, has_more=true).
+	CutLabel = regexp.MustCompile(`(?im)…|\.\.\.|⋯|truncat|\bcut\b|\bclipped\b|\belided\b|\babridged\b|partial|incomplete|not complete|more follows|\+more\b|\bmore\s*$|complete["']?\s*[=:]\s*["']?false|has_more["']?\s*[=:]\s*["']?true|more_(text|chars|characters)`)
+
+	// Ellipsis splits a preview at the cuts it marks.
+	Ellipsis = regexp.MustCompile(`\[…\]|\[\.\.\.\]|\(truncated\)|…|⋯|\.\.\.`)
+
+	// Completion finds a completion state, whole or not.
+	Completion = regexp.MustCompile(`(?im)complete|has_more|truncat|partial|whole|entire|\bend\s*$|\bmore\s*$|\bdone\b`)
+
+	// HighlightTag is a whole highlight tag of any short name: <mark>,
+	// <em>, <b>, <strong>, <hl>… (seed 001 asks for balanced tags, not one).
+	HighlightTag = regexp.MustCompile(`</?(?:mark|em|b|strong|hl|i|u|ins|span)>`)
+
+	// HighlightedTerm is one highlighted term: an open tag, the term, a
+	// closing tag (the names compared by Highlighted).
+	HighlightedTerm = regexp.MustCompile(`<(mark|em|b|strong|hl|i|u|ins|span)>([^<]*)</(mark|em|b|strong|hl|i|u|ins|span)>`)
+)
+
+// Highlighted is the first highlighted term of a preview, in balanced tags
+// of one name.
+func Highlighted(s string) string {
+	for _, m := range HighlightedTerm.FindAllStringSubmatch(s, -1) {
+		if m[1] == m[3] {
+			return m[2]
+		}
+	}
+	return ""
+}
+
+// NextLabel is a label that introduces the call reading on ("next",
+// "Next:", "next page ->", "continue with"), in any case.
+var NextLabel = regexp.MustCompile(`(?i)^\W*(next|continue|more)\b`)
