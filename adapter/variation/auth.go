@@ -3,7 +3,7 @@ package variation
 import (
 	"net/http"
 	"strings"
-	"sync/atomic"
+	"sync"
 )
 
 // Variations of what the adapter does with bearers and the RS's refusals.
@@ -26,19 +26,21 @@ func retryAfter401() func(*Seams) {
 // owner-style, credential once the RS refused one.
 func switchCredentialAfter401() func(*Seams) {
 	return withRS(func(next http.RoundTripper) http.RoundTripper {
-		var fallback atomic.Value
+		// Keyed by the refused bearer, so only the caller the RS refused
+		// is switched: other callers' calls (other checks) stay as they are.
+		var fallback sync.Map
 		return roundTrip(func(r *http.Request) (*http.Response, error) {
 			if isAuthProbe(r) {
 				return next.RoundTrip(r)
 			}
 			token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if fb, _ := fallback.Load().(string); fb != "" {
+			if fb, ok := fallback.Load(token); ok {
 				r = r.Clone(r.Context())
-				r.Header.Set("Authorization", "Bearer "+fb)
+				r.Header.Set("Authorization", "Bearer "+fb.(string))
 			}
 			resp, err := next.RoundTrip(r)
 			if err == nil && resp.StatusCode == http.StatusUnauthorized {
-				fallback.Store(strings.TrimSuffix(token, "_client") + "_owner")
+				fallback.Store(token, strings.TrimSuffix(token, "_client")+"_owner")
 			}
 			return resp, err
 		})

@@ -52,10 +52,7 @@ func TestCheckSourcesHoldNoReferenceDialect(t *testing.T) {
 	}
 	// U05 is mcpcheck's own rule about the RS contract's legacy
 	// {stream}:{record_id} id, which it builds on purpose.
-	// probe.HitList still tries the key "results" before finding hits by
-	// value (kept from find_containers.go, which this test did not read;
-	// issue 27 item 3 asks that it go).
-	allowed := map[string]string{"u05_self_contained_ids.go": `\+\s*":"\s*\+`, "containers.go": `"results"`}
+	allowed := map[string]string{"u05_self_contained_ids.go": `\+\s*":"\s*\+`}
 	var files []string
 	for _, glob := range []string{"s0*.go", "u*.go", filepath.Join("..", "probe", "*.go")} {
 		m, _ := filepath.Glob(glob)

@@ -124,13 +124,10 @@ func LooksLikeHit(m map[string]any) bool {
 	return false
 }
 
-// HitList is a search result's list of hits: structuredContent's results
-// when it has one, else the list of objects that holds hits, under
-// whatever key (a hit's own evidence list is part of the hit).
+// HitList is a search result's list of hits: the list of objects that
+// holds hits, under whatever key (a hit's own evidence list is part of
+// the hit).
 func HitList(c *conformance.Call) []any {
-	if list, ok := c.Structured()["results"].([]any); ok {
-		return list
-	}
 	var out []any
 	for _, m := range ListWhere(c.Structured(), LooksLikeHit) {
 		out = append(out, m)
