@@ -111,3 +111,22 @@ func (c *Call) ArgName(r dialect.Role) (string, bool) {
 	name, err := c.dialect.Name(c.Tool, r)
 	return name, err == nil
 }
+
+// Container is the list at the path the user's --dialect file names for
+// this tool's hits or records, and whether the file names one.
+func (c *Call) Container() ([]any, bool) {
+	if c.dialect == nil {
+		return nil, false
+	}
+	path := c.dialect.Container(c.Tool)
+	if path == "" {
+		return nil, false
+	}
+	var v any = c.Structured()
+	for _, k := range strings.Split(path, ".") {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	list, _ := v.([]any)
+	return list, true
+}

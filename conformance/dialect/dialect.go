@@ -32,6 +32,7 @@ type toolDialect struct {
 	bound     map[Role]Binding
 	ambiguous map[Role][]string
 	notes     []string // --dialect entries not applied, and why
+	container string   // --dialect's path to the list of hits or records
 }
 
 func (td *toolDialect) declares(name string) bool {
@@ -72,6 +73,13 @@ func FromToolsList(tools []json.RawMessage, o *Overrides) *Dialect {
 func (d *Dialect) apply(o *Overrides) {
 	if o == nil {
 		return
+	}
+	for _, tool := range slices.Sorted(maps.Keys(o.Containers)) {
+		if td := d.tools[tool]; td != nil {
+			td.container = strings.TrimSpace(o.Containers[tool])
+		} else {
+			d.notes(tool, fmt.Sprintf("--dialect names tool %s, which the target does not serve", tool))
+		}
 	}
 	tools := make([]string, 0, len(o.Arguments))
 	for tool := range o.Arguments {
@@ -282,4 +290,15 @@ func (d *Dialect) Learn(c PrintedCall, known Args) {
 			bound[holders[0]] = true
 		}
 	}
+}
+
+// Container is the dot path in structuredContent that the user's --dialect
+// file gives for tool's list of hits or records, or "".
+func (d *Dialect) Container(tool string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if td := d.tools[tool]; td != nil {
+		return td.container
+	}
+	return ""
 }

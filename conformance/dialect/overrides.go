@@ -21,8 +21,15 @@ import (
 //	    field: key
 //	  search:
 //	    query: text
+//	containers:
+//	  search: data.items
+//
+// Containers name, per tool, the dot path in structuredContent of the
+// list that holds its hits or records, for an answer whose list mcpcheck
+// does not find by what it holds.
 type Overrides struct {
-	Arguments map[string]map[string]string `yaml:"arguments"`
+	Arguments  map[string]map[string]string `yaml:"arguments"`
+	Containers map[string]string            `yaml:"containers"`
 }
 
 // LoadOverrides reads a --dialect file. Unknown keys and unknown roles are
@@ -45,7 +52,12 @@ func ParseOverrides(b []byte) (*Overrides, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&o); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("not a dialect file (want arguments: {tool: {role: argument}}): %w", err)
+		return nil, fmt.Errorf("not a dialect file (want arguments: {tool: {role: argument}} and containers: {tool: path}): %w", err)
+	}
+	for tool, path := range o.Containers {
+		if strings.TrimSpace(path) == "" || strings.Contains(path, "..") || strings.HasPrefix(path, ".") || strings.HasSuffix(path, ".") {
+			return nil, fmt.Errorf("containers: %s: %q is not a dot path in structuredContent (say data.items)", tool, path)
+		}
 	}
 	for tool, m := range o.Arguments {
 		for role, name := range m {

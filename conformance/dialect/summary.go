@@ -14,6 +14,8 @@ type ToolSummary struct {
 	Roles     []Binding   `json:"roles,omitempty"`
 	Ambiguous []Ambiguity `json:"ambiguous,omitempty"`
 	Notes     []string    `json:"notes,omitempty"`
+	// Container is the --dialect path of the tool's hits or records.
+	Container string `json:"container,omitempty"`
 }
 
 // An Ambiguity is a role two or more declared arguments fit equally well.
@@ -30,7 +32,7 @@ func (d *Dialect) Summary() []ToolSummary {
 	var out []ToolSummary
 	for _, tool := range d.order {
 		td := d.tools[tool]
-		s := ToolSummary{Tool: tool, Notes: td.notes}
+		s := ToolSummary{Tool: tool, Notes: td.notes, Container: td.container}
 		for _, r := range rolesOf(tool) {
 			if b, ok := td.bound[r]; ok && (b.Source != FromInputSchema || seedName(tool, r) != b.Name) {
 				s.Roles = append(s.Roles, b)
@@ -40,7 +42,7 @@ func (d *Dialect) Summary() []ToolSummary {
 			}
 		}
 		s.Roles = sortedBySource(s.Roles)
-		if len(s.Roles)+len(s.Ambiguous)+len(s.Notes) > 0 {
+		if len(s.Roles)+len(s.Ambiguous)+len(s.Notes) > 0 || s.Container != "" {
 			out = append(out, s)
 		}
 	}
@@ -61,6 +63,9 @@ func (s ToolSummary) Line() string {
 	}
 	for _, a := range s.Ambiguous {
 		parts = append(parts, fmt.Sprintf("%s = ? (ambiguous: %s)", a.Role, strings.Join(a.Candidates, " or ")))
+	}
+	if s.Container != "" {
+		parts = append(parts, "list at structuredContent."+s.Container+" (--dialect)")
 	}
 	parts = append(parts, s.Notes...)
 	return s.Tool + ": " + strings.Join(parts, "; ")

@@ -128,6 +128,9 @@ func LooksLikeHit(m map[string]any) bool {
 // holds hits, under whatever key (a hit's own evidence list is part of
 // the hit).
 func HitList(c *conformance.Call) []any {
+	if list, named := c.Container(); named {
+		return list
+	}
 	var out []any
 	for _, m := range ListWhere(c.Structured(), LooksLikeHit) {
 		out = append(out, m)

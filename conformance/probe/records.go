@@ -67,19 +67,21 @@ func eachPage(t *conformance.T, limit int, f func(s Source, c *conformance.Call)
 // envelope's data, or else the list of objects in structuredContent that
 // holds records, under whatever key (seed 003 leaves the envelope open).
 func Records(c *conformance.Call) []map[string]any {
-	var list []any
-	switch d := c.Structured()["data"].(type) {
-	case map[string]any:
-		if l, ok := d["data"].([]any); ok {
-			list = l
-		} else {
-			list, _ = d["records"].([]any)
+	list, named := c.Container()
+	if !named {
+		switch d := c.Structured()["data"].(type) {
+		case map[string]any:
+			if l, ok := d["data"].([]any); ok {
+				list = l
+			} else {
+				list, _ = d["records"].([]any)
+			}
+		case []any:
+			list = d
 		}
-	case []any:
-		list = d
-	}
-	if list == nil {
-		return ListWhere(c.Structured(), LooksLikeRecord)
+		if list == nil {
+			return ListWhere(c.Structured(), LooksLikeRecord)
+		}
 	}
 	var out []map[string]any
 	for _, r := range list {
