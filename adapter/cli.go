@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -240,6 +241,14 @@ func (c Command) Run(ctx context.Context, args []string, getenv Env, stdin io.Re
 	if err != nil {
 		fmt.Fprintf(stderr, "pdpp-mcp: %v\n", err)
 		return ExitUsage
+	}
+	// An owner or control-plane bearer in the client token's place is
+	// refused at setup (seed 001), as the hosted endpoint refuses it per
+	// request; an RS that cannot say what the bearer is does not stop the
+	// start.
+	if v := a.probeBearer(ctx, token); v.status == http.StatusForbidden || v.status == 0 && v.kind != "" && !a.serves(v.kind) {
+		fmt.Fprintf(stderr, "pdpp-mcp: Refusing to start: %s\n", clientTokenOnly)
+		return ExitOwnerToken
 	}
 	fmt.Fprintf(stderr, "pdpp-mcp: serving stdio for %s\n", u.String())
 	if err := a.ServeStdio(ctx, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil && ctx.Err() == nil {

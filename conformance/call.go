@@ -37,6 +37,7 @@ type Call struct {
 
 	redact  func(string) string // before clipping: a cut token is not matched
 	dialect *dialect.Dialect    // the target's argument names, for [Call.Role]
+	memo    *callMemo           // what probes read from this answer ([DiscoverCall])
 }
 
 // Call calls a tool and keeps its wire bytes. A transport failure ends the
@@ -86,14 +87,12 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any, asGiven bool) 
 	if res.IsError {
 		tgt.failedCalls.Add(1)
 	}
-	c := &Call{Tool: name, Args: args, Result: res, redact: tgt.redact, dialect: tgt.Dialect()}
+	c := &Call{Tool: name, Args: args, Result: res, redact: tgt.redact, dialect: tgt.Dialect(), memo: &callMemo{}}
 	if seen {
 		c.Raw = ex.Result
 	}
-	if d := tgt.Dialect(); d.Unsettled() {
-		for _, pc := range tgt.PrintedCalls(c.Text()) {
-			d.Observe(pc)
-		}
+	if !c.IsError() {
+		tgt.learnRoles(t, c)
 	}
 	t.run.noteCall(c)
 	return c

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -37,9 +38,20 @@ func (t *T) ArgsFor(tool string, args dialect.Args) map[string]any {
 	}
 	named, err := t.Target.Dialect().Resolve(tool, args)
 	if err != nil {
-		t.Skipf("%s", err)
+		t.unresolved(err)
 	}
 	return named
+}
+
+// unresolved ends the judgement for a role the target declares no
+// argument for: blocked by S013 where the seed requires that argument
+// (connection_id on every read tool), else not exercised.
+func (t *T) unresolved(err error) {
+	var ue *dialect.UnresolvedError
+	if errors.As(err, &ue) && ue.Role == dialect.Connection && len(ue.Candidates) == 0 {
+		t.BlockedBy("S013", "%s", err)
+	}
+	t.Skipf("%s", err)
 }
 
 // ArgName is the argument the target declares for role r on tool; a role
@@ -47,7 +59,7 @@ func (t *T) ArgsFor(tool string, args dialect.Args) map[string]any {
 func (t *T) ArgName(tool string, r dialect.Role) string {
 	name, err := t.Target.Dialect().Name(tool, r)
 	if err != nil {
-		t.Skipf("%s", err)
+		t.unresolved(err)
 	}
 	return name
 }
@@ -129,4 +141,60 @@ func (c *Call) Container() ([]any, bool) {
 	}
 	list, _ := v.([]any)
 	return list, true
+}
+
+// learnRoles lets the calls a result prints settle the target's dialect:
+// an argument a printed call gives a value the fixture knows the role of
+// (a field name, a stream name, a connection id) plays that role, and of
+// ambiguous arguments the one a printed call uses does.
+func (tgt *Target) learnRoles(t *T, c *Call) {
+	calls := tgt.PrintedCalls(c.Text())
+	if len(calls) == 0 {
+		return
+	}
+	d := tgt.Dialect()
+	known := tgt.roleValues(t)
+	for _, pc := range calls {
+		d.Observe(pc)
+		if pc.Tool != "read_record_field" && pc.Tool != "fetch" {
+			continue // elsewhere a field name is a grouping or a sort as often as the field
+		}
+		for _, v := range pc.Args {
+			s, ok := v.(string)
+			if r, isKnown := known[s]; ok && isKnown {
+				d.Learn(pc, dialect.Args{r: s})
+			}
+		}
+	}
+}
+
+// roleValues are the fixture's names by the role an argument holding one
+// plays: field names (the field), stream names (the stream), connection
+// ids (the connection). Empty without a controlled RS.
+func (tgt *Target) roleValues(t *T) map[string]dialect.Role {
+	c, ok := As[ControlledRS](tgt)
+	if !ok {
+		return nil
+	}
+	return Discover(t, "role-values", func() map[string]dialect.Role {
+		out := map[string]dialect.Role{}
+		fx, err := c.FixtureRS().Fixture(t.ctx)
+		if err != nil {
+			return out
+		}
+		for _, s := range fx.Streams {
+			for _, f := range s.Fields {
+				out[f.Name] = dialect.Field
+			}
+		}
+		for _, s := range fx.Streams {
+			out[s.Name] = dialect.Stream
+		}
+		for _, cn := range fx.Connectors {
+			for _, x := range cn.Connections {
+				out[x.ID] = dialect.Connection
+			}
+		}
+		return out
+	})
 }

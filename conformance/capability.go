@@ -74,6 +74,11 @@ type CommandRunner interface {
 	// StdioTools starts the adapter over stdio with extra environment and
 	// returns its tools/list as received.
 	StdioTools(ctx context.Context, env map[string]string) ([]json.RawMessage, error)
+	// OpenAsOwner starts the adapter again over stdio, reading the same
+	// fixture RS, with the RS's owner bearer wherever its command or
+	// environment takes its client token ({token}): the session it
+	// serves, or the error of a start it refused.
+	OpenAsOwner(ctx context.Context) (*Target, error)
 }
 
 // A CLIRunner runs the implementation's reference-style command line:

@@ -54,6 +54,9 @@ func (c *Check) Name() string { return c.ID + "-" + c.Slug }
 type Settings struct {
 	Surface     *scenarios.Surface
 	BudgetBytes int // tools/list byte budget
+	// BudgetConfigured: the user set the budget (--budget), so it is the
+	// seed's "configured budget"; else it is mcpcheck's own number.
+	BudgetConfigured bool
 }
 
 // T is what a check runs with. Assertions are gomega's, so a check reads the

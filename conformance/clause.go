@@ -10,17 +10,15 @@ import (
 
 // A clauseState is what the check found about one clause so far.
 type clauseState struct {
+	level     scenarios.Level // the clause's: required ones fail only with a witness
 	failures  []Failure
-	passes    int // judgements that asserted something and found nothing wrong
-	asserted  int // assertions made in the judgement under way
+	unsure    []string // judgements that could not be made, and why
+	passes    int      // judgements that asserted something and found nothing wrong
+	asserted  int      // assertions made in the judgement under way
 	reason    string
 	blockedBy string
 	calls     []*Call
 	at        string // where the check judges it
-}
-
-func (c *clauseState) fail(msg string, level scenarios.Level) {
-	c.failures = append(c.failures, Failure{Message: msg, Level: level})
 }
 
 // Clause judges clause n of the check's scenario (key "S029.n") with
@@ -43,7 +41,7 @@ func (t *T) Clause(n int, judge func()) {
 	r.mu.Lock()
 	st := r.clauses[n]
 	if st == nil {
-		st = &clauseState{at: callerOutsideFramework()}
+		st = &clauseState{at: callerOutsideFramework(), level: r.scenario.Clauses[n-1].Level}
 		r.clauses[n] = st
 	}
 	prev, failed := r.cur, len(st.failures)
@@ -63,7 +61,7 @@ func (t *T) Clause(n int, judge func()) {
 		case blockSignal:
 			st.blockedBy, st.reason = sig.by, sig.reason
 		case failSignal: // a failure that ends the judgement ([T.Fatalf])
-			st.fail(sig.msg, scenarios.Required)
+			r.fail(st, sig.msg, scenarios.Required)
 		case errorSignal, naSignal:
 			panic(sig)
 		default:

@@ -155,12 +155,25 @@ func (r *checkRun) noteCall(c *Call) {
 func (r *checkRun) failHandler(level scenarios.Level) func(string, ...int) {
 	return func(message string, _ ...int) {
 		msg := r.redact(strings.TrimSpace(plainFailure(message)))
-		if cur := r.current(); cur != nil {
-			cur.fail(msg, level)
-			return
+		cur := r.current()
+		if cur == nil {
+			panic(errorSignal{fmt.Sprintf("%s fails outside any clause: every failure belongs to a t.Clause: %s", r.check.ID, msg)})
 		}
-		panic(failSignal{msg})
+		r.fail(cur, msg, level)
 	}
+}
+
+// fail records a failure without a witness against clause cur: a
+// recommended one (mcpcheck's own rule, or a recommended clause) as is; a
+// required one only as not witnessed.
+func (r *checkRun) fail(cur *clauseState, msg string, level scenarios.Level) {
+	if level == scenarios.Required && cur.level == scenarios.Required {
+		r.unwitnessed(cur, msg)
+		return
+	}
+	r.mu.Lock()
+	cur.failures = append(cur.failures, Failure{Message: msg, Level: level})
+	r.mu.Unlock()
 }
 
 // failLevel is the level of a failed result: required if a required
@@ -209,6 +222,9 @@ func (r *checkRun) clauseResults(sig any) []ClauseResult {
 		case len(st.failures) > 0:
 			res.Outcome, res.Failures = Broken, st.failures
 			res.Calls = boundCalls(r.describeCalls(st.calls), maxCallBytes)
+		case len(st.unsure) > 0:
+			res.Outcome, res.Reason = NotExercised, unsureReason(st.unsure)
+			res.Calls = boundCalls(r.describeCalls(st.calls), maxCallBytes)
 		case st.passes > 0:
 			res.Outcome = Held
 		default:
@@ -217,6 +233,15 @@ func (r *checkRun) clauseResults(sig any) []ClauseResult {
 		out[i] = res
 	}
 	return out
+}
+
+// unsureReason says why a clause was not exercised: the first judgement
+// that could not be made, and how many more.
+func unsureReason(unsure []string) string {
+	if len(unsure) == 1 {
+		return unsure[0]
+	}
+	return fmt.Sprintf("%s (and %d more judgements that could not be made)", unsure[0], len(unsure)-1)
 }
 
 // verdict judges the scenario from its clauses and how the check ended.

@@ -58,3 +58,32 @@ func Discover[V any](t *T, key string, f func() V) V {
 	}
 	return e.val.(V)
 }
+
+// A callMemo holds what probes read from one answer.
+type callMemo struct {
+	mu sync.Mutex
+	m  map[string]any
+}
+
+// DiscoverCall is what f reads from the answer c, read once per answer
+// and key: readers that follow handles or scan the fixture cost calls
+// and time, and several judgements of one check ask the same.
+func DiscoverCall[V any](c *Call, key string, f func() V) V {
+	if c.memo == nil {
+		return f()
+	}
+	c.memo.mu.Lock()
+	if v, ok := c.memo.m[key]; ok {
+		c.memo.mu.Unlock()
+		return v.(V)
+	}
+	c.memo.mu.Unlock()
+	v := f()
+	c.memo.mu.Lock()
+	if c.memo.m == nil {
+		c.memo.m = map[string]any{}
+	}
+	c.memo.m[key] = v
+	c.memo.mu.Unlock()
+	return v
+}

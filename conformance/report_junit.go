@@ -104,6 +104,9 @@ func (r *Report) judgedView(row Row, c ClauseResult, cl scenarios.Clause) clause
 		var b strings.Builder
 		for _, f := range c.Failures {
 			fmt.Fprintf(&b, "[%s] %s\n", f.Level, f.Message)
+			if f.Witness != nil {
+				fmt.Fprintf(&b, "%s\n", f.Witness.Line())
+			}
 		}
 		for _, call := range c.Calls {
 			fmt.Fprintf(&b, "call: %s\n", call)

@@ -228,6 +228,9 @@ func (r *Report) writeRow(p *textPrinter, row Row, style rowStyle, lead ...strin
 				if msgs[i] = f.Message; f.Level != c.Level {
 					msgs[i] = "[" + string(f.Level) + "] " + f.Message
 				}
+				if f.Witness != nil {
+					msgs[i] += "\n  " + f.Witness.Line()
+				}
 			}
 			distinct, n := counted(msgs)
 			for i, m := range distinct {

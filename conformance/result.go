@@ -34,6 +34,9 @@ const (
 type Failure struct {
 	Message string          `json:"message"`
 	Level   scenarios.Level `json:"level"`
+	// Witness is the evidence a required failure rests on; recommended
+	// failures (mcpcheck's own rules) need none.
+	Witness *Witness `json:"witness,omitempty"`
 }
 
 // A ClauseResult is the verdict on one THEN or AND bullet.

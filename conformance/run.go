@@ -61,10 +61,11 @@ func LoadSettings(budget int) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	if budget <= 0 {
+	configured := budget > 0
+	if !configured {
 		budget = surface.BudgetBytes
 	}
-	return Settings{Surface: surface, BudgetBytes: budget}, nil
+	return Settings{Surface: surface, BudgetBytes: budget, BudgetConfigured: configured}, nil
 }
 
 // Select returns the registry entries the filters name: only by id prefix

@@ -78,6 +78,9 @@ type TargetSpec struct {
 	// Dialect corrects the argument roles inferred from the target's
 	// inputSchemas (--dialect); nil for none.
 	Dialect *dialect.Overrides
+	// ownerBearer puts the fixture RS's owner bearer where the command
+	// takes {token} ([CommandRunner.OpenAsOwner]).
+	ownerBearer bool
 	// Redactor collects every token the target is lent (these, the fixture
 	// RS's, the control plane's) and redacts them from what mcpcheck
 	// reports. Nil means a new one; share one to redact other output too.

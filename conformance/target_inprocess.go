@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/internal/wiretap"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
@@ -167,6 +168,34 @@ func (d *inProcessDriver) RunCommand(ctx context.Context, env map[string]string,
 
 func (d *inProcessDriver) RunCLI(ctx context.Context, args ...string) (string, string, int) {
 	return d.run(ctx, nil, args...)
+}
+
+// OpenAsOwner serves the adapter's stdio entry point over in-memory pipes
+// with the fixture RS's owner bearer as its PDPP_CLIENT_TOKEN, on the same
+// fixture RS (the owner bearer's requests are its own in the log).
+func (d *inProcessDriver) OpenAsOwner(ctx context.Context) (*Target, error) {
+	t := &Target{Kind: KindReference, Tap: wiretap.New(), redactor: d.spec.Redactor, driver: d, Description: d.adapter.Name() + " over stdio, as the owner"}
+	if t.redactor == nil {
+		t.redactor = NewRedactor()
+	}
+	t.setFixtureTokens(d.rs.RS)
+	t.secret = d.rs.RS.OwnerToken()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	runCtx, cancel := context.WithCancel(context.Background())
+	go func() {
+		done <- d.main(runCtx, []string{"--provider-url", d.rsURL}, map[string]string{"PDPP_CLIENT_TOKEN": t.secret}, inR, outW, io.Discard)
+		outW.Close()
+	}()
+	t.closers = append(t.closers, func() { inW.Close(); cancel(); <-done })
+	tr := &mcp.IOTransport{Reader: wiretap.StdoutReader(t.Tap, outR), Writer: wiretap.StdinWriter(t.Tap, inW)}
+	if err := t.handshake(ctx, tr, d.spec.ConnectTimeout, func(bool, error) error { return nil }); err != nil {
+		t.Close()
+		return nil, err
+	}
+	t.dialect = dialect.FromToolsList(t.ToolsRaw, d.spec.Dialect)
+	return t, nil
 }
 
 // StdioTools runs the adapter's stdio entry point over in-memory pipes and

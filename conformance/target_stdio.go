@@ -49,6 +49,9 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 	}
 	t.closers = append(t.closers, stop)
 	token := rs.RS.ClientToken()
+	if spec.ownerBearer {
+		token = rs.RS.OwnerToken()
+	}
 	t.secret = token
 	expand := strings.NewReplacer("{rs_url}", rsURL, "{token}", token).Replace
 	argv, assigned := slices.Clone(spec.StdioArgv), []string(nil)
@@ -131,6 +134,20 @@ func (d *stdioDriver) exitState(wait time.Duration) string {
 
 func (d *stdioDriver) Fork(ctx context.Context, fx *fakers.Fixture) (*Target, error) {
 	spec := d.spec
+	spec.FixtureData = fx
+	return open(ctx, spec, (*Target).openStdio)
+}
+
+// OpenAsOwner starts the command again with the owner bearer where it took
+// {token} (its arguments, --env, and mcpcheck's PDPP_CLIENT_TOKEN), on a
+// fixture RS of its own, whose log shows what the bearer read.
+func (d *stdioDriver) OpenAsOwner(ctx context.Context) (*Target, error) {
+	spec := d.spec
+	spec.ownerBearer = true
+	fx, err := d.rs.Fixture(ctx)
+	if err != nil {
+		return nil, err
+	}
 	spec.FixtureData = fx
 	return open(ctx, spec, (*Target).openStdio)
 }

@@ -43,8 +43,9 @@ func forwardRefusedBearer() func(*Seams) {
 			if r.URL.Path != adapter.MCPPath || !ok || tok == "" || (sw.status != http.StatusUnauthorized && sw.status != http.StatusForbidden) {
 				return
 			}
+			// A data read, not a bearer check: a search of the grant.
 			req, err := http.NewRequestWithContext(r.Context(), http.MethodGet,
-				strings.TrimRight(opts.ProviderURL, "/")+"/v1/schema?"+url.Values{"view": {"compact"}}.Encode(), nil)
+				strings.TrimRight(opts.ProviderURL, "/")+"/v1/search?"+url.Values{"q": {"numbers"}, "limit": {"1"}}.Encode(), nil)
 			if err != nil {
 				return
 			}

@@ -51,8 +51,6 @@ var evidenceMutants = []Variation{
 		Apply: onWindow(omitWindowTotal)},
 	{ID: "silent-cut-fetch-text", Kills: []string{"S033.1", "S050.1", "S050.2", "S050.3"}, Doc: "fetch cuts a long text to its limit without saying so, in text or metadata",
 		Apply: onFetch(silentCutFetchText)},
-	{ID: "fetch-cut-labelled-in-metadata-only", Kills: []string{"S050.2", "S050.3"}, Doc: "fetch flags a cut text in metadata but its text ends as if complete, with no continuation",
-		Apply: onFetch(cutLabelledInMetadataOnly)},
 	{ID: "silent-cut-record-preview", Kills: []string{"S050.1", "S050.2"}, Doc: "a large text in a record preview is cut with only its ellipsis: no size and no continuation",
 		Apply: silentCutRecordPreview()},
 	{ID: "no-json-field-windows", Kills: []string{"S050.2"}, Doc: "read_record_field refuses a JSON field as not text, so a large one is never readable in full",

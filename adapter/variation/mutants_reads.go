@@ -46,8 +46,6 @@ var readsMutants = []Variation{
 		Apply: perConnectionSearchLimit()},
 	{ID: "drop-source-mix", Kills: []string{"S025.1"}, Doc: "search text omits the source mix",
 		Apply: onSearchText(dropSourceMix)},
-	{ID: "truncate-source-mix", Kills: []string{"S025.1"}, Doc: "the source mix names eight connections, then more:N",
-		Apply: tune(func(t *adapter.Tuning) { t.SourceMixCap = 8 })},
 	{ID: "miscount-source-mix", Kills: []string{"S025.1"}, Doc: "the source mix counts hits of every connection after the first twice",
 		Apply: onSearchText(miscountSourceMix)},
 	{ID: "strip-closing-marks", Kills: []string{"S026.1"}, Doc: "search snippets lose their </mark> tags",

@@ -100,7 +100,7 @@ var surfaceMutants = []Variation{
 		Apply: challengeWithoutMetadata()},
 	{ID: "accept-owner-bearer", Kills: []string{"S015.1", "S015.2"}, Doc: "the hosted endpoint serves an owner bearer",
 		Apply: tune(func(t *adapter.Tuning) { t.TokenKinds = []string{"client", "owner"} })},
-	{ID: "forward-refused-bearer", Kills: []string{"S015.2", "U13.2"}, Doc: "the hosted endpoint answers 401/403 but still runs the refused request against the RS",
+	{ID: "forward-refused-bearer", Kills: []string{"S015.2", "U13.2"}, Doc: "the hosted endpoint answers 401/403 but still reads the grant's data from the RS (a search) with the refused bearer",
 		Apply: forwardRefusedBearer()},
 	{ID: "owner-instruction-on-connect", Kills: []string{"S010.2", "S040"}, Doc: "the setup page tells the user to paste an owner bearer",
 		Apply: ownerInstructionOnConnect()},

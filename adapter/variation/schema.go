@@ -200,8 +200,9 @@ type rowGrammar struct {
 	legendEdit func(line string) string // rewrite the legend line
 }
 
-// rangeLegendRe is the default legend's explanation of the range flag r.
-var rangeLegendRe = regexp.MustCompile(`\s*\br=\S+`)
+// rangeLegendRe is the default legend's explanation of the range flag r,
+// and its one other mention ("for r ops").
+var rangeLegendRe = regexp.MustCompile(`\s*\br=\S+|,? \{field:\{op:value\}\} for r ops`)
 
 func (g rowGrammar) Legend() (string, map[string]string) {
 	line, keys := g.CompactGrammar.Legend()

@@ -26,13 +26,13 @@ func TestTagProblemAnyTag(t *testing.T) {
 		"the <em>budget</em> review": false, "the <hl>budget</hl> and <hl>plan</hl>": false, "the <mark>budget</mark>": false,
 		"the <em>budget review": true, "the budget</em> review": true, "the <mark>budget review": true, "plain prose": false,
 	} {
-		if got := tagProblem(s); (got != "") != bad {
+		if got, _ := tagProblem(s); (got != "") != bad {
 			t.Errorf("tagProblem(%q) = %q", s, got)
 		}
 	}
 	for _, d := range recordedDialects {
 		for _, l := range strings.Split(dialectText(t, d, "search"), "\n") {
-			if p := tagProblem(l); p != "" {
+			if p, _ := tagProblem(l); p != "" {
 				t.Errorf("%s: %q: %s", d, l, p)
 			}
 		}

@@ -4,29 +4,38 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // Seed 000: "the first 512 characters SHALL mention schema-first
 // discovery, connection_id disambiguation, typed filters, and bounded
 // pagination/result narrowing", and "SHALL NOT ask the client to use owner
-// or control-plane bearer tokens". Each topic is judged by meaning, in
-// any common wording, and every missing one is reported.
+// or control-plane bearer tokens". Each topic is judged by the names it
+// goes by on this target (its tools and arguments), found by value: one
+// none of whose names appears is the witness.
 var s001 = &Check{ID: "S001", Slug: "init-instructions", Mode: ModeBB, Run: func(t *T) {
 	instr := t.Target.Init.Instructions
 	t.Record("instructions chars", len([]rune(instr)))
 	t.Clause(1, func() {
-		t.Assert(strings.TrimSpace(instr) != "", "initialize must carry a non-empty instructions string")
+		t.AssertWith(strings.TrimSpace(instr) != "", func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a non-empty instructions string", In: []string{"the initialize result"}}, nil
+		}, "initialize must carry a non-empty instructions string")
 	})
 	t.Clause(2, func() {
 		if strings.TrimSpace(instr) == "" {
 			t.BlockedBy("S001", "initialize carries no instructions (S001.1)")
 		}
 		window := t.Settings.Surface.InstructionsWindow
-		head := probe.FirstRunes(instr, window)
-		for _, topic := range instructionTopics {
-			t.Assert(topic.re.MatchString(head), "the first %d characters of the instructions must cover %s (pattern %s); they read:\n%s",
-				window, topic.name, topic.re, head)
+		head := conformance.Shown("the first 512 characters of the instructions", probe.FirstRunes(instr, window))
+		for _, topic := range instructionTopics(t) {
+			if t.ShowsAny(head, topic.names, "the first %d characters of the instructions must cover %s; they read:\n%s", window, topic.name, probe.FirstRunes(instr, window)) && topic.also != nil {
+				if !topic.also.MatchString(probe.FirstRunes(instr, window)) {
+					t.Inconclusive("the first %d characters name %s but mcpcheck cannot tell that they teach %s", window, topic.names[0].Value, topic.name)
+				}
+			}
 		}
 	})
 	t.Clause(3, func() {
@@ -34,21 +43,46 @@ var s001 = &Check{ID: "S001", Slug: "init-instructions", Mode: ModeBB, Run: func
 			t.Skipf("initialize carries no instructions: nothing in them can ask for an owner bearer")
 		}
 		asks := ownerAsks(instr)
-		t.Assert(len(asks) == 0, "the instructions must not ask the client to use owner or control-plane bearers: %q", asks)
+		t.AssertWith(len(asks) == 0, func() (conformance.Witness, error) {
+			return conformance.Present(asks[0], conformance.Shown("the instructions", instr))
+		}, "the instructions must not ask the client to use owner or control-plane bearers: %q", asks)
 	})
 }}
 
-// instructionTopics are the four things the head of the instructions must
-// teach, each in any common wording.
-var instructionTopics = []struct {
-	name string
-	re   *regexp.Regexp
-}{
-	{"schema-first discovery", regexp.MustCompile(`(?i)\bschema\b`)},
-	{"connection_id disambiguation", regexp.MustCompile(`\bconnection_id\b`)},
-	{"typed filters", regexp.MustCompile(`(?i)\b(typed|objects?|structured)\b[^.]{0,60}\bfilters?\b|\bfilters?\b[^.]{0,60}\b(typed|objects?|structured)\b`)},
-	{"bounded paging or narrowing", regexp.MustCompile(`(?i)\b(page|pages|paging|paginat\w*|cursors?|next_cursor|narrow\w*|limit|bounded)\b`)},
+// A topic is one thing the head of the instructions must teach: the names
+// it goes by on the target, and (for typed filters) what else shows it.
+type topic struct {
+	name  string
+	names []read.Fact
+	also  *regexp.Regexp
 }
+
+// instructionTopics are the four topics, each by the target's own names
+// for it where it declares some.
+func instructionTopics(t *T) []topic {
+	named := func(tool string, r dialect.Role, fallback ...string) []read.Fact {
+		var out []read.Fact
+		if t.HasRole(tool, r) {
+			out = append(out, read.Text(t.ArgName(tool, r)))
+		}
+		for _, f := range fallback {
+			out = append(out, read.Text(f))
+		}
+		return out
+	}
+	paging := named("query_records", dialect.Cursor, "page", "pages", "paging", "pagination", "paginate", "cursor", "next_cursor", "limit", "narrow", "bounded")
+	paging = append(paging, named("query_records", dialect.Limit)...)
+	return []topic{
+		{name: "schema-first discovery", names: []read.Fact{read.Text("schema")}},
+		{name: "connection_id disambiguation", names: []read.Fact{read.Text("connection_id")}},
+		{name: "typed filters", names: named("query_records", dialect.Filter, "filter", "filters"), also: typedFilterRe},
+		{name: "bounded paging or narrowing", names: paging},
+	}
+}
+
+// typedFilterRe tells a mention of filters that teaches their typing: an
+// object, JSON, an operator, or the word typed.
+var typedFilterRe = regexp.MustCompile(`(?i)\b(typed|objects?|structured|json|operators?|eq|gte|lte|gt|lt|range)\b|[{]`)
 
 var (
 	credentialRe = regexp.MustCompile(`(?i)\b(owner|control[- ]plane|admin(istrator)?)\b[^.;]{0,40}\b(token|bearer|credential|cookie|key)s?\b`)

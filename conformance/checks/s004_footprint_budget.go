@@ -1,7 +1,11 @@
 package checks
 
 import (
+	"fmt"
+
 	"strings"
+
+	. "github.com/onsi/gomega"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
@@ -14,7 +18,9 @@ import (
 var s004 = &Check{ID: "S004", Slug: "footprint-budget", Mode: ModeBB, Run: func(t *T) {
 	t.Clause(1, func() { expectWithinBudget(t) })
 	t.Clause(2, func() {
-		t.Assert(strings.TrimSpace(t.Target.Init.Instructions) != "", "the footprint test must find server instructions present")
+		t.AssertWith(strings.TrimSpace(t.Target.Init.Instructions) != "", func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a non-empty instructions string", In: []string{"the initialize result"}}, nil
+		}, "the footprint test must find server instructions present")
 	})
 	t.Clause(3, func() {
 		probe.ExpectNoRepeatedConnectionGuidance(t)
@@ -26,5 +32,12 @@ func expectWithinBudget(t *T) {
 	n := len(conformance.ToolsArrayBytes(t.Target.ToolsRaw))
 	t.Record("tools/list bytes", n)
 	t.Record("budget bytes", t.Settings.BudgetBytes)
-	t.Assert(n < t.Settings.BudgetBytes, "the serialized tools/list payload (%d bytes) must stay below the byte budget (%d)", n, t.Settings.BudgetBytes)
+	if !t.Settings.BudgetConfigured {
+		t.Threshold().Expect(n).To(BeNumerically("<", t.Settings.BudgetBytes),
+			"the serialized tools/list payload (%d bytes) should stay below mcpcheck's default byte budget (%d, recommended; --budget sets the budget configured for this adapter)", n, t.Settings.BudgetBytes)
+		return
+	}
+	t.AssertWith(n < t.Settings.BudgetBytes, func() (conformance.Witness, error) {
+		return conformance.Witness{Kind: conformance.WitnessPresent, Fact: fmt.Sprintf("%d bytes", n), In: []string{"the tools array of tools/list as received"}}, nil
+	}, "the serialized tools/list payload (%d bytes) must stay below the configured byte budget (%d)", n, t.Settings.BudgetBytes)
 }

@@ -1,8 +1,12 @@
 package checks
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
@@ -29,20 +33,47 @@ var s005 = &Check{ID: "S005", Slug: "structured-not-hidden", Mode: ModeBB, Run: 
 	for tool, texts := range probe.ToolDescriptions(t.Target) {
 		t.Clause(1, func() {
 			for _, d := range texts {
-				t.Assert(hiddenClaimRe.FindString(d) == "", "tool %s claims structured data is hidden from the model: %q", tool, d)
+				claim := hiddenClaimRe.FindString(d)
+				t.AssertWith(claim == "", func() (conformance.Witness, error) {
+					return conformance.Present(claim, conformance.Shown("the "+tool+" descriptions", d))
+				}, "tool %s claims structured data is hidden from the model: %q", tool, d)
 			}
 		})
 	}
 	t.Clause(2, func() {
 		for _, tool := range t.Target.Tools {
 			if tool.Name == "query_records" {
-				t.Assert(steersAway(tool.Description) != "", "query_records must tell the model to page, narrow fields, or use aggregate or search when it does not need full records; no sentence of its description advises that (naming paging in a sentence that only describes the tool is not advice): %q", tool.Description)
+				d := tool.Description
+				t.AssertWith(steersAway(d) != "", func() (conformance.Witness, error) { return noAdvice(d) }, "query_records must tell the model to page, narrow fields, or use aggregate or search when it does not need full records; no sentence of its description advises that (naming paging in a sentence that only describes the tool is not advice): %q", tool.Description)
 				return
 			}
 		}
 		t.BlockedBy("S012", "the target serves no query_records, the tool that reads full records")
 	})
 }}
+
+// steerStems and adviceStems are the words steering and advice go by, for
+// a witness: a description none of whose sentences holds one of each
+// advises nothing of the kind, in any wording.
+var (
+	steerStems  = []string{"page", "paginat", "cursor", "field", "narrow", "project", "aggregat", "search", "limit", "select"}
+	adviceStems = []string{"use", "prefer", "instead", "rather", "should", "recommend", "when", "unless", "only", "avoid", "need", "try",
+		"consider", "pass", "request", "call", "first", "before", "page through", "follow"}
+)
+
+// noAdvice witnesses that no sentence of d names a steer and an advice
+// word together.
+func noAdvice(d string) (conformance.Witness, error) {
+	for _, sentence := range sentenceSplitRe.Split(d, -1) {
+		low := strings.ToLower(sentence)
+		if slices.ContainsFunc(steerStems, func(w string) bool { return strings.Contains(low, w) }) &&
+			slices.ContainsFunc(adviceStems, func(w string) bool { return strings.Contains(low, w) }) {
+			return conformance.Witness{}, fmt.Errorf("the sentence %q may advise it in words mcpcheck does not read", sentence)
+		}
+	}
+	return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a sentence naming paging, fields, aggregate or search together with advice (use, prefer, instead, should, when …)",
+		In: []string{"the query_records description"}, Excerpt: d}, nil
+}
 
 // steersAway is the first sentence of a description that advises paging,
 // narrowing fields, or aggregate or search; "" when none does.

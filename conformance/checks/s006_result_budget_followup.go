@@ -61,7 +61,7 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 		if !probe.Serves(on.Target, "query_records") {
 			t.BlockedBy("S012", "the target serves no query_records to measure a page of")
 		}
-		for i, s := range probe.Sources(probe.ReadIndex(on)) {
+		for i, s := range probe.Sources(probe.Grant(on)) {
 			if i == probe.MaxStreamProbes {
 				t.Skipf("query_records failed for the first %d streams: no page to measure (S031 and S023 judge the reads)", probe.MaxStreamProbes)
 			}
@@ -76,7 +76,7 @@ var s006 = &Check{ID: "S006", Slug: "result-budget-followup", Mode: ModeBB, Run:
 			if word := probe.SearchableWord(recs); word != "" && probe.Serves(on.Target, "search") {
 				if sr := on.CallRoles("search", dialect.Args{dialect.Query: word, dialect.Limit: 100}); !sr.IsError() {
 					on.Record("search text bytes", len(sr.Text()))
-					budget, rule := textBudget(askedOr(len(probe.Hits(sr)), 100))
+					budget, rule := textBudget(askedOr(len(probe.Hits(on, sr)), 100))
 					t.Threshold().Expect(len(sr.Text())).To(BeNumerically("<=", budget), "search text for %q should stay bounded (%s hits)", word, rule)
 				}
 			}

@@ -99,7 +99,7 @@ func hitIDOnStream(t *T, et probe.ExpandTarget) string {
 		if !t.HasRole("search", dialect.Streams) && args[dialect.Streams] != nil {
 			continue
 		}
-		for _, h := range probe.Hits(t.CallRoles("search", args)) {
+		for _, h := range probe.Hits(t, t.CallRoles("search", args)) {
 			if h.Stream == et.Stream && h.ID != "" {
 				return h.ID
 			}

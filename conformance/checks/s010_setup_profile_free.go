@@ -3,9 +3,12 @@ package checks
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 var (
@@ -32,12 +35,16 @@ var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs:
 	}
 	t.Clause(1, func() {
 		url := t.Hosted().MCPURL()
-		first := strings.Index(page, url)
-		if !t.Assert(first >= 0, "the one recommended path starts from the MCP URL %s, which the setup page must show", url) {
+		copyEv := conformance.Shown("the setup page /connect", page)
+		if !t.Shows(copyEv, read.Text(url), "the one recommended path starts from the MCP URL %s, which the setup page must show", url) {
 			return
 		}
+		first := strings.Index(page, url)
 		if at := advancedRe.FindStringIndex(page); at != nil {
-			t.Assert(first < at[0], "the recommended path (the MCP URL) must come before any advanced variant: %q", clipText(page[at[0]:], 120))
+			t.AssertWith(first < 0 || first < at[0], func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: page[at[0]:at[1]], In: []string{"the setup page /connect, before the MCP URL " + url},
+					Excerpt: read.Around(page, at[0], at[1]-at[0])}, nil
+			}, "the recommended path (the MCP URL) must come before any advanced variant: %q", clipText(page[at[0]:], 120))
 		}
 	})
 	t.Clause(2, func() {
@@ -46,9 +53,12 @@ var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs:
 			copies["/llms.txt"] = llms
 		}
 		for where, text := range copies {
-			t.Assert(len(exposed(text, setupVocabRe)) == 0, "%s must expose no profile, toolset, full or developer tool, or event-subscription management: %q",
-				where, exposed(text, setupVocabRe))
-			t.Assert(len(exposed(text, credentialRe)) == 0, "%s must not offer owner or control-plane bearers: %q", where, exposed(text, credentialRe))
+			ev := conformance.Shown(where, text)
+			vocab, creds := exposed(text, setupVocabRe), exposed(text, credentialRe)
+			t.AssertWith(len(vocab) == 0, func() (conformance.Witness, error) { return conformance.Present(vocab[0], ev) },
+				"%s must expose no profile, toolset, full or developer tool, or event-subscription management: %q", where, vocab)
+			t.AssertWith(len(creds) == 0, func() (conformance.Witness, error) { return conformance.Present(creds[0], ev) },
+				"%s must not offer owner or control-plane bearers: %q", where, creds)
 		}
 		expectNoHTTPProfiles(t)
 	})
@@ -86,17 +96,23 @@ func expectNoHTTPProfiles(t *T) {
 				Tools []struct{ Name string } `json:"tools"`
 			} `json:"result"`
 		}
-		if !t.Assert(a.Err == nil && a.Status == 200 && json.Unmarshal(a.Body, &rpc) == nil,
-			"tools/list with a profile selector (%s) must still answer, the selector ignored: HTTP %d %v", selector.url, a.Status, a.Err) {
+		if a.Err != nil || a.Status != 200 || json.Unmarshal(a.Body, &rpc) != nil {
+			// Refusing a selector exposes none.
 			continue
 		}
 		var names []string
 		for _, tool := range rpc.Result.Tools {
 			names = append(names, tool.Name)
 		}
-		t.Assert(probe.SameNames(names, probe.ToolNames(t.Target)), "no header or query may select another tool surface: %v, not %v", names, probe.ToolNames(t.Target))
+		answer := conformance.Shown("tools/list with the profile selector "+selector.url, strings.Join(names, " "))
+		for _, name := range names {
+			t.AssertWith(slices.Contains(probe.ToolNames(t.Target), name), func() (conformance.Witness, error) { return conformance.Present(name, answer) },
+				"no header or query may select another tool surface: %v, not %v", names, probe.ToolNames(t.Target))
+		}
 		for k := range a.Header {
-			t.Assert(!profileKeyRe.MatchString(k), "response header %s names a profile", k)
+			t.AssertWith(!profileKeyRe.MatchString(k), func() (conformance.Witness, error) {
+				return conformance.Present(k, conformance.Shown("the response headers of POST "+selector.url, k))
+			}, "response header %s names a profile", k)
 		}
 	}
 }

@@ -1,7 +1,11 @@
 package checks
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -31,22 +35,52 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 		if err != nil || strings.TrimSpace(help) == "" {
 			t.Skipf("--help printed no usage to judge (%v)", err)
 		}
-		t.Assert(len(profileSelectors(help)) == 0, "--help must not advertise profile-selection flags or variables: %q", profileSelectors(help))
+		sel := profileSelectors(help)
+		t.AssertWith(len(sel) == 0, func() (conformance.Witness, error) {
+			return conformance.Present(sel[0], conformance.Shown("--help", help))
+		},
+			"--help must not advertise profile-selection flags or variables: %q", sel)
 	})
 	t.Clause(2, func() {
 		plain := t.Target.ToolsRaw
 		if t.Target.Kind != conformance.KindStdio {
 			stdio, err := t.Command().StdioTools(t.Context(), nil)
-			if t.Assert(err == nil, "the stdio adapter must serve tools/list: %v", err) {
-				t.Assert(probe.NormalizedTools(stdio) == probe.NormalizedTools(plain), "stdio must serve the same profile-free surface as hosted HTTP")
+			if err != nil {
+				t.Inconclusive("the stdio adapter did not serve tools/list: %v", err)
+			} else {
+				expectSameSurface(t, plain, stdio, "stdio's tools/list", "stdio must serve the same profile-free surface as hosted HTTP")
 			}
 		}
 		selected, err := t.Command().StdioTools(t.Context(), profileSelectorEnv)
-		if t.Assert(err == nil, "the stdio adapter must start with profile selector variables set (%v), ignoring them: %v", profileSelectorEnv, err) {
-			t.Assert(probe.NormalizedTools(selected) == probe.NormalizedTools(plain), "profile selector variables (%v) must not change the stdio tool set", profileSelectorEnv)
+		if err != nil {
+			t.Inconclusive("the stdio adapter did not start with profile selector variables set (%v): %v", profileSelectorEnv, err)
+			return
 		}
+		expectSameSurface(t, plain, selected, "tools/list with profile selector variables set", fmt.Sprintf("profile selector variables (%v) must not change the stdio tool set", profileSelectorEnv))
 	})
 }}
+
+// expectSameSurface judges that other serves plain's tools: a tool one
+// serves and the other does not, or one declared differently, is the
+// witness, found by value in the answer that has it.
+func expectSameSurface(t *T, plain, other []json.RawMessage, what, msg string) {
+	a, b := probe.ToolsByName(plain), probe.ToolsByName(other)
+	names := probe.SortedCopy(append(slices.Collect(maps.Keys(a)), slices.Collect(maps.Keys(b))...))
+	for _, name := range names {
+		ra, inA := a[name]
+		rb, inB := b[name]
+		switch {
+		case !inA:
+			t.FailWith(conformance.Witness{Kind: conformance.WitnessPresent, Fact: name, In: []string{what + ", and not the target's own tools/list"}, Excerpt: clipText(string(rb), 200)}, nil, "%s: it serves %s", msg, name)
+		case !inB:
+			t.FailWith(conformance.Witness{Kind: conformance.WitnessAbsent, Fact: name, In: []string{what}}, nil, "%s: it lacks %s", msg, name)
+		default:
+			t.AssertWith(probe.NormalizedTools([]json.RawMessage{ra}) == probe.NormalizedTools([]json.RawMessage{rb}), func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: clipText(string(rb), 300), In: []string{what + ": tool " + name + ", declared otherwise than in the target's own tools/list: " + clipText(string(ra), 300)}}, nil
+			}, "%s: tool %s is declared differently", msg, name)
+		}
+	}
+}
 
 // profileSelectors returns the help lines that define a flag or name a
 // variable selecting a profile or toolset.

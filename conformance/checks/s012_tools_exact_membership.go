@@ -2,37 +2,43 @@ package checks
 
 import (
 	"slices"
+	"strings"
 
-	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
+// S012: each read tool of scenarios/surface.json missing from tools/list
+// is absent by value, and each tool beyond them present.
 var s012 = &Check{ID: "S012", Slug: "tools-exact-membership", Mode: ModeBB, Run: func(t *T) {
 	names := probe.ToolNames(t.Target)
+	list := toolsListEvidence(t)
 	t.Clause(1, func() {
-		var missing, extra []string
 		for _, want := range t.Settings.Surface.Tools {
-			if !slices.Contains(names, want) {
-				missing = append(missing, want)
-			}
+			t.AssertWith(slices.Contains(names, want), func() (conformance.Witness, error) {
+				return conformance.Absent(read.Text(want), list)
+			}, "tools/list lacks the read tool %s of scenarios/surface.json", want)
 		}
 		for _, got := range names {
-			if !slices.Contains(t.Settings.Surface.Tools, got) {
-				extra = append(extra, got)
-			}
+			t.AssertWith(slices.Contains(t.Settings.Surface.Tools, got), func() (conformance.Witness, error) {
+				return conformance.Present(got, list)
+			}, "tools/list has a tool beyond scenarios/surface.json: %s", got)
 		}
-		t.Expect(missing).To(BeEmpty(), "tools/list lacks these read tools of scenarios/surface.json")
-		t.Expect(extra).To(BeEmpty(), "tools/list has tools beyond scenarios/surface.json")
 	})
 	t.Clause(2, func() { expectNoForbiddenTools(t) })
 }}
 
+// toolsListEvidence is the names of the tools tools/list declares.
+func toolsListEvidence(t *T) conformance.Evidence {
+	return conformance.Shown("the tool names of tools/list", strings.Join(probe.ToolNames(t.Target), "\n"))
+}
+
 func expectNoForbiddenTools(t *T) {
-	var bad []string
+	list := toolsListEvidence(t)
 	for _, name := range probe.ToolNames(t.Target) {
-		if why, ok := t.Settings.Surface.Forbidden(name); ok {
-			bad = append(bad, name+" ("+why+")")
-		}
+		why, bad := t.Settings.Surface.Forbidden(name)
+		t.AssertWith(!bad, func() (conformance.Witness, error) { return conformance.Present(name, list) },
+			"no event-subscription, blob, stream-listing or developer tool may appear: %s (%s)", name, why)
 	}
-	t.Expect(bad).To(BeEmpty(), "no event-subscription, blob, stream-listing or developer tool may appear")
 }

@@ -1,9 +1,11 @@
 package checks
 
 import (
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -19,7 +21,7 @@ import (
 var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs: []Capability{CapFixture}, Run: func(t *T) {
 	ft := t.On(t.ForkSame())
 	bearer := "Bearer " + ft.Target.BearerToken()
-	srcs := probe.Sources(probe.ReadIndex(ft))
+	srcs := probe.Sources(probe.Grant(ft))
 	if len(srcs) == 0 {
 		t.Skipf("the target's schema lists no stream to read")
 	}
@@ -33,12 +35,16 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 			ft.CallRoles("query_records", dialect.Args{dialect.Stream: "mcpcheck_no_such_stream", dialect.Limit: 1})
 		}
 		reqs := ft.RS().Requests()
-		if !t.Assert(len(reqs) > 0, "the read tools must reach the RS read contract; the RS saw no request") {
+		if len(reqs) == 0 {
+			t.Inconclusive("the read tools made no RS request: nothing to judge them by")
 			return
 		}
+		log := rsLog(reqs)
 		for _, r := range reqs {
-			t.Assert(strings.HasPrefix(r.Path, "/v1/"), "every RS request must be a read of the /v1 contract: %s %s", r.Method, r.Path)
-			t.Assert(r.Authorization == bearer, "every RS request must carry exactly the configured client bearer (%s %s)", r.Method, r.Path)
+			t.AssertWith(strings.HasPrefix(r.Path, "/v1/"), func() (conformance.Witness, error) { return conformance.Present(r.Path, log) },
+				"every RS request must be a read of the /v1 contract: %s %s", r.Method, r.Path)
+			t.AssertWith(r.Authorization == bearer, func() (conformance.Witness, error) { return otherCredential(r, log) },
+				"every RS request must carry exactly the configured client bearer (%s %s)", r.Method, r.Path)
 		}
 	})
 
@@ -55,10 +61,32 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 			ft.RS().ResetRequests()
 			ft.CallRoles(tool.name, tool.args)
 			reqs := ft.RS().Requests()
+			log := rsLog(reqs)
 			for _, r := range reqs {
-				t.Assert(r.Authorization == bearer, "%s: after the RS refused the bearer, the adapter must not try another credential (%s %s)", tool.name, r.Method, r.Path)
+				t.AssertWith(r.Authorization == bearer, func() (conformance.Witness, error) { return otherCredential(r, log) },
+					"%s: after the RS refused the bearer, the adapter must not try another credential (%s %s)", tool.name, r.Method, r.Path)
 			}
 			t.Threshold().Expect(len(reqs)).To(BeNumerically("<=", 1), "%s: after a 401 the adapter should stop: one RS request, no retry (saw %d)", tool.name, len(reqs))
 		})
 	}
 }}
+
+// rsLog is the RS's request log as evidence: one line per request, with
+// the credential it carried.
+func rsLog(reqs []fakers.Request) conformance.Evidence {
+	lines := make([]string, len(reqs))
+	for i, r := range reqs {
+		lines[i] = fmt.Sprintf("%s %s?%s Authorization: %s", r.Method, r.Path, r.RawQuery, r.Authorization)
+	}
+	return conformance.Shown("the fixture RS's request log", strings.Join(lines, "\n"))
+}
+
+// otherCredential witnesses an RS request carrying a credential other than
+// the configured client bearer (none at all included).
+func otherCredential(r fakers.Request, log conformance.Evidence) (conformance.Witness, error) {
+	cred := r.Authorization
+	if cred == "" {
+		return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "Authorization", In: []string{r.Method + " " + r.Path + " in the fixture RS's request log"}}, nil
+	}
+	return conformance.Present(cred, log)
+}

@@ -5,8 +5,10 @@ import (
 	"slices"
 
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -40,40 +42,58 @@ var s017 = &Check{ID: "S017", Slug: "schema-global-compact-index", Mode: ModeBB,
 
 // judgeIndex holds a global schema() result to S017's clauses, against
 // what the RS grants (by value), or what the index itself lists when
-// mcpcheck does not control the RS.
+// mcpcheck does not control the RS. Rows, connections and field detail
+// are found by the values they hold, in any shape.
 func judgeIndex(t *T, c *Call) {
 	doc := probe.SchemaDoc(c)
-	rows := probe.SchemaRows(doc)
-	truth := probe.TruthRows(t, "", "", rows)
+	truth := probe.TruthRows(t, "", "", probe.SchemaRows(doc))
+	shown := probe.ShownRows(doc, truth)
 	t.Clause(1, func() {
-		if c.IsError() {
-			t.Fatalf("schema {} must return the compact index, not an error: %s", c.Describe())
-		}
-		data := c.Data()
-		if !t.Assert(data != nil, "schema {} must put the index under structuredContent.data: %s", clipText(string(c.Raw), 400)) {
+		if !t.Works(c, nil, "schema {} must return the compact index, not an error") {
 			return
 		}
-		_, nested := data["data"]
-		t.Assert(!nested, "the schema document sits directly under structuredContent.data, not data.data")
-		for _, r := range rows {
-			t.Expect(r.FieldCaps).To(BeEmpty(), "the global index carries no per-field capabilities (stream %s)", r.Ident())
-			sch, _ := r.Raw["schema"].(map[string]any)
-			t.Expect(sch["properties"]).To(BeNil(), "the global index carries no per-field JSON Schema (stream %s)", r.Ident())
+		data := c.Data()
+		if !t.AssertWith(data != nil, func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "structuredContent.data", In: []string{c.Describe()}}, nil
+		}, "schema {} must put the index under structuredContent.data: %s", clipText(string(c.Raw), 400)) {
+			return
 		}
-		expectIndexConnections(t, rows, truth)
+		inner, nested := data["data"].(map[string]any)
+		t.AssertWith(!nested || len(probe.ShownRows(data, truth)) > len(probe.ShownRows(inner, truth)), func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: "structuredContent.data.data", In: []string{c.Describe()}, Excerpt: clipText(probe.CompactJSON(inner), 200)}, nil
+		}, "the schema document sits directly under structuredContent.data, not data.data")
+		for _, r := range shown {
+			f, detail := probe.FieldDetail(r)
+			t.AssertWith(f == "", func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: f, In: []string{"the row of stream " + r.Truth.Ident() + " in schema {}'s structuredContent"}, Excerpt: clipText(detail, 200)}, nil
+			}, "the global index carries no per-field capabilities or JSON Schema (stream %s shows field %s's)", r.Truth.Ident(), f)
+			rowEv := conformance.Shown("the row of stream "+r.Truth.Ident()+" in schema {}'s structuredContent", probe.CompactJSON(r.Obj))
+			for _, id := range r.Truth.Connections {
+				if len(r.Own) > 0 {
+					t.Shows(rowEv, read.Text(id), "a row that lists its stream's connections lists every granted one: stream %s lacks %s", r.Truth.Ident(), id)
+				}
+			}
+			for _, id := range r.Own {
+				t.AssertWith(slices.Contains(r.Truth.Connections, id), func() (conformance.Witness, error) {
+					return conformance.Present(id, rowEv)
+				}, "the index lists connection %s for stream %s; the grant has %v", id, r.Truth.Ident(), r.Truth.Connections)
+			}
+		}
 	})
-	text := c.Text()
+	text := conformance.TextOf(c)
 	t.Clause(2, func() {
 		if c.IsError() {
 			t.Skipf("schema {} failed (S017.1)")
 		}
+		names := probe.StreamNames(truth)
 		var visible []string
-		for _, name := range probe.StreamNames(truth) {
-			if probe.ContainsToken(text, name) {
+		for _, name := range names {
+			if read.ContainsToken(c.Text(), name) {
 				visible = append(visible, name)
 			}
 		}
-		if !t.Assert(len(visible) > 0, "the text must name streams a client can choose from:\n%s", clipText(text, 600)) {
+		if !t.AssertWith(len(visible) > 0, func() (conformance.Witness, error) { return conformance.AbsentAll(facts(names...), text) },
+			"the text must name streams a client can choose from:\n%s", clipText(c.Text(), 600)) {
 			return
 		}
 		// A stream name taken from the text is what schema(stream) takes.
@@ -82,20 +102,16 @@ func judgeIndex(t *T, c *Call) {
 			name = shared
 		}
 		sc := t.CallRoles("schema", dialect.Args{dialect.Stream: name})
-		t.Assert(!sc.IsError(), "schema(stream) with the name %q shown in the index text must succeed: %s", name, sc.Describe())
+		t.Works(sc, text, "schema(stream) with the name %q shown in the index text must succeed", name)
 	})
 	t.Clause(3, func() {
 		if c.IsError() {
 			t.Skipf("schema {} failed (S017.1)")
 		}
-		var missing []string
 		for _, name := range probe.StreamNames(truth) {
-			if !probe.ContainsToken(text, name) {
-				missing = append(missing, name)
-			}
+			t.Shows(text, read.Text(name), "every granted stream name must appear in content[] text, even past the cap on detailed rows; %s does not", name)
 		}
-		t.Expect(missing).To(BeEmpty(), "every granted stream name must appear in content[] text, even past the detailed-row cap")
-		probe.ExpectGroupedByConnector(t, text, truth)
+		probe.ExpectGroupedByConnector(t, c.Text(), truth)
 	})
 	t.Clause(4, func() {
 		if c.IsError() {
@@ -107,42 +123,6 @@ func judgeIndex(t *T, c *Call) {
 			"the whole global schema() result, structuredContent included, must stay within %d B: mcpcheck's own rule (recommended), %d B plus %d B per granted stream, for %d streams",
 			budget, sf.SchemaIndexBaseBytes, sf.SchemaIndexBytesPerStream, len(truth))
 	})
-}
-
-// expectIndexConnections holds the connections the index lists for each
-// stream to the connections the grant has for it: no fewer, no others.
-// An index that names no connection at all is judged on the rest.
-func expectIndexConnections(t *T, rows, truth []probe.SchemaRow) {
-	if !slices.ContainsFunc(rows, func(r probe.SchemaRow) bool { return len(r.Connections) > 0 }) {
-		return
-	}
-	granted := func(r probe.SchemaRow) []string {
-		var out []string
-		for _, g := range truth {
-			if g.Name == r.Name && (r.ConnectorKey == "" || g.ConnectorKey == r.ConnectorKey) {
-				out = append(out, g.Connections...)
-			}
-		}
-		return out
-	}
-	listed := map[string][]string{}
-	var order []string
-	for _, r := range rows {
-		key := r.Ident()
-		if _, seen := listed[key]; !seen {
-			order = append(order, key)
-		}
-		listed[key] = append(listed[key], r.Connections...)
-	}
-	for _, key := range order {
-		r := rows[slices.IndexFunc(rows, func(x probe.SchemaRow) bool { return x.Ident() == key })]
-		want := granted(r)
-		if len(want) == 0 {
-			continue // a stream the RS does not grant: clause 3 and S014 judge it
-		}
-		t.Assert(probe.SameSet(listed[key], want), "the index lists connections %v for stream %s; the grant has %v",
-			probe.SortedCopy(listed[key]), key, probe.SortedCopy(want))
-	}
 }
 
 // Issue 4's footprint targets, reported (not judged) so any fixture-backed

@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // S019 judges schema(stream, connection_id) on a shared stream: the
@@ -22,7 +24,7 @@ var s019 = &Check{ID: "S019", Slug: "schema-stream-connection-scope", Mode: Mode
 // judgeConnectionScope is S019 on one target; profile prefixes its
 // messages.
 func judgeConnectionScope(t *T, profile string) {
-	_, index := probe.SchemaIndex(t)
+	index := probe.Grant(t)
 	name, ok := probe.SharedStream(index)
 	if !ok {
 		t.Skipf("%s", probe.NoSharedStream)
@@ -39,28 +41,24 @@ func judgeConnectionScope(t *T, profile string) {
 	}
 	conn := row.Connections[0]
 	c := probe.SchemaCall(t, dialect.Args{dialect.Stream: name, dialect.Connection: conn})
+	truthAll := probe.TruthRows(t, "", "", index)
 	t.Clause(1, func() {
-		if c.IsError() {
-			t.Fatalf("schema(stream, connection_id) must return that connection's row, not an error: %s", c.Describe())
-		}
-		rows := probe.SchemaRows(probe.SchemaDoc(c))
-		var others []string
-		for _, r := range rows {
-			if r.Name != name {
-				others = append(others, r.Ident())
-			}
-		}
-		t.Assert(len(others) == 0, "schema(stream: %q, connection_id: %q) must hold that stream only; it also holds %v", name, conn, others)
-		named := probe.RowsNamed(rows, name)
-		if !t.Assert(len(named) == 1, "schema(stream, connection_id) must return the matching stream row only; got %d rows of %q", len(named), name) {
+		if !t.Works(c, probe.GrantNames(t), "%sschema(stream, connection_id) must return that connection's row, not an error", profile) {
 			return
 		}
-		if len(named[0].Connections) > 0 {
-			t.Assert(probe.SameSet(named[0].Connections, []string{conn}), "the row must hold capabilities for connection %s only; it covers %v", conn, named[0].Connections)
-		} else {
-			t.Assert(named[0].ConnectorKey == row.ConnectorKey, "the row must be connection %s's (connector %q), not connector %q's", conn, row.ConnectorKey, named[0].ConnectorKey)
+		t.Shows(c, read.Text(conn), "%sschema(stream: %q, connection_id: %q) must hold that connection's capabilities", profile, name, conn)
+		for _, other := range otherConnections(probe.RowsNamed(truthAll, name), conn) {
+			if probe.Widens(t, c, other, probe.SchemaQuery(name, conn, false)) {
+				t.ShowsNone(c, other, "%sschema(stream: %q, connection_id: %q) must hold capabilities for that connection only, not %s", profile, name, conn, other)
+			} else {
+				t.Held() // named no more than the RS's own answer to that scope names it
+			}
 		}
-		expectNoWiderIdentity(t, c, conn, otherConnections(probe.TruthRows(t, "", "", index), conn), profile)
+		for _, r := range probe.ShownRows(probe.SchemaDoc(c), truthAll) {
+			t.AssertWith(r.Truth.Name == name, func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: r.Truth.Name, In: []string{"schema(stream: " + name + ", connection_id: " + conn + ")'s structuredContent"}, Excerpt: clipText(probe.CompactJSON(r.Obj), 200)}, nil
+			}, "%sschema(stream: %q, connection_id: %q) must hold that stream only; it also holds a row of %s", profile, name, conn, r.Truth.Ident())
+		}
 	})
 	t.Clause(2, func() {
 		if c.IsError() {
@@ -70,35 +68,35 @@ func judgeConnectionScope(t *T, profile string) {
 		if len(truth) == 1 {
 			row = truth[0]
 		}
-		text, own := c.Text(), probe.WithoutLegend(c.Text())
+		text := conformance.TextOf(c)
+		own := conformance.Shown("the text of "+c.Describe()+", legend aside", probe.WithoutLegend(c.Text()))
 		for _, v := range [][2]string{{"connection_id", conn}, {"connector_key", row.ConnectorKey}, {"stream name", name}} {
-			t.Assert(v[1] == "" || probe.ContainsToken(text, v[1]), "%sthe text must carry the %s %q:\n%s", profile, v[0], v[1], clipText(text, 800))
+			if v[1] != "" {
+				t.Shows(text, read.Text(v[1]), "%sthe text must carry the %s %q", profile, v[0], v[1])
+			}
 		}
 		if label := probe.FirstNonEmpty(row.ConnNames[conn], row.DisplayName); label != "" {
-			t.Assert(containsLabel(text, label), "the text must carry the display label %q:\n%s", label, clipText(text, 800))
+			t.AssertWith(containsLabel(c.Text(), label), func() (conformance.Witness, error) { return conformance.Absent(read.Text(label), text) },
+				"%sthe text must carry the display label %q", profile, label)
 		}
-		expectFieldSummaries(t, own, probe.FieldNames(row), "%sstream %q on %s", profile, name, conn)
+		expectFieldSummaries(t, probe.WithoutLegend(c.Text()), probe.FieldNames(row), "%sstream %q on %s", profile, name, conn)
+		t.ShowsAny(own, facts(probe.FieldNames(row)...), "%sthe text must summarise the fields of stream %q on %s", profile, name, conn)
 		offered := probe.OffersOf(row)
 		for _, s := range probe.ScopeSupport {
 			switch {
 			case s.What == "sort" && !offered.Sort, s.What == "search modes" && !offered.Search:
 				continue // the grant offers none: nothing to state (a truthful "none" is welcome)
-			case s.What == "search modes" && probe.SearchFlagsExplained(text, probe.FieldNames(row)):
+			case s.What == "search modes" && probe.SearchFlagsExplained(c.Text(), probe.FieldNames(row)):
 				continue // field flags the legend explains state the modes
 			}
-			t.Assert(s.Re.MatchString(own), "%sthe stream row, legend aside, must state %s support for the next read:\n%s", profile, s.What, clipText(own, 800))
+			t.AssertWith(s.Re.MatchString(probe.WithoutLegend(c.Text())), func() (conformance.Witness, error) { return conformance.AbsentAll(facts(s.Stems...), own) },
+				"%sthe stream row, legend aside, must state %s support for the next read", profile, s.What)
 		}
-		var missing []string
 		for _, rel := range row.Expand {
-			if !probe.ContainsToken(own, rel) {
-				missing = append(missing, rel)
-			}
+			t.Shows(own, read.Text(rel), "%sthe stream row, legend aside, must name its expand relation %s", profile, rel)
 		}
-		t.Assert(len(missing) == 0, "%sthe stream row, legend aside, must name its expand relations %v:\n%s", profile, missing, clipText(own, 800))
 		if kinds := probe.RowAggKinds(row); len(kinds) > 0 {
-			shown := slices.ContainsFunc(kinds, func(k string) bool { return probe.ContainsToken(own, k) })
-			t.Assert(shown || aggregationRe.MatchString(own), "the stream row, legend aside, must state its aggregation support (%s):\n%s",
-				strings.Join(kinds, ", "), clipText(own, 800))
+			t.ShowsAny(own, facts(append(kinds, "aggregat", "aggregate", "aggregation")...), "%sthe stream row, legend aside, must state its aggregation support (%s)", profile, strings.Join(kinds, ", "))
 		}
 	})
 }
@@ -115,38 +113,6 @@ func otherConnections(rows []probe.SchemaRow, conn string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// expectNoWiderIdentity wants a result scoped to conn to name no other
-// connection anywhere: no connection list or connection_id in
-// structuredContent (rows, connectors, wherever) holds another, and the
-// text names none of the grant's other connections.
-func expectNoWiderIdentity(t *T, c *Call, conn string, others []string, profile string) {
-	var wider []string
-	probe.EachObject(probe.SchemaDoc(c), func(m map[string]any) {
-		if list, ok := m["granted_connections"].([]any); ok {
-			for _, id := range probe.ConnectionIDs(list) {
-				if id != conn {
-					wider = append(wider, id)
-				}
-			}
-		}
-	})
-	probe.EachObject(probe.SchemaDoc(c), func(m map[string]any) {
-		if id := probe.String(m["connection_id"]); id != "" && id != conn {
-			wider = append(wider, id)
-		}
-	})
-	t.Assert(len(wider) == 0, "%sschema(stream, connection_id: %q) must not widen source identity; structuredContent also lists connections %v",
-		profile, conn, probe.SortedCopy(wider))
-	var named []string
-	for _, id := range others {
-		if probe.ContainsToken(c.Text(), id) {
-			named = append(named, id)
-		}
-	}
-	t.Assert(len(named) == 0, "%sschema(stream, connection_id: %q) must not widen source identity; its text also names connections %v:\n%s",
-		profile, conn, named, clipText(c.Text(), 800))
 }
 
 var nonWordRe = regexp.MustCompile(`[^\pL\pN]+`)

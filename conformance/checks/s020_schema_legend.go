@@ -1,61 +1,73 @@
 package checks
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // A grammarCase is a scoped schema text that annotates its fields: what
 // S020 judges.
 type grammarCase struct {
-	src    probe.Source
-	row    probe.SchemaRow // the truth row
-	text   string
-	fields []string
-	notes  map[string]probe.FieldNote
+	src   probe.Source
+	row   probe.SchemaRow // the truth row
+	text  string
+	notes map[string]probe.FieldNote
+	flags map[string][]string // capability -> the tokens that flag it
 }
 
-// S020 judges whatever grammar the text uses by meaning: each abbreviation
-// any shown stream's text uses must be explained outside the fields'
-// annotations, and arguments built from the text alone (fields found by
-// value, capabilities read through the legend) must be accepted by
-// query_records and aggregate. It judges again on the fixture's real-RS
-// profile, where the grant offers no capability.
+// S020 judges whatever grammar the text uses, learnt by value: a token of
+// the field annotations that stands on exactly the fields the grant gives
+// a capability is the text's flag for it. Each capability flagged only by
+// abbreviations must have one of them explained outside the fields'
+// annotations (a legend); a flag found nowhere else is the witness. Then
+// arguments built from the text alone must be accepted by query_records
+// and aggregate. It judges again on the fixture's real-RS profile, where
+// the grant offers no capability.
 var s020 = &Check{ID: "S020", Slug: "schema-legend", Mode: ModeBBD, Tools: []string{"schema"}, Run: func(t *T) {
 	judgeLegend(t, "")
 	probe.OnRealRS(t, func(on *T) { judgeLegend(on, "real-RS profile: ") })
 }}
 
 func judgeLegend(t *T, profile string) {
-	c, index := probe.SchemaIndex(t)
+	c, index := probe.IndexCall(t), probe.Grant(t)
 	cases := grammarCases(t, c.Text(), index)
 	if len(cases) == 0 {
-		t.NotApplicable("no schema(stream) text annotates its fields with flags or a mini-grammar, so there is no legend to judge")
+		t.NotApplicable("no schema(stream) text flags its fields' capabilities in a grammar of its own, so there is no legend to judge")
 	}
 	t.Clause(1, func() {
 		// Every stream shown, not one sample: a flag one stream alone uses
 		// needs its explanation too.
 		for _, gc := range cases {
-			missing := probe.Unexplained(gc.notes, probe.LegendText(gc.text, gc.notes), gc.fields)
-			t.Assert(len(missing) == 0, "%sstream %s: the text must carry a legend that explains every abbreviation it uses; unexplained: %v\n%s",
-				profile, gc.src.Stream, missing, clipText(gc.text, 800))
+			outside := conformance.Shown("the schema(stream: "+gc.src.Stream+") text outside its field annotations", probe.LegendText(gc.text, gc.notes))
+			abbrevs := probe.Abbreviations(gc.flags)
+			if len(abbrevs) == 0 {
+				t.Held() // its flags are plain words: nothing to explain
+			}
+			for _, tok := range abbrevs {
+				t.AssertWith(read.Find(outside.Strings(), read.Text(tok)).Seen(), func() (conformance.Witness, error) { return conformance.Absent(read.Text(tok), outside) },
+					"%sstream %s: the text must carry a legend that explains its flag %q (%s):\n%s", profile, gc.src.Stream, tok, capsFlaggedBy(gc.flags, tok), clipText(gc.text, 800))
+			}
 		}
 	})
 	gc := bestGrammarCase(cases)
 	t.Clause(2, func() {
-		probe.JudgeTextArgs(t, gc.src, probe.DeriveArgs(gc.text, gc.fields), probe.OffersOf(gc.row), profile+"stream "+gc.src.Stream)
+		probe.JudgeTextArgs(t, gc.src, gc.text, probe.DeriveArgs(gc.text, gc.row), probe.OffersOf(gc.row), profile+"stream "+gc.src.Stream)
 	})
 }
 
 // grammarCases are, among the streams the global text names (at most
-// maxStreamProbes), those whose scoped text annotates their fields.
+// maxStreamProbes), those whose scoped text flags some capability on its
+// fields, in words or abbreviations.
 func grammarCases(t *T, global string, index []probe.SchemaRow) []grammarCase {
 	var out []grammarCase
 	probes := 0
 	for _, name := range probe.StreamNames(index) {
-		if !probe.ContainsToken(global, name) {
+		if !read.ContainsToken(global, name) {
 			continue
 		}
 		if probes++; probes > probe.MaxStreamProbes {
@@ -79,17 +91,15 @@ func grammarCases(t *T, global string, index []probe.SchemaRow) []grammarCase {
 		if sc.IsError() {
 			continue
 		}
-		fields := probe.FieldNames(row)
-		if len(fields) == 0 {
-			if scoped := probe.RowsNamed(probe.SchemaRows(probe.SchemaDoc(sc)), name); len(scoped) > 0 {
-				fields = probe.FieldNames(scoped[0])
-			}
+		if scoped := probe.TruthRows(t, name, src.Conn, nil); len(scoped) == 1 {
+			row = scoped[0]
 		}
-		notes := probe.FieldNotes(sc.Text(), fields)
-		if len(notes) == 0 {
+		notes := probe.FieldAnnotations(sc.Text(), probe.FieldNames(row))
+		flags := probe.LearnFlags(notes, row)
+		if len(flags) == 0 {
 			continue
 		}
-		out = append(out, grammarCase{src: src, row: row, text: sc.Text(), fields: fields, notes: notes})
+		out = append(out, grammarCase{src: src, row: row, text: sc.Text(), notes: notes, flags: flags})
 	}
 	return out
 }
@@ -103,4 +113,16 @@ func bestGrammarCase(cases []grammarCase) grammarCase {
 		}
 	}
 	return cases[0]
+}
+
+// capsFlaggedBy names the capabilities tok flags.
+func capsFlaggedBy(flags map[string][]string, tok string) string {
+	var out []string
+	for c, toks := range flags {
+		if slices.Contains(toks, tok) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }

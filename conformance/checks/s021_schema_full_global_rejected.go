@@ -5,8 +5,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // restPathRe finds REST paths and URLs in a message: a retry written as
@@ -24,14 +26,19 @@ var s021 = &Check{ID: "S021", Slug: "schema-full-global-rejected", Mode: ModeBB,
 	c := on.CallRoles("schema", dialect.Args{dialect.Detail: "full"})
 	t.Clause(1, func() {
 		if on.Target.Has(CapControlledRS) {
-			for _, r := range on.RS().RequestsTo("/v1/schema") {
+			reqs := on.RS().RequestsTo("/v1/schema")
+			for _, r := range reqs {
 				q, _ := url.ParseQuery(r.RawQuery)
 				grantWide := q.Get("stream") == "" && !strings.EqualFold(q.Get("view"), "compact")
-				t.Assert(!grantWide, "the adapter must reject schema(detail: \"full\") without stream before fetching; it requested the grant-wide full schema (GET /v1/schema?%s, RS answered %d)",
+				t.AssertWith(!grantWide, func() (conformance.Witness, error) {
+					return conformance.Present("GET /v1/schema?"+r.RawQuery, rsLog(reqs))
+				}, "the adapter must reject schema(detail: \"full\") without stream before fetching; it requested the grant-wide full schema (GET /v1/schema?%s, RS answered %d)",
 					r.RawQuery, r.Status)
 			}
 		}
-		t.Assert(c.IsError(), "schema(detail: \"full\") without stream must be rejected: %s", c.Describe())
+		t.AssertWith(c.IsError(), func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: "an answer, not an error", In: []string{c.Describe()}}, nil
+		}, "schema(detail: \"full\") without stream must be rejected: %s", c.Describe())
 	})
 	t.Clause(2, func() {
 		if !c.IsError() {
@@ -39,9 +46,9 @@ var s021 = &Check{ID: "S021", Slug: "schema-full-global-rejected", Mode: ModeBB,
 		}
 		msg := c.Text() + "\n" + probe.String(c.ErrorObject()["message"])
 		own := strings.ToLower(restPathRe.ReplaceAllString(msg, " "))
+		ev := conformance.Shown("the error of "+c.Describe()+", REST paths aside", own)
 		for _, want := range []string{"schema", "stream", "connection_id", "full"} {
-			t.Assert(probe.ContainsToken(own, want), "the error must tell the client to retry the schema tool with stream, connection_id and detail \"full\"; outside REST paths (an RS endpoint is not the tool a client calls) it does not name %s: %s",
-				want, clipText(msg, 400))
+			t.Shows(ev, read.Text(want), "the error must tell the client to retry the schema tool with stream, connection_id and detail \"full\"; outside REST paths (an RS endpoint is not the tool a client calls) it does not name %s", want)
 		}
 	})
 }}

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // S022 judges detail "full" on a single-source stream and on a shared
@@ -18,7 +20,7 @@ import (
 // mcpcheck's own number); the document at structuredContent.data (S022.5);
 // no rows repeated top-level and connector-nested (S022.6).
 var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: []string{"schema"}, Run: func(t *T) {
-	_, index := probe.SchemaIndex(t)
+	index := probe.Grant(t)
 	truth := probe.TruthRows(t, "", "", index)
 	single, hasSingle := probe.SingleSourceStream(truth)
 	shared, hasShared := probe.SharedStream(truth)
@@ -37,18 +39,27 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 	before := probe.RSRequestCount(on, "/v1/schema")
 	amb := on.CallRoles("schema", dialect.Args{dialect.Stream: shared, dialect.Detail: "full"})
 	t.Clause(2, func() {
-		if !t.Assert(amb.IsError(), "stream %q resolves to several sources: detail \"full\" without connection_id must be a typed disambiguation error: %s", shared, amb.Describe()) {
+		if !t.AssertWith(amb.IsError(), func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: "an answer, not a disambiguation error", In: []string{amb.Describe()}}, nil
+		}, "stream %q resolves to several sources: detail \"full\" without connection_id must be a typed disambiguation error", shared) {
 			return
 		}
-		t.Assert(!carriesRawSchema(amb.Structured()) && !strings.Contains(amb.Text(), `"properties"`),
-			"the disambiguation error must come before any exhaustive schema content: %s", clipText(string(amb.Raw), 400))
-		t.Assert(probe.TypedRejection(amb, "connection_id") && amb.ErrorCode() != "", "the disambiguation error must be typed (an error code): %s", amb.Describe())
-		t.Assert(retriesWithConnection(amb), "the disambiguation error must say retry_with: \"connection_id\": %s", amb.Describe())
+		t.AssertWith(!carriesRawSchema(amb.Structured()) && !strings.Contains(amb.Text(), `"properties"`), func() (conformance.Witness, error) {
+			return conformance.Present("properties", amb)
+		}, "the disambiguation error must come before any exhaustive schema content: %s", clipText(string(amb.Raw), 400))
+		t.AssertWith(probe.TypedRejection(amb, "connection_id") && amb.ErrorCode() != "", func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "an error code", In: []string{amb.Describe()}}, nil
+		}, "the disambiguation error must be typed (an error code): %s", amb.Describe())
+		t.AssertWith(retriesWithConnection(amb), func() (conformance.Witness, error) {
+			return conformance.AbsentAll(facts("retry_with", "connection_id"), amb)
+		}, "the disambiguation error must say retry_with: \"connection_id\": %s", amb.Describe())
 		if on.Target.Has(CapControlledRS) {
-			for _, r := range on.RS().RequestsTo("/v1/schema")[before:] {
+			reqs := on.RS().RequestsTo("/v1/schema")[before:]
+			for _, r := range reqs {
 				q, _ := url.ParseQuery(r.RawQuery)
-				t.Assert(!(q.Get("detail") == "full" && q.Get("connection_id") == "" && r.Status == 200),
-					"the adapter fetched exhaustive schema over every source before disambiguating (GET /v1/schema?%s)", r.RawQuery)
+				t.AssertWith(!(q.Get("detail") == "full" && q.Get("connection_id") == "" && r.Status == 200), func() (conformance.Witness, error) {
+					return conformance.Present("GET /v1/schema?"+r.RawQuery, rsLog(reqs))
+				}, "the adapter fetched exhaustive schema over every source before disambiguating (GET /v1/schema?%s)", r.RawQuery)
 			}
 		}
 	})
@@ -58,17 +69,18 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 		}
 		conn := row.Connections[0]
 		c := on.CallRoles("schema", dialect.Args{dialect.Stream: shared, dialect.Connection: conn, dialect.Detail: "full"})
-		rows := judgeScopedFull(t, on, c, shared, conn)
+		judgeScopedFull(t, on, c, shared, conn)
 		t.Clause(3, func() {
 			if c.IsError() {
 				t.Skipf("schema(stream, connection_id, detail: \"full\") failed (S022.1)")
 			}
-			if cs, _ := probe.SchemaDoc(c)["connectors"].([]any); len(cs) > 0 {
-				t.Assert(len(cs) == 1, "with connection_id, exactly one connector comes back, not %d", len(cs))
-			}
-			for _, r := range rows {
-				t.Assert(len(r.Connections) == 0 || slices.Equal(r.Connections, []string{conn}),
-					"with connection_id %s only that connection comes back; row %s covers %v", conn, r.Ident(), r.Connections)
+			t.Shows(c, read.Text(conn), "with connection_id %s, that connection comes back", conn)
+			for _, other := range otherConnections(probe.RowsNamed(truth, shared), conn) {
+				if probe.Widens(t, c, other, probe.SchemaQuery(shared, conn, true)) {
+					t.ShowsNone(c, other, "with connection_id %s only that connection comes back, not %s", conn, other)
+				} else {
+					t.Held() // named no more than the RS's own answer to that scope names it
+				}
 			}
 		})
 		break
@@ -76,41 +88,39 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 }}
 
 // judgeScopedFull holds one schema(stream[, connection_id], detail:
-// "full") result to S022.1 and S022.4–6, and returns its rows.
-func judgeScopedFull(t, on *T, c *Call, stream, conn string) []probe.SchemaRow {
+// "full") result to S022.1 and S022.4–6.
+func judgeScopedFull(t, on *T, c *Call, stream, conn string) {
 	doc := probe.SchemaDoc(c)
-	all := probe.SchemaRows(doc)
-	rows := probe.RowsNamed(all, stream)
 	what := "schema(" + stream
 	if conn != "" {
 		what += ", " + conn
 	}
 	what += ", detail: \"full\")"
+	truth := probe.TruthRows(t, "", "", probe.SchemaRows(doc))
 	t.Clause(1, func() {
-		if !t.Assert(!c.IsError() && doc != nil, "%s must return that stream's exhaustive schema: %s", what, c.Describe()) {
+		if !t.Works(c, probe.GrantNames(t), "%s must return that stream's exhaustive schema", what) {
 			return
 		}
-		var others []string
-		for _, r := range all {
-			if r.Name != stream {
-				others = append(others, r.Ident())
-			}
+		t.Shows(c, read.Text(stream), "%s must return rows of %q", what, stream)
+		for _, r := range probe.ShownRows(doc, truth) {
+			t.AssertWith(r.Truth.Name == stream, func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: r.Truth.Name, In: []string{what + "'s structuredContent"}, Excerpt: clipText(probe.CompactJSON(r.Obj), 200)}, nil
+			}, "%s must return only rows of %q, not the grant-wide schema; it also holds %s", what, stream, r.Truth.Ident())
 		}
-		t.Assert(len(others) == 0, "%s must return only rows of %q, not the grant-wide schema; it also holds %v", what, stream, others)
-		t.Assert(len(rows) > 0, "%s holds no row of %q", what, stream)
-		for _, r := range rows {
-			t.Assert(carriesRawSchema(r.Raw), "%s must keep row %s's raw per-field JSON Schema (schema.properties): %s", what, r.Ident(), clipText(string(c.Raw), 300))
-		}
+		t.AssertWith(carriesRawSchema(c.Structured()), func() (conformance.Witness, error) { return conformance.Absent(read.Text("properties"), c) },
+			"%s must keep the raw per-field JSON Schema (schema.properties): %s", what, clipText(string(c.Raw), 300))
 		if on.Target.Has(CapControlledRS) {
-			for _, r := range on.RS().RequestsTo("/v1/schema") {
+			reqs := on.RS().RequestsTo("/v1/schema")
+			for _, r := range reqs {
 				q, _ := url.ParseQuery(r.RawQuery)
-				t.Assert(!(q.Get("detail") == "full" && q.Get("stream") == "" && r.Status == 200),
-					"%s fetched the grant-wide exhaustive schema (GET /v1/schema?%s)", what, r.RawQuery)
+				t.AssertWith(!(q.Get("detail") == "full" && q.Get("stream") == "" && r.Status == 200), func() (conformance.Witness, error) {
+					return conformance.Present("GET /v1/schema?"+r.RawQuery, rsLog(reqs))
+				}, "%s fetched the grant-wide exhaustive schema (GET /v1/schema?%s)", what, r.RawQuery)
 			}
 		}
 	})
 	if c.IsError() {
-		return rows
+		return
 	}
 	t.Clause(4, func() {
 		t.Record("scoped full schema bytes", c.Bytes())
@@ -119,20 +129,25 @@ func judgeScopedFull(t, on *T, c *Call, stream, conn string) []probe.SchemaRow {
 	})
 	t.Clause(5, func() {
 		data := c.Data()
-		if !t.Assert(data != nil, "%s must put the schema document under structuredContent.data: %s", what, clipText(string(c.Raw), 300)) {
+		if !t.AssertWith(data != nil, func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "structuredContent.data", In: []string{c.Describe()}}, nil
+		}, "%s must put the schema document under structuredContent.data: %s", what, clipText(string(c.Raw), 300)) {
 			return
 		}
-		_, nested := data["data"]
-		t.Assert(!nested, "%s: the schema document sits directly under structuredContent.data, not data.data", what)
+		inner, nested := data["data"].(map[string]any)
+		t.AssertWith(!nested, func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: "structuredContent.data.data", In: []string{c.Describe()}, Excerpt: clipText(probe.CompactJSON(inner), 200)}, nil
+		}, "%s: the schema document sits directly under structuredContent.data, not data.data", what)
 	})
 	t.Clause(6, func() {
 		if cs, _ := doc["connectors"].([]any); len(cs) == 0 {
 			t.Skipf("%s has no connector-grouped streams", what)
 		}
 		rep := probe.RepeatedRows(doc)
-		t.Assert(len(rep) == 0, "%s lists rows %v both in top-level streams and in connectors[].streams", what, rep)
+		t.AssertWith(len(rep) == 0, func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: rep[0], In: []string{what + "'s structuredContent: in top-level streams and in connectors[].streams"}}, nil
+		}, "%s lists rows %v both in top-level streams and in connectors[].streams", what, rep)
 	})
-	return rows
 }
 
 // carriesRawSchema reports a row (or any object within v) that keeps a

@@ -1,39 +1,41 @@
 package checks
 
 import (
-	"strings"
+	"fmt"
+	"slices"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
-// Every handle of every read envelope is looked for in content[] text by
-// its value (the RS's, or the adapter's own where it rewrites one), never
-// by a label; then the handles shown are followed from the text alone.
+// Every handle of a read's RS envelope is looked for in content[] text by
+// value; the cursor and change bookmark the text shows are found by
+// following them (a token of the text that pages on, or resumes the feed,
+// is one), never by a label. Paging from text alone is followed to the
+// next page, which must hold records the first does not.
 var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Tools: []string{"query_records", "search"}, Run: func(t *T) {
-	index := probe.ReadsIndex(t)
+	index := probe.Grant(t)
 	on := t.Private()
 	judged := false
-	if src, page, env, ok := pagedSource(on, index); ok {
+	if src, args, page, env, ok := pagedSource(on, index); ok {
 		judged = true
-		h := expectHandlesShown(t, page, env)
-		t.Clause(2, func() {
-			next := followCursor(t, on, page, h, src.Roles(dialect.Args{dialect.Limit: 2}))
-			if next != nil {
-				expectNoRepeats(t, "query_records", probe.RecordIDs(page), probe.RecordIDs(next))
-			}
-		})
-		ch, chEnv := probe.CallWithEnvelope(on, "query_records", src.Roles(dialect.Args{dialect.Limit: 2, dialect.ChangesSince: "beginning"}), probe.RecordsPath(src.Stream))
-		if !ch.IsError() {
-			hc := expectHandlesShown(t, ch, chEnv)
-			if hc.changes.shown != "" || hc.changes.want != "" {
+		first := probe.RecordsShown(on, page, src.Stream)
+		judgePaging(t, on, "query_records", page, env, args, first, func(c *Call) []probe.RecordRef { return probe.RecordsShown(on, c, src.Stream) })
+		if on.HasRole("query_records", dialect.ChangesSince) {
+			chArgs := src.Roles(dialect.Args{dialect.Limit: 2, dialect.ChangesSince: "beginning"})
+			ch, chEnv := probe.CallWithEnvelope(on, "query_records", chArgs, probe.RecordsPath(src.Stream))
+			if want := probe.HandlesOf(chEnv).Changes; !ch.IsError() && want != "" {
+				t.Clause(1, func() {
+					t.Shows(conformance.TextOf(ch), read.Text(want), "query_records: the envelope's next_changes_since %q must appear in content[] text for hosts that hide structuredContent", want)
+				})
 				t.Clause(2, func() {
-					v := hc.changes.shown
-					if !t.Assert(v != "", "a client that reads only content[] cannot resume the changes feed: next_changes_since %q is not in the text:\n%s", hc.changes.want, clipText(ch.Text(), 600)) {
+					if !t.Shows(conformance.TextOf(ch), read.Text(want), "a client that reads only content[] cannot resume the changes feed: next_changes_since %q is not in the text", want) {
 						return
 					}
-					r := on.CallRoles("query_records", src.Roles(dialect.Args{dialect.ChangesSince: v}))
-					t.Assert(!r.IsError(), "the next_changes_since shown in text must resume the feed: %s", r.Describe())
+					r := on.CallRoles("query_records", src.Roles(dialect.Args{dialect.ChangesSince: want}))
+					t.Works(r, conformance.Answers(conformance.TextOf(ch), probe.GrantNames(t)), "the next_changes_since shown in text must resume the feed")
 				})
 			}
 		}
@@ -41,14 +43,9 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 	if term, _, _ := probe.FanInTerm(t); term != "" {
 		args := dialect.Args{dialect.Query: term, dialect.Limit: 2}
 		s, env := probe.CallWithEnvelope(on, "search", args, "/v1/search")
-		if !s.IsError() && len(probe.Hits(s)) > 0 {
+		if !s.IsError() && len(probe.Hits(on, s)) > 0 && probe.HandlesOf(env).Cursor != "" {
 			judged = true
-			h := expectHandlesShown(t, s, env)
-			t.Clause(2, func() {
-				if next := followCursor(t, on, s, h, args); next != nil {
-					expectNoRepeats(t, "search", probe.HitIDs(s), probe.HitIDs(next))
-				}
-			})
+			judgePaging(t, on, "search", s, env, args, probe.HitRefs(on, s), func(c *Call) []probe.RecordRef { return probe.HitRefs(on, c) })
 		}
 	}
 	if !judged {
@@ -56,92 +53,68 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 	}
 }}
 
-// A shownHandle is one handle of an envelope: the value wanted (the RS's,
-// or the adapter's own rewrite of it) and the value the text shows ("" when
-// it shows none).
-type shownHandle struct{ want, shown string }
-
-type shownHandles struct{ cursor, changes, count shownHandle }
-
-// expectHandlesShown judges S023.1 on one read: each handle its RS
-// envelope has must appear in content[] text, found by value.
-func expectHandlesShown(t *T, c *Call, env map[string]any) shownHandles {
-	rs, own := probe.HandlesOf(env), probe.HandlesOf(c.Data())
-	text := c.Text()
-	find := func(contains func(string, string) bool, vals ...string) shownHandle {
-		h := shownHandle{want: probe.FirstNonEmpty(vals...)}
-		for _, v := range vals {
-			if v != "" && contains(text, v) {
-				h.shown = v
-				break
+// judgePaging judges one read whose RS envelope has more after it: its
+// cursor (or the adapter's own) and count shown in text (S023.1), and the
+// page its shown cursor reaches (S023.2).
+func judgePaging(t, on *T, tool string, page *Call, env map[string]any, args dialect.Args, first []probe.RecordRef, shows func(*Call) []probe.RecordRef) {
+	h := probe.HandlesOf(env)
+	text := conformance.TextOf(page)
+	cursor, next := probe.VisibleCursor(on, page, args, first, h.Cursor, shows)
+	// No token of the text pages on: the RS's cursor found nowhere in it
+	// is the witness (the adapter's own cursors, if it mints them, would
+	// have paged on).
+	noCursor := func(msg string) {
+		t.AssertWith(cursor != "", func() (conformance.Witness, error) { return conformance.Absent(read.Text(h.Cursor), text) }, msg, tool, h.Cursor)
+	}
+	t.Clause(1, func() {
+		if h.Count != "" {
+			t.Shows(text, read.Text(h.Count), "%s: the envelope's count %s must appear in content[] text for hosts that hide structuredContent", tool, h.Count)
+		}
+		noCursor("%s: the envelope's next_cursor %q (or the adapter's own cursor) must appear in content[] text for hosts that hide structuredContent")
+	})
+	t.Clause(2, func() {
+		if cursor == "" {
+			noCursor("%s: a client that reads only content[] cannot page: no token of the text pages on, and the next_cursor %q is not in it")
+			return
+		}
+		from := conformance.Answers(text, probe.GrantNames(t))
+		if !t.Works(next, from, "the cursor shown in the %s text must page forward", tool) {
+			return
+		}
+		got := shows(next)
+		if !t.AssertWith(len(got) > 0, func() (conformance.Witness, error) {
+			if len(probe.FixtureRecords(t)) == 0 {
+				return conformance.Witness{}, fmt.Errorf("the records are judged by value, and the target reads no fixture of mcpcheck's")
 			}
+			return conformance.Witness{Kind: conformance.WitnessCall, Fact: cursor, In: []string{next.Describe() + ": no record of the grant", "built from " + page.Describe()}}, nil
+		}, "%s: the page after the cursor shown in text is empty", tool) {
+			return
 		}
-		return h
-	}
-	out := shownHandles{
-		cursor:  find(strings.Contains, rs.Cursor, own.Cursor),
-		changes: find(strings.Contains, rs.Changes, own.Changes),
-		count:   find(probe.ContainsToken, rs.Count, own.Count),
-	}
-	for _, h := range []struct {
-		name string
-		h    shownHandle
-	}{{"next_cursor", out.cursor}, {"next_changes_since", out.changes}, {"count", out.count}} {
-		if h.h.want == "" {
-			continue
+		for _, ref := range got {
+			t.AssertWith(!slices.Contains(first, ref), func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessCall, Fact: ref.String(), In: []string{next.Describe() + " repeats " + ref.String(), "built from " + page.Describe()}}, nil
+			}, "%s: the page after the cursor shown in text repeats %s of the page before", tool, ref)
 		}
-		t.Clause(1, func() {
-			t.Assert(h.h.shown != "", "%s: the envelope's %s %q must appear in content[] text for hosts that hide structuredContent:\n%s",
-				c.Tool, h.name, h.h.want, clipText(text, 600))
-		})
-	}
-	return out
-}
-
-// followCursor pages forward from text alone: args plus the next_cursor
-// the text of c shows. Nil when there is nothing to follow or the call
-// failed (recorded against the clause being judged).
-func followCursor(t *T, on *T, c *Call, h shownHandles, args dialect.Args) *Call {
-	if h.cursor.want == "" {
-		return nil
-	}
-	if !t.Assert(h.cursor.shown != "", "a client that reads only content[] cannot page %s: next_cursor %q is not in the text:\n%s", c.Tool, h.cursor.want, clipText(c.Text(), 600)) {
-		return nil
-	}
-	next := dialect.Args{dialect.Cursor: h.cursor.shown}
-	for k, v := range args {
-		next[k] = v
-	}
-	r := on.CallRoles(c.Tool, next)
-	if !t.Assert(!r.IsError(), "the next_cursor shown in the %s text must page forward: %s", c.Tool, r.Describe()) {
-		return nil
-	}
-	return r
-}
-
-// expectNoRepeats requires a next page to hold items, none of the last one's.
-func expectNoRepeats(t *T, tool string, first, next []string) {
-	t.Assert(len(next) > 0, "%s: the page after next_cursor is empty", tool)
-	seen := map[string]bool{}
-	for _, id := range first {
-		seen[id] = true
-	}
-	for _, id := range next {
-		t.Assert(!seen[id], "%s: the page after next_cursor repeats %s of the page before", tool, id)
-	}
+	})
 }
 
 // pagedSource finds a source whose first page of two records has more
-// after it, read with an exact count, with its RS envelope.
-func pagedSource(t *T, index []probe.SchemaRow) (probe.Source, *Call, map[string]any, bool) {
+// after it, with an exact count where the target declares a count mode,
+// with its arguments and RS envelope.
+func pagedSource(t *T, index []probe.SchemaRow) (probe.Source, dialect.Args, *Call, map[string]any, bool) {
 	for i, s := range probe.Sources(index) {
 		if i == probe.MaxStreamProbes {
 			break
 		}
-		c, env := probe.CallWithEnvelope(t, "query_records", s.Roles(dialect.Args{dialect.Limit: 2, dialect.Count: "exact"}), probe.RecordsPath(s.Stream))
+		args := s.Roles(dialect.Args{dialect.Limit: 2})
+		if t.HasRole("query_records", dialect.Count) {
+			args[dialect.Count] = "exact"
+		}
+		c, env := probe.CallWithEnvelope(t, "query_records", args, probe.RecordsPath(s.Stream))
 		if !c.IsError() && (env["has_more"] == true || probe.HandlesOf(env).Cursor != "") {
-			return s, c, env, true
+			delete(args, dialect.Count)
+			return s, args, c, env, true
 		}
 	}
-	return probe.Source{}, nil, nil, false
+	return probe.Source{}, nil, nil, nil, false
 }

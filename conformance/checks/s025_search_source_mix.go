@@ -4,22 +4,27 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
-// The source mix is found by value: a line of the text that names every
-// contributing connection with its hit count, however it is labelled.
+// The source mix is found by value: the line of the text that names the
+// most contributing connections, each connection it names counted true in
+// its own part of the line once the fixture's content (labels, keys, ids)
+// is set aside, and, where a compact mix names only some, the number of
+// the rest. A text with no line naming two of them is judged by contrast:
+// the same two hits from one connection and from two must read
+// differently.
 var s025 = &Check{ID: "S025", Slug: "search-source-mix", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	probe.ReadsIndex(t)
+	probe.Grant(t)
 	term, c, ok := probe.FanInTerm(t)
 	if !ok {
 		t.Skipf("no word from the target's records finds hits in two or more connections")
 	}
-	expectSourceMix(t, term, c)
+	expectSourceMix(t, t, term, c)
 	if !t.Target.Has(CapFixture) {
 		t.Record("wide grant", "not exercised: "+CapFixture.SkipReason())
 		return
@@ -31,106 +36,191 @@ var s025 = &Check{ID: "S025", Slug: "search-source-mix", Mode: ModeBBD, Tools: [
 	}
 	wide := t.On(t.Fork(fx))
 	term, c, ok = probe.FanInTerm(wide)
-	if !ok || len(probe.ConnectionsOf(probe.Hits(c))) <= 8 {
+	if !ok || len(probe.ConnectionsOf(probe.Hits(wide, c))) <= 8 {
 		t.Record("wide grant", "not exercised: the wide-25 fixture gives no search drawing on more than eight connections")
 		return
 	}
-	expectSourceMix(t, term, c)
+	expectSourceMix(t, wide, term, c)
 }}
 
 // expectSourceMix judges S025.1 on a search whose hits come from several
-// connections: one line of its text names each with its hit count.
-func expectSourceMix(t *T, term string, c *Call) {
-	want := probe.ConnectionsOf(probe.Hits(c))
+// connections: the text shows a compact source mix naming each with its
+// hit count.
+func expectSourceMix(t, on *T, term string, c *Call) {
+	want := probe.ConnectionsOf(probe.Hits(on, c))
 	delete(want, "")
 	if len(want) < 2 {
 		return
 	}
+	content := probe.FixtureStrings(on)
 	t.Clause(1, func() {
-		line, got := sourceMixIn(c.Text(), want)
-		if !t.Assert(line != "", "hits for %q come from %d connections, so the text must show a compact source mix: one line naming each connection with its hit count (%s):\n%s",
-			term, len(want), mixString(want), clipText(c.Text(), 600)) {
+		line, named := mixLine(c.Text(), want)
+		if named < 2 {
+			judgeMixByContrast(t, on)
 			return
 		}
-		for conn, n := range want {
-			t.Assert(got[conn] == n, "the source mix must count %d hit(s) for connection %s, not %d:\n%s", n, conn, got[conn], clipText(line, 600))
+		pos := mixPositions(line, want)
+		after := countsFollow(line, pos, content)
+		for _, conn := range sortedConns(want) {
+			if _, named := pos[conn]; !named {
+				continue
+			}
+			n := want[conn]
+			seg := conformance.Shown(fmt.Sprintf("the source-mix line's part for %s, the fixture's own names set aside", conn), withoutContent(mixSegment(line, conn, pos, after), content))
+			t.Shows(seg, read.Number(n), "the source mix must count %d hit(s) for connection %s:\n%s", n, conn, clipText(line, 600))
+		}
+		// A compact mix may name some connections and count the rest.
+		if rest := len(want) - len(pos); rest > 0 {
+			t.Shows(conformance.Shown("the source-mix line, the fixture's own names set aside", withoutContent(line, content)), read.Number(rest),
+				"the source mix names %d of the %d connections the hits come from; it must say how many more there are (%d):\n%s", len(pos), len(want), rest, clipText(line, 600))
 		}
 	})
 }
 
-// sourceMixIn finds the line of text that gives a count for every
-// connection of want, preferring one whose counts are right; "" when none
-// names them all.
-func sourceMixIn(text string, want map[string]int) (string, map[string]int) {
-	var best string
-	var bestCounts map[string]int
+// judgeMixByContrast judges a text with no line naming two connections:
+// two hits from one connection and the same two from two connections must
+// read differently once the fixture's content is set aside.
+func judgeMixByContrast(t, on *T) {
+	one, two, content, ok := probe.SourceMixContrast(on)
+	if !ok {
+		t.Inconclusive("no line of the text names two of the connections, and mcpcheck cannot fork the target to contrast one source with two")
+		return
+	}
+	t.Differs(conformance.TextOf(one), conformance.TextOf(two), content,
+		"the text must show a compact source mix when hits come from more than one connection: two hits from one connection and from two read the same")
+}
+
+// mixLine is the line of text naming the most connections of want, and
+// how many it names.
+func mixLine(text string, want map[string]int) (string, int) {
+	best, named := "", 0
 	for _, line := range strings.Split(text, "\n") {
-		counts := mixCounts(line, want)
-		if len(counts) < len(want) {
-			continue
-		}
-		right := true
-		for conn, n := range want {
-			right = right && counts[conn] == n
-		}
-		if right {
-			return line, counts
-		}
-		if best == "" {
-			best, bestCounts = line, counts
-		}
-	}
-	return best, bestCounts
-}
-
-// mixLayouts are the ways a source mix writes a count beside a
-// connection C, most specific first: "{connection_id:C,…,count:N}",
-// "{C:N}" or "C=N", "N hits from C", "C (N hits)". A connection id
-// followed by "/" or ":" and a word is a record id, not a count.
-var mixLayouts = []string{
-	`(?:^|[^A-Za-z0-9_])%s[^A-Za-z0-9_|\n/][^|\n{}]*?\bcount[:=]\s*(\d+)`,
-	`(?:^|[^A-Za-z0-9_])%s\s*[:=]\s*(\d+)\b`,
-	`(\d+)\s*(?:hits?|results?)?\s*(?:from|in|for)\s+%s(?:[^A-Za-z0-9_/]|$)`,
-	`(?:^|[^A-Za-z0-9_])%s[^A-Za-z0-9_|\n/:][^|\n\d]{0,23}?(\d+)`,
-}
-
-// mixCounts reads the count beside each connection of want in one line,
-// in the first layout that gives a count for all of them (one mix is
-// written one way: "8 hits from A (gmail), 5 hits from B" must not read
-// B's count after A's name); else each connection in its first layout.
-func mixCounts(line string, want map[string]int) map[string]int {
-	var partial map[string]int
-	for _, layout := range mixLayouts {
-		counts := map[string]int{}
+		n := 0
 		for conn := range want {
-			m := regexp.MustCompile(fmt.Sprintf(layout, regexp.QuoteMeta(conn))).FindStringSubmatch(line)
-			if m == nil {
-				continue
-			}
-			if n, err := strconv.Atoi(m[1]); err == nil {
-				counts[conn] = n
+			if read.ContainsToken(line, conn) {
+				n++
 			}
 		}
-		if len(counts) == len(want) {
-			return counts
+		if n > named {
+			best, named = line, n
 		}
-		if partial == nil {
-			partial = map[string]int{}
+	}
+	return best, named
+}
+
+// mixPositions places each connection of want in a mix line: of the
+// places each is named, those closest together (a hit line may name a
+// connection before the mix does).
+func mixPositions(line string, want map[string]int) map[string]int {
+	occ := map[string][]int{}
+	for conn := range want {
+		for from := 0; ; {
+			i := read.TokenIndex(line[from:], conn)
+			if i < 0 {
+				break
+			}
+			occ[conn] = append(occ[conn], from+i)
+			from += i + len(conn)
 		}
-		for conn, n := range counts {
-			if _, seen := partial[conn]; !seen {
-				partial[conn] = n
+	}
+	best, span := map[string]int{}, -1
+	for _, anchor := range occ {
+		for _, a := range anchor {
+			pick, lo, hi := map[string]int{}, a, a
+			for conn, ps := range occ {
+				near := ps[0]
+				for _, p := range ps {
+					if abs(p-a) < abs(near-a) {
+						near = p
+					}
+				}
+				pick[conn], lo, hi = near, min(lo, near), max(hi, near)
+			}
+			if span < 0 || hi-lo < span {
+				best, span = pick, hi-lo
 			}
 		}
 	}
-	return partial
+	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// mixSegment is the part of a mix line that belongs to conn: from its
+// place to the next connection's when counts follow the connections
+// ("cin_a: 3"), else from the previous connection's to it ("3 from
+// cin_a").
+func mixSegment(line, conn string, pos map[string]int, after bool) string {
+	at, ok := pos[conn]
+	if !ok {
+		return ""
+	}
+	if after {
+		end := len(line)
+		for other, p := range pos {
+			if other != conn && p > at && p < end {
+				end = p
+			}
+		}
+		return line[at+len(conn) : end]
+	}
+	start := 0
+	for other, p := range pos {
+		if other != conn && p < at && p+len(other) > start {
+			start = p + len(other)
+		}
+	}
+	return line[start:at]
+}
+
+// countsFollow reports whether a mix line writes each count after its
+// connection: what follows the line's last connection holds a number.
+func countsFollow(line string, pos map[string]int, content []string) bool {
+	last, lastAt := "", -1
+	for conn, p := range pos {
+		if p > lastAt {
+			last, lastAt = conn, p
+		}
+	}
+	if last == "" {
+		return true
+	}
+	return numberRunRe.MatchString(withoutContent(line[lastAt+len(last):], content))
+}
+
+var numberRunRe = regexp.MustCompile(`\d`)
+
+// withoutContent is s with the fixture's own strings (labels, names, ids)
+// blanked, longest first: the digits of "Mailbox 09" are no count.
+func withoutContent(s string, content []string) string {
+	sorted := append([]string(nil), content...)
+	sort.Slice(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+	for _, c := range sorted {
+		if len(c) >= 3 {
+			s = strings.ReplaceAll(s, c, " ")
+		}
+	}
+	return s
+}
+
+func sortedConns(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for c := range m {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func mixString(m map[string]int) string {
 	var parts []string
-	for c, n := range m {
-		parts = append(parts, fmt.Sprintf("%s:%d", c, n))
+	for _, c := range sortedConns(m) {
+		parts = append(parts, fmt.Sprintf("%s:%d", c, m[c]))
 	}
-	sort.Strings(parts)
 	return strings.Join(parts, ", ")
 }

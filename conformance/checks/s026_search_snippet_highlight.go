@@ -16,13 +16,13 @@ import (
 // on the highlights fixture, whose snippets put tags across every common
 // cut length, one record (and one search) per placement.
 var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	probe.ReadsIndex(t)
+	probe.Grant(t)
 	term, c, ok := probe.FanInTerm(t)
 	judged := 0
 	if c != nil {
-		judged += judgeHighlights(t, c)
+		judged += judgeHighlights(t, t, c)
 		if ok {
-			judged += judgeHighlights(t, t.CallRoles("search", dialect.Args{dialect.Query: term + " " + term, dialect.Limit: 25}))
+			judged += judgeHighlights(t, t, t.CallRoles("search", dialect.Args{dialect.Query: term + " " + term, dialect.Limit: 25}))
 		}
 	}
 	if t.Target.Has(CapFixture) {
@@ -32,7 +32,7 @@ var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, T
 		}
 		hl := t.On(t.Fork(fx))
 		for _, rec := range fx.Streams[0].Records {
-			judged += judgeHighlights(t, hl.CallRoles("search", dialect.Args{dialect.Query: probe.String(rec.Data[fakers.ProbeField]), dialect.Limit: 5}))
+			judged += judgeHighlights(t, hl, hl.CallRoles("search", dialect.Args{dialect.Query: probe.String(rec.Data[fakers.ProbeField]), dialect.Limit: 5}))
 		}
 	} else {
 		t.Record("highlights at every cut", "not exercised: "+CapFixture.SkipReason())
@@ -46,8 +46,8 @@ var s026 = &Check{ID: "S026", Slug: "search-snippet-highlight", Mode: ModeBBD, T
 // judgeHighlights judges S026.1 and S026.2 on every snippet and evidence
 // preview of one search: those in structuredContent, and each line of its
 // text. It returns how many it judged.
-func judgeHighlights(t *T, c *Call) int {
-	if c.IsError() || len(probe.Hits(c)) == 0 {
+func judgeHighlights(t, on *T, c *Call) int {
+	if c.IsError() || len(probe.Hits(on, c)) == 0 {
 		return 0
 	}
 	query := c.Role(dialect.Query)
@@ -58,14 +58,20 @@ func judgeHighlights(t *T, c *Call) int {
 			shown = append(shown, line)
 		}
 	}
+	ev := conformance.Answers(c)
 	for _, s := range shown {
 		t.Clause(1, func() {
-			p := tagProblem(s)
-			t.Assert(p == "", "search %q: %s in %q", query, p, clipText(s, 400))
+			p, frag := tagProblem(s)
+			t.AssertWith(p == "", func() (conformance.Witness, error) {
+				w, err := conformance.Present(frag, ev)
+				w.Excerpt = clipText(s, 300)
+				return w, err
+			}, "search %q: %s in %q", query, p, clipText(s, 400))
 		})
 		t.Clause(2, func() {
 			p := sentinelIn(s, terms)
-			t.Assert(p == "", "search %q: the punctuation sentinel %q stands in for a highlight in %q", query, p, clipText(s, 400))
+			t.AssertWith(p == "", func() (conformance.Witness, error) { return conformance.Present(p, ev) },
+				"search %q: the punctuation sentinel %q stands in for a highlight in %q", query, p, clipText(s, 400))
 		})
 	}
 	return len(shown)
@@ -82,8 +88,9 @@ var (
 )
 
 // tagProblem explains why s breaks the highlight invariant (balanced
-// <mark>…</mark>, or plain prose), or is "". A cut tag is found anywhere.
-func tagProblem(s string) string {
+// <mark>…</mark>, or plain prose), or is "", with the fragment that shows
+// it. A cut tag is found anywhere.
+func tagProblem(s string) (string, string) {
 	// The tag judged is the one the target highlights with (seed 001 asks
 	// for balanced tags, not <mark>): the first balanced pair's, else the
 	// first highlight tag's, else mark.
@@ -97,27 +104,29 @@ func tagProblem(s string) string {
 			break
 		}
 	}
-	open := false
+	open, last := false, ""
 	for _, tag := range probe.HighlightTag.FindAllString(s, -1) {
 		if strings.Trim(tag, "</>") != name {
 			continue
 		}
 		if !strings.HasPrefix(tag, "</") == open {
-			return "unbalanced or nested <" + name + "> tags"
+			return "unbalanced or nested <" + name + "> tags", tag
 		}
-		open = !open
+		open, last = !open, tag
 	}
 	if open {
-		return "a <" + name + "> is never closed"
+		return "a <" + name + "> is never closed", last
 	}
 	rest := strings.NewReplacer("<"+name+">", " ", "</"+name+">", " ").Replace(s)
 	if m := partialHeadRe.FindString(rest); m != "" {
-		return fmt.Sprintf("a highlight tag cut short (%q)", m)
+		m = strings.TrimRight(m, " …\".")
+		return fmt.Sprintf("a highlight tag cut short (%q)", m), m
 	}
 	if m := partialTailRe.FindString(rest); m != "" {
-		return fmt.Sprintf("the end of a highlight tag whose start was cut (%q)", strings.TrimSpace(m))
+		m = strings.TrimLeft(strings.TrimSpace(m), "….\"(]")
+		return fmt.Sprintf("the end of a highlight tag whose start was cut (%q)", m), m
 	}
-	return ""
+	return "", ""
 }
 
 // sentinelIn finds punctuation standing in for a highlight: a query term

@@ -1,9 +1,11 @@
 package checks
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -18,7 +20,7 @@ var (
 // tells, hits whose record declares no primary-title value; elsewhere,
 // every hit, for a title holding the snippet as shown.
 var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	probe.ReadsIndex(t)
+	probe.Grant(t)
 	_, c, _ := probe.FanInTerm(t)
 	if c == nil {
 		t.Skipf("no word from the target's records finds any hit")
@@ -27,21 +29,25 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 	if t.Target.Has(CapControlledRS) {
 		fx = t.RS().Fixture()
 	}
-	for _, h := range probe.Hits(c) {
+	for _, h := range probe.Hits(t, c) {
 		titled, known := ownTitle(fx, h)
 		if known && titled {
 			continue
 		}
+		hitEv := conformance.Shown(fmt.Sprintf("hit %s's object", h.Ref), probe.CompactJSON(h.Raw))
 		t.Clause(1, func() {
-			t.Assert(strings.TrimSpace(probe.WithoutMarks(h.Title)) != "", "hit %s has no title of its own, so it needs a human-readable one: %q", h.ID, h.Title)
-			if h.Snippet == "" {
+			if !t.AssertWith(strings.TrimSpace(probe.WithoutMarks(h.Title)) != "", func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a title", In: []string{hitEv.Describe()}, Excerpt: clipText(hitEv.Strings()[0], 200)}, nil
+			}, "hit %s has no title of its own, so it needs a human-readable one: %q", h.Ref, h.Title) || h.Snippet == "" {
 				return
 			}
+			bySnippet := h.Title == h.Snippet
 			if known {
-				t.Assert(!titledBySnippet(h.Title, h.Snippet), "hit %s has no title of its own and is titled by its snippet: %q", h.ID, h.Title)
-			} else {
-				t.Assert(h.Title != h.Snippet, "hit %s is titled by its snippet as shown: %q", h.ID, h.Title)
+				bySnippet = titledBySnippet(h.Title, h.Snippet)
 			}
+			t.AssertWith(!bySnippet, func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: h.Title, In: []string{hitEv.Describe() + ": its title is its snippet " + clipText(h.Snippet, 120)}}, nil
+			}, "hit %s has no title of its own and is titled by its snippet: %q", h.Ref, h.Title)
 		})
 	}
 	if fx == nil {
@@ -60,18 +66,23 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 	q := strings.Join(probe.Words(lexicalText(s, rec))[:3], " ")
 	r := t.CallRoles("search", dialect.Args{dialect.Query: q, dialect.Connection: rec.ConnectionID, dialect.Limit: 25})
 	t.Clause(2, func() {
-		for _, h := range probe.Hits(r) {
-			if h.Record != rec.ID && !strings.HasSuffix(h.ID, ":"+rec.ID) {
+		for _, h := range probe.Hits(t, r) {
+			if h.Ref.ID != rec.ID || h.Ref.Conn != rec.ConnectionID {
 				continue
 			}
 			byAuthored, byEmitted := timeShownIn(h.Title, authored), timeShownIn(h.Title, rec.EmittedAt)
 			if !byAuthored && !byEmitted {
 				t.Skipf("the fallback title of %s shows no timestamp: nothing to prefer (%q)", rec.ID, h.Title)
 			}
-			t.Assert(byAuthored && !byEmitted, "the fallback title of %s must prefer its authored time %s over emitted_at %s: %q", rec.ID, authored, rec.EmittedAt, h.Title)
+			t.AssertWith(byAuthored && !byEmitted, func() (conformance.Witness, error) {
+				if byAuthored {
+					return conformance.Witness{}, fmt.Errorf("the title shows both times")
+				}
+				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: rec.EmittedAt, In: []string{fmt.Sprintf("the title %q of hit %s, which shows its emitted_at and not its authored time %s", h.Title, h.Ref, authored)}}, nil
+			}, "the fallback title of %s must prefer its authored time %s over emitted_at %s: %q", rec.ID, authored, rec.EmittedAt, h.Title)
 			return
 		}
-		t.Fatalf("searching %q in %s did not return record %s, whose title falls back: %s", q, rec.ConnectionID, rec.ID, r.Describe())
+		t.Inconclusive("searching %q in %s did not return record %s, whose title falls back: %s", q, rec.ConnectionID, rec.ID, r.Describe())
 	})
 }}
 
@@ -79,12 +90,12 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 // own: a value in a field that declares the primary-title role. known is
 // false when the fixture cannot tell.
 func ownTitle(fx *fakers.Fixture, h probe.Hit) (titled, known bool) {
-	if fx == nil || h.Record == "" {
+	if fx == nil || h.Ref.ID == "" {
 		return false, false
 	}
-	for _, s := range fx.StreamsNamed(h.Stream) {
+	for _, s := range fx.StreamsNamed(h.Ref.Stream) {
 		for _, rec := range s.Records {
-			if rec.ID != h.Record || rec.ConnectionID != h.Conn {
+			if rec.ID != h.Ref.ID || rec.ConnectionID != h.Ref.Conn {
 				continue
 			}
 			for _, f := range s.Fields {

@@ -1,52 +1,88 @@
 package checks
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
 
-// The scope is judged by the hits that come back, not by how the adapter
-// asks the RS; the limit by the scoped set: a connection with more matches
-// than the limit must fill it.
+// The scope is judged by the hits that come back, found by the fixture
+// records they show, not by how the adapter asks the RS; the limit by the
+// scoped set: a connection with more matches than the limit must fill it.
 var s028 = &Check{ID: "S028", Slug: "search-connection-scoped", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	probe.ReadsIndex(t)
+	probe.Grant(t)
 	term, c, ok := probe.FanInTerm(t)
 	if !ok {
 		t.Skipf("no word from the target's records finds hits in two or more connections")
 	}
 	// The connection with the most hits, so a limit below them must be filled.
+	counts := probe.ConnectionsOf(probe.Hits(t, c))
 	var conn string
-	for k, n := range probe.ConnectionsOf(probe.Hits(c)) {
-		if m := probe.ConnectionsOf(probe.Hits(c))[conn]; k != "" && (n > m || (n == m && k < conn)) {
+	for k, n := range counts {
+		if m := counts[conn]; k != "" && (n > m || (n == m && k < conn)) {
 			conn = k
 		}
 	}
-	matches := probe.ConnectionsOf(probe.Hits(c))[conn]
+	matches := counts[conn]
 	limit := min(2, matches)
 	scoped := t.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Connection: conn, dialect.Limit: limit})
 	if scoped.IsError() {
-		t.Clause(1, func() { t.Fatalf("a search scoped to granted connection %s must succeed: %s", conn, scoped.Describe()) })
+		t.Clause(1, func() {
+			t.Works(scoped, conformance.Answers(conformance.TextOf(c), probe.GrantNames(t)), "a search scoped to granted connection %s must succeed", conn)
+		})
 		t.Skipf("the scoped search failed (S028.1)")
 	}
-	hs := probe.Hits(scoped)
+	hs := probe.Hits(t, scoped)
+	var in []probe.Hit
+	for _, h := range hs {
+		if h.Ref.Conn == conn {
+			in = append(in, h)
+		}
+	}
+	unscoped := conformance.Shown(fmt.Sprintf("the hits of %q in %s, from the unscoped search", term, conn), hitIDsIn(t, c, conn))
 	t.Clause(1, func() {
-		t.Assert(len(hs) > 0, "%q has %d hit(s) in %s, so the scoped search must return some", term, matches, conn)
+		t.AssertWith(len(hs) > 0, func() (conformance.Witness, error) {
+			return conformance.AbsentAll(facts(unscoped.Strings()...), scoped)
+		},
+			"%q has %d hit(s) in %s, so the scoped search must return some", term, matches, conn)
 		for _, h := range hs {
-			if h.Conn == "" {
-				t.BlockedBy("S024", "hit %s carries no connection_id to tell its source by", h.ID)
-			}
-			t.Assert(h.Conn == conn, "with connection_id=%s every hit comes from that connection, not %s (%s)", conn, h.Conn, h.ID)
+			t.AssertWith(h.Ref.Conn == conn, func() (conformance.Witness, error) {
+				w, err := conformance.Present(h.Ref.ID, scoped)
+				w.Fact = fmt.Sprintf("hit %s (of connection %s)", h.Ref, h.Ref.Conn)
+				return w, err
+			}, "with connection_id=%s every hit comes from that connection, not %s (%s)", conn, h.Ref.Conn, h.Ref)
 		}
 	})
 	t.Clause(2, func() {
-		t.Assert(len(hs) <= limit, "limit %d applies to the scoped result set: %d hits came back", limit, len(hs))
-		in := 0
-		for _, h := range hs {
-			if h.Conn == conn {
-				in++
+		t.AssertWith(len(hs) <= limit, func() (conformance.Witness, error) {
+			w, err := conformance.Present(hs[limit].Ref.ID, scoped)
+			w.Fact = fmt.Sprintf("hit %d of %d (%s)", limit+1, len(hs), hs[limit].Ref)
+			return w, err
+		}, "limit %d applies to the scoped result set: %d hits came back", limit, len(hs))
+		t.AssertWith(len(in) >= limit, func() (conformance.Witness, error) {
+			var missing []string
+			for _, id := range strings.Fields(unscoped.Strings()[0]) {
+				if !slices.ContainsFunc(in, func(h probe.Hit) bool { return h.Ref.ID == id }) {
+					missing = append(missing, id)
+				}
 			}
-		}
-		t.Assert(in >= limit, "%s has %d hits for %q, so limit %d must be filled from that connection's hits, not applied before scoping: %d came back",
-			conn, matches, term, limit, in)
+			return conformance.AbsentAll(facts(missing...), scoped)
+		},
+			"%s has %d hits for %q, so limit %d must be filled from that connection's hits, not applied before scoping: %d came back", conn, matches, term, limit, len(in))
 	})
 }}
+
+// hitIDsIn are the record ids, one per line, of a search's hits of conn.
+func hitIDsIn(t *T, c *Call, conn string) string {
+	var out string
+	for _, h := range probe.Hits(t, c) {
+		if h.Ref.Conn == conn {
+			out += h.Ref.ID + "\n"
+		}
+	}
+	return out
+}

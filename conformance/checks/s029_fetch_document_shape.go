@@ -2,14 +2,17 @@ package checks
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	. "github.com/onsi/gomega"
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // documentKeys are the MCP/OpenAI search-fetch document. Seed 001 allows
@@ -20,53 +23,72 @@ var documentKeys = []string{"id", "metadata", "text", "title", "url"}
 // S029 owns the fetch document's shape. A cut long text is S050's (it
 // never truncates silently), and a continuation S033's.
 var s029 = &Check{ID: "S029", Slug: "fetch-document-shape", Mode: ModeBBD, Tools: []string{"fetch"}, Run: func(t *T) {
-	probe.ReadsIndex(t)
+	probe.Grant(t)
 	_, c, _ := probe.FanInTerm(t)
-	if c == nil || len(probe.Hits(c)) == 0 {
+	if c == nil || len(probe.Hits(t, c)) == 0 {
 		t.Skipf("no word from the target's records finds any hit to fetch")
 	}
-	h := probe.Hits(c)[0]
-	if h.ID == "" {
-		t.BlockedBy("S024", "the first search hit carries no id to fetch: %v", h.Raw)
+	h := probe.Hits(t, c)[0]
+	id := probe.HitHandle(t, c, h)
+	if id == "" {
+		t.BlockedBy("S024", "no string of the first search hit (%s) is a handle fetch takes for its record: %v", h.Ref, h.Raw)
 	}
-	f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: h.ID})
+	f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: id})
 	if f.IsError() {
-		t.Clause(1, func() {
-			t.Fatalf("fetch of search hit %q must return its document, not an error: %s", h.ID, f.Describe())
-		})
+		t.Clause(1, func() { t.Works(f, c, "fetch of search hit %q must return its document, not an error", id) })
 		t.Skipf("fetch of the search hit failed (S029.1)")
 	}
 	doc := f.Structured()
+	keysEv := conformance.Shown("the keys of fetch's structuredContent", strings.Join(slices.Sorted(maps.Keys(doc)), "\n"))
 	t.Clause(1, func() {
-		keys := slices.Sorted(mapKeys(doc))
-		t.Expect(keys).To(Equal(documentKeys), "structuredContent must be exactly the document {id, title, text, url, metadata}")
+		for k := range doc {
+			t.AssertWith(slices.Contains(documentKeys, k), func() (conformance.Witness, error) { return conformance.Present(k, keysEv) },
+				"structuredContent must be exactly the document {id, title, text, url, metadata}; it also holds %s", k)
+		}
+		for _, k := range documentKeys {
+			t.AssertWith(doc[k] != nil, func() (conformance.Witness, error) { return conformance.Absent(read.Text(k), keysEv) },
+				"structuredContent must be the document {id, title, text, url, metadata}; it lacks %s", k)
+		}
 		for _, k := range []string{"id", "title", "url"} {
-			t.Expect(probe.String(doc[k])).NotTo(BeEmpty(), "the document needs a non-empty %s", k)
+			if doc[k] != nil {
+				t.AssertWith(probe.String(doc[k]) != "", func() (conformance.Witness, error) {
+					return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a non-empty " + k, In: []string{f.Describe()}}, nil
+				}, "the document needs a non-empty %s", k)
+			}
 		}
 		_, isText := doc["text"].(string)
-		t.Assert(isText, "the document's text is a string: %v", doc["text"])
+		t.AssertWith(isText || doc["text"] == nil, func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: probe.CompactJSON(doc["text"]), In: []string{"the document's text, which is not a string"}}, nil
+		}, "the document's text is a string: %v", doc["text"])
 		_, isObject := doc["metadata"].(map[string]any)
-		t.Assert(isObject, "the document's metadata is an object: %v", doc["metadata"])
+		t.AssertWith(isObject || doc["metadata"] == nil, func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: probe.CompactJSON(doc["metadata"]), In: []string{"the document's metadata, which is not an object"}}, nil
+		}, "the document's metadata is an object: %v", doc["metadata"])
 		for _, p := range f.Result.Content {
-			_, link := p.(*mcp.ResourceLink)
-			t.Assert(!link, "fetch returns the document inline, not a resource_link")
+			if link, ok := p.(*mcp.ResourceLink); ok {
+				t.FailWith(conformance.Witness{Kind: conformance.WitnessPresent, Fact: link.URI, In: []string{"a resource_link part of " + f.Describe()}}, nil, "fetch returns the document inline, not a resource_link")
+			}
 		}
 	})
 	t.Clause(2, func() {
 		mirrors := documentMirrors(f)
-		if !t.Assert(len(mirrors) > 0, "content[] must mirror the document as JSON text: %s", clipText(f.Text(), 300)) {
+		if !t.AssertWith(len(mirrors) > 0, func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a text part holding the document as JSON", In: []string{f.Describe()}}, nil
+		}, "content[] must mirror the document as JSON text: %s", clipText(f.Text(), 300)) {
 			return
 		}
 		// One property, one clause: keys structuredContent holds beyond the
 		// document are S029.1's; the mirror is judged against the document.
 		want := documentOf(doc)
-		t.Assert(slices.ContainsFunc(mirrors, func(m map[string]any) bool { return reflect.DeepEqual(m, want) }),
-			"the JSON text in content[] must be the same document {id, title, text, url, metadata} as structuredContent holds:\n%s", clipText(f.Text(), 300))
+		t.AssertWith(slices.ContainsFunc(mirrors, func(m map[string]any) bool { return reflect.DeepEqual(m, want) }), func() (conformance.Witness, error) {
+			return mirrorDifference(want, mirrors[0])
+		}, "the JSON text in content[] must be the same document {id, title, text, url, metadata} as structuredContent holds:\n%s", clipText(f.Text(), 300))
 	})
 	t.Clause(3, func() {
 		for _, k := range []string{"data", "provider_url", "request_id"} {
 			_, has := doc[k]
-			t.Assert(!has, "structuredContent carries %s: %s", k, clipText(probe.CompactJSON(doc[k]), 200))
+			t.AssertWith(!has, func() (conformance.Witness, error) { return conformance.Present(k, keysEv) },
+				"structuredContent carries %s: %s", k, clipText(probe.CompactJSON(doc[k]), 200))
 		}
 	})
 	t.Clause(4, func() {
@@ -74,12 +96,26 @@ var s029 = &Check{ID: "S029", Slug: "fetch-document-shape", Mode: ModeBBD, Tools
 		if !ok {
 			t.BlockedBy("S029", "the document has no metadata object (S029.1)")
 		}
-		if h.Conn == "" || h.Stream == "" {
-			t.BlockedBy("S024", "search hit %s does not say which connection and stream it comes from", h.ID)
-		}
-		expectSourceIdentity(t, meta, doc, h.Conn, h.Key, h.Stream, h.Record)
+		expectSourceIdentity(t, meta, doc, h.Ref)
 	})
 }}
+
+// mirrorDifference witnesses a content[] mirror that is not the document:
+// the first of its keys whose value differs, or is missing, by value.
+func mirrorDifference(want, got map[string]any) (conformance.Witness, error) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if !reflect.DeepEqual(want[k], got[k]) {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: k + ": " + clipText(probe.CompactJSON(got[k]), 120),
+				In: []string{"the JSON text of fetch's content[], where structuredContent's " + k + " is " + clipText(probe.CompactJSON(want[k]), 120)}}, nil
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: k, In: []string{"the JSON text of fetch's content[], beyond the document"}}, nil
+		}
+	}
+	return conformance.Witness{}, fmt.Errorf("the mirror and the document agree")
+}
 
 // documentOf is the search-fetch document in structuredContent: its
 // document keys, without any others it carries.
@@ -112,28 +148,14 @@ func documentMirrors(f *Call) []map[string]any {
 
 // expectSourceIdentity requires a document's metadata to hold, by value
 // under any key, the source identity a citation or retry needs: the
-// connection, the connector key (when known), the stream and the record id
-// (in metadata or in the document's id).
-func expectSourceIdentity(t *T, meta, doc map[string]any, conn, key, stream, record string) {
-	vals := probe.StringValues(meta)
-	has := func(v string) bool { return slices.Contains(vals, v) }
-	t.Assert(has(conn), "metadata must carry the source connection %s for citation and retry: %s", conn, clipText(probe.CompactJSON(meta), 300))
-	t.Assert(has(stream), "metadata must carry the stream %s: %s", stream, clipText(probe.CompactJSON(meta), 300))
-	if key != "" {
-		t.Assert(has(key), "metadata must carry the connector key %s: %s", key, clipText(probe.CompactJSON(meta), 300))
+// fixture's connection, connector key, stream and record id of the record
+// (the record id in metadata or in the document's id).
+func expectSourceIdentity(t *T, meta, doc map[string]any, ref probe.RecordRef) {
+	ev := conformance.Shown("the document's metadata", probe.CompactJSON(meta))
+	t.Shows(ev, read.Text(ref.Conn), "metadata must carry the source connection %s for citation and retry", ref.Conn)
+	t.Shows(ev, read.Text(ref.Stream), "metadata must carry the stream %s", ref.Stream)
+	if r, ok := probe.FindRecord(t, ref); ok {
+		t.Shows(ev, read.Text(r.Stream.Connector), "metadata must carry the connector key %s", r.Stream.Connector)
 	}
-	if record != "" {
-		t.Assert(has(record) || probe.ContainsToken(probe.String(doc["id"]), record) || slices.ContainsFunc(vals, func(v string) bool { return probe.ContainsToken(v, record) }),
-			"metadata or the document id must carry the record id %s: %s", record, clipText(probe.CompactJSON(meta), 300))
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
+	t.Shows(conformance.Answers(ev, conformance.Shown("the document's id", probe.String(doc["id"]))), read.Text(ref.ID), "metadata or the document id must carry the record id %s", ref.ID)
 }

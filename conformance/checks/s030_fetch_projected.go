@@ -1,13 +1,13 @@
 package checks
 
 import (
-	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // Seed 001 asks for the projected record: an adapter may project itself
@@ -18,11 +18,11 @@ import (
 // narrow is mcpcheck's own defence in depth: recommended. The document is
 // judged by the fields' values, however the adapter asks the RS.
 var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Tools: []string{"fetch"}, Run: func(t *T) {
-	if !fetchProjected(t, t, t.Assert, "") {
-		t.Skipf("no stream in the target's grant has a record with two or more string fields to project")
+	if !fetchProjected(t, t, true) {
+		t.Skipf("no record of the grant has two or more string fields to project and a handle fetch takes")
 	}
 	if t.Target.Has(CapFixture) {
-		fetchProjected(t, probe.OnRSIgnoringProjection(t), t.Advise, ignoringRSRule)
+		fetchProjected(t, probe.OnRSIgnoringProjection(t), false)
 	}
 }}
 
@@ -30,39 +30,30 @@ var s030 = &Check{ID: "S030", Slug: "fetch-projected", Mode: ModeBBD, Tools: []s
 // is mcpcheck's, not the seed's.
 const ignoringRSRule = "against an RS that ignores fields (mcpcheck's own defence-in-depth rule, recommended): "
 
-// fetchProjected judges fetch(fields) on one view of the target, with
-// assert at the level the view is judged at (note prefixes its messages);
-// false when no record had two string fields to project. Only the
-// target's own RS judges the document's source identity and the requested
-// field's value (S030.1, S030.3).
-func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note string) bool {
-	index := probe.ReadsIndex(on)
-	keyOf := map[string]string{}
-	var labels []string // source identity, which metadata keeps whatever the projection
-	for _, r := range index {
-		labels = append(labels, r.DisplayName, r.ConnectorKey)
-		for _, c := range r.Connections {
-			keyOf[c+"\x00"+r.Name] = r.ConnectorKey
-			labels = append(labels, r.ConnNames[c], c)
-		}
+// fetchProjected judges fetch(fields) on one view of the target: the
+// target's own RS (required), or one that ignores fields (recommended);
+// false when no record of the grant had two string fields to project and
+// a handle the answer showed. Records and their values are the fixture's.
+func fetchProjected(t, on *T, required bool) bool {
+	if probe.FixtureRecords(on) == nil {
+		t.Skipf("judging a projection by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
 	}
-	inLabel := func(v string) bool {
-		return slices.ContainsFunc(labels, func(l string) bool { return l != "" && strings.Contains(l, v) })
-	}
-	for i, s := range probe.Sources(index) {
-		if i == probe.MaxStreamProbes {
-			break
-		}
-		c := on.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 1}))
-		recs := probe.Records(c)
-		if c.IsError() || len(recs) == 0 || s.Conn == "" {
+	labels := probe.FixtureStrings(on)
+	tried := 0
+	for _, s := range probe.Sources(probe.Grant(on)) {
+		if s.Conn == "" || tried == probe.MaxStreamProbes {
 			continue
 		}
-		data, _ := recs[0]["data"].(map[string]any)
-		recID := probe.String(recs[0]["id"])
-		keys := make([]string, 0, len(data))
-		for k, v := range data {
-			if sv, ok := v.(string); ok && len(sv) >= 8 && k != "id" && sv != recID {
+		tried++
+		page := on.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 1}))
+		refs := probe.RecordsShown(on, page, s.Stream)
+		if page.IsError() || len(refs) == 0 {
+			continue
+		}
+		rec, _ := probe.FindRecord(on, refs[0])
+		var keys []string
+		for k, v := range rec.Data {
+			if sv, ok := v.(string); ok && len(sv) >= 8 && k != "id" && sv != rec.Ref.ID && !probe.LooksBinary(sv) {
 				keys = append(keys, k)
 			}
 		}
@@ -70,40 +61,42 @@ func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note strin
 			continue
 		}
 		sort.Strings(keys)
-		id := probe.FetchIDFor(on, s, recs[0], c)
+		id := probe.Handles(on, page, refs[:1])[refs[0]]
 		if id == "" {
-			t.BlockedBy("S034", "neither search nor the query_records text gives an id that fetch takes for record %s of %s", recID, s.Stream)
+			t.BlockedBy("S034", "the query_records answer shows no handle fetch takes for record %s", refs[0])
 		}
 		// The first and the last field: one of them is usually not the
 		// stream's primary text, so the projection itself is the answer.
 		for _, keep := range []string{keys[0], keys[len(keys)-1]} {
 			f := on.CallRoles("fetch", dialect.Args{dialect.RecordID: id, dialect.Fields: []string{keep}})
 			doc := probe.ReadDocument(t, f)
-			all := f.Text() + "\n" + string(f.Raw)
-			docJSON, _ := json.Marshal(doc)
-			if note == "" {
+			if required {
 				t.Clause(1, func() {
-					t.Assert(probe.ShownIn(string(docJSON), valueHead(probe.String(data[keep]))), "fetch(fields: [%s]) must render the document from the projected record, showing the requested field's value %q:\n%s",
-						keep, clipText(probe.String(data[keep]), 60), clipText(f.Text(), 400))
+					t.Shows(f, read.Text(valueHead(probe.String(rec.Data[keep]))), "fetch(fields: [%s]) must render the document from the projected record, showing the requested field's value", keep)
 				})
 			}
 			t.Clause(2, func() {
 				for _, k := range keys {
-					// A value the requested field holds too proves nothing.
-					// A value the source's own label holds (a login inside
-					// "octo-dev GitHub") proves nothing either.
-					if v := probe.String(data[k]); k != keep && !strings.Contains(probe.String(data[keep]), valueHead(v)) && !inLabel(valueHead(v)) {
-						assert(!probe.ShownIn(all, valueHead(v)), "%sfetch(fields: [%s]) shows the unrequested field %s (%q)", note, keep, k, clipText(v, 60))
+					// A value the requested field holds too proves nothing;
+					// nor does one a source's own label or name holds.
+					v := valueHead(probe.String(rec.Data[k]))
+					if k == keep || strings.Contains(probe.String(rec.Data[keep]), v) || slices.ContainsFunc(labels, func(l string) bool { return l != probe.String(rec.Data[k]) && strings.Contains(l, v) }) {
+						continue
+					}
+					if required {
+						t.ShowsNone(f, v, "fetch(fields: [%s]) shows the unrequested field %s", keep, k)
+					} else {
+						t.Advise(!read.Find(f.Strings(), read.Text(v)).Seen(), "%sfetch(fields: [%s]) shows the unrequested field %s (%q)", ignoringRSRule, keep, k, clipText(v, 60))
 					}
 				}
 			})
-			if note == "" {
+			if required {
 				t.Clause(3, func() {
 					meta, ok := doc["metadata"].(map[string]any)
 					if !ok {
 						t.BlockedBy("S029", "the document has no metadata object")
 					}
-					expectSourceIdentity(t, meta, doc, s.Conn, keyOf[s.Conn+"\x00"+s.Stream], s.Stream, recID)
+					expectSourceIdentity(t, meta, doc, rec.Ref)
 				})
 			}
 		}
@@ -113,8 +106,15 @@ func fetchProjected(t, on *T, assert func(bool, string, ...any) bool, note strin
 }
 
 // valueHead is the start of a field's value that identifies it in a
-// result: its first 40 characters.
+// result: its first words, up to about 40 characters, cut at a word's end.
 func valueHead(v string) string {
 	r := []rune(v)
-	return string(r[:min(len(r), 40)])
+	if len(r) <= 48 {
+		return v
+	}
+	head := string(r[:40])
+	if i := strings.LastIndexByte(head, ' '); i > 16 {
+		head = head[:i]
+	}
+	return strings.TrimRight(head, " ,.;:")
 }

@@ -1,63 +1,71 @@
 package checks
 
 import (
+	"maps"
 	"slices"
-	"sort"
+	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // Seed 001 asks for narrowed records: an adapter may narrow them itself or
 // forward fields to an RS that honours them, so the clauses are judged
-// against the target's own RS (the fixture's honours fields): each
-// record's payload (its data, or the record itself when it has none) and
-// the keys beside it. Against an RS that returns every field whatever the
+// against the target's own RS (the fixture's honours fields), by value: a
+// returned record's unrequested fields are its fixture values, found in
+// the answer or not (a payload is the record's data, not the envelope
+// keys beside it). Against an RS that returns every field whatever the
 // projection, narrowing them anyway is mcpcheck's own defence in depth:
 // recommended.
 var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, Tools: []string{"query_records"}, Run: func(t *T) {
-	index := probe.ReadsIndex(t)
-	var (
-		src    probe.Source
-		fields []string
-		keys   []string // the stream's declared primary key
-	)
-	for i, s := range probe.Sources(index) {
+	if probe.FixtureRecords(t) == nil {
+		t.Skipf("judging a projection by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
+	}
+	var p projection
+	for i, s := range probe.Sources(probe.Grant(t)) {
 		if i == probe.MaxStreamProbes {
 			break
 		}
-		sc := t.CallRoles("schema", s.Roles(nil))
-		rows := probe.RowsNamed(probe.SchemaRows(sc.Data()), s.Stream)
 		var names []string
-		for _, r := range rows {
+		for _, r := range probe.RowsNamed(probe.Grant(t), s.Stream) {
 			for _, f := range probe.FieldNames(r) {
-				if f != "id" {
+				if f != "id" && !slices.Contains(names, f) {
 					names = append(names, f)
 				}
 			}
 		}
-		// A stream with no records cannot show a projection: the next one.
-		if len(names) >= 3 && len(probe.Records(t.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 1})))) > 0 {
-			src, fields = s, names[:2]
-			for _, r := range rows {
-				for _, k := range probe.StringList(r.Raw["primary_key"]) {
-					if !slices.Contains(keys, k) {
-						keys = append(keys, k)
-					}
-				}
-			}
+		if len(names) >= 3 && probeRecords(t, s) {
+			p = projection{src: s, fields: names[:2], keys: streamKeys(t, s.Stream)}
 			break
 		}
 	}
-	if src.Stream == "" {
-		t.Skipf("no stream in the target's grant shows three or more fields to project and holds a record")
+	if p.src.Stream == "" {
+		t.Skipf("no stream in the target's grant declares three or more fields to project and holds a record")
 	}
-	p := projection{src: src, fields: fields, keys: keys}
-	p.judge(t, t, t.Assert, "")
+	p.judge(t, t, true)
 	if t.Target.Has(CapFixture) {
-		p.judge(t, probe.OnRSIgnoringProjection(t), t.Advise, ignoringRSRule)
+		p.judge(t, probe.OnRSIgnoringProjection(t), false)
 	}
 }}
+
+// probeRecords reports whether a source holds a record in the fixture.
+func probeRecords(t *T, s probe.Source) bool {
+	return slices.ContainsFunc(probe.FixtureRecords(t), func(r probe.FixtureRecord) bool {
+		return r.Ref.Stream == s.Stream && (s.Conn == "" || r.Ref.Conn == s.Conn)
+	})
+}
+
+// streamKeys are a stream's declared primary key fields in the fixture.
+func streamKeys(t *T, stream string) []string {
+	for _, s := range t.RS().Fixture().StreamsNamed(stream) {
+		if s.PrimaryKey != "" {
+			return []string{s.PrimaryKey}
+		}
+	}
+	return nil
+}
 
 // A projection is the read S031 judges: fields of one source, whose
 // declared primary key may stay beside them.
@@ -66,65 +74,76 @@ type projection struct {
 	fields, keys []string
 }
 
-// judge judges the projected read on one view of the target, with assert
-// at the level the view is judged at (note prefixes its messages).
-func (p projection) judge(t, on *T, assert func(bool, string, ...any) bool, note string) {
+// judge judges the projected read on one view of the target: its own RS
+// (required), or one that ignores fields (recommended).
+func (p projection) judge(t, on *T, required bool) {
 	src, fields, keys := p.src, p.fields, p.keys
 	c := on.CallRoles("query_records", src.Roles(dialect.Args{dialect.Fields: fields, dialect.Limit: 5}))
+	note := ""
+	if !required {
+		note = ignoringRSRule
+	}
 	if c.IsError() {
-		t.Clause(1, func() { assert(false, "%sa projected read must succeed: %s", note, c.Describe()) })
+		t.Clause(1, func() {
+			if required {
+				t.Works(c, probe.GrantNames(t), "a projected read must succeed")
+			} else {
+				t.Advise(false, "%sa projected read must succeed: %s", note, c.Describe())
+			}
+		})
 		return
 	}
-	recs := probe.Records(c)
-	docs := queryRecordsDocs(on.Target)
-	identity := func(k string) bool { return slices.Contains(keys, k) }
-	declared := func(k string) bool { return identity(k) || probe.ContainsToken(docs, k) }
-	wanted := func(k string) bool { return slices.Contains(fields, k) }
+	refs := probe.RecordsShown(on, c, src.Stream)
+	docs := conformance.Answers(conformance.Shown("the query_records documentation", queryRecordsDocs(on.Target)), conformance.Shown("the instructions", on.Target.Init.Instructions))
+	// extra are the unrequested, undeclared fields whose values a
+	// returned record shows.
+	extra := map[string]string{}
+	for _, ref := range refs {
+		rec, _ := probe.FindRecord(on, ref)
+		for k, v := range rec.Data {
+			sv, ok := v.(string)
+			if !ok || len(sv) < 8 || slices.Contains(fields, k) || slices.Contains(keys, k) || sv == ref.ID || probe.LooksBinary(sv) {
+				continue
+			}
+			head := valueHead(sv)
+			if slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(probe.String(rec.Data[f]), head) }) {
+				continue // a requested field holds it too
+			}
+			if read.Find(c.Strings(), read.Text(head)).Seen() && extra[k] == "" {
+				extra[k] = head
+			}
+		}
+	}
 	t.Clause(1, func() {
-		if !assert(len(recs) > 0, "%sthe projected read of %s must return its records, narrowed: %s", note, src.Stream, c.Describe()) {
+		if len(refs) == 0 {
+			if required {
+				t.Inconclusive("the projected read of %s shows no record of the grant by value: %s", src.Stream, c.Describe())
+			}
 			return
 		}
-		var extra []string
-		for _, r := range recs {
-			for k := range payloadOf(r) {
-				if !wanted(k) && !identity(k) && !slices.Contains(extra, k) {
-					extra = append(extra, k)
-				}
+		for _, k := range slices.Sorted(maps.Keys(extra)) {
+			if required {
+				t.ShowsNone(c, extra[k], "records projected to %v hold payload field %s, neither requested nor the stream's identity field (primary key %v)", fields, k, keys)
+			} else {
+				t.Advise(false, "%srecords projected to %v hold payload field %s (%q)", note, fields, k, clipText(extra[k], 60))
 			}
 		}
-		sort.Strings(extra)
-		assert(len(extra) == 0, "%srecords projected to %v hold payload fields %v, neither requested nor the stream's identity fields (primary key %v)",
-			note, fields, extra, keys)
+		if len(extra) == 0 {
+			t.Held()
+		}
 	})
 	t.Clause(2, func() {
-		var undeclared []string
-		for _, r := range recs {
-			for k := range r {
-				if k == "data" || wanted(k) || declared(k) || slices.Contains(undeclared, k) {
-					continue
-				}
-				undeclared = append(undeclared, k)
-			}
-			if _, nested := r["data"].(map[string]any); nested {
-				for k := range payloadOf(r) {
-					if !wanted(k) && !declared(k) && !slices.Contains(undeclared, "data."+k) {
-						undeclared = append(undeclared, "data."+k)
-					}
-				}
+		for _, k := range slices.Sorted(maps.Keys(extra)) {
+			if required {
+				t.Shows(docs, read.Text(k), "records projected to %v keep field %s beside the requested fields; it must be declared as an identity or operational field in the schema or the documentation", fields, k)
+			} else {
+				t.Advise(read.Find(docs.Strings(), read.Text(k)).Exact, "%srecords projected to %v keep field %s, declared nowhere", note, fields, k)
 			}
 		}
-		sort.Strings(undeclared)
-		assert(len(undeclared) == 0, "%srecords projected to %v keep %v beside the requested fields, declared as identity or operational keys neither in the schema nor in the query_records description",
-			note, fields, undeclared)
+		if len(extra) == 0 {
+			t.Held()
+		}
 	})
-}
-
-// payloadOf is a record's payload: its data object, or the record itself.
-func payloadOf(r map[string]any) map[string]any {
-	if d, ok := r["data"].(map[string]any); ok {
-		return d
-	}
-	return r
 }
 
 // queryRecordsDocs is everything query_records says about itself.

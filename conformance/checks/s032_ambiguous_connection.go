@@ -2,13 +2,19 @@ package checks
 
 import (
 	"fmt"
+	"maps"
+	"net/url"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // ambiguityListMax is mcpcheck's own cap on available_connections (the
@@ -17,14 +23,16 @@ const ambiguityListMax = 12
 
 var schemaHintRe = regexp.MustCompile(`\bschema\b`)
 
-// The ambiguity error is judged where the adapter gives one for a read of
-// a stream several connections serve, without connection_id. An adapter
-// that forwards such a read over one grant, and answers with the RS's
-// fanned-in records, each naming its connection, asks nothing: seed 001's
-// error is for source-required reads over a multi-source package, so the
+// The ambiguity error is judged wherever the adapter gives one for a read
+// without connection_id of a stream several connections serve: a plain
+// read, a changes feed, a distinct count, a fetch or field read of a record
+// several connections hold. Which reads need a source is the adapter's
+// choice; a refusal that says the source is ambiguous is the seed's error
+// and is judged in full, every one of them. An adapter that refuses none,
+// and fans in with each record naming its connection, asks nothing: the
 // scenario does not apply to it.
 var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools: []string{"query_records"}, Run: func(t *T) {
-	index := probe.ReadsIndex(t)
+	index := probe.Grant(t)
 	name, ok := probe.SharedStream(index)
 	if !ok {
 		t.Skipf("%s", probe.NoSharedStream)
@@ -36,25 +44,28 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 		}
 	}
 	on := t.Private()
-	c := on.CallRoles("query_records", dialect.Args{dialect.Stream: name, dialect.Limit: 1})
-	if !c.IsError() {
-		judgeFanIn(t, c, name)
+	refusals, plain := ambiguityRefusals(t, on, name)
+	if len(refusals) == 0 {
+		judgeFanIn(t, on, plain, name)
 		return
 	}
-	avail := expectAmbiguity(t, c, name, len(total))
-	if on != t {
-		t.Clause(2, func() { expectNoChildProbes(t, on) })
-	} else {
-		t.Clause(2, func() {
-			t.Skipf("whether a child source was probed shows only in the RS request log: %s", CapFixture.SkipReason())
-		})
-	}
-	if len(avail) > 0 {
-		t.Clause(3, func() {
-			conn := probe.String(avail[0]["connection_id"])
-			retry := on.CallRoles("query_records", dialect.Args{dialect.Stream: name, dialect.Limit: 1, dialect.Connection: conn})
-			t.Assert(!retry.IsError(), "retrying with the listed connection_id %q must work at once: %s", conn, retry.Describe())
-		})
+	for _, r := range refusals {
+		avail := expectAmbiguity(t, r.call, name, r.total)
+		if on != t {
+			t.Clause(2, func() { expectNoChildProbes(t, r) })
+		} else {
+			t.Clause(2, func() {
+				t.Skipf("whether a child source was probed shows only in the RS request log: %s", CapFixture.SkipReason())
+			})
+		}
+		if len(avail) > 0 && r.call.Tool == "query_records" {
+			t.Clause(3, func() {
+				conn := probe.String(avail[0]["connection_id"])
+				args := dialect.Args{dialect.Stream: name, dialect.Limit: 1, dialect.Connection: conn}
+				retry := on.CallRoles("query_records", args)
+				t.Works(retry, conformance.Answers(r.call, probe.GrantNames(t)), "retrying with the listed connection_id %q must work at once", conn)
+			})
+		}
 	}
 	if !t.Target.Has(CapFixture) {
 		t.Clause(4, func() { t.Skipf("a large package needs the wide-25 fixture: %s", CapFixture.SkipReason()) })
@@ -64,31 +75,191 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 	if err != nil {
 		t.Fatalf("load the wide-25 fixture: %v", err)
 	}
+	plantSharedRecord(fx, "messages")
 	wide := t.On(t.Fork(fx))
-	c = wide.CallRoles("query_records", dialect.Args{dialect.Stream: "messages", dialect.Limit: 1})
-	if !c.IsError() {
-		t.Clause(4, func() { t.Skipf("the adapter answers the wide-25 read by fanning in: no large-package error to judge") })
+	wideRefusals, _ := ambiguityRefusals(t, wide, "messages")
+	if len(wideRefusals) == 0 {
+		t.Clause(4, func() {
+			t.Skipf("the adapter refuses no read of the wide-25 grant for want of a connection: no large-package error to judge")
+		})
 		return
 	}
-	expectAmbiguity(t, c, "messages", len(fx.Connectors[0].Connections))
-	t.Clause(2, func() { expectNoChildProbes(t, wide) })
+	for _, r := range wideRefusals {
+		expectAmbiguity(t, r.call, "messages", r.total)
+		t.Clause(2, func() { expectNoChildProbes(t, r) })
+	}
 }}
 
-// judgeFanIn handles a multi-source read that succeeded: a fanned-in
-// answer whose records name their connections leaves the scenario without
-// its subject; an answer that hides where records come from breaks S032.1.
-func judgeFanIn(t *T, c *Call, stream string) {
-	recs := probe.Records(c)
-	named := len(recs) > 0
-	for _, r := range recs {
-		named = named && probe.String(r["connection_id"]) != ""
+// A refusal is a read the target refused for an ambiguous source, with
+// the RS requests it made meanwhile and the number of connections the
+// read could mean.
+type refusal struct {
+	call  *Call
+	reqs  []fakers.Request
+	total int
+}
+
+// ambiguousRe is an error's word for an ambiguous source: an error that
+// calls the source ambiguous is the seed's error, whatever else it says.
+// Another refusal that names connection_id (an RS's "not supported
+// across connections", relayed) is the adapter's choice of which reads
+// need a source, advised on but not judged as the seed's error.
+var ambiguousRe = regexp.MustCompile(`(?i)ambiguous`)
+
+// ambiguityRefusals makes the reads of stream that need one source,
+// without connection_id, and returns those the target refused for an
+// ambiguous source (an error naming connection_id and the ambiguity), with
+// the plain read's answer.
+func ambiguityRefusals(t, on *T, stream string) ([]refusal, *Call) {
+	shared := sharedRecordID(on, stream)
+	type try struct {
+		tool  string
+		args  dialect.Args
+		total int
 	}
-	if named {
+	var tries []try
+	conns := len(streamConnections(on, stream))
+	add := func(tool string, args dialect.Args) { tries = append(tries, try{tool, args, conns}) }
+	add("query_records", dialect.Args{dialect.Stream: stream, dialect.Limit: 1})
+	if on.HasRole("query_records", dialect.ChangesSince) {
+		add("query_records", dialect.Args{dialect.Stream: stream, dialect.Limit: 1, dialect.ChangesSince: "beginning"})
+	}
+	if f := distinctField(on, stream); f != "" && probe.Serves(on.Target, "aggregate") {
+		add("aggregate", dialect.Args{dialect.Stream: stream, dialect.Metric: "count_distinct", dialect.Field: f})
+	}
+	if shared != "" {
+		for _, id := range []string{stream + ":" + shared, shared} {
+			tries = append(tries, try{"fetch", dialect.Args{dialect.RecordID: id}, len(recordConnections(on, stream, shared))})
+		}
+	}
+	var out []refusal
+	var plain *Call
+	for i, try := range tries {
+		if !probe.Serves(on.Target, try.tool) || !allDeclared(on, try.tool, try.args) {
+			continue
+		}
+		before := 0
+		if on.Target.Has(CapControlledRS) {
+			before = len(on.RS().Requests())
+		}
+		c := on.CallRoles(try.tool, try.args)
+		if i == 0 {
+			plain = c
+		}
+		if !c.IsError() || !read.ContainsToken(c.Text()+probe.CompactJSON(c.Structured()), "connection_id") || !ambiguousRe.MatchString(c.Text()+" "+c.ErrorCode()) {
+			continue
+		}
+		r := refusal{call: c, total: try.total}
+		if on.Target.Has(CapControlledRS) {
+			r.reqs = on.RS().Requests()[before:]
+		}
+		out = append(out, r)
+	}
+	return out, plain
+}
+
+// allDeclared reports whether the target declares an argument for every
+// role of args on tool: a read it cannot be asked is not made.
+func allDeclared(t *T, tool string, args dialect.Args) bool {
+	for r := range args {
+		if !t.HasRole(tool, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// plantSharedRecord gives every connection of stream a copy of its first
+// record under one id, so a read of that record is ambiguous across the
+// whole package.
+func plantSharedRecord(fx *fakers.Fixture, stream string) {
+	for _, s := range fx.Streams {
+		if s.Name != stream || len(s.Records) == 0 {
+			continue
+		}
+		for _, conn := range s.Connections {
+			r := s.Records[0]
+			data := maps.Clone(r.Data)
+			data["id"] = "mcpcheck-shared"
+			s.Records = append(s.Records, fakers.Record{ID: "mcpcheck-shared", ConnectionID: conn, EmittedAt: r.EmittedAt, Data: data})
+		}
+	}
+}
+
+// streamConnections are the connections the grant serves stream on.
+func streamConnections(t *T, stream string) []string {
+	var out []string
+	for _, r := range probe.RowsNamed(probe.Grant(t), stream) {
+		for _, c := range r.Connections {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// recordConnections are the connections holding record id of stream in
+// the fixture.
+func recordConnections(t *T, stream, id string) []string {
+	var out []string
+	for _, r := range probe.FixtureRecords(t) {
+		if r.Ref.Stream == stream && r.Ref.ID == id && !slices.Contains(out, r.Ref.Conn) {
+			out = append(out, r.Ref.Conn)
+		}
+	}
+	return out
+}
+
+// sharedRecordID is the id of a record of stream that several connections
+// hold (the fixture's), or "".
+func sharedRecordID(t *T, stream string) string {
+	conns := map[string]map[string]bool{}
+	for _, r := range probe.FixtureRecords(t) {
+		if r.Ref.Stream == stream {
+			if conns[r.Ref.ID] == nil {
+				conns[r.Ref.ID] = map[string]bool{}
+			}
+			conns[r.Ref.ID][r.Ref.Conn] = true
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(conns)) {
+		if len(conns[id]) > 1 {
+			return id
+		}
+	}
+	return ""
+}
+
+// distinctField is a field of stream the grant lets count_distinct, or "".
+func distinctField(t *T, stream string) string {
+	for _, r := range probe.RowsNamed(probe.Grant(t), stream) {
+		for f, v := range r.FieldCaps {
+			if slices.Contains(probe.CapOf(v).Aggs, "count_distinct") {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// judgeFanIn handles a multi-source read that succeeded: a fanned-in
+// answer that shows each record's connection leaves the scenario without
+// its subject; one that hides where a record comes from breaks S032.1.
+func judgeFanIn(t, on *T, c *Call, stream string) {
+	if c == nil || c.IsError() {
+		t.NotApplicable("no read of stream %q without connection_id was refused for an ambiguous source", stream)
+	}
+	refs := probe.RecordsShown(on, c, stream)
+	hidden := slices.DeleteFunc(slices.Clone(refs), func(r probe.RecordRef) bool {
+		return read.ContainsToken(probe.BlocksWith(c.Text(), r.ID)+probe.CompactJSON(c.Structured()), r.Conn)
+	})
+	if len(hidden) == 0 {
 		t.NotApplicable("the adapter answers a read of stream %q without connection_id by fanning in, each record naming its connection: no ambiguity error to judge", stream)
 	}
 	t.Clause(1, func() {
-		t.Fatalf("query_records on stream %q, which several connections serve, without connection_id must either ask which (a typed ambiguous_connection error) or fan in with each record's connection_id: %s",
-			stream, c.Describe())
+		w, err := conformance.Absent(read.Text(hidden[0].Conn), conformance.Shown("the text blocks and structuredContent showing "+hidden[0].ID, probe.BlocksWith(c.Text(), hidden[0].ID)+"\n"+probe.CompactJSON(c.Structured())))
+		t.FailWith(w, err, "query_records on stream %q, which several connections serve, without connection_id must either ask which (a typed ambiguous_connection error) or fan in with each record's connection_id: %s", stream, c.Describe())
 	})
 }
 
@@ -98,15 +269,10 @@ func judgeFanIn(t *T, c *Call, stream string) {
 func expectAmbiguity(t *T, c *Call, stream string, total int) []map[string]any {
 	e := c.ErrorObject()
 	t.Clause(1, func() {
-		if !t.Assert(e != nil, "query_records on stream %q, served by %d connections, without connection_id must fail with a typed error object: %s", stream, total, c.Describe()) {
-			return
-		}
-		t.Assert(e["code"] == "ambiguous_connection", "the error's code must be ambiguous_connection, not %v: %s", e["code"], c.Describe())
-		t.Assert(retryWith(e["retry_with"]) == "connection_id", "retry_with must be connection_id, not %v", e["retry_with"])
+		t.Shows(c, read.Text("ambiguous_connection"), "%s without connection_id on stream %q, served by %d connections, must fail with a typed ambiguous_connection error", c.Tool, stream, total)
+		t.AssertWith(retryWith(e["retry_with"]) == "connection_id" || retriesWithConnection(c), func() (conformance.Witness, error) { return conformance.Absent(read.Text("retry_with"), c) },
+			"the ambiguity error must say retry_with: \"connection_id\": %s", c.Describe())
 	})
-	if e == nil {
-		return nil
-	}
 	raw, _ := e["available_connections"].([]any)
 	var avail []map[string]any
 	for _, a := range raw {
@@ -115,12 +281,14 @@ func expectAmbiguity(t *T, c *Call, stream string, total int) []map[string]any {
 		}
 	}
 	t.Clause(3, func() {
-		if !t.Assert(len(avail) > 0, "available_connections must list the connections to retry with: %s", c.Describe()) {
+		if !t.Shows(c, read.Text("available_connections"), "the ambiguity error must list the connections to retry with as available_connections") {
 			return
 		}
 		for _, am := range avail {
 			for _, k := range []string{"grant_id", "connector_key", "connection_id"} {
-				t.Assert(probe.String(am[k]) != "", "each available connection carries %s: %v", k, am)
+				t.AssertWith(probe.String(am[k]) != "", func() (conformance.Witness, error) {
+					return conformance.Absent(read.Text(k), conformance.Shown("an entry of available_connections", probe.CompactJSON(am)))
+				}, "each available connection carries %s: %v", k, am)
 			}
 		}
 	})
@@ -132,10 +300,17 @@ func expectAmbiguity(t *T, c *Call, stream string, total int) []map[string]any {
 		if len(avail) >= total {
 			return
 		}
-		t.Assert(numberIn(e, total), "a list of %d of %d connections must carry the total %d: %s", len(avail), total, total, clipText(probe.CompactJSON(e), 400))
-		t.Assert(truncationSaid(e, total-len(avail)), "a list of %d of %d connections must say it is truncated (a flag, or the %d left out): %s",
+		obj := conformance.Shown("the error object", probe.CompactJSON(e))
+		t.AssertWith(numberIn(e, total), func() (conformance.Witness, error) { return conformance.Absent(read.Number(total), obj) },
+			"a list of %d of %d connections must carry the total %d: %s", len(avail), total, total, clipText(probe.CompactJSON(e), 400))
+		t.AssertWith(truncationSaid(e, total-len(avail)), func() (conformance.Witness, error) {
+			return conformance.AbsentAll(facts("truncat", "more", "omit", "partial", "remaining", strconv.Itoa(total-len(avail))), obj)
+		}, "a list of %d of %d connections must say it is truncated (a flag, or the %d left out): %s",
 			len(avail), total, total-len(avail), clipText(probe.CompactJSON(e), 400))
-		t.Assert(schemaHintRe.MatchString(c.Text()), "a truncated list must tell the model, in content[] text, to call schema for the full connection index:\n%s", clipText(c.Text(), 400))
+		t.AssertWith(schemaHintRe.MatchString(c.Text()), func() (conformance.Witness, error) {
+			return conformance.Absent(read.Text("schema"), conformance.TextOf(c))
+		},
+			"a truncated list must tell the model, in content[] text, to call schema for the full connection index:\n%s", clipText(c.Text(), 400))
 	})
 	return avail
 }
@@ -180,14 +355,17 @@ func truncationSaid(e map[string]any, omitted int) bool {
 	return false
 }
 
-// expectNoChildProbes judges S032.2 on a fork's RS log: the ambiguity
-// error comes from grant membership, with no record read of any connection.
-func expectNoChildProbes(t *T, on *T) {
-	probes := 0
-	for _, r := range on.RS().Requests() {
-		if strings.HasPrefix(r.Path, "/v1/streams/") {
-			probes++
+// expectNoChildProbes judges S032.2 on one refusal: the ambiguity error
+// comes from grant membership, with no read of any one connection (an RS
+// request naming a connection) to build it.
+func expectNoChildProbes(t *T, r refusal) {
+	var probes []string
+	for _, q := range r.reqs {
+		if qv, _ := url.ParseQuery(q.RawQuery); strings.HasPrefix(q.Path, "/v1/streams/") && (qv.Get("connection_id") != "" || qv.Get("connector_instance_id") != "") {
+			probes = append(probes, q.Method+" "+q.Path+"?"+q.RawQuery)
 		}
 	}
-	t.Assert(probes == 0, "the ambiguity error must come from grant membership, without reading any connection's records: the RS served %d stream reads", probes)
+	t.AssertWith(len(probes) == 0, func() (conformance.Witness, error) {
+		return conformance.Witness{Kind: conformance.WitnessPresent, Fact: probes[0], In: []string{"the fixture RS's request log while " + r.call.Describe()}}, nil
+	}, "the ambiguity error must come from grant membership, without reading any one connection: the RS served %d such reads", len(probes))
 }

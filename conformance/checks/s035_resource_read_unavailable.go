@@ -3,6 +3,7 @@ package checks
 import (
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
@@ -42,18 +43,13 @@ var s035 = &Check{ID: "S035", Slug: "resource-read-unavailable", Mode: ModeBBD, 
 // id, a field-window handle a read_record_field id (with the field the
 // handle names); the content is the handle's own when it says which.
 func reachByTool(t *T, from *Call, uri string) {
-	h := probe.HandleJSON(uri)
 	if strings.HasPrefix(uri, "pdpp://record/") {
 		f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: uri})
-		if !t.Assert(!f.IsError(), "%s shows %s; a host that cannot read resources must reach that record with a tool (fetch with it as id): %s", from.Tool, uri, f.Describe()) {
-			return
-		}
-		if rid := probe.String(h["record_id"]); rid != "" {
-			t.Assert(strings.Contains(f.Text(), rid), "fetch of %s must return record %s, the record the handle names: %s", uri, rid, f.Describe())
-		}
+		t.Works(f, from, "%s shows %s; a host that cannot read resources must reach that record with a tool (fetch with it as id)", from.Tool, uri)
 		return
 	}
 	var r *Call
+	h := probe.HandleJSON(uri)
 	for _, field := range append(probe.HandleFields(t, h), "") {
 		args := dialect.Args{dialect.RecordID: uri}
 		if field != "" {
@@ -63,5 +59,6 @@ func reachByTool(t *T, from *Call, uri string) {
 			break
 		}
 	}
-	t.Assert(!r.IsError(), "%s shows %s; a host that cannot read resources must reach that field window with a tool (read_record_field with it as id): %s", from.Tool, uri, r.Describe())
+	t.Works(r, conformance.Answers(from, conformance.Shown("the fields the handle names", strings.Join(probe.HandleFields(t, h), "\n"))),
+		"%s shows %s; a host that cannot read resources must reach that field window with a tool (read_record_field with it as id)", from.Tool, uri)
 }

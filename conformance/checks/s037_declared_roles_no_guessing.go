@@ -22,7 +22,7 @@ var binaryLikeName = []string{"image", "photo", "avatar", "attachment", "blob", 
 var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD, Tools: []string{"query_records"},
 	Manual: map[int]string{1: "a permission (presentation may use a declared role): no MCP answer breaks it; proxy: S029"},
 	Run: func(t *T) {
-		_, index := probe.SchemaIndex(t)
+		index := probe.Grant(t)
 		judged := 0
 		for i, s := range probe.Sources(index) {
 			if i == probe.MaxStreamProbes {

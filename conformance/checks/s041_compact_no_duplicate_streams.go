@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 )
@@ -13,7 +14,7 @@ import (
 // and a stream's own granted_connections only where they differ from its
 // connector's, compared by connection id (S041.2).
 var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB, Tools: []string{"schema"}, Run: func(t *T) {
-	c, rows := probe.SchemaIndex(t)
+	c, rows := probe.IndexCall(t), probe.Grant(t)
 	docs := map[string]map[string]any{"schema {}": probe.SchemaDoc(c)}
 	names := probe.StreamNames(rows)
 	if shared, ok := probe.SharedStream(rows); ok {
@@ -40,7 +41,9 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 		grouped++
 		t.Clause(1, func() {
 			rep := probe.RepeatedRows(doc)
-			t.Assert(len(rep) == 0, "%s lists rows %v both in a top-level streams list and in connectors[].streams", what, rep)
+			t.AssertWith(len(rep) == 0, func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: rep[0], In: []string{what + "'s structuredContent: in a top-level streams list and in connectors[].streams"}}, nil
+			}, "%s lists rows %v both in a top-level streams list and in connectors[].streams", what, rep)
 		})
 		for _, cn := range cs {
 			cm, _ := cn.(map[string]any)
@@ -55,8 +58,8 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 					if r.Connector == nil || r.Connector["connector_key"] != cm["connector_key"] {
 						continue
 					}
-					t.Assert(r.OwnConnections == nil || !probe.SameSet(probe.ConnectionIDs(r.OwnConnections), probe.ConnectionIDs(shared)),
-						"%s: stream %v repeats its connector %v's granted_connections; it inherits them and keeps its own only when they differ", what, r.Name, cm["connector_key"])
+					t.Advise(r.OwnConnections == nil || !probe.SameSet(probe.ConnectionIDs(r.OwnConnections), probe.ConnectionIDs(shared)),
+						"%s: stream %v repeats its connector %v's granted_connections; it should inherit them and keep its own only when they differ (the RS's compact view; no seed sentence asks it, so this is recommended)", what, r.Name, cm["connector_key"])
 				}
 			})
 		}

@@ -17,11 +17,11 @@ import (
 // field).
 var s043 = &Check{ID: "S043", Slug: "search-visible-evidence", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
 	_, c, _ := probe.FanInTerm(t)
-	judged := c != nil && len(probe.HitsWithEvidence(c)) > 0
+	judged := c != nil && len(probe.HitsWithEvidence(t, c)) > 0
 	if judged {
 		judgeVisibleEvidence(t, t, c, "")
 	}
-	if ev, deep, whole := probe.DeepEvidenceSearch(t); deep != nil && len(probe.HitsWithEvidence(deep)) > 0 {
+	if ev, deep, whole := probe.DeepEvidenceSearch(t); deep != nil && len(probe.HitsWithEvidence(ev, deep)) > 0 {
 		judged = true
 		judgeVisibleEvidence(t, ev, deep, whole)
 	}
@@ -34,7 +34,7 @@ var s043 = &Check{ID: "S043", Slug: "search-visible-evidence", Mode: ModeBBD, To
 // through on; whole, when known, is the matched field's full text, which
 // the first hit's preview must not show in full.
 func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
-	for i, h := range probe.HitsWithEvidence(c) {
+	for i, h := range probe.HitsWithEvidence(t, c) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		first, _ := ex[0].(map[string]any)
 		field, term := probe.FieldIn(t, first), probe.Entities.Replace(probe.Highlighted(probe.String(first["preview_text"])))

@@ -14,11 +14,11 @@ import (
 // phrase deep inside a long primary text.
 var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
 	_, c, _ := probe.FanInTerm(t)
-	judged := c != nil && len(probe.HitsWithEvidence(c)) > 0
+	judged := c != nil && len(probe.HitsWithEvidence(t, c)) > 0
 	if judged {
 		judgeEvidenceContext(t, t, c)
 	}
-	if ev, deep, _ := probe.DeepEvidenceSearch(t); deep != nil && len(probe.HitsWithEvidence(deep)) > 0 {
+	if ev, deep, _ := probe.DeepEvidenceSearch(t); deep != nil && len(probe.HitsWithEvidence(ev, deep)) > 0 {
 		judged = true
 		judgeEvidenceContext(t, ev, deep)
 	}

@@ -41,7 +41,7 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 		t.Skipf("the fixture RS proved a window for every hit of %q", term)
 	}
 	shown := false
-	for _, h := range probe.Hits(c) {
+	for _, h := range probe.Hits(t, c) {
 		if !unproven[h.Record] {
 			continue
 		}

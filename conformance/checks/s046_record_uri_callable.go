@@ -24,7 +24,7 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 	// fork opens). mcpcheck builds none: their encoding is the target's.
 	if len(documented) > 0 {
 		if _, sc, _ := probe.FanInTerm(t); sc != nil {
-			for _, h := range probe.Hits(sc) {
+			for _, h := range probe.Hits(t, sc) {
 				uris := probe.HandleURIsIn("record", probe.CompactJSON(h.Raw))
 				if len(uris) == 0 {
 					continue
@@ -73,12 +73,12 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 // for them.
 func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 	if len(documented) > 0 {
-		t.Assert(true, "")
+		t.Held()
 		return
 	}
 	line := dialect.LineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))
 	if strings.Contains(line, uri) && (strings.Contains(line, "fetch") || strings.Contains(line, "resources/read")) {
-		t.Assert(true, "")
+		t.Held()
 		return
 	}
 	if probe.ServesResources(t.Target) {
@@ -86,7 +86,7 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 		if err == nil {
 			for _, tpl := range res.ResourceTemplates {
 				if strings.HasPrefix(tpl.URITemplate, recordURIPrefix) {
-					t.Assert(true, "")
+					t.Held()
 					return
 				}
 			}

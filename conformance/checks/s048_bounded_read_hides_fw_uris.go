@@ -1,95 +1,127 @@
 package checks
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
-// S048 reads a long field of the target's own data in small windows and
-// judges each window by value: the field's text, the offsets of the served
-// range, a truncation state, the match offset of a q read, and next and
-// previous read_record_field arguments that read the neighbouring windows.
+// S048 reads a long field of the grant in small windows, with the handle
+// the target showed for its record, and judges each window by the field's
+// fixture value: its text inline, the offsets of the served range, a
+// truncation state (read, or else contrasted with a whole small field's
+// read), the match offset of a q read, and next and previous
+// read_record_field arguments that read the neighbouring windows.
 var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
-	rec, ok := probe.ScanRecords(t, func(r probe.ScannedRecord) bool { return probe.LongestString(r.Data) > 600 })
+	f, ok := probe.LongField(t)
 	if !ok {
-		t.Skipf("no record of the target's grant has a text field over 600 characters")
+		t.Skipf("no record of the grant has a text field over 600 characters whose handle a query_records text shows")
 	}
-	field := probe.LongestField(rec.Data)
-	full := []rune(probe.String(rec.Data[field]))
+	full := []rune(f.Value)
 	const size = 256
-	read := func(args dialect.Args) *Call {
-		args[dialect.RecordID], args[dialect.Field] = rec.ID, field
-		return t.CallRoles("read_record_field", args)
-	}
-	w := read(dialect.Args{dialect.Length: size})
+	w := f.Read(t, dialect.Args{dialect.Length: size})
 	reads := []*Call{w}
 	t.Clause(1, func() {
-		if !t.Assert(!w.IsError(), "read_record_field must read a window of %s: %s", field, w.Describe()) {
+		if !t.Works(w, f.From(t), "read_record_field must read a window of %s", f.Field) {
 			return
 		}
-		judgeWindow(t, w, full, 0, size)
-		next := windowContinuation(t, w, rec.ID, func(off int) bool { return off >= size })
-		if !t.Assert(next != nil, "an incomplete window must show ready-made next read_record_field arguments:\n%s", clipText(w.Text(), 400)) {
+		judgeWindow(t, f, w, full, 0, size)
+		next := windowContinuation(t, w, f.Handle, func(off int) bool { return off >= size })
+		if !t.AssertWith(next != nil, func() (conformance.Witness, error) {
+			return noWindowCall(t, w, f.Handle, "at or past "+strconv.Itoa(size))
+		},
+			"an incomplete window must show ready-made next read_record_field arguments:\n%s", clipText(w.Text(), 400)) {
 			return
 		}
-		n := t.Follow(*next)
+		n := followOnce(t, *next)
 		reads = append(reads, n)
-		if !t.Assert(!n.IsError(), "the next arguments must read the next window: %s", n.Describe()) {
+		if !t.Works(n, conformance.TextOf(w), "the next arguments must read the next window") {
 			return
 		}
-		judgeWindow(t, n, full, size, 2*size)
-		prev := windowContinuation(t, n, rec.ID, func(off int) bool { return off < size })
-		if !t.Assert(prev != nil, "a second window must show ready-made previous read_record_field arguments:\n%s", clipText(n.Text(), 400)) {
+		judgeWindow(t, f, n, full, size, 2*size)
+		prev := windowContinuation(t, n, f.Handle, func(off int) bool { return off < size })
+		if !t.AssertWith(prev != nil, func() (conformance.Witness, error) { return noWindowCall(t, n, f.Handle, "before "+strconv.Itoa(size)) },
+			"a second window must show ready-made previous read_record_field arguments:\n%s", clipText(n.Text(), 400)) {
 			return
 		}
-		p := t.Follow(*prev)
+		p := followOnce(t, *prev)
 		reads = append(reads, p)
-		t.Assert(!p.IsError() && strings.Contains(p.Text(), string(full[:40])), "the previous arguments of the second window must read the first window again: %s", p.Describe())
+		if t.Works(p, conformance.TextOf(n), "the previous arguments of the second window must read") {
+			head := wordsHead(full[:size])
+			t.AssertWith(read.ContainsToken(p.Text(), head), func() (conformance.Witness, error) {
+				return conformance.Undelivered(p, read.Text(head), conformance.TextOf(n))
+			},
+				"the previous arguments of the second window must read the first window again")
+		}
 	})
-	if q, at := matchWord(full); q != "" {
+	// Match metadata "when available": a field read that takes a query.
+	if q, at := matchWord(full); q != "" && t.HasRole("read_record_field", dialect.Query) {
 		args := dialect.Args{dialect.Query: q}
 		for _, r := range []dialect.Role{dialect.Before, dialect.After} {
 			if t.HasRole("read_record_field", r) {
 				args[r] = 20
 			}
 		}
-		m := read(args)
+		m := f.Read(t, args)
 		reads = append(reads, m)
 		t.Clause(1, func() {
-			if !t.Assert(!m.IsError(), "a q read must work: %s", m.Describe()) {
-				return
+			if t.Works(m, conformance.Answers(f.From(t), conformance.Shown("the field's own text", q)), "a q read must work") {
+				t.Shows(m, read.Number(at), "a q window must show where the match is: its offset %d in the field", at)
 			}
-			t.Assert(probe.ShowsNumber(m.Text(), at), "a q window must show where the match is: its offset %d in the field:\n%s", at, clipText(m.Text(), 300))
 		})
 	}
 	t.Clause(2, func() {
 		for _, c := range reads {
 			for _, u := range probe.HandleURIs(c, "field-window") {
-				if strings.Contains(string(full), u) {
+				if strings.Contains(f.Value, u) {
 					continue // the field's own text, not a handle the adapter added
 				}
-				t.Assert(probe.ResourceReadable(t, u), "read_record_field shows %s, which the host's resources/read does not serve: an ordinary bounded read must not expose it", u)
+				t.AssertWith(probe.ResourceReadable(t, u), func() (conformance.Witness, error) { return conformance.Present(u, c) },
+					"read_record_field shows %s, which the host's resources/read does not serve: an ordinary bounded read must not expose it", u)
 			}
 		}
-		t.Assert(true, "")
+		t.Held()
 	})
 }}
 
 // judgeWindow judges one window of full served from start to end: the
-// text, both offsets, the total size and a truncation state are visible.
-func judgeWindow(t *T, c *Call, full []rune, start, end int) {
+// text inline, both offsets, and a truncation state for a cut window.
+func judgeWindow(t *T, f probe.FieldRead, c *Call, full []rune, start, end int) {
 	end = min(end, len(full))
-	text := c.Text()
-	piece := string(full[start:min(end, start+40)])
-	t.Assert(strings.Contains(text, piece), "the window text must be inline: %q is not in the text:\n%s", piece, clipText(text, 300))
-	t.Assert(probe.ShowsNumber(text, start) && probe.ShowsNumber(text, end), "the text must show the window's offsets %d and %d:\n%s", start, end, clipText(text, 300))
-	if end < len(full) {
-		t.Assert(probe.CutLabel.MatchString(headerOf(text, piece)), "a window that ends before the field does must say it is incomplete:\n%s", clipText(text, 300))
+	head := wordsHead(full[start:end])
+	text := conformance.TextOf(c)
+	t.Shows(text, read.Text(head), "the window text must be inline")
+	t.Shows(text, read.Number(start), "the text must show the window's start offset %d", start)
+	t.Shows(text, read.Number(end), "the text must show the window's end offset %d", end)
+	if end >= len(full) {
+		return
 	}
+	if probe.CutLabel.MatchString(headerOf(c.Text(), head)) || probe.CutLabel.MatchString(probe.CompactJSON(c.Structured())) {
+		t.Held()
+		return
+	}
+	small, ok := probe.SmallField(t)
+	if !ok {
+		t.Inconclusive("mcpcheck reads no truncation state in the window, and has no small field's whole read to contrast it with:\n%s", clipText(c.Text(), 300))
+		return
+	}
+	whole := small.Read(t, nil)
+	if whole.IsError() {
+		t.Inconclusive("mcpcheck reads no truncation state in the window, and a small field's read to contrast it with failed: %s", whole.Describe())
+		return
+	}
+	t.Differs(c, whole, append(probe.FixtureStrings(t), f.Value, small.Value, f.Handle, small.Handle),
+		"a window that ends before the field does must say it is incomplete: it reads the same as a whole small field's read")
 }
+
+// wordsHead is the first words of a window's text (up to 40 characters,
+// at a word's end): what a window shows of it, inline.
+func wordsHead(r []rune) string { return valueHead(strings.TrimSpace(string(r))) }
 
 // headerOf is the part of a window's text before its inline text.
 func headerOf(text, piece string) string {
@@ -100,13 +132,13 @@ func headerOf(text, piece string) string {
 }
 
 // windowContinuation finds, in a window's text, the read_record_field call
-// on the same record whose offset (offset_chars or cursor) pick accepts.
-func windowContinuation(t *T, c *Call, id string, pick func(int) bool) *probe.Continuation {
+// on the same handle whose offset (or cursor) pick accepts.
+func windowContinuation(t *T, c *Call, handle string, pick func(int) bool) *probe.Continuation {
 	for _, k := range probe.ContinuationsIn(c.Text()) {
 		if k.Tool == "read_record_field" {
-			probe.LearnFrom(t, k, dialect.Args{dialect.RecordID: id})
+			probe.LearnFrom(t, k, dialect.Args{dialect.RecordID: handle})
 		}
-		if kid := probe.String(probe.RoleOf(t, k, dialect.RecordID)); k.Tool != "read_record_field" || (kid != id && !strings.Contains(kid, id)) {
+		if kid := probe.String(probe.RoleOf(t, k, dialect.RecordID)); k.Tool != "read_record_field" || kid != handle && !strings.Contains(kid, handle) {
 			continue
 		}
 		off, err := strconv.Atoi(probe.FirstNonEmpty(probe.String(probe.RoleOf(t, k, dialect.Offset)), probe.String(probe.RoleOf(t, k, dialect.Cursor))))
@@ -115,6 +147,28 @@ func windowContinuation(t *T, c *Call, id string, pick func(int) bool) *probe.Co
 		}
 	}
 	return nil
+}
+
+// noWindowCall witnesses a window whose text prints no read_record_field
+// call on its handle at the offset wanted: the tool named nowhere in it,
+// or every call it prints on the handle (read in the notation it uses)
+// at another offset.
+func noWindowCall(t *T, w *Call, handle, wanted string) (conformance.Witness, error) {
+	var offs []string
+	for _, k := range probe.ContinuationsIn(w.Text()) {
+		if kid := probe.String(probe.RoleOf(t, k, dialect.RecordID)); k.Tool == "read_record_field" && (kid == handle || strings.Contains(kid, handle)) {
+			off := probe.FirstNonEmpty(probe.String(probe.RoleOf(t, k, dialect.Offset)), probe.String(probe.RoleOf(t, k, dialect.Cursor)))
+			if off == "" {
+				return conformance.Witness{}, fmt.Errorf("a printed call's offset is not read: %v", k.Args)
+			}
+			offs = append(offs, off)
+		}
+	}
+	if len(offs) == 0 {
+		return conformance.Absent(read.Text("read_record_field"), conformance.TextOf(w))
+	}
+	return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a read_record_field call on " + handle + " at an offset " + wanted,
+		In: []string{w.Describe()}, Excerpt: "the calls it prints on the handle read at offsets " + strings.Join(offs, ", ")}, nil
 }
 
 // matchWord is a word from the second half of a field's text and its

@@ -1,41 +1,42 @@
 package checks
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-// S050 inspects large and binary fields, on the target's data and on the
-// evidence-ladder fixture (notes past any single read, blobs and base64
-// bodies): each shows its size and media type when known, as metadata
-// (clause 1), with an explicit read or export continuation that works (2),
-// and a cut value is labelled as cut, never passed off as complete (3).
-// The record previews, fetch's document text and large JSON fields are
-// judged; values and sizes are found by value, cut marks in any common
-// form.
+// S050 inspects large and binary fields of the grant, by their fixture
+// values, on the target's data and on the evidence-ladder fixture (notes
+// past any single read, blobs and base64 bodies): each shows its size and
+// media type when known, as metadata (clause 1), with an explicit read or
+// export continuation that works to the end (2), and a cut value is not
+// passed off as complete (3): a cut mark read, or else the cut answer
+// reads differently from a whole one once the values are set aside. The
+// record previews, fetch's document text and large JSON fields are judged.
 var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
+	if probe.FixtureRecords(t) == nil {
+		t.Skipf("finding large and binary fields by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
+	}
 	judged := 0
 	for v := range probe.EvidenceViews(t) {
-		if large, ok := longestRecord(v); ok {
+		if large, ok := largeField(v); ok {
 			judged++
 			largePreview(t, v, large)
 			largeFetchText(t, v, large)
 		}
-		if bin, ok := probe.ScanRecords(v, func(r probe.ScannedRecord) bool {
-			return slices.ContainsFunc(probe.MapValues(r.Data), probe.LooksBinary)
-		}); ok {
+		for _, rec := range binaryRecords(v) {
 			judged++
-			binaryPreview(t, v, bin)
+			binaryPreview(t, v, rec)
 		}
 	}
 	if largeJSONField(t) {
@@ -46,108 +47,246 @@ var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, To
 	}
 }}
 
-// longestRecord is the sampled record with the longest text field over
-// 4,096 characters.
-func longestRecord(t *T) (probe.ScannedRecord, bool) {
-	var best probe.ScannedRecord
-	for _, r := range probe.SampleRecords(t) {
-		if probe.LongestString(r.Data) > 4096 && probe.LongestString(r.Data) > probe.LongestString(best.Data) {
-			best = r
+// largeField is a text field over 4,096 characters of a record of the
+// grant, by the fixture; its handle is looked for when fetch needs one.
+func largeField(t *T) (probe.FieldRead, bool) {
+	var best probe.FieldRead
+	for _, r := range probe.FixtureRecords(t) {
+		f := probe.LongestField(r.Data)
+		if n := probe.LongestString(r.Data); n > 4096 && n > utf8.RuneCountInString(best.Value) && probe.InGrant(t, r.Ref) {
+			best = probe.FieldRead{Rec: r, Field: f, Value: probe.String(r.Data[f])}
 		}
 	}
-	return best, best.Data != nil
+	return best, best.Field != ""
 }
 
-// largePreview judges a large text field in its stream's record previews.
-func largePreview(t, v *T, large probe.ScannedRecord) {
-	field := probe.LongestField(large.Data)
-	value := probe.String(large.Data[field])
-	total := utf8.RuneCountInString(value)
-	q := v.CallRoles("query_records", probe.Source{Stream: large.Stream, Conn: large.Conn}.Roles(dialect.Args{dialect.Fields: []string{field}, dialect.Limit: 25}))
+// largePreview judges a large text field in its stream's record previews,
+// asked for that field alone.
+func largePreview(t, v *T, large probe.FieldRead) {
+	total := utf8.RuneCountInString(large.Value)
+	src := probe.Source{Stream: large.Rec.Ref.Stream, Conn: large.Rec.Ref.Conn}
+	q := v.CallRoles("query_records", src.Roles(dialect.Args{dialect.Fields: []string{large.Field}, dialect.Limit: 25}))
 	if q.IsError() {
 		t.BlockedBy("S031", "query_records(fields) failed: %s", q.Describe())
 		return
 	}
-	line := lineHolding(q.Text(), value)
+	line := lineHolding(q.Text(), large.Value)
 	if line == "" {
 		t.Clause(3, func() {
-			t.Skipf("no preview line of %s shows the start of its %d-character %s", large.ID, total, field)
+			t.Skipf("no preview line of %s shows the start of its %d-character %s", large.Rec.Ref, total, large.Field)
 		})
 		return
 	}
+	content := append(probe.FixtureStrings(v), large.Value, large.Handle)
 	t.Clause(3, func() {
-		t.Assert(strings.Contains(probe.Plain(q.Text()), probe.Plain(value)) || probe.CutLabel.MatchString(line),
-			"the preview of the %d-character field %s of %s is cut; it must say so, never pass for complete: %s", total, field, large.ID, clipText(line, 300))
+		if probe.ShownIn(q.Text(), large.Value) || probe.CutLabel.MatchString(line) {
+			t.Held()
+			return
+		}
+		// A line of a value shown whole beside it must read differently.
+		whole := wholeLine(v, q, large)
+		if whole == "" {
+			t.Inconclusive("mcpcheck reads no cut mark on the preview of %s's %s, and the page shows no whole value of it to contrast with: %s", large.Rec.Ref, large.Field, clipText(line, 200))
+			return
+		}
+		t.Differs(conformance.Shown("the preview line of "+large.Rec.Ref.String(), line), conformance.Shown("the preview line of a whole value", whole), content,
+			"the preview of the %d-character field %s of %s is cut; it must say so, never pass for complete", total, large.Field, large.Rec.Ref)
 	})
 	t.Clause(1, func() {
-		t.Assert(probe.ShowsSize(q.Text()+string(q.Raw), total), "the preview of the %d-character field %s of %s must show its size", total, field, large.ID)
+		t.Shows(q, read.Size(total), "the preview of the %d-character field %s of %s must show its size", total, large.Field, large.Rec.Ref)
 	})
-	t.Clause(2, func() { followFieldContinuation(t, v, q.Tool, q.Text(), field, large.ID) })
+	t.Clause(2, func() { followFieldContinuation(t, v, q, large) })
+}
+
+// wholeLine is the preview line of another record of q whose value of the
+// field it shows whole, or "".
+func wholeLine(t *T, q *Call, large probe.FieldRead) string {
+	for _, ref := range probe.RecordsShown(t, q, large.Rec.Ref.Stream) {
+		rec, _ := probe.FindRecord(t, ref)
+		if s, ok := rec.Data[large.Field].(string); ok && ref != large.Rec.Ref && len(s) >= 8 && probe.ShownIn(q.Text(), s) {
+			return lineHolding(q.Text(), s)
+		}
+	}
+	return ""
 }
 
 // largeFetchText judges fetch's document text when it is a large field's
-// text: whole, or bounded and labelled as cut in both text and metadata,
-// with a continuation that works (issue 20: a cut labelled only in
-// metadata, or only in text, is silent to one of its readers).
-func largeFetchText(t, v *T, large probe.ScannedRecord) {
-	f := v.CallRoles("fetch", dialect.Args{dialect.RecordID: large.ID})
+// text: whole, or bounded and not passed off as complete in text or
+// metadata, with a continuation that works.
+func largeFetchText(t, v *T, large probe.FieldRead) {
+	src := probe.Source{Stream: large.Rec.Ref.Stream, Conn: large.Rec.Ref.Conn}
+	if page := v.CallRoles("query_records", src.Roles(dialect.Args{dialect.Limit: 100})); !page.IsError() {
+		large.Handle, large.Page = probe.HandlesInText(v, page, []probe.RecordRef{large.Rec.Ref})[large.Rec.Ref], page
+	}
+	if large.Handle == "" {
+		t.BlockedBy("S034", "no query_records text shows a handle fetch takes for %s", large.Rec.Ref)
+	}
+	f := v.CallRoles("fetch", dialect.Args{dialect.RecordID: large.Handle})
 	if f.IsError() {
-		t.BlockedBy("S029", "fetch of %s failed: %s", large.ID, f.Describe())
+		t.BlockedBy("S029", "fetch of %s failed: %s", large.Rec.Ref, f.Describe())
 		return
 	}
 	doc := f.Structured()
 	text := probe.String(doc["text"])
-	field := ""
-	for k, val := range large.Data {
-		if s, ok := val.(string); ok && utf8.RuneCountInString(s) > 4096 && len(text) >= 60 && strings.HasPrefix(s, text[:60]) {
-			field = k
-		}
+	total := utf8.RuneCountInString(large.Value)
+	if !probe.PartShown(text, large.Value) {
+		return // the document's text is not this field's
 	}
-	if field == "" {
-		return // the document's text is not a large field's
-	}
-	value := probe.String(large.Data[field])
-	total := utf8.RuneCountInString(value)
-	if strings.Contains(text, value) {
-		t.Clause(3, func() { t.Assert(true, "") })
+	if probe.ShownIn(text, large.Value) {
+		t.Clause(3, func() { t.Held() })
 		return
 	}
-	meta, _ := json.Marshal(doc["metadata"])
 	t.Clause(3, func() {
 		tail := text[max(0, len(text)-600):]
-		t.Assert(probe.CutLabel.MatchString(tail), "fetch of %s cuts the %d-character %s; its text must say so where it ends: %q", large.ID, total, field, clipText(tail, 200))
-		t.Assert(probe.CutLabel.MatchString(string(meta)) || probe.ShowsSize(string(meta), total), "fetch of %s cuts the %d-character %s; its metadata must say so too (a cut flag or the whole size): %s", large.ID, total, field, clipText(string(meta), 300))
+		meta := probe.CompactJSON(doc["metadata"])
+		if probe.CutLabel.MatchString(tail) && (probe.CutLabel.MatchString(meta) || read.Find([]string{meta}, read.Size(total)).Exact) {
+			t.Held()
+			return
+		}
+		// The document of a record whose text is whole must read
+		// differently, its values set aside.
+		small, ok := probe.FindFieldRead(v, func(k, s string) bool {
+			return k == large.Field && utf8.RuneCountInString(s) < 2000 && strings.Count(s, " ") > 3
+		})
+		if !ok {
+			t.Inconclusive("mcpcheck reads no cut mark in fetch's cut text of %s, and has no whole document to contrast it with", large.Rec.Ref)
+			return
+		}
+		w := v.CallRoles("fetch", dialect.Args{dialect.RecordID: small.Handle})
+		if w.IsError() {
+			t.Inconclusive("a fetch to contrast the cut document with failed: %s", w.Describe())
+			return
+		}
+		t.Differs(f, w, append(probe.FixtureStrings(v), large.Value, small.Value, large.Handle, small.Handle),
+			"fetch of %s cuts the %d-character %s; it must say so, in text and metadata, never pass for complete: it reads as a whole document does", large.Rec.Ref, total, large.Field)
 	})
 	t.Clause(1, func() {
-		t.Assert(probe.ShowsSize(text+string(meta), total), "fetch of %s cuts the %d-character %s; it must show the whole size", large.ID, total, field)
+		t.Shows(f, read.Size(total), "fetch of %s cuts the %d-character %s; it must show the whole size", large.Rec.Ref, total, large.Field)
 	})
-	t.Clause(2, func() { followFieldContinuation(t, v, "fetch", text, field, large.ID) })
+	t.Clause(2, func() {
+		conts := slices.DeleteFunc(documentCalls(doc), func(c probe.Continuation) bool { return c.Tool != "read_record_field" && c.Tool != "fetch" })
+		if !t.AssertWith(len(conts) > 0, func() (conformance.Witness, error) {
+			return conformance.AbsentAll(facts("read_record_field", "fetch"), conformance.Shown("fetch's document", probe.CompactJSON(doc)))
+		},
+			"fetch cuts %s of %s but its document gives no read_record_field or fetch continuation for it", large.Field, large.Rec.Ref) {
+			return
+		}
+		followToEnd(t, v, conts[0], conformance.Shown("fetch's document", probe.CompactJSON(doc)), large, utf8.RuneCountInString(text))
+	})
+}
+
+// followFieldContinuation judges the continuation a preview gives for a
+// cut field: a call it prints that reads that field (a record's handle
+// alone is no explicit read of one field); it must work and go on from
+// where the preview stopped.
+func followFieldContinuation(t, v *T, q *Call, large probe.FieldRead) {
+	reads := fieldReadsFor(v, q, large.Rec)
+	for _, fr := range reads {
+		if fr.field == large.Field {
+			followToEnd(t, v, fr.cont, conformance.TextOf(q), large, probe.ShownPrefix(q.Text(), large.Value))
+			return
+		}
+	}
+	t.AssertWith(false, func() (conformance.Witness, error) { return noFieldRead(q, large, reads) },
+		"%s cuts %s of %s but its text gives no read_record_field continuation for it", q.Tool, large.Field, large.Rec.Ref)
+}
+
+// noFieldRead witnesses a text that prints no read of a cut field: the
+// tool named nowhere in it, or every read it prints for the record (read
+// in its own notation) of another field.
+func noFieldRead(c *Call, large probe.FieldRead, reads []fieldRead) (conformance.Witness, error) {
+	if len(reads) == 0 {
+		return conformance.Absent(read.Text("read_record_field"), conformance.TextOf(c))
+	}
+	var fields []string
+	for _, fr := range reads {
+		fields = append(fields, fr.field)
+	}
+	return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a read_record_field call for " + large.Field + " of " + large.Rec.Ref.String(),
+		In: []string{c.Describe()}, Excerpt: "the reads it prints for the record are of " + strings.Join(fields, ", ")}, nil
+}
+
+// followToEnd follows a field continuation: it must work, and the calls
+// each answer prints after it must go on in the field (at most 40 calls),
+// or the first answer must show the value past where it was cut.
+func followToEnd(t, v *T, c probe.Continuation, from conformance.Evidence, large probe.FieldRead, shown int) {
+	r := followOnce(v, c)
+	if !t.Works(r, from, "the continuation %s %v for %s of %s must work", c.Tool, c.Args, large.Field, large.Rec.Ref) {
+		return
+	}
+	rest := []rune(large.Value)[min(shown, len([]rune(large.Value))):]
+	if len(rest) == 0 {
+		return
+	}
+	want := wordsHead(rest)
+	if want == "" {
+		return
+	}
+	t.AssertWith(probe.ShownIn(strings.Join(r.Strings(), "\n"), want) || probe.PartShown(r.Text(), string(rest)), func() (conformance.Witness, error) {
+		return conformance.Undelivered(r, read.Text(want), from)
+	}, "the continuation %s %v must go on in %s of %s where the text stopped", c.Tool, c.Args, large.Field, large.Rec.Ref)
+}
+
+// binaryRecords are the fixture records of the grant with a binary value
+// (a blob reference or a long base64 string) that a page of five records
+// of their source shows in text, each with that page.
+func binaryRecords(t *T) []probe.FieldRead {
+	pages := map[probe.Source]*Call{}
+	var out []probe.FieldRead
+	for _, r := range probe.FixtureRecords(t) {
+		if !probe.InGrant(t, r.Ref) || !slices.ContainsFunc(probe.MapValues(r.Data), probe.LooksBinary) {
+			continue
+		}
+		src := probe.Source{Stream: r.Ref.Stream, Conn: r.Ref.Conn}
+		page, seen := pages[src]
+		if !seen {
+			if len(pages) == probe.MaxStreamProbes {
+				break
+			}
+			page = t.CallRoles("query_records", src.Roles(dialect.Args{dialect.Limit: 5}))
+			pages[src] = page
+		}
+		if page.IsError() {
+			continue
+		}
+		if slices.Contains(probe.RecordsShownIn(t, page.Text(), r.Ref.Stream), r.Ref) || len(probe.HandlesInText(t, page, []probe.RecordRef{r.Ref})) > 0 {
+			out = append(out, probe.FieldRead{Rec: r, Page: page})
+		}
+	}
+	return out
 }
 
 // binaryPreview judges a record's binary fields in its stream's previews:
-// each named, with its media type when the data says it, and its route
-// when it has one.
-func binaryPreview(t, v *T, rec probe.ScannedRecord) {
-	q := v.CallRoles("query_records", probe.Source{Stream: rec.Stream, Conn: rec.Conn}.Roles(dialect.Args{dialect.Limit: 5}))
-	if q.IsError() {
-		t.BlockedBy("S031", "query_records failed: %s", q.Describe())
-		return
+// each named as binary, with its media type when the data says it, and
+// its route when it has one.
+func binaryPreview(t, v *T, b probe.FieldRead) {
+	rec, q := b.Rec, b.Page
+	block := conformance.Shown("the text blocks showing "+rec.Ref.ID, probe.BlocksWith(q.Text(), rec.Ref.ID))
+	if len(block.Strings()[0]) == 0 {
+		block = conformance.TextOf(q)
 	}
+	served := probe.RSRecord(v, rec.Ref)
 	for _, name := range slices.Sorted(maps.Keys(rec.Data)) {
 		val := rec.Data[name]
 		if !probe.LooksBinary(val) {
 			continue
 		}
 		obj, _ := val.(map[string]any)
+		if s, ok := served[name].(map[string]any); ok {
+			obj = s // the RS adds the blob's route where it serves it
+		}
 		t.Clause(1, func() {
-			t.Assert(strings.Contains(q.Text(), name) && binaryWordRe.MatchString(q.Text()), "the preview must show the binary field %s of %s as binary metadata", name, rec.ID)
+			t.Shows(block, read.Text(name), "the preview must show the binary field %s of %s as metadata", name, rec.Ref)
+			t.AssertWith(binaryWordRe.MatchString(q.Text()), func() (conformance.Witness, error) {
+				return conformance.AbsentAll(facts("binary", "blob", "base64", "bytes", "not inline", "withheld", "omitted"), conformance.TextOf(q))
+			}, "the preview must show the binary field %s of %s as binary metadata", name, rec.Ref)
 			if mt := probe.String(obj["mime_type"]); mt != "" {
-				t.Assert(strings.Contains(q.Text(), mt), "the preview must show the media type %s of %s (%s)", mt, name, rec.ID)
+				t.Shows(conformance.TextOf(q), read.Text(mt), "the preview must show the media type %s of %s (%s)", mt, name, rec.Ref)
 			}
 		})
 		if route := probe.String(obj["fetch_url"]); route != "" {
 			t.Clause(2, func() {
-				t.Assert(strings.Contains(q.Text(), route), "the preview must give %s's export route %s (%s)", name, route, rec.ID)
+				t.Shows(conformance.TextOf(q), read.Text(route), "the preview must give %s's export route %s (%s)", name, route, rec.Ref)
 			})
 		}
 	}
@@ -169,28 +308,12 @@ func clipRunes(s string, n int) string {
 	return string(r[:min(n, len(r))])
 }
 
-// followFieldContinuation follows the continuation a result gives for a
-// cut field: a read_record_field (or fetch) call in text that names the
-// field; it must work and go on from where the text stopped.
-func followFieldContinuation(t, v *T, tool, text, field, id string) {
-	for _, k := range probe.ContinuationsIn(text) {
-		if !namesField(t, k, field) {
-			continue
-		}
-		r := v.Follow(k)
-		t.Assert(!r.IsError(), "the continuation %s %v for %s of %s must work: %s", k.Tool, k.Args, field, id, r.Describe())
-		return
-	}
-	t.Fail("%s cuts %s of %s but its text gives no read_record_field or fetch continuation for it", tool, field, id)
-}
-
-var jsonMarkerRe = regexp.MustCompile(`(?i)json`)
-
 // largeJSONField judges JSON object fields (not blob references, which
-// are binary) over the preview bound on a fork
-// whose records hold them at two sizes: one that fetch(fields) can return
-// whole and one beyond any single read. Each marker shows the size and the
-// media type, and its continuation, followed, yields the whole value.
+// are binary) over the preview bound on a fork whose records hold them at
+// two sizes: one that a read can return whole and one beyond any single
+// read. Each record's preview shows the field's size and media type, and
+// the continuation its text gives, followed to its end, shows every value
+// of the object.
 func largeJSONField(t *T) bool {
 	if !t.Target.Has(CapFixture) {
 		return false
@@ -203,7 +326,12 @@ func largeJSONField(t *T) bool {
 			if f.Type == "object" && field == "" && len(st.Records) > 0 && !blobs {
 				stream, conn, field = st.Name, st.Records[0].ConnectionID, f.Name
 				for i, r := range st.Records {
-					r.Data[field] = bigObject(i, 2000)
+					if r.ConnectionID == conn {
+						r.Data[field] = bigObject(i, 2000)
+						if i%2 == 0 {
+							r.Data[field] = bigObject(i, 20000)
+						}
+					}
 				}
 			}
 		}
@@ -212,108 +340,137 @@ func largeJSONField(t *T) bool {
 		return false
 	}
 	on := t.On(t.Fork(fx))
-	args := dialect.Args{dialect.Stream: stream, dialect.Connection: conn, dialect.Fields: []string{field}, dialect.Limit: 5}
-	shown := map[string]int{}
-	for i, r := range probe.Records(on.CallRoles("query_records", args)) {
-		shown[probe.String(r["id"])] = i
-	}
-	// Every other record of the first page grows past any single read.
-	on.RS().Update(func(fx *fakers.Fixture) {
-		for _, st := range fx.StreamsNamed(stream) {
-			for i, r := range st.Records {
-				if at, ok := shown[r.ID]; ok && r.ConnectionID == conn && at%2 == 0 {
-					r.Data[field] = bigObject(i, 20000)
-				}
-			}
-		}
-	})
-	q := on.CallRoles("query_records", args)
+	q := on.CallRoles("query_records", dialect.Args{dialect.Stream: stream, dialect.Connection: conn, dialect.Fields: []string{field}, dialect.Limit: 5})
 	if q.IsError() {
 		t.BlockedBy("S031", "query_records(fields) failed: %s", q.Describe())
 		return true
 	}
-	want := map[string]any{}
-	for _, r := range probe.Records(q) {
-		d, _ := r["data"].(map[string]any)
-		want[probe.ShownID(q, probe.String(r["id"]))] = d[field]
-	}
-	for _, line := range strings.Split(q.Text(), "\n") {
-		at := strings.Index(line, `"`+field+`":`)
-		m := probe.EvidenceID.FindStringSubmatch(line)
-		if at < 0 || m == nil {
+	judged := 0
+	for _, ref := range probe.RecordsShown(on, q, stream) {
+		rec, _ := probe.FindRecord(on, ref)
+		obj, _ := rec.Data[field].(map[string]any)
+		if obj == nil || strings.Contains(q.Text(), probe.CompactJSON(obj)) {
 			continue
 		}
-		v, ok := want[strings.TrimRight(m[1], ".,;")]
-		if !ok {
-			continue
-		}
-		marker := clipText(line[at:], 120)
-		size := utf8.RuneCountInString(probe.CompactJSON(v))
+		judged++
+		size := utf8.RuneCountInString(probe.CompactJSON(obj))
+		block := conformance.Shown("the text blocks showing "+ref.ID, probe.BlocksWith(q.Text(), ref.ID))
 		t.Clause(1, func() {
-			// The marker may be clipped with its line: the size and media
-			// type may also be on the field's continuation line.
-			t.Assert(jsonMarkerRe.MatchString(marker), "the preview of a %d-character JSON field must name its media type: %s", size, marker)
-			t.Assert(probe.ShowsSize(marker, size) || probe.ShowsSize(q.Text()+string(q.Raw), size), "the preview of a %d-character JSON field must show its size: %s", size, marker)
+			t.AssertWith(jsonMarkerRe.MatchString(block.Strings()[0]) || jsonMarkerRe.MatchString(q.Text()), func() (conformance.Witness, error) {
+				return conformance.Absent(read.Text("json"), conformance.TextOf(q))
+			},
+				"the preview of a %d-character JSON field must name its media type", size)
+			t.Shows(q, read.Size(size), "the preview of a %d-character JSON field must show its size", size)
 		})
-	}
-	followed := 0
-	for _, c := range probe.ContinuationsIn(q.Text()) {
-		id := probe.String(probe.RoleOf(t, c, dialect.RecordID))
-		v, ok := want[id]
-		if !ok || !namesField(t, c, field) {
-			continue
+		t.Clause(2, func() { followJSON(t, on, q, rec, field, obj) })
+		if judged == 2 {
+			break
 		}
-		followed++
-		t.Clause(2, func() {
-			got, err := readWholeJSON(on, c, field)
-			if t.Assert(err == nil, "following %s %v must yield the whole JSON field %s: %v", c.Tool, c.Args, field, err) {
-				t.Assert(reflect.DeepEqual(got, v), "following %s %v must yield the whole JSON field %s of %s", c.Tool, c.Args, field, id)
-			}
-		})
 	}
-	t.Clause(2, func() {
-		t.Assert(followed >= 2, "each large JSON field must come with a continuation in text:\n%s", clipText(q.Text(), 800))
-	})
-	return true
+	return judged > 0
 }
 
-// readWholeJSON follows a continuation for a JSON field to its end: a fetch
-// document whose text is the projection, or read_record_field windows.
-func readWholeJSON(t *T, c probe.Continuation, field string) (any, error) {
-	var text strings.Builder
-	for step := 0; step < 20; step++ {
-		r := t.Follow(c)
-		if r.IsError() {
-			return nil, fmt.Errorf("%s failed: %s", c.Tool, r.Describe())
+var jsonMarkerRe = regexp.MustCompile(`(?i)json`)
+
+// followJSON follows the continuation a page's text gives for a record's
+// JSON field to its end (at most 20 calls along printed next calls): the
+// answers must show every value of the object.
+func followJSON(t, on *T, q *Call, rec probe.FixtureRecord, field string, obj map[string]any) {
+	var conts []probe.Continuation
+	for _, fr := range fieldReadsFor(on, q, rec) {
+		if fr.field == field {
+			conts = append(conts, fr.cont)
 		}
-		if c.Tool == "fetch" {
-			var doc struct{ Text string }
-			if err := json.Unmarshal([]byte(r.Text()), &doc); err != nil {
-				return nil, fmt.Errorf("fetch text is not the document: %w", err)
-			}
-			var proj map[string]any
-			if err := json.Unmarshal([]byte(doc.Text), &proj); err != nil {
-				return nil, fmt.Errorf("fetch(fields:[%s]) text is not the field as JSON: %s", field, clipText(doc.Text, 200))
-			}
-			return proj[field], nil
+	}
+	for _, c := range probe.ContinuationsIn(q.Text()) {
+		if c.Tool == "fetch" && (probe.RefersTo(c, rec.Ref.ID) || namesByHandle(on, c, rec.Ref)) {
+			conts = append(conts, c)
 		}
-		w, _ := r.Structured()["window"].(map[string]any)
-		text.WriteString(probe.String(w["text"]))
+	}
+	if !t.AssertWith(len(conts) > 0, func() (conformance.Witness, error) {
+		return conformance.AbsentAll(facts("read_record_field", "fetch"), conformance.TextOf(q))
+	},
+		"each large JSON field must come with a continuation in text (%s of %s)", field, rec.Ref) {
+		return
+	}
+	values := probe.StringValues(obj)
+	var seen []string
+	c, from := conts[0], conformance.Evidence(conformance.TextOf(q))
+	var last *Call
+	for step := 0; step < 20 && c.Tool != ""; step++ {
+		r := followOnce(on, c)
+		if !t.Works(r, from, "following %s %v must yield the JSON field %s of %s", c.Tool, c.Args, field, rec.Ref) {
+			return
+		}
+		seen = append(seen, strings.Join(r.Strings(), "\n"))
+		last, from = r, conformance.TextOf(r)
 		c = probe.Continuation{}
 		for _, n := range probe.ContinuationsIn(r.Text()) {
 			if n.Tool == "read_record_field" && probe.NextLabel.MatchString(n.At) {
 				c = n
 			}
 		}
-		if c.Tool == "" {
-			break
+	}
+	for _, v := range values {
+		if !shownAcrossWindows(seen, v) {
+			w, err := conformance.Undelivered(last, read.Text(v), from)
+			t.FailWith(w, err, "following %s's continuation to its end must yield the whole JSON field %s of %s; %q never shows", q.Tool, field, rec.Ref, v)
+			return
 		}
 	}
-	var v any
-	if err := json.Unmarshal([]byte(text.String()), &v); err != nil {
-		return nil, fmt.Errorf("the windows of %s do not join into the whole JSON value: %w", field, err)
+	t.Held()
+}
+
+// shownAcrossWindows reports whether a series of window answers shows v:
+// whole in one, or cut at a window's edge, its head ending one answer's
+// text of it (not followed there by the rest) and its tail starting the
+// next's (not preceded there by the head).
+func shownAcrossWindows(answers []string, v string) bool {
+	for i, a := range answers {
+		if strings.Contains(a, v) {
+			return true
+		}
+		if i+1 == len(answers) {
+			break
+		}
+		next := answers[i+1]
+		for k := 1; k < len(v); k++ {
+			if cutAfter(a, v[:k], v[k]) && cutBefore(next, v[k:], v[k-1]) {
+				return true
+			}
+		}
 	}
-	return v, nil
+	return false
+}
+
+// cutAfter reports an occurrence of head in s not followed by c.
+func cutAfter(s, head string, c byte) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], head)
+		if i < 0 {
+			return false
+		}
+		end := from + i + len(head)
+		if end == len(s) || s[end] != c {
+			return true
+		}
+		from += i + 1
+	}
+}
+
+// cutBefore reports an occurrence of tail in s not preceded by c.
+func cutBefore(s, tail string, c byte) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], tail)
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		if at == 0 || s[at-1] != c {
+			return true
+		}
+		from += i + 1
+	}
 }
 
 func bigObject(seed, chars int) map[string]any {
@@ -324,10 +481,4 @@ func bigObject(seed, chars int) map[string]any {
 		size += len(k) + len(v) + 6
 	}
 	return m
-}
-
-// namesField reports a continuation that reads field: a field read of it,
-// or a projection to it alone.
-func namesField(t *T, k probe.Continuation, field string) bool {
-	return probe.String(probe.RoleOf(t, k, dialect.Field)) == field || fmt.Sprint(probe.RoleOf(t, k, dialect.Fields)) == "["+field+"]"
 }

@@ -14,7 +14,7 @@ import (
 // evidence's field.
 var s052 = &Check{ID: "S052", Slug: "cli-parity", Mode: ModeCTRL, Needs: []Capability{CapCLI, CapControlledRS}, Run: func(t *T) {
 	term, c, _ := probe.FanInTerm(t)
-	if c == nil || len(probe.HitsWithEvidence(c)) == 0 {
+	if c == nil || len(probe.HitsWithEvidence(t, c)) == 0 {
 		t.NotApplicable("no search of the target's own words returned a proven evidence window")
 	}
 	fields := map[string]bool{}

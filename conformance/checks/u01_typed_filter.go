@@ -23,7 +23,7 @@ type filterable struct {
 // in full, every field's capabilities understood and none filterable (0:
 // some field is filterable, or one may exist unseen).
 func findFilterable(t *T) (f filterable, ok bool, absent int) {
-	_, index := probe.SchemaIndex(t)
+	index := probe.Grant(t)
 	all := probe.Sources(index)
 	seenAll := len(all) > 0 && len(all) <= probe.MaxStreamProbes
 	for i, s := range all {

@@ -9,7 +9,7 @@ import (
 // 100" is "rejected with an error that names the argument" (an SDK
 // -32602 error or a typed tool error alike), and "the RS is not called".
 var u03 = &Check{ID: "U03", Slug: "strict-inputs", Mode: ModeBB, Tools: []string{"query_records"}, Run: func(t *T) {
-	srcs := probe.Sources(probe.ReadIndex(t))
+	srcs := probe.Sources(probe.Grant(t))
 	if len(srcs) == 0 {
 		t.Skipf("the target's grant has no streams")
 	}

@@ -14,12 +14,12 @@ var malformedIDs = []string{
 // The search id is taken as the target writes it (any self-contained
 // format); the legacy form is the contract's own {stream}:{record_id}.
 var u05 = &Check{ID: "U05", Slug: "self-contained-ids", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
-	probe.ReadsIndex(t)
+	probe.Grant(t)
 	_, c, _ := probe.FanInTerm(t)
-	if c == nil || len(probe.Hits(c)) == 0 {
+	if c == nil || len(probe.Hits(t, c)) == 0 {
 		t.Skipf("no word from the target's records finds any hit")
 	}
-	h := probe.Hits(c)[0]
+	h := probe.Hits(t, c)[0]
 	if h.ID == "" {
 		t.BlockedBy("S024", "the first search hit carries no id: %v", h.Raw)
 	}

@@ -31,7 +31,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 		}
 		t.Assert(strings.Contains(desc, "other_count"), "the aggregate description must name other_count as the signal that groups were cut: %q", desc)
 	})
-	index := probe.ReadsIndex(t)
+	index := probe.Grant(t)
 	var (
 		src             probe.Source
 		groupBy, timeBy string

@@ -68,7 +68,7 @@ type argValues struct {
 // from mcpcheck's fixture when it controls the RS, else from the target's
 // scoped schema row.
 func validValues(t *T) (probe.Source, argValues, bool) {
-	for i, s := range probe.Sources(probe.ReadsIndex(t)) {
+	for i, s := range probe.Sources(probe.Grant(t)) {
 		if i == probe.MaxStreamProbes {
 			break
 		}

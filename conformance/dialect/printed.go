@@ -162,6 +162,9 @@ func valueAt(s, end string) (any, int, bool) {
 		if dec.Decode(&v) == nil {
 			return v, int(dec.InputOffset()), false
 		}
+		if s[0] == '[' {
+			return bareList(s)
+		}
 		return nil, 0, false
 	case '\'':
 		if j := strings.IndexByte(s[1:], '\''); j >= 0 {
@@ -181,6 +184,7 @@ func valueAt(s, end string) (any, int, bool) {
 	if end == "\n" {
 		word = strings.TrimRight(word, ".;")
 	}
+	word = trimUnbalanced(word)
 	if word == "" {
 		return nil, 0, false
 	}
@@ -256,4 +260,31 @@ func LineAround(text string, i int) string {
 		return text[start:]
 	}
 	return text[start : i+end]
+}
+
+// trimUnbalanced drops closing brackets that end a bare word without an
+// opening one in it: the bracket around a printed call ("…at=240]") is
+// not part of its last value.
+func trimUnbalanced(word string) string {
+	for _, p := range [][2]string{{"(", ")"}, {"[", "]"}, {"{", "}"}} {
+		for strings.HasSuffix(word, p[1]) && strings.Count(word, p[1]) > strings.Count(word, p[0]) {
+			word = word[:len(word)-1]
+		}
+	}
+	return word
+}
+
+// bareList reads a list of bare words, [a, b] or [a,b], as strings.
+func bareList(s string) (any, int, bool) {
+	end := strings.IndexByte(s, ']')
+	if end < 0 || strings.ContainsAny(s[1:end], "[{\"\n") {
+		return nil, 0, false
+	}
+	var out []any
+	for _, w := range strings.Split(s[1:end], ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out, end + 1, true
 }

@@ -31,3 +31,15 @@ func Blocks(text string) []string {
 	flush()
 	return out
 }
+
+// BlocksWith are the blocks of text that show tok as a token, joined: the
+// text a content-only client reads about one item.
+func BlocksWith(text, tok string) string {
+	var out []string
+	for _, b := range Blocks(text) {
+		if ContainsToken(b, tok) {
+			out = append(out, b)
+		}
+	}
+	return strings.Join(out, "\n")
+}

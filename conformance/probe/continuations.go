@@ -3,10 +3,12 @@ package probe
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // Continuations: the calls a target prints for going on (next pages,
@@ -111,4 +113,67 @@ func FetchOffered(t *conformance.T, text, recID string) (Continuation, *conforma
 		}
 	}
 	return Continuation{}, nil
+}
+
+// VisibleCursor finds the token of a page's text that pages on, by
+// following: the RS's cursor where the text shows it, then the cursors of
+// calls the text prints for the same tool, then the text's opaque tokens
+// (not the fixture's content, not mcpcheck's own arguments). Each is sent
+// as the cursor with args; the first whose answer shows records (or hits)
+// the first page does not hold is the cursor, returned with that answer;
+// the RS's own cursor, shown, is the cursor whatever it reaches. At most
+// six tries; "" and nil when none pages on.
+func VisibleCursor(t *conformance.T, page *conformance.Call, args dialect.Args, first []RecordRef, rsCursor string, shows func(*conformance.Call) []RecordRef) (string, *conformance.Call) {
+	if !t.HasRole(page.Tool, dialect.Cursor) {
+		return "", nil
+	}
+	text := page.Text()
+	var cands []string
+	add := func(s string) {
+		if s != "" && !slices.Contains(cands, s) && read.ContainsToken(text, s) {
+			cands = append(cands, s)
+		}
+	}
+	add(rsCursor)
+	for _, pc := range t.Target.PrintedCalls(text) {
+		if pc.Tool == page.Tool {
+			add(String(t.Target.Dialect().Value(pc.Tool, pc.Args, dialect.Cursor)))
+		}
+	}
+	content := fixtureContent(t)
+	for _, tok := range idTokenRe.FindAllString(text, -1) {
+		if _, v, ok := strings.Cut(tok, "="); ok {
+			tok = v
+		}
+		tok = strings.Trim(tok, ".,;:\"'`")
+		if len(tok) >= 8 && !content[tok] && !argValue(page, tok) && strings.ContainsAny(tok, "0123456789=") {
+			add(tok)
+		}
+	}
+	for i, cur := range cands {
+		if i == 6 {
+			break
+		}
+		next := dialect.Args{dialect.Cursor: cur}
+		for k, v := range args {
+			next[k] = v
+		}
+		r := t.CallRoles(page.Tool, next)
+		switch {
+		case cur == rsCursor:
+			return cur, r // the RS's own cursor, shown: what it reaches is the adapter's doing
+		case r.IsError():
+		case slices.ContainsFunc(shows(r), func(ref RecordRef) bool { return !slices.Contains(first, ref) }):
+			return cur, r
+		}
+	}
+	return "", nil
+}
+
+// IsJSONObject reports whether text is one JSON object (a document's
+// mirror): calls written inside its strings are read from the decoded
+// strings, never from the escaped text.
+func IsJSONObject(text string) bool {
+	var m map[string]any
+	return json.Unmarshal([]byte(strings.TrimSpace(text)), &m) == nil
 }

@@ -47,9 +47,9 @@ func EvidenceLines(text string) []EvidenceLine {
 
 // HitsWithEvidence are the hits whose structuredContent carries proven
 // evidence excerpts.
-func HitsWithEvidence(c *conformance.Call) []Hit {
+func HitsWithEvidence(t *conformance.T, c *conformance.Call) []Hit {
 	var out []Hit
-	for _, h := range Hits(c) {
+	for _, h := range Hits(t, c) {
 		if ex, _ := h.Raw["evidence_excerpts"].([]any); len(ex) > 0 {
 			out = append(out, h)
 		}

@@ -37,7 +37,7 @@ type ExpandSearch struct {
 // advertise none (!want). It judges the schema calls it makes.
 func FindExpand(t *conformance.T, want bool) ExpandSearch {
 	return conformance.Discover(t, fmt.Sprint("expand-", want), func() ExpandSearch {
-		_, index := SchemaIndex(t)
+		index := Grant(t)
 		return searchExpand(index, want, func(name string) []SchemaRow {
 			_, rows := ScopedSchema(t, dialect.Args{dialect.Stream: name})
 			return rows
@@ -49,7 +49,7 @@ func FindExpand(t *conformance.T, want bool) ExpandSearch {
 // schema call: an index the target does not give blocks the check (S017
 // owns it), and a scoped schema that fails is passed over.
 func ExpandSubject(t *conformance.T, want bool) ExpandSearch {
-	index := ReadIndex(t)
+	index := Grant(t)
 	return conformance.Discover(t, fmt.Sprint("expand-subject-", want), func() ExpandSearch {
 		return searchExpand(index, want, func(name string) []SchemaRow {
 			c := SchemaCall(t, dialect.Args{dialect.Stream: name})

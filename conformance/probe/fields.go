@@ -3,9 +3,7 @@ package probe
 import (
 	"encoding/json"
 	"maps"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -17,29 +15,86 @@ import (
 // Field reads: what a bounded read of one field shows of it, inline or
 // beside the text, and of its window.
 
-// smallField finds a record with a short plain-text field (not its id).
-func smallField(t *conformance.T) (ScannedRecord, string, string, bool) {
-	var field, value string
-	rec, ok := ScanRecords(t, func(r ScannedRecord) bool {
-		for _, k := range slices.Sorted(maps.Keys(r.Data)) {
-			if s, ok := r.Data[k].(string); ok && k != "id" && strings.Count(s, " ") >= 2 && utf8.RuneCountInString(s) <= 200 && !LooksBinary(s) {
-				field, value = k, s
-				return true
-			}
-		}
-		return false
-	})
-	return rec, field, value, ok
+// A FieldRead is one record's field to read, with the handle a page's
+// text showed for the record (found by following) and that page.
+type FieldRead struct {
+	Rec    FixtureRecord
+	Field  string
+	Value  string
+	Handle string
+	Page   *conformance.Call
 }
 
-// SmallFieldRead is the bounded field read of a short text field of the
-// target's own data, or a skip when its grant holds none.
-func SmallFieldRead(t *conformance.T) (*conformance.Call, string) {
-	rec, field, value, ok := smallField(t)
-	if !ok {
-		t.Skipf("no record of the target's grant has a short text field")
+// From is the evidence a field read is built from: the page that showed
+// the handle, and the grant's names (the field's).
+func (f FieldRead) From(t *conformance.T) conformance.Evidence {
+	return conformance.Answers(conformance.TextOf(f.Page), GrantNames(t))
+}
+
+// Read calls read_record_field on the field with extra arguments.
+func (f FieldRead) Read(t *conformance.T, extra dialect.Args) *conformance.Call {
+	args := dialect.Args{dialect.RecordID: f.Handle, dialect.Field: f.Field}
+	for k, v := range extra {
+		args[k] = v
 	}
-	return t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: rec.ID, dialect.Field: field}), value
+	return t.CallRoles("read_record_field", args)
+}
+
+// FindFieldRead finds, in the fixture, a record of the grant with a text
+// field keep accepts, whose handle a query_records text of its source
+// shows; false when none does (at most MaxStreamProbes sources).
+func FindFieldRead(t *conformance.T, keep func(field, value string) bool) (FieldRead, bool) {
+	tried := map[Source]bool{}
+	for _, r := range FixtureRecords(t) {
+		if !InGrant(t, r.Ref) {
+			continue
+		}
+		field, value := "", ""
+		for _, k := range slices.Sorted(maps.Keys(r.Data)) {
+			if s, ok := r.Data[k].(string); ok && k != "id" && s != r.Ref.ID && !LooksBinary(s) && keep(k, s) {
+				field, value = k, s
+				break
+			}
+		}
+		src := Source{Stream: r.Ref.Stream, Conn: r.Ref.Conn}
+		if field == "" || len(tried) >= MaxStreamProbes && !tried[src] {
+			continue
+		}
+		tried[src] = true
+		page := pageWith(t, src)
+		if page == nil {
+			continue
+		}
+		if h := HandlesInText(t, page, []RecordRef{r.Ref})[r.Ref]; h != "" {
+			return FieldRead{Rec: r, Field: field, Value: value, Handle: h, Page: page}, true
+		}
+	}
+	return FieldRead{}, false
+}
+
+// pageWith is a page of up to 100 records of src, read once per target.
+func pageWith(t *conformance.T, src Source) *conformance.Call {
+	return conformance.Discover(t, "page100:"+src.Stream+"/"+src.Conn, func() *conformance.Call {
+		c := t.CallRoles("query_records", src.Roles(dialect.Args{dialect.Limit: 100}))
+		if c.IsError() {
+			return nil
+		}
+		return c
+	})
+}
+
+// SmallField is a short plain-text field of the grant (not an id), with a
+// handle the target showed for its record.
+func SmallField(t *conformance.T) (FieldRead, bool) {
+	return FindFieldRead(t, func(_, v string) bool {
+		return strings.Count(v, " ") >= 2 && utf8.RuneCountInString(v) <= 200
+	})
+}
+
+// LongField is a text field of the grant over 600 characters, with a
+// handle the target showed for its record.
+func LongField(t *conformance.T) (FieldRead, bool) {
+	return FindFieldRead(t, func(_, v string) bool { return utf8.RuneCountInString(v) > 600 })
 }
 
 // InlineHolds reports whether a text part of r carries value, as written
@@ -76,32 +131,4 @@ func Materialized(r *conformance.Call) []string {
 		out = append(out, "_meta.resource")
 	}
 	return out
-}
-
-// continuationKy is a word that names continuation metadata.
-var continuationKy = regexp.MustCompile(`(?i)next|cursor|has_more|continu|previous`)
-
-// WindowFacts says what a bounded read shows of its window, found by value
-// (the numbers) and by meaning (a completion state, continuation
-// metadata), in text or structuredContent; each missing fact is named.
-func WindowFacts(r *conformance.Call, total int) []string {
-	var missing []string
-	sc := CompactJSON(r.Structured())
-	text := r.Text()
-	n := strconv.Itoa(total)
-	sizeRe := regexp.MustCompile(`(?i)(total|size|length)[a-z_]*["']?\s*[=:]\s*["']?` + n + `\b|\bof ` + n + `\b|\b` + n + ` (chars|characters)\b`)
-	if !sizeRe.MatchString(text) && !sizeRe.MatchString(sc) {
-		missing = append(missing, "its total size ("+n+" characters)")
-	}
-	rangeRe := regexp.MustCompile(`(?i)\b0"?\s*(\.\.|-|–|to)\s*"?` + n + `\b|(start|offset|from)[a-z_]*["']?\s*[=:]\s*["']?0\b`)
-	if !rangeRe.MatchString(text) && !rangeRe.MatchString(sc) {
-		missing = append(missing, "the served range (0.."+n+")")
-	}
-	if !Completion.MatchString(text) && !Completion.MatchString(sc) {
-		missing = append(missing, "its completion state")
-	}
-	if !continuationKy.MatchString(text) && !continuationKy.MatchString(sc) {
-		missing = append(missing, "continuation metadata")
-	}
-	return missing
 }

@@ -90,23 +90,38 @@ func ExpectGroupedByConnector(t *conformance.T, text string, truth []SchemaRow) 
 		}
 	}
 	slices.SortFunc(keys, func(a, b keyAt) int { return a.pos - b.pos })
-	var misgrouped []string
 	for _, r := range truth {
 		if r.ConnectorKey == "" {
 			continue
 		}
 		read, right := false, false
 		var under []string
+		at := -1
 		for _, p := range tokenPositions(text, r.Name) {
 			rs := connectorReadings(text, keys, p, p+len(r.Name))
 			read = read || len(rs) > 0
 			right = right || slices.Contains(rs, r.ConnectorKey)
 			under = append(under, rs...)
+			if at < 0 && len(rs) > 0 {
+				at = p
+			}
 		}
-		if read && !right {
-			misgrouped = append(misgrouped, r.Name+" (granted under "+r.ConnectorKey+", shown under "+strings.Join(SortedCopy(under), ", ")+")")
-		}
+		t.AssertWith(!read || right, func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: r.Name + " under " + strings.Join(SortedCopy(under), ", "),
+				In: []string{"schema {}'s content[] text, where " + r.Name + " is granted under " + r.ConnectorKey}, Excerpt: lineAt(text, at)}, nil
+		}, "the index must group every granted stream name under its connector: %s is granted under %s, shown under %s", r.Name, r.ConnectorKey, strings.Join(SortedCopy(under), ", "))
 	}
-	t.Assert(len(misgrouped) == 0, "the index must group every granted stream name under its connector; misgrouped: %v\n%s",
-		misgrouped, conformance.ClipText(text, 800))
+}
+
+// lineAt is the line of text holding byte i, bounded.
+func lineAt(text string, i int) string {
+	if i < 0 {
+		return ""
+	}
+	start := strings.LastIndexByte(text[:i], '\n') + 1
+	end := len(text)
+	if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+		end = i + j
+	}
+	return conformance.ClipText(text[start:end], 200)
 }

@@ -10,9 +10,13 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
-// A Hit is one search result as structuredContent reports it.
+// A Hit is one search result as structuredContent reports it. Where
+// mcpcheck holds the fixture, Ref is the record the hit shows, found by
+// value, and Conn, Key, Stream and Record are the fixture's own values
+// the hit's object shows; else they are read under the seed's key names.
 type Hit struct {
 	ID, Title, Snippet, Conn, Key, Stream, Record, Label string
+	Ref                                                  RecordRef
 	Raw                                                  map[string]any
 }
 
@@ -27,10 +31,82 @@ func String(v any) string {
 	return fmt.Sprint(v)
 }
 
-// Hits reads the search hits of a result: the list of objects in
-// structuredContent whose elements name their connection and connector,
-// under whatever key.
-func Hits(c *conformance.Call) []Hit {
+// Hits reads the search hits of a result. Where mcpcheck holds the
+// fixture, the hits are the longest list of objects in structuredContent
+// whose objects each show a different fixture record, found by value;
+// else the list whose elements name their connection and connector under
+// the seed's keys.
+func Hits(t *conformance.T, c *conformance.Call) []Hit {
+	if FixtureRecords(t) == nil {
+		return hitsByKey(c)
+	}
+	return conformance.DiscoverCall(c, "hits", func() []Hit { return hitsByValue(t, c) })
+}
+
+func hitsByValue(t *conformance.T, c *conformance.Call) []Hit {
+	lists := ObjectLists(c.Structured())
+	if l, named := c.Container(); named {
+		var items []map[string]any
+		for _, e := range l {
+			if m, ok := e.(map[string]any); ok {
+				items = append(items, m)
+			}
+		}
+		lists = []ObjectList{{Items: items}}
+	}
+	var best []Hit
+	for _, l := range lists {
+		var hs []Hit
+		seen := map[RecordRef]bool{}
+		for _, it := range l.Items {
+			strs := StringValues(it)
+			ref, ok := RecordInStrings(t, strs)
+			if !ok || seen[ref] {
+				continue
+			}
+			seen[ref] = true
+			hs = append(hs, hitOf(t, it, ref, strs))
+		}
+		if 2*len(hs) > len(l.Items) && len(hs) > len(best) {
+			best = hs
+		}
+	}
+	return best
+}
+
+// hitOf is one hit's object read by value: the fixture's own values of
+// its record that the object shows.
+func hitOf(t *conformance.T, m map[string]any, ref RecordRef, strs []string) Hit {
+	h := Hit{Ref: ref, Raw: m, Record: ref.ID, Title: String(m["title"]), ID: String(m["id"])}
+	has := func(v string) bool { return v != "" && slices.Contains(strs, v) }
+	if has(ref.Conn) {
+		h.Conn = ref.Conn
+	}
+	if has(ref.Stream) {
+		h.Stream = ref.Stream
+	}
+	if r, ok := FindRecord(t, ref); ok {
+		if has(r.Stream.Connector) {
+			h.Key = r.Stream.Connector
+		}
+		for _, cn := range connectorOf(t, r.Stream.Connector).Connections {
+			if cn.ID == ref.Conn && has(cn.DisplayName) {
+				h.Label = cn.DisplayName
+			}
+		}
+	}
+	switch s := m["snippet"].(type) {
+	case string:
+		h.Snippet = s
+	case map[string]any:
+		h.Snippet = String(s["text"])
+	}
+	return h
+}
+
+// hitsByKey reads hits under the seed's key names: where mcpcheck holds
+// no fixture to find them by value.
+func hitsByKey(c *conformance.Call) []Hit {
 	var out []Hit
 	for _, e := range HitList(c) {
 		m, ok := e.(map[string]any)
@@ -39,6 +115,7 @@ func Hits(c *conformance.Call) []Hit {
 		}
 		h := Hit{ID: String(m["id"]), Title: String(m["title"]), Conn: String(m["connection_id"]), Key: String(m["connector_key"]),
 			Stream: String(m["stream"]), Record: FirstNonEmpty(String(m["record_key"]), String(m["record_id"])), Label: String(m["display_name"]), Raw: m}
+		h.Ref = RecordRef{h.Conn, h.Stream, h.Record}
 		switch s := m["snippet"].(type) {
 		case string:
 			h.Snippet = s
@@ -48,6 +125,32 @@ func Hits(c *conformance.Call) []Hit {
 		out = append(out, h)
 	}
 	return out
+}
+
+// HitHandle is the handle fetch takes for a hit, found by following the
+// strings of the hit's object (and, failing them, of the answer's text):
+// "" when none names the hit's record.
+func HitHandle(t *conformance.T, c *conformance.Call, h Hit) string {
+	if FixtureRecords(t) == nil {
+		return h.ID
+	}
+	var cands []string
+	for _, s := range StringValues(h.Raw) {
+		if !slices.Contains(cands, s) {
+			cands = append(cands, s)
+		}
+	}
+	ordered := orderCandidates(t, c, cands, []RecordRef{h.Ref})
+	ordered = append(ordered, HandleCandidates(t, c, []RecordRef{h.Ref})...)
+	for i, cand := range ordered {
+		if i == 10 {
+			break
+		}
+		if f := Follow(t, cand); f.OK && f.Ref == h.Ref {
+			return cand
+		}
+	}
+	return ""
 }
 
 // ConnectionsOf counts the hits per connection id.
@@ -93,7 +196,7 @@ func fanInTermNow(t *conformance.T) (string, *conformance.Call, bool) {
 		if c.IsError() {
 			continue
 		}
-		if n := len(ConnectionsOf(Hits(c))); n > bestConns {
+		if n := len(ConnectionsOf(Hits(t, c))); n > bestConns {
 			best, bestCall, bestConns = w, c, n
 		}
 		if bestConns >= 3 {
@@ -137,7 +240,7 @@ func ShownPreviews(t *conformance.T, c *conformance.Call) []ShownPreview {
 	for _, e := range EvidenceLines(c.Text()) {
 		out = append(out, ShownPreview{e.ID, e.FieldPath, e.Preview})
 	}
-	for _, h := range HitsWithEvidence(c) {
+	for _, h := range HitsWithEvidence(t, c) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
@@ -206,11 +309,11 @@ func HitField(t *conformance.T, h Hit) string {
 	return field
 }
 
-// HitIDs are the ids of a search result's hits, in order.
-func HitIDs(c *conformance.Call) []string {
-	var out []string
-	for _, h := range Hits(c) {
-		out = append(out, h.ID)
+// HitRefs are the records of a search result's hits, in order.
+func HitRefs(t *conformance.T, c *conformance.Call) []RecordRef {
+	var out []RecordRef
+	for _, h := range Hits(t, c) {
+		out = append(out, h.Ref)
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // An HTTPAnswer is a raw HTTP exchange with a hosted target.
@@ -98,6 +99,22 @@ var rejectedCallBodies = [][]byte{
 
 // RejectedBodies are every request a rejected bearer sends.
 var RejectedBodies = append([][]byte{InitializeBody, ToolsListBody}, rejectedCallBodies...)
+
+// DataReads are the RS requests carrying token that read data (records,
+// aggregates, search, blobs): a bearer check is any other request
+// carrying it, a schema lookup included. As evidence, the log lines.
+func DataReads(reqs []fakers.Request, token string) []string {
+	var out []string
+	for _, r := range reqs {
+		if r.Authorization != "Bearer "+token {
+			continue
+		}
+		if strings.HasPrefix(r.Path, "/v1/streams/") || strings.HasPrefix(r.Path, "/v1/search") || strings.HasPrefix(r.Path, "/v1/blobs") {
+			out = append(out, r.Method+" "+r.Path)
+		}
+	}
+	return out
+}
 
 // RSDataRequests counts RS requests made with a bearer. The fixture RS
 // keeps the hosted adapter's exact auth probe out of its log; any other

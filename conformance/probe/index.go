@@ -201,21 +201,6 @@ func SchemaDoc(c *conformance.Call) map[string]any {
 // and shared with every check that asks the same.
 func IndexCall(t *conformance.T) *conformance.Call { return SchemaCall(t, dialect.Args{}) }
 
-// SchemaIndex is the rows of the target's schema {} answer, for checks
-// that pick their data from it. S017 owns the index: when it is an error
-// or holds no document, the caller is blocked by S017, never failed.
-func SchemaIndex(t *conformance.T) (*conformance.Call, []SchemaRow) {
-	c := IndexCall(t)
-	if c.IsError() {
-		t.BlockedBy("S017", "schema {} failed, so there is no index to pick data from: %s", c.Describe())
-	}
-	doc := SchemaDoc(c)
-	if doc == nil {
-		t.BlockedBy("S017", "schema {} put no schema document under structuredContent.data: %s", c.Describe())
-	}
-	return c, SchemaRows(doc)
-}
-
 // ScopedSchema calls schema(stream[, connection_id]) and returns the rows
 // of that stream, for checks that read capabilities from them. A failed
 // call blocks the caller by the scenario that owns it: S019 for a
@@ -266,6 +251,83 @@ func rsSchemaRows(t *conformance.T, q url.Values) ([]SchemaRow, bool) {
 		return answer{SchemaRows(doc), true}
 	})
 	return a.rows, a.ok
+}
+
+// Grant is what the target's grant holds, for checks that pick their data
+// from it: the fixture RS's own compact schema under the client bearer,
+// where mcpcheck controls the RS (the truth, never read from the target);
+// else the rows of the target's schema {} answer, read leniently, which
+// S017 owns (an index the target does not give blocks the caller).
+func Grant(t *conformance.T) []SchemaRow {
+	if rows, ok := rsSchemaRows(t, schemaQuery("", "")); ok && len(rows) > 0 {
+		return rows
+	}
+	return conformance.Discover(t, "target-index", func() []SchemaRow {
+		c := IndexCall(t)
+		rows := SchemaRows(SchemaDoc(c))
+		if c.IsError() || len(rows) == 0 {
+			t.BlockedBy("S017", "schema {} gives no stream rows to pick data from: %s", c.Describe())
+		}
+		return rows
+	})
+}
+
+// GrantNames are the grant's stream, connector, connection and field
+// names, as evidence: a client learns them from schema discovery, so a call
+// may name them ([conformance.Refused]).
+func GrantNames(t *conformance.T) conformance.Evidence {
+	var names []string
+	for _, r := range Grant(t) {
+		names = append(names, r.Name, r.ConnectorKey)
+		names = append(names, r.Connections...)
+		names = append(names, FieldNames(r)...)
+	}
+	return conformance.Answers(conformance.Shown("the grant's stream, connection and field names", strings.Join(names, "\n")), conformance.SeedValues)
+}
+
+// RSSchemaAnswer is the fixture RS's own answer to GET /v1/schema?q under
+// the client bearer, as strings: what an adapter that relays the RS shows
+// of it. Nil without a controlled RS.
+func RSSchemaAnswer(t *conformance.T, q url.Values) []string {
+	if !t.Target.Has(conformance.CapControlledRS) {
+		return nil
+	}
+	return conformance.Discover(t, "rs-schema-strings:"+q.Encode(), func() []string {
+		rs := t.RS()
+		status, body := rs.Replay(fakers.Request{Method: "GET", Path: "/v1/schema", RawQuery: q.Encode(), Authorization: "Bearer " + rs.ClientToken()})
+		var doc any
+		if status != 200 || json.Unmarshal(body, &doc) != nil {
+			return nil
+		}
+		return StringValues(doc)
+	})
+}
+
+// Widens reports whether an answer names id more often than the RS's own
+// answer to the same schema scope does (q): the adapter added it, where
+// relaying the RS (a grant's instance list, say) does not.
+func Widens(t *conformance.T, c *conformance.Call, id string, q url.Values) bool {
+	t.RS() // what the RS answers is known only of mcpcheck's own fixture
+	count := func(ss []string) int {
+		n := 0
+		for _, s := range ss {
+			if s == id || ContainsToken(s, id) {
+				n++
+			}
+		}
+		return n
+	}
+	return count(c.Strings()) > count(RSSchemaAnswer(t, q))
+}
+
+// SchemaQuery is the /v1/schema query of a scope: compact unless full.
+func SchemaQuery(stream, conn string, full bool) url.Values {
+	q := schemaQuery(stream, conn)
+	if full {
+		q.Del("view")
+		q.Set("detail", "full")
+	}
+	return q
 }
 
 // TruthRows is what the RS says about a compact schema scope, else what
@@ -333,7 +395,8 @@ type FieldCap struct {
 	Ops   []string // range operators
 	Aggs  []string // aggregation kinds
 	// Search: some search mode matches the field.
-	Search bool
+	Search            bool
+	Lexical, Semantic bool
 }
 
 // CapOf reads a field's capabilities from a compact flag string
@@ -359,9 +422,9 @@ func CapOf(v any) FieldCap {
 				c.Ops = append(c.Ops, String(o))
 			}
 		}
-		_, lex := usable("lexical_search")
-		_, sem := usable("semantic_search")
-		c.Search = lex || sem
+		_, c.Lexical = usable("lexical_search")
+		_, c.Semantic = usable("semantic_search")
+		c.Search = c.Lexical || c.Semantic
 		agg, _ := m["aggregation"].(map[string]any)
 		for _, k := range aggKinds {
 			if a, _ := agg[k].(map[string]any); a != nil && a["usable"] == true {
@@ -384,8 +447,10 @@ func CapOf(v any) FieldCap {
 			c.Ops = nonEmpty(strings.Split(val, "|"))
 		case "a":
 			c.Aggs = nonEmpty(strings.Split(val, "|"))
-		case "lex", "sem":
-			c.Search = true
+		case "lex":
+			c.Search, c.Lexical = true, true
+		case "sem":
+			c.Search, c.Semantic = true, true
 		}
 	}
 	return c

@@ -1,12 +1,15 @@
 package probe
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // dialectText is a recorded answer of one dialect (testdata/dialects):
@@ -28,21 +31,21 @@ func TestNumbersIn(t *testing.T) {
 		"total_chars=60450": 60450, "of 60,450 (partial)": 60450, "of 60 450, truncated": 60450,
 		"60k (60,450) more": 60450, "1\u00a0234\u00a0567 bytes": 1234567, "12_345": 12345, "30,088–30,096": 30096,
 	} {
-		if !ShowsNumber(text, want) {
+		if !read.ShowsNumber(text, want) {
 			t.Errorf("%q: %d not read", text, want)
 		}
 	}
 	for text, not := range map[string]int{"60k chars": 60000, "1,2345": 12345} {
-		if ShowsNumber(text, not) {
+		if read.ShowsNumber(text, not) {
 			t.Errorf("%q read as %d", text, not)
 		}
 	}
 	for _, d := range recordedDialects {
 		w := dialectText(t, d, "field-window")
-		if !ShowsNumber(w, 60450) || !ShowsNumber(w, 200) {
+		if !read.ShowsNumber(w, 60450) || !read.ShowsNumber(w, 200) {
 			t.Errorf("%s: the window's total 60450 and end 200 are not read:\n%s", d, conformance.ClipText(w, 200))
 		}
-		if !ShowsSize(dialectText(t, d, "records-page"), 60450) {
+		if !read.ShowsSize(dialectText(t, d, "records-page"), 60450) {
 			t.Errorf("%s: the record preview's size 60450 is not read", d)
 		}
 	}
@@ -107,10 +110,11 @@ func TestPlainOf(t *testing.T) {
 // Every dialect's scoped schema text yields filters, sorts and
 // aggregations, and explains every abbreviation its fields use.
 func TestSchemaTextInEveryDialect(t *testing.T) {
-	fields := []string{"body", "content", "from_email", "headers", "id", "image", "label", "name", "sent_at", "size_bytes", "subject"}
+	row := messagesRow(t)
+	fields := FieldNames(row)
 	for _, d := range recordedDialects {
 		text := dialectText(t, d, "schema-scoped")
-		a := DeriveArgs(text, fields)
+		a := DeriveArgs(text, row)
 		if len(a.Filters) == 0 || len(a.Sorts) == 0 || len(a.Aggs) == 0 {
 			t.Errorf("%s: filters %v, sorts %v, aggregations %v from:\n%s", d, a.Filters, a.Sorts, a.Aggs, conformance.ClipText(text, 600))
 		}
@@ -132,4 +136,25 @@ func TestCapabilityStatements(t *testing.T) {
 			}
 		}
 	}
+}
+
+// messagesRow is the default fixture's messages row on cin_work, as the
+// fixture RS's compact schema declares it to a client token.
+func messagesRow(t *testing.T) SchemaRow {
+	t.Helper()
+	fx, err := conformance.LoadFixture("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := fakers.New(fx)
+	status, body := rs.Replay(fakers.Request{Method: "GET", Path: "/v1/schema", RawQuery: "view=compact&stream=messages&connection_id=cin_work", Authorization: "Bearer " + rs.ClientToken()})
+	var doc map[string]any
+	if status != 200 || json.Unmarshal(body, &doc) != nil {
+		t.Fatalf("the fixture RS's schema: %d %s", status, body)
+	}
+	rows := SchemaRows(doc)
+	if len(rows) != 1 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	return rows[0]
 }

@@ -52,7 +52,7 @@ func Sources(rows []SchemaRow) []Source {
 // MaxStreamProbes sources of the target's index, and hands each page that
 // is not an error to f, in index order.
 func eachPage(t *conformance.T, limit int, f func(s Source, c *conformance.Call)) {
-	_, index := SchemaIndex(t)
+	index := Grant(t)
 	for i, s := range Sources(index) {
 		if i == MaxStreamProbes {
 			break
@@ -116,20 +116,6 @@ func SearchableWord(recs []map[string]any) string {
 		}
 	}
 	return ""
-}
-
-// ReadsIndex is the schema index as the read checks need it: the rows of
-// schema {}, read leniently. A schema tool that gives no rows blocks the
-// check, for S017 owns the index; it never fails a read scenario.
-func ReadsIndex(t *conformance.T) []SchemaRow {
-	return conformance.Discover(t, "reads-index", func() []SchemaRow {
-		c := t.CallRoles("schema", dialect.Args{})
-		rows := SchemaRows(c.Data())
-		if c.IsError() || len(rows) == 0 {
-			t.BlockedBy("S017", "schema {} gives no stream rows to read from: %s", c.Describe())
-		}
-		return rows
-	})
 }
 
 // CallWithEnvelope calls a read tool and returns the RS answer behind it:
@@ -219,9 +205,12 @@ func FetchIDFor(t *conformance.T, src Source, rec map[string]any, page *conforma
 		if src.Conn != "" {
 			args[dialect.Connection] = src.Conn
 		}
-		for _, h := range Hits(t.CallRoles("search", args)) {
-			if h.Record == recID && h.Stream == src.Stream && h.ID != "" {
-				cands = append(cands, h.ID)
+		sc := t.CallRoles("search", args)
+		for _, h := range Hits(t, sc) {
+			if h.Record == recID && h.Stream == src.Stream {
+				if id := HitHandle(t, sc, h); id != "" {
+					cands = append(cands, id)
+				}
 			}
 		}
 	}

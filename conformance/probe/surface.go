@@ -135,6 +135,18 @@ func NormalizedTools(raw []json.RawMessage) string {
 	return string(out)
 }
 
+// ToolsByName indexes a tools array (as received) by tool name.
+func ToolsByName(raw []json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, r := range raw {
+		var tool struct{ Name string }
+		if json.Unmarshal(r, &tool) == nil {
+			out[tool.Name] = r
+		}
+	}
+	return out
+}
+
 // ToolNames are the names of the tools a target serves.
 func ToolNames(t *conformance.Target) []string {
 	names := make([]string, len(t.Tools))
@@ -183,7 +195,14 @@ func ExpectNoRepeatedConnectionGuidance(t *conformance.T) {
 			many = append(many, s+" ("+strings.Join(tools, ", ")+")")
 		}
 	}
-	t.Assert(len(everywhere) == 0, "connection_id recovery guidance must not repeat verbatim on every tool that accepts connection_id (%s): %q",
+	t.AssertWith(len(everywhere) == 0, func() (conformance.Witness, error) {
+		descs := ToolDescriptions(t.Target)
+		var in []conformance.Evidence
+		for _, tool := range accepting {
+			in = append(in, conformance.Shown("the "+tool+" tool's descriptions", strings.Join(descs[tool], "\n")))
+		}
+		return conformance.Present(everywhere[0], in...)
+	}, "connection_id recovery guidance must not repeat verbatim on every tool that accepts connection_id (%s): %q",
 		strings.Join(accepting, ", "), everywhere)
 	t.Threshold().Expect(many).To(BeEmpty(), "long connection_id guidance (>= %d chars) should live in the instructions or one discovery tool, not repeat across %d+ tools",
 		longSentence, repeatedAcrossMin)
@@ -212,17 +231,6 @@ func toolsAccepting(t *conformance.Target, arg string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// ReadIndex is schema {}'s rows, read leniently: an index the target does
-// not give blocks what needs it (S017 owns the index) instead of failing
-// a clause that is not about it.
-func ReadIndex(t *conformance.T) []SchemaRow {
-	c := SchemaCall(t, dialect.Args{})
-	if c.IsError() || c.Data() == nil {
-		t.BlockedBy("S017", "schema {} gave no index to find data by: %s", c.Describe())
-	}
-	return SchemaRows(c.Data())
 }
 
 // SchemaCall is one schema call, made once per target and shared by every
@@ -292,13 +300,17 @@ func SampleCalls(t *conformance.T) []*conformance.Call {
 		return out
 	}
 	found := call("search", dialect.Args{dialect.Query: word, dialect.Limit: 2})
-	if found == nil || len(Hits(found)) == 0 || Hits(found)[0].ID == "" {
+	if found == nil || len(Hits(t, found)) == 0 {
 		return out
 	}
-	h := Hits(found)[0]
-	call("fetch", dialect.Args{dialect.RecordID: h.ID})
+	h := Hits(t, found)[0]
+	id := HitHandle(t, found, h)
+	if id == "" {
+		return out
+	}
+	call("fetch", dialect.Args{dialect.RecordID: id})
 	if field := HitField(t, h); field != "" {
-		call("read_record_field", dialect.Args{dialect.RecordID: h.ID, dialect.Field: field, dialect.Length: 200})
+		call("read_record_field", dialect.Args{dialect.RecordID: id, dialect.Field: field, dialect.Length: 200})
 	}
 	return out
 }
