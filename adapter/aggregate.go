@@ -36,6 +36,13 @@ func (c *call) aggregate(in aggregateArgs) (*mcp.CallToolResult, error) {
 	if (in.GroupByTime != "") != (in.Granularity != "") {
 		return nil, &toolError{Code: "invalid_request", Param: "granularity", Message: "group_by_time and granularity go together"}
 	}
+	// The RS refuses a distinct count across connections: it needs one
+	// source, so it gets seed 001's typed ambiguity error, as reads do.
+	if in.Metric == "count_distinct" {
+		if err := c.requireSource(in.Stream, in.ConnectionID); err != nil {
+			return nil, err
+		}
+	}
 	q := url.Values{"metric": {in.Metric}}
 	if err := encodeFilter(q, in.Filter); err != nil {
 		return nil, err

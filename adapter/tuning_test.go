@@ -77,6 +77,13 @@ func TestUnscopedListsFanIn(t *testing.T) {
 	if !strings.Contains(text(res), `"code":"ambiguous_connection"`) {
 		t.Errorf("fetch without connection_id must still ask which connection, got %s", text(res))
 	}
+	// A distinct count needs one source (the RS refuses it across
+	// connections): it asks too, with no record read.
+	before := len(rs.RequestsTo("/v1/streams/"))
+	res = answer(t, fan, "aggregate", map[string]any{"stream": "messages", "metric": "count_distinct", "field": "from_email"})
+	if !res.IsError || !strings.Contains(text(res), `"code":"ambiguous_connection"`) || len(rs.RequestsTo("/v1/streams/")) != before {
+		t.Errorf("count_distinct without connection_id must ask which connection before any RS read, got %s", text(res))
+	}
 	res = answer(t, fan, "query_records", map[string]any{"stream": "channels", "expand": []string{"messages"}})
 	if !strings.Contains(text(res), `"code":"invalid_expand"`) {
 		t.Errorf("a fanned-in read must still gate expand, got %s", text(res))
