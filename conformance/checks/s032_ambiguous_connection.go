@@ -146,12 +146,17 @@ func ambiguityRefusals(t, on *T, stream string) ([]refusal, *Call) {
 		if i == 0 {
 			plain = c
 		}
-		if !c.IsError() || !read.ContainsToken(c.Text()+probe.CompactJSON(c.Structured()), "connection_id") || !ambiguousRe.MatchString(c.Text()+" "+c.ErrorCode()) {
+		if !c.IsError() || !read.ContainsToken(c.Text()+probe.CompactJSON(c.Structured()), "connection_id") {
 			continue
 		}
+		// Refused for want of a connection: the same read naming one
+		// works (an error that calls the source ambiguous says so itself).
 		r := refusal{call: c, total: try.total}
 		if on.Target.Has(CapControlledRS) {
 			r.reqs = on.RS().Requests()[before:]
+		}
+		if !ambiguousRe.MatchString(c.Text()+" "+c.ErrorCode()) && !worksWithConnection(on, try.tool, try.args, stream) {
+			continue
 		}
 		out = append(out, r)
 	}
@@ -368,4 +373,16 @@ func expectNoChildProbes(t *T, r refusal) {
 	t.AssertWith(len(probes) == 0, func() (conformance.Witness, error) {
 		return conformance.Witness{Kind: conformance.WitnessPresent, Fact: probes[0], In: []string{"the fixture RS's request log while " + r.call.Describe()}}, nil
 	}, "the ambiguity error must come from grant membership, without reading any one connection: the RS served %d such reads", len(probes))
+}
+
+// worksWithConnection reports whether tool answers args once they name one
+// of stream's connections.
+func worksWithConnection(on *T, tool string, args dialect.Args, stream string) bool {
+	conns := streamConnections(on, stream)
+	if len(conns) == 0 || !on.HasRole(tool, dialect.Connection) {
+		return false
+	}
+	scoped := maps.Clone(args)
+	scoped[dialect.Connection] = conns[0]
+	return !on.CallRoles(tool, scoped).IsError()
 }
