@@ -70,7 +70,7 @@ func instructionTopics(t *T) []topic {
 		}
 		return out
 	}
-	paging := named("query_records", dialect.Cursor, "page", "pages", "paging", "pagination", "paginate", "cursor", "next_cursor", "limit", "narrow", "bounded")
+	paging := named("query_records", dialect.Cursor, strings.Fields("page pages paging pagination paginate cursor next_cursor limit narrow bounded")...)
 	paging = append(paging, named("query_records", dialect.Limit)...)
 	return []topic{
 		{name: "schema-first discovery", names: []read.Fact{read.Text("schema")}},

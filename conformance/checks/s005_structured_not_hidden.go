@@ -56,7 +56,7 @@ var s005 = &Check{ID: "S005", Slug: "structured-not-hidden", Mode: ModeBB, Run: 
 // a witness: a description none of whose sentences holds one of each
 // advises nothing of the kind, in any wording.
 var (
-	steerStems  = []string{"page", "paginat", "cursor", "field", "narrow", "project", "aggregat", "search", "limit", "select"}
+	steerStems  = strings.Fields("page paginat cursor field narrow project aggregat search limit select") // words, not argument names
 	adviceStems = []string{"use", "prefer", "instead", "rather", "should", "recommend", "when", "unless", "only", "avoid", "need", "try",
 		"consider", "pass", "request", "call", "first", "before", "page through", "follow"}
 )

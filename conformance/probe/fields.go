@@ -74,7 +74,7 @@ func FindFieldRead(t *conformance.T, keep func(field, value string) bool) (Field
 
 // pageWith is a page of up to 100 records of src, read once per target.
 func pageWith(t *conformance.T, src Source) *conformance.Call {
-	return conformance.Discover(t, "page100:"+src.Stream+"/"+src.Conn, func() *conformance.Call {
+	return conformance.Discover(t, "page100|"+src.Stream+"|"+src.Conn, func() *conformance.Call {
 		c := t.CallRoles("query_records", src.Roles(dialect.Args{dialect.Limit: 100}))
 		if c.IsError() {
 			return nil

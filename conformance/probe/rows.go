@@ -121,7 +121,7 @@ func sourceParts(m map[string]any, conns, keys, fields []string) []map[string]an
 		seen := map[string]bool{}
 		ok := len(l.Items) >= 2
 		for _, it := range l.Items {
-			src := firstIn(it, conns) + "/" + firstIn(it, keys)
+			src := firstIn(it, conns) + "\x00" + firstIn(it, keys)
 			describes := len(it) > 3
 			if len(fields) > 0 {
 				describes = slices.ContainsFunc(fields, func(f string) bool { return mentions(it, f) })
