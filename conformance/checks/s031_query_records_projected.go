@@ -98,6 +98,13 @@ func (p projection) judge(t, on *T, required bool) {
 	// extra are the unrequested, undeclared fields whose values a
 	// returned record shows.
 	extra := map[string]string{}
+	var requested []string // what the requested fields of the shown records hold
+	for _, ref := range refs {
+		rec, _ := probe.FindRecord(on, ref)
+		for _, f := range fields {
+			requested = append(requested, probe.String(rec.Data[f]))
+		}
+	}
 	for _, ref := range refs {
 		rec, _ := probe.FindRecord(on, ref)
 		for k, v := range rec.Data {
@@ -106,7 +113,7 @@ func (p projection) judge(t, on *T, required bool) {
 				continue
 			}
 			head := valueHead(sv)
-			if slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(probe.String(rec.Data[f]), head) }) {
+			if slices.ContainsFunc(requested, func(r string) bool { return strings.Contains(r, head) }) {
 				continue // a requested field holds it too
 			}
 			if read.Find(c.Strings(), read.Text(head)).Seen() && extra[k] == "" {

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -32,6 +33,10 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 			docs[what] = probe.SchemaDoc(sc)
 		}
 	}
+	var conns []string
+	for _, r := range rows {
+		conns = append(conns, r.Connections...)
+	}
 	grouped := 0
 	for what, doc := range docs {
 		cs, _ := doc["connectors"].([]any)
@@ -49,6 +54,30 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 			cm, _ := cn.(map[string]any)
 			shared, ok := cm["granted_connections"].([]any)
 			if !ok {
+				// A connector that lists no connection of the grant (by
+				// value, its stream rows aside) leaves its streams nothing
+				// to inherit: keeping their own is all they can do.
+				own := grantConns(withoutObjectLists(cm), conns)
+				t.Clause(2, func() {
+					if len(own) == 0 {
+						t.Held()
+						return
+					}
+					// The connector lists connections under a name of its
+					// own: a stream row repeating that set, by value, does
+					// not inherit it.
+					for _, v := range cm {
+						l, _ := v.([]any)
+						for _, it := range l {
+							row, ok := it.(map[string]any)
+							if !ok {
+								continue
+							}
+							t.Advise(!probe.SameSet(grantConns(row, conns), own),
+								"%s: a stream row of connector %v repeats its connections %v; it should inherit them and keep its own only when they differ (the RS's compact view; no seed sentence asks it, so this is recommended)", what, cm["connector_key"], own)
+						}
+					}
+				})
 				continue
 			}
 			t.Clause(2, func() {
@@ -68,3 +97,29 @@ var s041 = &Check{ID: "S041", Slug: "compact-no-duplicate-streams", Mode: ModeBB
 		t.NotApplicable("no compact schema result groups its streams under connectors[]")
 	}
 }}
+
+// withoutObjectLists is m without its lists of objects (a connector's
+// stream rows).
+func withoutObjectLists(m map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if l, ok := v.([]any); ok && len(l) > 0 {
+			if _, obj := l[0].(map[string]any); obj {
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// grantConns are the grant's connection ids m holds, by value.
+func grantConns(m map[string]any, conns []string) []string {
+	var out []string
+	for _, v := range probe.StringValues(m) {
+		if slices.Contains(conns, v) && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -30,7 +30,12 @@ func findFilterable(t *T) (f filterable, ok bool, absent int) {
 		if i == probe.MaxStreamProbes {
 			break
 		}
-		_, rows := probe.ScopedSchema(t, s.Roles(nil))
+		// The fixture RS's own rows first: the truth, in its notation;
+		// else what the target's schema shows.
+		rows := probe.TruthRows(t, s.Stream, s.Conn, nil)
+		if len(rows) == 0 {
+			_, rows = probe.ScopedSchema(t, s.Roles(nil))
+		}
 		seenAll = seenAll && len(rows) > 0
 		for _, r := range rows {
 			f := filterable{src: s}

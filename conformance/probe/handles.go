@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
-	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 )
 
 // Handles: the pdpp:// URIs and paging handles a target shows, and what
@@ -77,7 +76,7 @@ type HandleScan struct {
 // with every handle that a record value holds.
 func ReadURIs(t *conformance.T) HandleScan {
 	scan := HandleScan{Copies: map[string]bool{}}
-	eachPage(t, 5, func(_ Source, c *conformance.Call) {
+	eachPage(t, 5, func(src Source, c *conformance.Call) {
 		scan.Calls = append(scan.Calls, c)
 		for _, r := range Records(c) {
 			for _, v := range StringValues(r["data"]) {
@@ -86,15 +85,25 @@ func ReadURIs(t *conformance.T) HandleScan {
 				}
 			}
 		}
-		for _, r := range Records(c) {
-			if id := ShownID(c, String(r["id"])); id != "" {
-				scan.Calls = append(scan.Calls, t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}))
-				break
+		// The first record's document, fetched by the handle the page
+		// shows for it (learned by following, never by key).
+		if refs := RecordsShown(t, c, src.Stream); len(refs) > 0 && Serves(t.Target, "fetch") {
+			if h := Handles(t, c, refs[:1])[refs[0]]; h != "" {
+				if f := Follow(t, h); f.Call != nil {
+					scan.Calls = append(scan.Calls, f.Call)
+				}
 			}
 		}
 	})
 	if _, c, _ := FanInTerm(t); c != nil {
 		scan.Calls = append(scan.Calls, c)
+		if hs := Hits(t, c); len(hs) > 0 {
+			if h := HitHandle(t, c, hs[0]); h != "" {
+				if f := Follow(t, h); f.Call != nil {
+					scan.Calls = append(scan.Calls, f.Call)
+				}
+			}
+		}
 	}
 	return scan
 }

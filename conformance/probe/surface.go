@@ -272,7 +272,7 @@ func Serves(t *conformance.Target, tool string) bool {
 func SampleCalls(t *conformance.T) []*conformance.Call {
 	var out []*conformance.Call
 	call := func(tool string, args dialect.Args) *conformance.Call {
-		if !Serves(t.Target, tool) {
+		if !Serves(t.Target, tool) || !declares(t, tool, args) {
 			return nil
 		}
 		c := t.CallRoles(tool, args)
@@ -315,6 +315,17 @@ func SampleCalls(t *conformance.T) []*conformance.Call {
 	return out
 }
 
+// declares reports whether the target declares an argument for every
+// role of args on tool: a sample it cannot be asked is left out.
+func declares(t *conformance.T, tool string, args dialect.Args) bool {
+	for r := range args {
+		if !t.HasRole(tool, r) {
+			return false
+		}
+	}
+	return true
+}
+
 // RefusedCalls calls each read tool the target serves with arguments
 // naming what no grant holds, so that each answers with an error.
 func RefusedCalls(t *conformance.T) []*conformance.Call {
@@ -330,7 +341,7 @@ func RefusedCalls(t *conformance.T) []*conformance.Call {
 		{"fetch", dialect.Args{dialect.RecordID: "mcpcheck-no-such-record"}},
 		{"read_record_field", dialect.Args{dialect.RecordID: "mcpcheck-no-such-record", dialect.Field: "mcpcheck_no_such_field"}},
 	} {
-		if Serves(t.Target, c.tool) {
+		if Serves(t.Target, c.tool) && declares(t, c.tool, c.args) {
 			out = append(out, t.CallRoles(c.tool, c.args))
 		}
 	}
