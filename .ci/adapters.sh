@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# mcpcheck against every independent adapter, each report scored against its
+# adjudicated verdicts: Q, R and S from ../shared/adapters (skipped, saying so,
+# where that folder is absent) and those in integration/adapters. A score
+# fails on a false required failure, a false skip, a missed deviation or
+# fewer than 50 judged scenarios. One adapter at a time (2 cores).
+#   .ci/adapters.sh [NAME...]   NAME: q r s v t t-hosted u (default: all)
+# Reports land in .cache/adapters/NAME.{json,txt}.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=$PWD/.cache/adapters
+mkdir -p "$out/bin"
+go build -o "$out/bin/" ./cmd/mcpcheck ./cmd/pdpp-fake-rs || exit 1
+export FAKE_RS=$out/bin/pdpp-fake-rs
+shared=../shared/adapters
+score=$shared/score.py
+if [ ! -f "$score" ]; then
+  echo "adapters: skipped: $shared is absent (it holds score.py and adapters q, r, s)"
+  exit 0
+fi
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=(q r s v t t-hosted u)
+failed=()
+for n in "${names[@]}"; do
+  case $n in
+    q|r|s) run=("$shared/$n/run.sh"); exp=$shared/expected.json ;;
+    t-hosted) run=(integration/adapters/t/run.sh --hosted); exp=integration/adapters/expected.json ;;
+    *) run=("integration/adapters/$n/run.sh"); exp=integration/adapters/expected.json ;;
+  esac
+  rm -f "$out/$n.json"
+  "${run[@]}" "$out/bin/mcpcheck" "$out/$n" >/dev/null 2>&1
+  if [ ! -s "$out/$n.json" ]; then
+    echo "$n: no report (see $out/$n.txt)"; failed+=("$n"); continue
+  fi
+  ok=1
+  python3 "$score" "$out/$n.json" "$n" "$exp" || ok=
+  judged=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(1 for s in r["scenarios"] if str((s.get("result") or {}).get("verdict","")).lower() in ("pass","fail")))' "$out/$n.json")
+  if [ "$judged" -lt 50 ]; then echo "  fewer than 50 scenarios judged ($judged)"; ok=; fi
+  [ -n "$ok" ] || failed+=("$n")
+done
+if [ ${#failed[@]} -gt 0 ]; then echo "adapters: not as adjudicated: ${failed[*]}"; exit 1; fi
+echo "adapters: every report as adjudicated"
