@@ -63,8 +63,8 @@ var realReports = sync.OnceValues(func() (map[string]*conformance.Report, error)
 		"generic": {Target: conformance.TargetSpec{URL: generic.URL, Token: "t"}}, // not a PDPP adapter: every row n/a
 		// clause results: a failed clause with its calls, and recommended failures
 		"clauses":      {Target: mutant("strip-routing-from-aggregate"), Only: []string{"S003", "S012"}},
-		"clause-calls": {Target: mutant("hide-search-cursor"), Only: []string{"S023"}},       // calls made inside a failed clause
-		"blocked":      {Target: mutant("nest-schema-data"), Only: []string{"S017", "S018"}}, // a clause blocked by the scenario that owns the index
+		"clause-calls": {Target: mutant("hide-search-cursor"), Only: []string{"S023"}}, // calls made inside a failed clause
+		"blocked":      {Target: mutant("drop-instructions"), Only: []string{"S001"}},  // clauses blocked by the clause that owns the instructions
 	}
 	out := map[string]*conformance.Report{}
 	for name, cfg := range configs {
