@@ -62,7 +62,7 @@ var readsMutants = []Variation{
 		Apply: onHits(titleFromEmittedAt)},
 	{ID: "drop-search-connection-id", Kills: []string{"S028.1", "S028.2"}, Doc: "search ignores connection_id",
 		Apply: onQuery(pathIs("/v1/search"), func(_ *http.Request, q url.Values) { q.Del("connection_id") })},
-	{ID: "add-fetch-data-key", Kills: []string{"S029.1", "S029.3", "S030.2", "S038.3"}, Doc: "fetch adds the canonical record under structuredContent.data (content[] still mirrors the document)",
+	{ID: "add-fetch-data-key", Kills: []string{"S029.1", "S029.3", "S030.2"}, Doc: "fetch adds the canonical record under structuredContent.data (content[] still mirrors the document; S038.3 is not among its kills: seed 002 keeps binary bodies out of model-visible text, which this leaves alone)",
 		Apply: onFetch(addFetchDataKey)},
 	{ID: "add-content-ladder", Kills: []string{"S029.1"}, Doc: "fetch adds a content_ladder object beside the document in structuredContent, as upstream does; content[] mirrors the document alone",
 		Apply: onFetch(addContentLadder)},
