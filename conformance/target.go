@@ -81,6 +81,10 @@ type TargetSpec struct {
 	// ownerBearer puts the fixture RS's owner bearer where the command
 	// takes {token} ([CommandRunner.OpenAsOwner]).
 	ownerBearer bool
+	// starts is shared by a stdio target and its forks: how long the
+	// command took to answer, and the gate that starts a slow one's forks
+	// one at a time.
+	starts *startClock
 	// Redactor collects every token the target is lent (these, the fixture
 	// RS's, the control plane's) and redacts them from what mcpcheck
 	// reports. Nil means a new one; share one to redact other output too.
@@ -302,6 +306,9 @@ func Open(ctx context.Context, spec TargetSpec) (*Target, error) {
 	case KindURL:
 		return open(ctx, spec, (*Target).openURL)
 	case KindStdio:
+		if spec.starts == nil {
+			spec.starts = &startClock{}
+		}
 		return open(ctx, spec, (*Target).openStdio)
 	}
 	return open(ctx, spec, (*Target).openInProcess)

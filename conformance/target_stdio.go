@@ -117,7 +117,13 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 		}
 		return nil
 	}
-	return t.handshake(ctx, tr, spec.ConnectTimeout, diagnose)
+	if err := t.handshake(ctx, tr, spec.ConnectTimeout, diagnose); err != nil {
+		return err
+	}
+	took := time.Since(t.started)
+	spec.starts.took(took)
+	t.callTimeout = scaledBound(t.callTimeout, took)
+	return nil
 }
 
 // exitState is how the command ended, or "" while it runs. The pipe
@@ -135,7 +141,7 @@ func (d *stdioDriver) exitState(wait time.Duration) string {
 func (d *stdioDriver) Fork(ctx context.Context, fx *fakers.Fixture) (*Target, error) {
 	spec := d.spec
 	spec.FixtureData = fx
-	return open(ctx, spec, (*Target).openStdio)
+	return spec.starts.fork(ctx, spec)
 }
 
 // OpenAsOwner starts the command again with the owner bearer where it took
@@ -149,7 +155,7 @@ func (d *stdioDriver) OpenAsOwner(ctx context.Context) (*Target, error) {
 		return nil, err
 	}
 	spec.FixtureData = fx
-	return open(ctx, spec, (*Target).openStdio)
+	return spec.starts.fork(ctx, spec)
 }
 
 func (d *stdioDriver) FixtureRS() FixtureRS { return d.rs }
