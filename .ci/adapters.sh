@@ -35,6 +35,15 @@ for n in "${names[@]}"; do
   ok=1
   python3 "$score" "$out/$n.json" "$n" "$exp" || ok=
   judged=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(1 for s in r["scenarios"] if str((s.get("result") or {}).get("verdict","")).lower() in ("pass","fail")))' "$out/$n.json")
+  unwitnessed=$(python3 -c 'import json,sys
+r=json.load(open(sys.argv[1]))
+for s in r["scenarios"]:
+    res=s.get("result") or {}
+    if "recommend" in str(res.get("fail_level","")).lower(): continue
+    for c in res.get("clauses") or []:
+        for f in c.get("failures") or []:
+            if f.get("level")=="required" and not f.get("witness"): print(c.get("key"))' "$out/$n.json")
+  if [ -n "$unwitnessed" ]; then echo "  required failures without a witness: $unwitnessed"; ok=; fi
   if [ "$judged" -lt 50 ]; then echo "  fewer than 50 scenarios judged ($judged)"; ok=; fi
   [ -n "$ok" ] || failed+=("$n")
 done

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"github.com/pdpp-connect/mcpcheck/scenarios"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -459,4 +460,30 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Every required failure a real report carries names its witness.
+func TestEveryRequiredFailureCarriesAWitness(t *testing.T) {
+	failures := 0
+	for name, rep := range mustRealReports(t) {
+		for _, row := range rep.Rows {
+			if row.Result == nil {
+				continue
+			}
+			for _, c := range row.Result.Clauses {
+				for _, f := range c.Failures {
+					if f.Level != scenarios.Required {
+						continue
+					}
+					failures++
+					if f.Witness == nil || f.Witness.Line() == "" {
+						t.Errorf("%s report, %s: a required failure without a witness: %s", name, c.Key, f.Message)
+					}
+				}
+			}
+		}
+	}
+	if failures == 0 {
+		t.Fatal("no real report carried a required failure to look at")
+	}
 }
