@@ -31,7 +31,8 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 //   - internal/realrskit, which starts the real-RS kit, is for the tests
 //     that run against it (fakers/realrsdiff, integration/...) only;
 //   - the framework links neither the probes (conformance/probe) nor the
-//     checks; the probes do not link the checks;
+//     checks; the probes do not link the checks; the readers
+//     (conformance/read) link nothing of the module;
 //   - the checks and probes do not import the framework's internals
 //     (conformance/internal/...): they reach them through the framework
 //     ([directImportViolation]).
@@ -45,6 +46,8 @@ func importViolation(pkg, dep string) string {
 		return "the probes sit below the checks: checks import probe, never the reverse"
 	case pkg == "conformance/dialect":
 		return "the role resolver is a leaf: it reads a target's tools/list and answers, and links nothing of the module"
+	case pkg == "conformance/read":
+		return "the readers are a leaf: pure functions of text and JSON, which link nothing of the module"
 	case under(pkg, "conformance") && !under(pkg, "conformance/reference") && !under(pkg, "conformance/matrix") &&
 		!under(pkg, "conformance/clausemap") && under(dep, "adapter"):
 		return "the harness does not import the adapter it judges (conformance/reference does, and the matrix and clause map that run and name its mutants)"
@@ -80,6 +83,9 @@ func TestImportRuleCases(t *testing.T) {
 		{"conformance/bench", "internal/shellquote", true},
 		{"adapter", "internal/shellquote", true},
 		{"conformance/dialect", "conformance", false},
+		{"conformance/read", "conformance", false},
+		{"conformance/read", "fakers", false},
+		{"conformance/probe", "conformance/read", true},
 		{"conformance/checks", "conformance/dialect", true},
 		{"conformance/checks", "conformance/probe", true},
 		{"conformance/probe", "conformance", true},
