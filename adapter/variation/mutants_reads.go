@@ -20,6 +20,8 @@ import (
 var readsMutants = []Variation{
 	{ID: "hide-paging-handles", Kills: []string{"S023.1", "S023.2"}, Doc: "query_records text drops next_cursor, next_changes_since and count",
 		Apply: onRecordsText(hidePagingHandles)},
+	{ID: "cursor-repeats-page-two", Kills: []string{"S023.2"}, Doc: "a page reached with a cursor shows that same cursor as its next one (text and structuredContent), so the first step pages on and the second repeats the page",
+		Apply: withMiddleware(onResult("query_records", repeatCursor))},
 	{ID: "hide-search-cursor", Kills: []string{"S023.1", "S023.2"}, Doc: "search text drops next_cursor",
 		Apply: onSearchText(func(text string) string { return quotedHandleRe.ReplaceAllString(text, "") })},
 	{ID: "leak-projected-fields", Kills: []string{"S031.1", "S031.2"}, Doc: "query_records(fields) neither forwards fields nor narrows records",
@@ -206,4 +208,43 @@ func cutPreviewsAt(n int) func(res map[string]any) {
 			}
 		}
 	}
+}
+
+// repeatCursor shows, on a page reached with a cursor, that cursor again
+// in place of the next one.
+func repeatCursor(req *mcp.CallToolRequest, r *result) {
+	var args struct {
+		Cursor string `json:"cursor"`
+	}
+	_ = json.Unmarshal(req.Params.Arguments, &args)
+	next := valueOf(r.structured(), "next_cursor")
+	if args.Cursor == "" || next == "" {
+		return
+	}
+	r.setText(strings.ReplaceAll(r.text(), next, args.Cursor))
+	var sc any
+	_ = decodeJSON([]byte(strings.ReplaceAll(string(mustJSON(r.StructuredContent)), next, args.Cursor)), &sc)
+	r.StructuredContent = sc
+}
+
+// valueOf is the first string under key anywhere in v.
+func valueOf(v any, key string) string {
+	switch x := v.(type) {
+	case map[string]any:
+		if s, ok := x[key].(string); ok && s != "" {
+			return s
+		}
+		for _, c := range x {
+			if s := valueOf(c, key); s != "" {
+				return s
+			}
+		}
+	case []any:
+		for _, c := range x {
+			if s := valueOf(c, key); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
 }

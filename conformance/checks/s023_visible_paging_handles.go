@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -22,7 +23,7 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 	if src, args, page, env, ok := pagedSource(on, index); ok {
 		judged = true
 		first := probe.RecordsShown(on, page, src.Stream)
-		judgePaging(t, on, "query_records", page, env, args, first, func(c *Call) []probe.RecordRef { return probe.RecordsShown(on, c, src.Stream) })
+		judgePaging(t, on, "query_records", probe.RecordsPath(src.Stream), sourceSize(on, src), page, env, args, first, func(c *Call) []probe.RecordRef { return probe.RecordsShown(on, c, src.Stream) })
 		if on.HasRole("query_records", dialect.ChangesSince) {
 			chArgs := src.Roles(dialect.Args{dialect.Limit: 2, dialect.ChangesSince: "beginning"})
 			ch, chEnv := probe.CallWithEnvelope(on, "query_records", chArgs, probe.RecordsPath(src.Stream))
@@ -45,7 +46,7 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 		s, env := probe.CallWithEnvelope(on, "search", args, "/v1/search")
 		if !s.IsError() && len(probe.Hits(on, s)) > 0 && probe.HandlesOf(env).Cursor != "" {
 			judged = true
-			judgePaging(t, on, "search", s, env, args, probe.HitRefs(on, s), func(c *Call) []probe.RecordRef { return probe.HitRefs(on, c) })
+			judgePaging(t, on, "search", "/v1/search", 0, s, env, args, probe.HitRefs(on, s), func(c *Call) []probe.RecordRef { return probe.HitRefs(on, c) })
 		}
 	}
 	if !judged {
@@ -56,7 +57,7 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 // judgePaging judges one read whose RS envelope has more after it: its
 // cursor (or the adapter's own) and count shown in text (S023.1), and the
 // page its shown cursor reaches (S023.2).
-func judgePaging(t, on *T, tool string, page *Call, env map[string]any, args dialect.Args, first []probe.RecordRef, shows func(*Call) []probe.RecordRef) {
+func judgePaging(t, on *T, tool, path string, total int, page *Call, env map[string]any, args dialect.Args, first []probe.RecordRef, shows func(*Call) []probe.RecordRef) {
 	h := probe.HandlesOf(env)
 	text := conformance.TextOf(page)
 	cursor, next := probe.VisibleCursor(on, page, args, first, h.Cursor, shows)
@@ -91,11 +92,70 @@ func judgePaging(t, on *T, tool string, page *Call, env map[string]any, args dia
 			return
 		}
 		for _, ref := range got {
-			t.AssertWith(!slices.Contains(first, ref), func() (conformance.Witness, error) {
+			if !t.AssertWith(!slices.Contains(first, ref), func() (conformance.Witness, error) {
 				return conformance.Witness{Kind: conformance.WitnessCall, Fact: ref.String(), In: []string{next.Describe() + " repeats " + ref.String(), "built from " + page.Describe()}}, nil
-			}, "%s: the page after the cursor shown in text repeats %s of the page before", tool, ref)
+			}, "%s: the page after the cursor shown in text repeats %s of the page before", tool, ref) {
+				return
+			}
 		}
+		followToTheEnd(t, on, tool, path, args, cursor, append(slices.Clone(first), got...), total, shows)
 	})
+}
+
+// maxPages bounds how far paging from text is followed (mcpcheck's own
+// call budget; a source that pages further is judged up to it).
+const maxPages = 25
+
+// followToTheEnd follows, from the second page on, the cursor each page's
+// text shows until the RS has no more: no page repeats a record an earlier
+// page showed, each page whose RS answer has more shows a cursor that
+// pages on, and, where the fixture knows the source's size (total), the
+// pages together show every record of it.
+func followToTheEnd(t, on *T, tool, path string, args dialect.Args, cursor string, seen []probe.RecordRef, total int, shows func(*Call) []probe.RecordRef) {
+	var answers []conformance.Evidence
+	for step := 2; ; step++ {
+		if step == maxPages {
+			return
+		}
+		pageArgs := maps.Clone(args)
+		pageArgs[dialect.Cursor] = cursor
+		page, env := probe.CallWithEnvelope(on, tool, pageArgs, path)
+		answers = append(answers, page)
+		rsNext := probe.HandlesOf(env).Cursor
+		if page.IsError() || rsNext == "" {
+			break // the RS has no more
+		}
+		cur, next := probe.VisibleCursor(on, page, args, seen, rsNext, shows)
+		if cur == "" {
+			t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Absent(read.Text(rsNext), conformance.TextOf(page)) },
+				"%s: page %d's text shows no cursor that pages on, though the RS has more (its next_cursor %q)", tool, step, rsNext)
+			return
+		}
+		got := shows(next)
+		for _, ref := range got {
+			if !t.AssertWith(!slices.Contains(seen, ref), func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessCall, Fact: ref.String(), In: []string{next.Describe() + " repeats " + ref.String() + ", shown on an earlier page", "built from " + page.Describe()}}, nil
+			}, "%s: following the cursor page %d's text shows repeats %s of an earlier page", tool, step, ref) {
+				return
+			}
+		}
+		if len(got) == 0 {
+			break
+		}
+		seen, cursor = append(seen, got...), cur
+	}
+	if total == 0 || len(seen) >= total {
+		return
+	}
+	for _, r := range probe.FixtureRecords(t) {
+		if r.Ref.Stream != seen[0].Stream || r.Ref.Conn != seen[0].Conn || slices.Contains(seen, r.Ref) {
+			continue
+		}
+		t.AssertWith(false, func() (conformance.Witness, error) {
+			return conformance.AbsentAll(facts(append(recordTexts(r), r.Ref.ID)...), answers...)
+		}, "%s: paging to the end from text never shows record %s of the %d the source holds", tool, r.Ref, total)
+		return
+	}
 }
 
 // pagedSource finds a source whose first page of two records has more
@@ -117,4 +177,15 @@ func pagedSource(t *T, index []probe.SchemaRow) (probe.Source, dialect.Args, *Ca
 		}
 	}
 	return probe.Source{}, nil, nil, nil, false
+}
+
+// sourceSize is how many records the fixture holds for src.
+func sourceSize(t *T, src probe.Source) int {
+	n := 0
+	for _, r := range probe.FixtureRecords(t) {
+		if r.Ref.Stream == src.Stream && (src.Conn == "" || r.Ref.Conn == src.Conn) {
+			n++
+		}
+	}
+	return n
 }
