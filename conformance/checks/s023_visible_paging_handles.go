@@ -127,7 +127,9 @@ func followToTheEnd(t, on *T, tool, path string, args dialect.Args, cursor strin
 		}
 		cur, next := probe.VisibleCursor(on, page, args, seen, rsNext, shows)
 		if cur == "" {
-			t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Absent(read.Text(rsNext), conformance.TextOf(page)) },
+			t.AssertWith(false, func() (conformance.Witness, error) {
+				return conformance.Absent(read.Text(rsNext), conformance.TextOf(page))
+			},
 				"%s: page %d's text shows no cursor that pages on, though the RS has more (its next_cursor %q)", tool, step, rsNext)
 			return
 		}
