@@ -20,6 +20,8 @@ import (
 var readsMutants = []Variation{
 	{ID: "hide-paging-handles", Kills: []string{"S023.1", "S023.2"}, Doc: "query_records text drops next_cursor, next_changes_since and count",
 		Apply: onRecordsText(hidePagingHandles)},
+	{ID: "text-shows-unprojected-fields", Kills: []string{"S031.1"}, Collateral: []string{"S050"}, Doc: "query_records(fields) narrows structuredContent, but its text previews the whole records, unrequested fields included (S050 too: the whole preview leaves a requested large JSON field undescribed)",
+		Apply: withMiddleware(onCall(textOfUnprojectedRead))},
 	{ID: "cursor-repeats-page-two", Kills: []string{"S023.2"}, Doc: "a page reached with a cursor shows that same cursor as its next one (text and structuredContent), so the first step pages on and the second repeats the page",
 		Apply: withMiddleware(onResult("query_records", repeatCursor))},
 	{ID: "hide-search-cursor", Kills: []string{"S023.1", "S023.2"}, Doc: "search text drops next_cursor",
@@ -247,4 +249,23 @@ func valueOf(v any, key string) string {
 		}
 	}
 	return ""
+}
+
+// textOfUnprojectedRead answers a projected query_records with its own
+// structuredContent and the text of the same read without fields.
+func textOfUnprojectedRead(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {
+	args := map[string]json.RawMessage{}
+	if req.Params.Name != "query_records" || json.Unmarshal(req.Params.Arguments, &args) != nil || args["fields"] == nil {
+		return next(ctx, req)
+	}
+	res, err := next(ctx, req)
+	if err != nil || res.IsError {
+		return res, err
+	}
+	delete(args, "fields")
+	whole, err := next(ctx, withArgs(req, args))
+	if err == nil && !whole.IsError {
+		(&result{res}).setText((&result{whole}).text())
+	}
+	return res, nil
 }
