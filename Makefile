@@ -12,7 +12,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X github.com/pdpp-connect/mcpcheck/conformance.version=$(VERSION) -X github.com/pdpp-connect/mcpcheck/adapter.Version=$(VERSION)
 BIN       := bin
 
-.PHONY: report test matrix ci realrs openspec-validate junit-xsd official-conformance inspector-smoke build golden lint mutants fuzz load bench clean
+.PHONY: report test matrix adapters ci realrs openspec-validate junit-xsd official-conformance inspector-smoke build golden lint mutants fuzz load bench clean
 
 report:
 	$(GO) run ./cmd/mcpcheck
@@ -31,6 +31,12 @@ test:
 matrix:
 	MCPCHECK_FULL_MATRIX=1 $(GO) test ./conformance/matrix -run '^TestMutantsAreKilledByTheirOwnChecks$$' -count=1 -timeout 45m
 
+# mcpcheck against every adapter written without it (../shared/adapters and
+# integration/adapters), each report scored against its adjudicated
+# VERDICTS (score.py): no false failure, no false skip, 50 judged. Needs
+# node/npm, perl and python3; skips, saying so, without ../shared.
+adapters:
+	bash .ci/adapters.sh
 # The last two also need npm: they install Node 22 and the tools pinned in
 # .ci/npm/ into .cache/npm (gitignored) on first use. One step after another,
 # even under make -j: they share that install.
