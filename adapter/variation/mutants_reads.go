@@ -22,6 +22,12 @@ var readsMutants = []Variation{
 		Apply: onRecordsText(hidePagingHandles)},
 	{ID: "text-shows-unprojected-fields", Kills: []string{"S031.1"}, Collateral: []string{"S050"}, Doc: "query_records(fields) narrows structuredContent, but its text previews the whole records, unrequested fields included (S050 too: the whole preview leaves a requested large JSON field undescribed)",
 		Apply: withMiddleware(onCall(textOfUnprojectedRead))},
+	{ID: "changes-bookmark-restarts", Kills: []string{"S023.2"}, Doc: "query_records accepts a next_changes_since but reads the feed from the beginning again",
+		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
+			if c := args["changes_since"]; c != nil && string(c) != `"beginning"` {
+				args["changes_since"] = json.RawMessage(`"beginning"`)
+			}
+		}))},
 	{ID: "cursor-repeats-page-two", Kills: []string{"S023.2"}, Doc: "a page reached with a cursor shows that same cursor as its next one (text and structuredContent), so the first step pages on and the second repeats the page",
 		Apply: withMiddleware(onResult("query_records", repeatCursor))},
 	{ID: "hide-search-cursor", Kills: []string{"S023.1", "S023.2"}, Doc: "search text drops next_cursor",

@@ -9,6 +9,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/conformance/read"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // Every handle of a read's RS envelope is looked for in content[] text by
@@ -36,7 +37,9 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 						return
 					}
 					r := on.CallRoles("query_records", src.Roles(dialect.Args{dialect.ChangesSince: want}))
-					t.Works(r, conformance.Answers(conformance.TextOf(ch), probe.GrantNames(t)), "the next_changes_since shown in text must resume the feed")
+					if t.Works(r, conformance.Answers(conformance.TextOf(ch), probe.GrantNames(t)), "the next_changes_since shown in text must resume the feed") && on != t {
+						judgeResumeEffect(t, on, src, ch, want)
+					}
 				})
 			}
 		}
@@ -190,4 +193,56 @@ func sourceSize(t *T, src probe.Source) int {
 		}
 	}
 	return n
+}
+
+// changeMarker is the text of the record mcpcheck changes after a
+// bookmark, to tell it by value.
+const changeMarker = "mcpcheck changed this record after the bookmark"
+
+// judgeResumeEffect judges the bookmark by its effect, not its acceptance:
+// once a record of the source changes after it (on a private fork),
+// resuming with it shows that record, and none the first page showed.
+func judgeResumeEffect(t, on *T, src probe.Source, first *Call, bookmark string) {
+	earlier := probe.RecordsShown(on, first, src.Stream)
+	var changed probe.RecordRef
+	on.RS().Update(func(fx *fakers.Fixture) {
+		for _, s := range fx.Streams {
+			if s.Name != src.Stream || !slices.Contains(s.Connections, src.Conn) {
+				continue
+			}
+			for i, r := range s.Records {
+				if r.ConnectionID != src.Conn {
+					continue
+				}
+				data := maps.Clone(r.Data)
+				for k, v := range data {
+					if _, ok := v.(string); ok && k != s.PrimaryKey && k != s.CursorField {
+						data[k] = changeMarker
+						break
+					}
+				}
+				s.Records[i].Data = data
+				changed = probe.RecordRef{Conn: r.ConnectionID, Stream: s.Name, ID: r.ID}
+				return
+			}
+		}
+	})
+	after := on.CallRoles("query_records", src.Roles(dialect.Args{dialect.ChangesSince: bookmark}))
+	if !t.Works(after, conformance.Answers(conformance.TextOf(first), probe.GrantNames(t)), "the next_changes_since shown in text must resume the feed after a change") {
+		return
+	}
+	t.Shows(after, read.Text(changeMarker), "resuming with the next_changes_since shown in text must show the record changed after it")
+	for _, ref := range earlier {
+		if ref == changed {
+			continue
+		}
+		rec, _ := probe.FindRecord(on, ref)
+		vals := recordTexts(rec)
+		if len(vals) == 0 || !probe.PartShown(after.Text()+"\n"+probe.CompactJSON(after.Structured()), vals[0]) {
+			continue
+		}
+		t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(vals[0], after) },
+			"resuming with the next_changes_since shown in text shows %s again, unchanged since the bookmark", ref)
+		return
+	}
 }
