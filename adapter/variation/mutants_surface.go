@@ -34,6 +34,10 @@ var surfaceMutants = []Variation{
 			}
 			return tools
 		}))},
+	{ID: "aggregate-names-search-route", Kills: []string{"S003.1"}, Doc: "the aggregate description names GET /v1/search, a route aggregate never requests, as the one it maps to",
+		Apply: describe("aggregate", func(d string) string {
+			return strings.Replace(d, "GET /v1/streams/{stream}/aggregate", "GET /v1/search", 1)
+		})},
 	{ID: "strip-routing-from-aggregate", Kills: []string{"S003.1"}, Doc: "the aggregate description loses its endpoint and read-only statement",
 		Apply: describe("aggregate", func(d string) string { return strings.Split(d, " Read-only;")[0] })},
 	{ID: "strip-pointer-from-fetch", Kills: []string{"S003.2"}, Doc: "the fetch description no longer points to the instructions or the schema tool",

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
 	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
@@ -57,9 +59,96 @@ var s003 = &Check{ID: "S003", Slug: "descriptions-routable", Mode: ModeBB, Run: 
 			t.AssertWith(endpointRe.MatchString(d) || capabilityRe.MatchString(d), absent(endpointStems),
 				"tool %s: the description must name the RS endpoint or capability it maps to (e.g. GET /v1/...): %q", tool.Name, d)
 		})
+		if routes := routeRe.FindAllString(d, -1); len(routes) > 0 {
+			t.Clause(1, func() { judgeNamedRoutes(t, tool.Name, desc, routes) })
+		}
 		t.Clause(2, func() {
 			t.AssertWith(pointerRe.MatchString(d), absent(pointerStems),
 				"tool %s: the description must point to the schema tool or the instructions for cross-cutting details: %q", tool.Name, d)
 		})
 	}
 }}
+
+// routeRe is an RS route a description names.
+var routeRe = regexp.MustCompile(`/v1/[A-Za-z0-9_{}:/.-]*[A-Za-z0-9_}]`)
+
+// judgeNamedRoutes judges the routes a description names by what the tool
+// does: one call of it, on a private fork, must request one of them from
+// the RS (a route template's {x} or :x stands for any one segment). The
+// routes the call requested, none of them named, are the witness.
+func judgeNamedRoutes(t *T, tool string, desc conformance.Evidence, routes []string) {
+	on := t.Private()
+	if on == t {
+		t.Skipf("which RS route a call requests shows only in the RS request log: %s", CapFixture.SkipReason())
+	}
+	before := len(on.RS().Requests())
+	if c := sampleCall(on, tool); c == nil || c.IsError() {
+		t.Skipf("no call of %s to watch the RS for", tool)
+	}
+	var asked []string
+	for _, r := range on.RS().Requests()[before:] {
+		asked = append(asked, r.Path)
+		for _, route := range routes {
+			if routeMatches(route, r.Path) {
+				return
+			}
+		}
+	}
+	if len(asked) == 0 {
+		t.Skipf("a call of %s made no RS request", tool)
+	}
+	t.AssertWith(false, func() (conformance.Witness, error) {
+		w, err := conformance.Present(routes[0], desc)
+		w.In = append(w.In, "while a call of "+tool+" requested only "+strings.Join(asked, ", ")+" from the RS")
+		return w, err
+	}, "tool %s: the description names the RS route %s, which a call of the tool never requests (it requested %s)", tool, strings.Join(routes, ", "), strings.Join(asked, ", "))
+}
+
+// routeMatches reports whether path is an instance of route.
+func routeMatches(route, path string) bool {
+	rs, ps := strings.Split(strings.Trim(route, "/"), "/"), strings.Split(strings.Trim(path, "/"), "/")
+	if len(rs) != len(ps) {
+		return false
+	}
+	for i, seg := range rs {
+		if seg != ps[i] && !strings.HasPrefix(seg, "{") && !strings.HasPrefix(seg, ":") {
+			return false
+		}
+	}
+	return true
+}
+
+// sampleCall is one ordinary call of tool on the target's own data, or nil.
+func sampleCall(t *T, tool string) *Call {
+	srcs := probe.Sources(probe.Grant(t))
+	if len(srcs) == 0 {
+		return nil
+	}
+	switch tool {
+	case "schema":
+		return t.CallRoles(tool, dialect.Args{})
+	case "query_records":
+		return t.CallRoles(tool, srcs[0].Roles(dialect.Args{dialect.Limit: 1}))
+	case "aggregate":
+		return t.CallRoles(tool, srcs[0].Roles(dialect.Args{dialect.Metric: "count"}))
+	}
+	_, c, _ := probe.FanInTerm(t)
+	if c == nil || tool == "search" {
+		return c
+	}
+	hs := probe.Hits(t, c)
+	if len(hs) == 0 {
+		return nil
+	}
+	id := probe.HitHandle(t, c, hs[0])
+	if id == "" {
+		return nil
+	}
+	if tool == "fetch" {
+		return t.CallRoles(tool, dialect.Args{dialect.RecordID: id})
+	}
+	if field := probe.HitField(t, hs[0]); field != "" && tool == "read_record_field" {
+		return t.CallRoles(tool, dialect.Args{dialect.RecordID: id, dialect.Field: field})
+	}
+	return nil
+}
