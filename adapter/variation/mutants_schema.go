@@ -66,6 +66,12 @@ var schemaMutants = []Variation{
 				q.Set("view", "compact")
 			}
 		})},
+	{ID: "full-ambiguity-lists-foreign-connection", Kills: []string{"S022.2"}, Doc: "the disambiguation error of an ambiguous schema(stream, detail: \"full\") also lists cin_github, a connection that does not serve the stream",
+		Apply: onError(func(e map[string]any) {
+			if list, ok := e["available_connections"].([]any); ok && e["code"] != "ambiguous_connection" {
+				e["available_connections"] = append(list, map[string]any{"connection_id": "cin_github", "connector_key": "github"})
+			}
+		})},
 	{ID: "pick-first-source-full", Kills: []string{"S022.2"}, Doc: "an ambiguous schema(stream, detail: \"full\") answers with the first connection's exhaustive schema instead of asking",
 		Apply: pickFirstSourceFull()},
 	{ID: "merge-other-sources-full", Kills: []string{"S022.3"}, Doc: "schema(stream, connection_id, detail: \"full\") also holds the stream's other connections",

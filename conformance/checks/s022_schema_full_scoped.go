@@ -53,6 +53,11 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 		t.AssertWith(retriesWithConnection(amb), func() (conformance.Witness, error) {
 			return conformance.AbsentAll(facts("retry_with", "connection_id"), amb)
 		}, "the disambiguation error must say retry_with: \"connection_id\": %s", amb.Describe())
+		// The candidates it lists, if any, are the stream's: a connection
+		// of the grant that does not serve it, listed, is a wrong retry.
+		for _, other := range notServing(truth, shared) {
+			t.ShowsNone(amb, other, "the disambiguation error for stream %q lists connection %s, which does not serve it", shared, other)
+		}
 		if on.Target.Has(CapControlledRS) {
 			reqs := on.RS().RequestsTo("/v1/schema")[before:]
 			for _, r := range reqs {
@@ -192,4 +197,23 @@ func retryWith(v any) string {
 		return probe.String(x["field"])
 	}
 	return ""
+}
+
+// notServing are the grant's connections that serve no row of stream.
+func notServing(rows []probe.SchemaRow, stream string) []string {
+	serving := map[string]bool{}
+	for _, r := range probe.RowsNamed(rows, stream) {
+		for _, c := range r.Connections {
+			serving[c] = true
+		}
+	}
+	var out []string
+	for _, r := range rows {
+		for _, c := range r.Connections {
+			if !serving[c] && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
