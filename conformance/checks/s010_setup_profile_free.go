@@ -41,9 +41,8 @@ var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs:
 		}
 		first := strings.Index(page, url)
 		if at := advancedRe.FindStringIndex(page); at != nil {
-			t.AssertWith(first < 0 || first < at[0], func() (conformance.Witness, error) {
-				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: page[at[0]:at[1]], In: []string{"the setup page /connect, before the MCP URL " + url},
-					Excerpt: read.Around(page, at[0], at[1]-at[0])}, nil
+			t.AssertWith(first < at[0], func() (conformance.Witness, error) {
+				return conformance.Present(page[at[0]:at[1]], conformance.Shown("the setup page /connect, before the MCP URL "+url, page[:first]))
 			}, "the recommended path (the MCP URL) must come before any advanced variant: %q", clipText(page[at[0]:], 120))
 		}
 	})

@@ -4,8 +4,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -45,7 +47,7 @@ var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD,
 				if v, ok := data[name].(string); ok && v != "" && !probe.LooksBinary(v) && len(v) < 200 {
 					judged++
 					t.Clause(2, func() {
-						t.Assert(strings.Contains(p.Text(), v), "field %q holds plain text %q; its name must not make it binary or hide it from the preview", name, v)
+						t.Shows(conformance.TextOf(p), read.Text(v), "field %q holds plain text %q; its name must not make it binary or hide it from the preview", name, v)
 					})
 				}
 			}
@@ -94,21 +96,34 @@ func undeclaredValues(fx *fakers.Fixture) []undeclaredValue {
 	return out
 }
 
-// promotedAs tells the display label an undeclared value is shown under:
-// the label written right before it is a declared role field's name or a
-// title/primary-text label. "" when the value is shown under its own name
-// or not at all.
-func promotedAs(text string, u undeclaredValue) string {
+// promotedAs tells the display label an undeclared value is shown under,
+// and the label with the value's head as the text writes them (the
+// witness): the label written right before it is a declared role field's
+// name or a title/primary-text label. "" when the value is shown under its
+// own name or not at all.
+func promotedAs(text string, u undeclaredValue) (label, as string) {
 	labels := append([]string{"title", "primary_text", "primary-text", "primary text"}, u.roleLabels...)
 	alt := make([]string, len(labels))
 	for i, l := range labels {
 		alt[i] = regexp.QuoteMeta(l)
 	}
-	re := regexp.MustCompile(`(?i)["']?\b(` + strings.Join(alt, "|") + `)["']?\s*[=:]\s*["']?\s*` + regexp.QuoteMeta(u.value[:min(len(u.value), 24)]))
+	re := regexp.MustCompile(`(?i)\b(` + strings.Join(alt, "|") + `)["']?\s*[=:]\s*["']?\s*` + regexp.QuoteMeta(wordHead(u.value, 24)))
 	if m := re.FindStringSubmatch(text); m != nil {
-		return m[1]
+		return m[1], m[0]
 	}
-	return ""
+	return "", ""
+}
+
+// wordHead is v cut to at most n bytes at a word's end, so that it stands
+// in a text as a token of its own.
+func wordHead(v string, n int) string {
+	if len(v) <= n {
+		return v
+	}
+	if i := strings.LastIndexByte(v[:n+1], ' '); i > 0 {
+		return strings.TrimRight(v[:i], " ,;:")
+	}
+	return v[:n]
 }
 
 // noPromotedFields judges, on the evidence fork, clause 2 in the ladder's
@@ -147,9 +162,10 @@ func noPromotedFields(t, ev *T, fx *fakers.Fixture) int {
 	t.Clause(2, func() {
 		for _, c := range calls {
 			for _, u := range values {
-				if as := promotedAs(c.Text(), u); as != "" {
-					t.Fail("%s shows %s's undeclared %q (%q) as its %s: promotion by field name; %s declares its display roles (%s)",
-						c.Tool, u.stream, u.field, u.value, as, u.stream, strings.Join(u.roleLabels, ", "))
+				if label, as := promotedAs(c.Text(), u); label != "" {
+					t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(as, conformance.TextOf(c)) },
+						"%s shows %s's undeclared %q (%q) as its %s: promotion by field name; %s declares its display roles (%s)",
+						c.Tool, u.stream, u.field, u.value, label, u.stream, strings.Join(u.roleLabels, ", "))
 				}
 			}
 		}
@@ -191,16 +207,18 @@ func noPromotedDocumentFields(t, ev *T, fx *fakers.Fixture) int {
 			judged++
 			doc := f.Structured()
 			title, text := probe.String(doc["title"]), strings.TrimLeft(probe.String(doc["text"]), " \t\n\"'")
+			titleEv := conformance.Shown(f.Describe()+" (its document's title)", title)
+			textEv := conformance.Shown(f.Describe()+" (the opening of its document's text)", clipText(text, 200))
 			declared := declaredValues(st, probe.String(rec["id"]))
 			t.Clause(2, func() {
 				for _, u := range vals {
-					head := u.value[:min(len(u.value), 24)]
+					head := wordHead(u.value, 24)
 					if strings.Contains(declared, head) {
 						continue // a declared field holds it too
 					}
-					t.Assert(!strings.Contains(title, head), "fetch %s titles the document with %s's undeclared %q (%q): promotion by field name; %s declares its display roles (%s)",
+					t.AssertWith(!strings.Contains(title, head), func() (conformance.Witness, error) { return conformance.Present(head, titleEv) }, "fetch %s titles the document with %s's undeclared %q (%q): promotion by field name; %s declares its display roles (%s)",
 						id, u.stream, u.field, u.value, u.stream, strings.Join(u.roleLabels, ", "))
-					t.Assert(!strings.HasPrefix(text, head), "fetch %s takes the document's text from %s's undeclared %q (%q): promotion by field name; %s declares its display roles (%s)",
+					t.AssertWith(!strings.HasPrefix(text, head), func() (conformance.Witness, error) { return conformance.Present(head, textEv) }, "fetch %s takes the document's text from %s's undeclared %q (%q): promotion by field name; %s declares its display roles (%s)",
 						id, u.stream, u.field, u.value, u.stream, strings.Join(u.roleLabels, ", "))
 				}
 			})

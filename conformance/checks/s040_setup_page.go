@@ -1,11 +1,15 @@
 package checks
 
 import (
+	"fmt"
 	"html"
 	"regexp"
 	"strings"
+	"unicode"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 var (
@@ -14,55 +18,86 @@ var (
 	bearerEnvRe = regexp.MustCompile(`\b[A-Z][A-Z0-9_]*(TOKEN|BEARER|SECRET)\b|Authorization:`)
 )
 
-// setupText is the setup page as a reader sees it: text without markup.
-func setupText(t *T) (text string, status int) {
-	a := probe.HostedDo(t.Context(), "GET", t.Hosted().Origin()+"/connect", "", nil, nil)
-	if a.Err != nil {
-		return "", 0
-	}
-	return html.UnescapeString(tagRe.ReplaceAllString(string(a.Body), " ")), a.Status
+// clientCommands are the seed's copy-paste commands, by the words it
+// writes them with; the rest of each is the target's.
+var clientCommands = []struct{ host, prefix string }{
+	{"Claude Code", "claude mcp add --transport http"},
+	{"Codex", "codex mcp add"},
 }
 
 // S040 reads the connect page: the MCP URL first (clause 1), commands for
 // Claude Code and Codex and the URL for remote clients (2), and an
 // ordinary path without profile vocabulary or owner bearer (3). The
-// scenario is the connect page's; /llms.txt is S010's and S011's.
+// scenario is the connect page's; /llms.txt is S010's and S011's. The
+// witnesses are the page's own text: the MCP URL or the seed's words
+// absent from it (or from the part before the first client command), or
+// the forbidden phrase present.
 var s040 = &Check{ID: "S040", Slug: "setup-page", Mode: ModePROC, Needs: []Capability{CapHTTP}, Run: func(t *T) {
-	text, status := setupText(t)
-	if status == 404 || status == 0 {
+	a := probe.HostedDo(t.Context(), "GET", t.Hosted().Origin()+"/connect", "", nil, nil)
+	if a.Err != nil || a.Status == 404 {
 		t.Skipf("the target serves no setup page at /connect")
 	}
-	if status != 200 {
-		t.Clause(1, func() { t.Fail("GET /connect answers %d", status) })
+	text := html.UnescapeString(tagRe.ReplaceAllString(string(a.Body), " "))
+	page := conformance.Shown("the setup page /connect", text)
+	url := t.Hosted().MCPURL()
+	if a.Status != 200 {
+		t.Clause(1, func() {
+			t.AssertWith(false, func() (conformance.Witness, error) {
+				return conformance.Absent(read.Text(url), conformance.Shown(fmt.Sprintf("GET /connect (HTTP %d)", a.Status), text))
+			}, "GET /connect answers %d", a.Status)
+		})
 		return
 	}
-	url := t.Hosted().MCPURL()
-	claude := "claude mcp add --transport http pdpp " + url
-	codex := "codex mcp add pdpp --url " + url
-	first := strings.Index(text, url)
 	t.Clause(1, func() {
-		if !t.Assert(first >= 0, "the setup page must show the MCP URL %s", url) {
+		if !t.Shows(page, read.Text(url), "the setup page must show the MCP URL %s", url) {
 			return
 		}
-		for _, cmd := range []string{claude, codex} {
-			if at := strings.Index(text, cmd); at >= 0 {
-				t.Assert(first < at, "the MCP URL comes before any client-specific command (%q)", cmd)
+		cmd := -1
+		for _, c := range clientCommands {
+			if at := strings.Index(text, c.prefix); at >= 0 && (cmd < 0 || at < cmd) {
+				cmd = at
 			}
 		}
+		if cmd < 0 {
+			return // clause 2 judges the commands
+		}
+		before := conformance.Shown("the setup page before its first client command ("+clipText(text[cmd:], 40)+")", text[:cmd])
+		t.AssertWith(read.TokenIndex(text[:cmd], url) >= 0, func() (conformance.Witness, error) { return conformance.Absent(read.Text(url), before) },
+			"the MCP URL %s comes before any client-specific command", url)
 	})
 	t.Clause(2, func() {
-		for _, cmd := range []string{claude, codex} {
-			t.Assert(strings.Contains(text, cmd), "the setup page must show the command %q", cmd)
+		for _, c := range clientCommands {
+			if !t.Shows(page, read.Text(c.prefix), "the setup page must give %s a copy-paste command (%s …)", c.host, c.prefix) {
+				continue
+			}
+			at := strings.Index(text, c.prefix)
+			line, _, _ := strings.Cut(text[at:], "\n")
+			t.Shows(conformance.Shown("the setup page's "+c.host+" command", line), read.Text(url), "the %s command must carry the MCP URL %s", c.host, url)
 		}
-		t.Assert(remoteClientsGuidance(text, url), "the setup page must tell ChatGPT and other remote MCP clients to use the MCP URL")
+		t.AssertWith(remoteClientsGuidance(text, url), func() (conformance.Witness, error) { return conformance.Absent(read.Text("ChatGPT"), page) },
+			"the setup page must tell ChatGPT and other remote MCP clients to use the MCP URL")
 	})
 	t.Clause(3, func() {
-		t.Assert(ownerAskRe.FindString(text) == "", "the ordinary path must not ask for an owner or control-plane credential: %q", ownerAskRe.FindString(text))
-		t.Assert(bearerEnvRe.FindString(text) == "", "the ordinary path must not ask for a bearer env var or header: %q", bearerEnvRe.FindString(text))
+		for _, re := range []*regexp.Regexp{ownerAskRe, bearerEnvRe} {
+			loc := re.FindStringIndex(text)
+			t.AssertWith(loc == nil, func() (conformance.Witness, error) { return conformance.Present(wordEnd(text, loc), page) },
+				"the ordinary path must not ask for an owner or control-plane credential, a bearer env var or header")
+		}
 		vocab := exposed(text, setupVocabRe)
-		t.Assert(len(vocab) == 0, "the ordinary path mentions no profile or toolset: %q", vocab)
+		t.AssertWith(len(vocab) == 0, func() (conformance.Witness, error) { return conformance.Present(vocab[0], page) },
+			"the ordinary path mentions no profile or toolset: %q", vocab)
 	})
 }}
+
+// wordEnd is the match at loc, run on to the end of its last word
+// ("token" → "tokens"): a phrase that stands in the text on its own.
+func wordEnd(text string, loc []int) string {
+	end := loc[1]
+	for end < len(text) && (unicode.IsLetter(rune(text[end])) || unicode.IsDigit(rune(text[end])) || text[end] == '_') {
+		end++
+	}
+	return text[loc[0]:end]
+}
 
 var urlWordRe = regexp.MustCompile(`\bURL\b`)
 

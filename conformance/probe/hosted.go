@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -152,4 +153,101 @@ func SameNames(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// Evidence is the answer as a witness reads it: a JSON body's keys and
+// string values, else its body as text. A failed exchange (Err) is no
+// evidence of absence: callers judge it not exercised first.
+func (a HTTPAnswer) Evidence(label string) conformance.Evidence {
+	if a.Err != nil {
+		return conformance.Answers()
+	}
+	var v any
+	if json.Unmarshal(a.Body, &v) != nil {
+		return conformance.Shown(label, string(a.Body))
+	}
+	return JSONEvidence(label, v)
+}
+
+// JSONEvidence is a decoded JSON document as evidence: its keys and its
+// string values, numbers and booleans written out.
+func JSONEvidence(label string, v any) conformance.Evidence {
+	var strs []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				strs = append(strs, k)
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case nil:
+		default:
+			strs = append(strs, String(x))
+		}
+	}
+	walk(v)
+	return jsonDoc{label, strs}
+}
+
+type jsonDoc struct {
+	label string
+	strs  []string
+}
+
+func (d jsonDoc) Strings() []string { return d.strs }
+func (d jsonDoc) Describe() string  { return d.label }
+
+// A JSONString is one string value of a JSON document, with the dotted
+// path it sits at: structure is found by its values, the path only says
+// where.
+type JSONString struct{ Path, Value string }
+
+// JSONStrings are the string values anywhere in v, in no fixed order.
+func JSONStrings(v any) []JSONString {
+	var out []JSONString
+	var walk func(string, any)
+	walk = func(at string, v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, JSONString{at, x})
+		case map[string]any:
+			for k, e := range x {
+				walk(strings.TrimPrefix(at+"."+k, "."), e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(at+"["+strconv.Itoa(i)+"]", e)
+			}
+		}
+	}
+	walk("", v)
+	return out
+}
+
+// JSONLists are the lists of strings anywhere in v.
+func JSONLists(v any) [][]string {
+	var out [][]string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			if l := StringList(x); len(l) == len(x) && len(l) > 0 {
+				out = append(out, l)
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
 }
