@@ -3,8 +3,11 @@ package checks
 import (
 	"regexp"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 var (
@@ -22,29 +25,37 @@ var (
 // expand_limit alone, and for fetch with expand; each call by what the RS
 // saw before what the message says.
 var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
-	found := probe.ExpandSubject(t, false)
+	// A stream the fixture RS's own schema advertises no relation of,
+	// where mcpcheck holds it; else one the target's schema shows none of.
+	found := probe.FixtureExpand(t, false)
+	if !found.Found {
+		found = probe.ExpandSubject(t, false)
+	}
 	et := found.Target
 	if !found.Found {
 		t.Skipf("every probed stream advertises expand relations; none to test the gate on")
 	}
 	on := t.Private()
 	logged := on != t
+	path := probe.RecordsPath(et.Stream)
 	type gated struct {
-		what    string
-		c       *Call
-		reached bool // the RS records endpoint saw the call
+		what string
+		c    *Call
+		log  conformance.Evidence // the RS's records requests during the call
+		sent []fakers.Request
 	}
 	var calls []gated
 	try := func(what, tool string, args dialect.Args) {
 		if !probe.Serves(on.Target, tool) {
 			return // S012 reports the missing tool
 		}
-		before := 0
-		if logged {
-			before = len(on.RS().RequestsTo(probe.RecordsPath(et.Stream)))
+		if !logged {
+			calls = append(calls, gated{what: what, c: on.CallRoles(tool, args)})
+			return
 		}
+		mark := probe.LastSeq(on)
 		c := on.CallRoles(tool, args)
-		calls = append(calls, gated{what, c, logged && len(on.RS().RequestsTo(probe.RecordsPath(et.Stream))) > before})
+		calls = append(calls, gated{what, c, probe.RequestLog(on, path, mark), probe.RequestsSince(on, path, mark)})
 	}
 	try("query_records with expand", "query_records", et.Roles(nil))
 	limitOnly := et.Roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.Rel: 2}})
@@ -55,12 +66,15 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 			try("fetch with expand", "fetch", dialect.Args{dialect.RecordID: id, dialect.Expand: []string{et.Rel}})
 		}
 	}
+	// The relation mcpcheck made up, seen in the RS's request log, is the
+	// witness that the gate let the call through.
+	notReached := func(g gated, format string, args ...any) bool {
+		return t.AssertWith(len(g.sent) == 0, func() (conformance.Witness, error) { return conformance.Present(et.Rel, g.log) }, format, args...)
+	}
 	for _, g := range calls {
 		t.Clause(1, func() {
-			t.Assert(!g.reached, "%s on %q, which advertises no expand_capabilities, reached the RS records endpoint: the gate must reject it first: %s", g.what, et.Stream, g.c.Describe())
-			if t.Assert(g.c.IsError(), "%s on %q, which advertises no expand_capabilities, must be rejected: %s", g.what, et.Stream, g.c.Describe()) {
-				t.Assert(probe.CarriesCode(g.c, "invalid_expand"), "the rejection of %s must be typed invalid_expand: %s", g.what, g.c.Describe())
-			}
+			notReached(g, "%s on %q, which advertises no expand_capabilities, reached the RS records endpoint: the gate must reject it first", g.what, et.Stream)
+			t.Shows(g.c, read.Text("invalid_expand"), "%s on %q, which advertises no expand_capabilities, must be rejected as a typed invalid_expand: %s", g.what, et.Stream, g.c.Describe())
 		})
 		t.Clause(2, func() {
 			if !g.c.IsError() || !probe.CarriesCode(g.c, "invalid_expand") {
@@ -70,15 +84,20 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 			if msg == "" {
 				msg = g.c.Text()
 			}
-			t.Assert(probe.ContainsToken(msg, et.Stream), "the invalid_expand message for %s must name the stream %q: %q", g.what, et.Stream, msg)
-			t.Assert(schemaPointerRe.MatchString(msg) && expandCapabilitiesRe.MatchString(msg),
-				"the invalid_expand message for %s must point to GET /v1/schema (expand_capabilities): %q", g.what, msg)
+			said := conformance.Shown("the invalid_expand message of "+g.c.Describe(), msg)
+			t.Shows(said, read.Text(et.Stream), "the invalid_expand message for %s must name the stream %q: %q", g.what, et.Stream, msg)
+			t.AssertWith(schemaPointerRe.MatchString(msg), func() (conformance.Witness, error) {
+				return conformance.Absent(read.Text("/v1/schema"), said)
+			}, "the invalid_expand message for %s must point to GET /v1/schema (expand_capabilities): %q", g.what, msg)
+			t.AssertWith(expandCapabilitiesRe.MatchString(msg), func() (conformance.Witness, error) {
+				return conformance.Absent(read.Text("expand_capabilities"), said)
+			}, "the invalid_expand message for %s must name expand_capabilities: %q", g.what, msg)
 		})
 		t.Clause(3, func() {
 			if !logged {
 				t.Skipf("whether the RS was called shows only in its request log: %s", CapFixture.SkipReason())
 			}
-			t.Assert(!g.reached, "%s on %q: the RS records endpoint must never be called", g.what, et.Stream)
+			notReached(g, "%s on %q: the RS records endpoint must never be called", g.what, et.Stream)
 		})
 	}
 }}
@@ -99,9 +118,16 @@ func hitIDOnStream(t *T, et probe.ExpandTarget) string {
 		if !t.HasRole("search", dialect.Streams) && args[dialect.Streams] != nil {
 			continue
 		}
-		for _, h := range probe.Hits(t, t.CallRoles("search", args)) {
-			if h.Stream == et.Stream && h.ID != "" {
-				return h.ID
+		c := t.CallRoles("search", args)
+		for _, h := range probe.Hits(t, c) {
+			if probe.FixtureRecords(t) == nil {
+				if h.Stream == et.Stream && h.ID != "" {
+					return h.ID
+				}
+				continue
+			}
+			if h.Ref.Stream == et.Stream {
+				return probe.HitHandle(t, c, h)
 			}
 		}
 	}

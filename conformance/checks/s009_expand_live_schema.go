@@ -1,7 +1,12 @@
 package checks
 
 import (
+	"slices"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -33,21 +38,32 @@ var s009 = &Check{ID: "S009", Slug: "expand-live-schema", Mode: ModeCTRL, Needs:
 			}
 		})
 	}
+	path := probe.RecordsPath(et.Stream)
 	first := ft.CallRoles("query_records", et.Roles(nil))
 	advertise(nil)
-	before := len(probe.ExpandCalls(ft, et))
+	mark := probe.LastSeq(ft)
 	withdrawn := ft.CallRoles("query_records", et.Roles(nil))
-	reached := len(probe.ExpandCalls(ft, et)) > before
+	withdrawnLog := probe.RequestLog(ft, path, mark)
+	reached := slices.ContainsFunc(probe.ExpandCalls(ft, et), func(r fakers.Request) bool { return r.Seq > mark })
 	advertise(rels)
-	before = len(probe.ExpandCalls(ft, et))
+	mark = probe.LastSeq(ft)
 	restored := ft.CallRoles("query_records", et.Roles(nil))
-	forwarded := len(probe.ExpandCalls(ft, et)) > before
+	restoredLog := probe.RequestLog(ft, path, mark)
+	forwarded := slices.ContainsFunc(probe.ExpandCalls(ft, et), func(r fakers.Request) bool { return r.Seq > mark })
+	// What the target showed of the restored advertisement, asked after
+	// the call it must govern.
+	shown := conformance.Answers(ft.CallRoles("schema", dialect.Args{dialect.Stream: et.Stream}), probe.GrantNames(t))
 	t.Clause(1, func() {
-		t.Assert(!reached, "after %q stops advertising %q, the very next call must be rejected before the RS records endpoint: %s", et.Stream, et.Rel, withdrawn.Describe())
-		t.Assert(withdrawn.IsError() && probe.CarriesCode(withdrawn, "invalid_expand"), "after the advertisement is withdrawn, the next call must be a typed invalid_expand: %s", withdrawn.Describe())
+		t.AssertWith(!reached, func() (conformance.Witness, error) { return conformance.Present(et.Rel, withdrawnLog) },
+			"after %q stops advertising %q, the very next call must be rejected before the RS records endpoint: %s", et.Stream, et.Rel, withdrawn.Describe())
+		t.Shows(withdrawn, read.Text("invalid_expand"), "after the advertisement is withdrawn, the next call must be a typed invalid_expand: %s", withdrawn.Describe())
 		if first.IsError() {
 			return // expand was never forwarded, even advertised: S007's
 		}
-		t.Assert(forwarded && !restored.IsError(), "after the advertisement returns, the next call must be forwarded again: %s", restored.Describe())
+		if !t.Works(restored, shown, "after the advertisement returns, the next call must be forwarded again") {
+			return
+		}
+		t.AssertWith(forwarded, func() (conformance.Witness, error) { return conformance.Absent(read.Text(et.Rel), restoredLog) },
+			"after the advertisement returns, the next call must reach the RS with expand=%s: %s", et.Rel, restored.Describe())
 	})
 }}
