@@ -1,46 +1,69 @@
 package checks
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
-// S043 reads a search whose hits carry proven evidence windows in
-// structuredContent: the text shows a preview of the matched field
-// (clause 1), with the id and field that a bounded read takes (2), and no
-// hit's evidence is only in structuredContent (3). A preview is found by
-// value: a line naming the field and holding the matched term.
+// S043 reads a search for which the RS proved evidence windows (its own
+// /v1/search answer says so, where mcpcheck holds the RS; else the
+// target's hits): the text shows a preview of the matched field (clause
+// 1), with an identity that read_record_field takes, found by following
+// the line's tokens (2), and no window is only in structuredContent (3).
+// A preview is found by value: a block naming the field and holding the
+// matched term. A proven field named nowhere in the text is the witness.
 // On the evidence fork it also searches a phrase deep inside a long
-// primary text: the preview shown of it must be bounded (shorter than the
-// field).
+// primary text: the preview shown of it must be bounded.
 var s043 = &Check{ID: "S043", Slug: "search-visible-evidence", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
-	_, c, _ := probe.FanInTerm(t)
-	judged := c != nil && len(probe.HitsWithEvidence(t, c)) > 0
-	if judged {
-		judgeVisibleEvidence(t, t, c, "")
-	}
-	if ev, deep, whole := probe.DeepEvidenceSearch(t); deep != nil && len(probe.HitsWithEvidence(ev, deep)) > 0 {
+	term, c, _ := probe.FanInTerm(t)
+	judged := c != nil && judgeVisibleEvidence(t, t, c, term, "")
+	if ev, deep, whole := probe.DeepEvidenceSearch(t); deep != nil && judgeVisibleEvidence(t, ev, deep, fakers.EvidencePhrase, whole) {
 		judged = true
-		judgeVisibleEvidence(t, ev, deep, whole)
 	}
 	if !judged {
 		t.NotApplicable("no search of the target's own words returned a proven evidence window")
 	}
 }}
 
-// judgeVisibleEvidence judges S043's clauses on search c, reading fields
-// through on; whole, when known, is the matched field's full text, which
-// the first hit's preview must not show in full.
-func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
-	for i, h := range probe.HitsWithEvidence(t, c) {
+// provenWindows are the evidence windows proven for search c of q: the
+// fixture RS's own answer where mcpcheck holds it, else the excerpts of
+// the target's hits (their record named by the target's id).
+func provenWindows(on *T, c *Call, q string) []probe.ProvenWindow {
+	if c.IsError() {
+		return nil
+	}
+	if probe.FixtureRecords(on) != nil {
+		w, _ := probe.Proven(on, q)
+		return w
+	}
+	var out []probe.ProvenWindow
+	for _, h := range probe.HitsWithEvidence(on, c) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		first, _ := ex[0].(map[string]any)
-		field, term := probe.FieldIn(t, first), probe.Entities.Replace(probe.Highlighted(probe.String(first["preview_text"])))
-		line := visibleEvidence(c.Text(), field, term)
+		out = append(out, probe.ProvenWindow{Ref: probe.RecordRef{ID: h.ID}, Field: probe.FieldIn(on, first), Preview: probe.String(first["preview_text"])})
+	}
+	return out
+}
+
+// judgeVisibleEvidence judges S043's clauses on search c of q, reading
+// fields through on; whole, when known, is the matched field's full text,
+// which the first preview must not show in full. False when no window
+// was proven.
+func judgeVisibleEvidence(t, on *T, c *Call, q, whole string) bool {
+	windows := provenWindows(on, c, q)
+	text := conformance.TextOf(c)
+	for i, w := range windows {
+		term := probe.Entities.Replace(probe.Highlighted(w.Preview))
+		line := visibleEvidence(c.Text(), w.Field, term)
 		judge := func() {
-			t.Assert(line != "", "hit %s carries proven evidence of %s (%q) in structuredContent, but no text line shows a preview of that field", h.ID, field, term)
+			t.AssertWith(line != "", func() (conformance.Witness, error) { return conformance.Absent(read.Text(w.Field), text) },
+				"the RS proved evidence of %s in field %s (%q), but no text line shows a preview of that field", w.Ref, w.Field, term)
 		}
 		t.Clause(3, judge)
 		if i > 0 {
@@ -49,37 +72,71 @@ func judgeVisibleEvidence(t, on *T, c *Call, whole string) {
 		t.Clause(1, judge)
 		if whole != "" && line != "" {
 			t.Clause(1, func() {
-				t.Assert(len(line) < len(whole), "the preview of %s shows the whole %d-character field: it must be bounded", field, len(whole))
+				t.AssertWith(len(line) < len(whole), func() (conformance.Witness, error) {
+					return conformance.Present(tailWords(whole), text)
+				}, "the preview of %s shows the whole %d-character field: it must be bounded", w.Field, len(whole))
 			})
 		}
 		t.Clause(2, func() {
 			if line == "" {
 				t.Skipf("no visible preview to take the identity from")
 			}
-			id := h.ID
-			if m := probe.EvidenceID.FindStringSubmatch(line); m != nil {
-				id = strings.TrimRight(m[1], ".,;")
-			} else if h.ID == "" || !strings.Contains(line, h.ID) {
-				t.Fail("the preview of %s names no id to read the field with: %s", field, line)
-				return
-			}
-			args := dialect.Args{dialect.RecordID: id, dialect.Field: field}
-			if term != "" && on.HasRole("read_record_field", dialect.Query) {
-				args[dialect.Query] = term
-			}
-			r := on.CallRoles("read_record_field", args)
-			if !t.Assert(!r.IsError(), "the preview's id and field must work with read_record_field: %s", r.Describe()) {
-				return
-			}
-			t.Assert(strings.Contains(probe.Plain(r.Text()), probe.Plain(term)), "the bounded read must show the matched text %q: %s", term, r.Describe())
+			judgePreviewIdentity(t, on, c, w, line, term)
 		})
 	}
+	return len(windows) > 0
+}
+
+// judgePreviewIdentity follows the tokens of a visible preview's block
+// with read_record_field: one must read the field and show the term. A
+// token refused is the witness; so is a block holding no token at all,
+// with the record's id found nowhere in it.
+func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term string) {
+	text := conformance.TextOf(c)
+	var refused *Call
+	for i, cand := range probe.LineHandles(on, line, w.Ref) {
+		if i == 6 {
+			break
+		}
+		args := dialect.Args{dialect.RecordID: cand, dialect.Field: w.Field}
+		if term != "" && on.HasRole("read_record_field", dialect.Query) {
+			args[dialect.Query] = term
+		}
+		r := on.CallRoles("read_record_field", args)
+		if r.IsError() {
+			if refused == nil {
+				refused = r
+			}
+			continue
+		}
+		t.AssertWith(strings.Contains(probe.Plain(r.Text()), probe.Plain(term)), func() (conformance.Witness, error) {
+			return conformance.Undelivered(r, read.Text(term), text)
+		}, "the bounded read of the preview's %s must show the matched text %q: %s", w.Field, term, r.Describe())
+		return
+	}
+	if refused != nil {
+		wit, err := conformance.Refused(refused, text)
+		t.FailWith(wit, err, "the identity the preview of %s shows must work with read_record_field: %s", w.Field, refused.Describe())
+		return
+	}
+	if w.Ref.ID == "" {
+		t.Inconclusive("the preview of %s shows no token read_record_field takes: %s", w.Field, line)
+		return
+	}
+	wit, err := conformance.Absent(read.Text(w.Ref.ID), conformance.Shown(fmt.Sprintf("the evidence block %q of %s", clipText(line, 160), c.Describe()), line))
+	t.FailWith(wit, err, "the preview of %s names no id to read the field with: %s", w.Field, line)
+}
+
+// tailWords are the last words of a long text: shown, they say the whole
+// text was.
+func tailWords(s string) string {
+	f := strings.Fields(s)
+	return strings.Join(f[max(0, len(f)-6):], " ")
 }
 
 // visibleEvidence is the text block (a line, or a hit with its indented
-// lines) that shows evidence of field: it names
-// the field and holds the matched term (or, with no term, names the field
-// beside a quoted preview).
+// lines) that shows evidence of field: it names the field and holds the
+// matched term (or, with no term, names the field).
 func visibleEvidence(text, field, term string) string {
 	for _, line := range probe.Blocks(text) {
 		if field == "" || !strings.Contains(line, field) {

@@ -1,24 +1,30 @@
 package checks
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // S044 reads each evidence preview of a search of the target's own words:
-// it shows text around the marked match (clause 1), not the probe.Highlighted
-// term alone, unless its field holds no more text (2).
+// it shows text around the marked match (clause 1), not the highlighted
+// term alone, unless its field holds no more text (2). The field's text
+// is the fixture's, where mcpcheck holds it (else the target's own field
+// read); a word of it beside the match, found nowhere in a preview that
+// shows too little around the match, is the witness.
 // On the evidence fork it also judges the previews of a search for a
 // phrase deep inside a long primary text.
 var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
 	_, c, _ := probe.FanInTerm(t)
-	judged := c != nil && len(probe.HitsWithEvidence(t, c)) > 0
+	judged := c != nil && len(probe.ShownPreviews(t, c)) > 0
 	if judged {
 		judgeEvidenceContext(t, t, c)
 	}
-	if ev, deep, _ := probe.DeepEvidenceSearch(t); deep != nil && len(probe.HitsWithEvidence(ev, deep)) > 0 {
+	if ev, deep, _ := probe.DeepEvidenceSearch(t); deep != nil && len(probe.ShownPreviews(ev, deep)) > 0 {
 		judged = true
 		judgeEvidenceContext(t, ev, deep)
 	}
@@ -30,26 +36,74 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, To
 // judgeEvidenceContext judges S044's clauses on each preview of search c,
 // reading fields through on.
 func judgeEvidenceContext(t, on *T, c *Call) {
-	for _, p := range probe.ShownPreviews(t, c) {
+	for _, p := range probe.ShownPreviews(on, c) {
 		at := probe.HighlightedTerm.FindStringIndex(p.Text)
 		if at == nil {
 			continue
 		}
 		before, after := probe.WithoutMarks(p.Text[:at[0]]), probe.WithoutMarks(p.Text[at[1]:])
 		around := len(strings.Fields(before)) + len(strings.Fields(after))
-		want := 2
+		term := probe.WithoutMarks(p.Text[at[0]:at[1]])
+		want, field, ok := 2, "", false
 		if around < want && p.ID != "" && p.Field != "" {
 			// Short context is right only when the field holds no more text.
-			if text, ok := fieldText(on, p.ID, p.Field); ok {
-				want = min(want, len(strings.Fields(text))-len(strings.Fields(probe.WithoutMarks(p.Text[at[0]:at[1]]))))
+			if field, ok = previewField(on, p); ok {
+				want = min(want, len(strings.Fields(field))-len(strings.Fields(term)))
 			}
 		}
+		preview := conformance.Shown(fmt.Sprintf("the evidence preview %q of %s %s in %s", clipText(p.Text, 120), p.ID, p.Field, c.Describe()), p.Text)
 		for _, n := range []int{1, 2} {
 			t.Clause(n, func() {
-				t.Assert(around >= want, "the preview %q of %s %s must show text around the match, not only the probe.Highlighted term", clipText(p.Text, 200), p.ID, p.Field)
+				t.AssertWith(around >= want, func() (conformance.Witness, error) {
+					w := wordBeside(field, term, p.Text)
+					if !ok || w == "" {
+						return conformance.Witness{}, fmt.Errorf("the field's text beside the match could not be read")
+					}
+					return conformance.Absent(read.Text(w), preview)
+				}, "the preview %q of %s %s must show text around the match, not only the highlighted term", clipText(p.Text, 200), p.ID, p.Field)
 			})
 		}
 	}
+}
+
+// previewField is the text of the field a preview names: the fixture's
+// value of the record its id names (found by following it), else the
+// target's own read of it.
+func previewField(t *T, p probe.ShownPreview) (string, bool) {
+	if probe.FixtureRecords(t) != nil {
+		if f := probe.Follow(t, p.ID); f.OK {
+			if rec, ok := probe.FindRecord(t, f.Ref); ok {
+				if s, ok := rec.Data[p.Field].(string); ok {
+					return s, true
+				}
+			}
+		}
+	}
+	return fieldText(t, p.ID, p.Field)
+}
+
+// wordBeside is a word of field right before or after the first match of
+// term that the preview does not show: "" when there is none.
+func wordBeside(field, term, preview string) string {
+	low := strings.ToLower(field)
+	i := strings.Index(low, strings.ToLower(term))
+	if i < 0 {
+		return ""
+	}
+	var near []string
+	if b := strings.Fields(field[:i]); len(b) > 0 {
+		near = append(near, b[len(b)-1])
+	}
+	if a := strings.Fields(field[i+len(term):]); len(a) > 0 {
+		near = append(near, a[0])
+	}
+	for _, w := range near {
+		w = strings.Trim(w, ".,;:!?\"'()[]")
+		if len(w) >= 2 && !strings.Contains(strings.ToLower(preview), strings.ToLower(w)) {
+			return w
+		}
+	}
+	return ""
 }
 
 // fieldText reads a field through read_record_field: the window's text when

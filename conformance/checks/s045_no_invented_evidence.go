@@ -1,15 +1,14 @@
 package checks
 
 import (
-	"encoding/json"
-	"maps"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -36,62 +35,50 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 		t.BlockedBy("S024", "search for %q failed: %s", term, c.Describe())
 		return
 	}
-	unproven := unprovenRecords(t, term)
+	_, unproven := probe.Proven(t, term)
 	if len(unproven) == 0 {
 		t.Skipf("the fixture RS proved a window for every hit of %q", term)
 	}
-	shown := false
-	for _, h := range probe.Hits(t, c) {
-		if !unproven[h.Record] {
+	from := conformance.Answers(c, conformance.Shown("mcpcheck's search query", term))
+	// A preview the target shows for a hit the RS proved no window of: the
+	// field it claims, read for the term, is refused.
+	for _, p := range probe.ShownPreviews(t, c) {
+		if f := probe.Follow(t, p.ID); !f.OK || !slices.Contains(unproven, f.Ref) || p.Field == "" {
 			continue
 		}
 		t.Clause(1, func() {
-			t.Assert(h.Raw["evidence_excerpts"] == nil, "hit %s matched metadata only; it must carry no evidence window", h.ID)
-			for _, e := range probe.EvidenceLines(c.Text()) {
-				t.Assert(e.ID == "" || e.ID != h.ID, "evidence line invented for metadata-only hit %s: %s", h.ID, e.Line)
-			}
+			t.AssertWith(false, func() (conformance.Witness, error) {
+				r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: p.ID, dialect.Field: p.Field, dialect.Query: term})
+				return conformance.Refused(r, from)
+			}, "hit %s matched metadata only (the RS proved no window); it must carry no evidence window, but shows %q in field %s", p.ID, clipText(p.Text, 120), p.Field)
 		})
-		if !shown {
-			shown = true
-			t.Clause(2, func() {
-				t.Assert(h.ID != "" && strings.Contains(c.Text(), h.ID), "the metadata-only hit %s must stay reachable: its id (the fetch path) must be in the text", h.ID)
-			})
+	}
+	var shownRefs []probe.RecordRef
+	for _, h := range probe.Hits(t, c) {
+		if slices.Contains(unproven, h.Ref) {
+			shownRefs = append(shownRefs, h.Ref)
 		}
 	}
-	if !shown {
+	if len(shownRefs) == 0 {
 		t.BlockedBy("S024", "search for %q showed none of the RS's metadata-only hits", term)
 	}
+	handles := probe.HandlesInText(t, c, shownRefs[:1])
+	t.Clause(2, func() {
+		ref := shownRefs[0]
+		t.AssertWith(handles[ref] != "", func() (conformance.Witness, error) {
+			return conformance.Absent(read.Text(ref.ID), conformance.TextOf(c))
+		},
+			"the metadata-only hit %s must stay reachable: the text must show a handle fetch takes for it", ref)
+	})
 }}
-
-// unprovenRecords are the record keys the RS found for q without proving
-// an evidence window, from its answer replayed.
-func unprovenRecords(t *T, q string) map[string]bool {
-	out := map[string]bool{}
-	for _, r := range t.RS().RequestsTo("/v1/search") {
-		if v, _ := url.ParseQuery(r.RawQuery); !slices.ContainsFunc(slices.Collect(maps.Values(v)), func(vs []string) bool { return slices.Contains(vs, q) }) {
-			continue
-		}
-		_, body := t.RS().Replay(r)
-		var env struct {
-			Data []map[string]any `json:"data"`
-		}
-		_ = json.Unmarshal(body, &env)
-		for _, h := range env.Data {
-			if h["evidence_excerpts"] == nil {
-				out[probe.String(h["record_key"])] = true
-			}
-		}
-	}
-	return out
-}
 
 // previewIsInField judges one shown preview against the field it names:
 // the highlighted term is found there, and every part between cut marks
 // (any common ellipsis) is its text when the whole field fits one read.
-func previewIsInField(t *T, cl probe.ShownPreview) {
+func previewIsInField(t *T, c *Call, cl probe.ShownPreview) {
 	if term := probe.Entities.Replace(probe.Highlighted(cl.Text)); term != "" {
 		r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.ID, dialect.Field: cl.Field, dialect.Query: term, dialect.Before: 20, dialect.After: 20})
-		t.Assert(!r.IsError(), "the evidence of %s claims %q in field %s, so a q read for it must find it: %s", cl.ID, term, cl.Field, r.Describe())
+		t.Works(r, c, "the evidence of %s claims %q in field %s, so a q read for it must find it", cl.ID, term, cl.Field)
 	}
 	r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.ID, dialect.Field: cl.Field, dialect.Length: 16384})
 	if r.IsError() {
@@ -105,7 +92,8 @@ func previewIsInField(t *T, cl probe.ShownPreview) {
 	field := strings.ToLower(spacesRe.ReplaceAllString(probe.String(w["text"]), " "))
 	for _, part := range probe.Ellipsis.Split(probe.HighlightTag.ReplaceAllString(cl.Text, ""), -1) {
 		part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(probe.Entities.Replace(part), " ")))
-		t.Assert(strings.Contains(field, part), "the evidence preview %q of %s must be text of its field %s (%q is not)", clipText(cl.Text, 200), cl.ID, cl.Field, clipText(part, 80))
+		t.AssertWith(strings.Contains(field, part), func() (conformance.Witness, error) { return conformance.Undelivered(r, read.Text(part), c) },
+			"the evidence preview %q of %s must be text of its field %s (%q is not)", clipText(cl.Text, 200), cl.ID, cl.Field, clipText(part, 80))
 	}
 }
 
@@ -160,7 +148,7 @@ func evidenceIsInField(t *T) int {
 		}
 		seen[cl] = true
 		judged++
-		t.Clause(1, func() { previewIsInField(t, cl) })
+		t.Clause(1, func() { previewIsInField(t, c, cl) })
 	}
 	return judged
 }

@@ -1,11 +1,13 @@
 package checks
 
 import (
-	"slices"
+	"fmt"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 const recordURIPrefix = "pdpp://record/"
@@ -35,10 +37,18 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 					}
 					judged++
 					t.Clause(1, func() {
-						t.Assert(probe.TakenAsID(t, tool, uris[0], evidenceField(t, h)...), "%s documents pdpp://record/ ids, so it must take %s, which search shows for record %s", tool, uris[0], h.ID)
+						args := dialect.Args{dialect.RecordID: uris[0]}
+						if tool == "read_record_field" {
+							f := evidenceField(t, h)
+							if len(f) == 0 {
+								t.Skipf("no field of record %s to read by its URI", h.ID)
+							}
+							args[dialect.Field] = f[0]
+						}
+						t.Works(t.CallRoles(tool, args), sc, "%s documents pdpp://record/ ids, so it must take %s, which search shows for record %s", tool, uris[0], h.ID)
 					})
 					t.Clause(2, func() {
-						t.Assert(slices.Contains(documented, tool), "%s's documentation names pdpp://record/ ids as its callable path", tool)
+						t.Held() // the tool's own documentation names them
 					})
 				}
 				break
@@ -56,7 +66,11 @@ var s046 = &Check{ID: "S046", Slug: "record-uri-callable", Mode: ModeBBD, Tools:
 				seen[u] = true
 				judged++
 				t.Clause(1, func() {
-					t.Assert(probe.ResourceReadable(v, u) || probe.TakenAsID(v, "fetch", u), "%s shows %s: resources/read must serve it or fetch must take it as an id", c.Tool, u)
+					if probe.ResourceReadable(v, u) {
+						t.Held()
+						return
+					}
+					t.Works(v.CallRoles("fetch", dialect.Args{dialect.RecordID: u}), c, "%s shows %s: resources/read must serve it or fetch must take it as an id", c.Tool, u)
 				})
 				t.Clause(2, func() { namesRecordURIPath(v, c, u, documented) })
 			}
@@ -92,7 +106,40 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 			}
 		}
 	}
-	t.Fail("%s shows %s, but no tool documents pdpp://record/ ids, the result names no tool for it and no resource template lists it: the visible instructions name no callable path", c.Tool, uri)
+	// The witness: the prefix named nowhere in what the target tells the
+	// model about its tools and resources, nor on the URI's line a tool.
+	t.AssertWith(false, func() (conformance.Witness, error) {
+		w, err := conformance.Absent(read.Text(recordURIPrefix), toolDocs(t))
+		if err != nil {
+			return w, err
+		}
+		if !strings.Contains(line, uri) {
+			w.In = append(w.In, "and the URI is in structuredContent only")
+			return w, nil
+		}
+		if _, err := conformance.AbsentAll(facts("fetch", "resources/read"), conformance.Shown("the line showing "+uri, line)); err != nil {
+			return conformance.Witness{}, err
+		}
+		w.In = append(w.In, fmt.Sprintf("and no tool is named on the line %q", clipText(line, 160)))
+		return w, nil
+	}, "%s shows %s, but no tool documents pdpp://record/ ids, the result names no tool for it and no resource template lists it: the visible instructions name no callable path", c.Tool, uri)
+}
+
+// toolDocs is everything the target tells the model about its tools and
+// resource templates, as evidence.
+func toolDocs(t *T) conformance.Evidence {
+	var docs []string
+	for _, tool := range t.Target.Tools {
+		docs = append(docs, probe.ToolDocs(t.Target, tool.Name))
+	}
+	if probe.ServesResources(t.Target) {
+		if res, err := t.Target.Session.ListResourceTemplates(t.Context(), nil); err == nil {
+			for _, tpl := range res.ResourceTemplates {
+				docs = append(docs, tpl.URITemplate, tpl.Description)
+			}
+		}
+	}
+	return conformance.Shown("every tool's description and input schema, and the resource templates", strings.Join(docs, "\n"))
 }
 
 // evidenceField is the field path of a hit's first evidence excerpt, for a

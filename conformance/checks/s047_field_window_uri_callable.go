@@ -1,11 +1,14 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 const fieldWindowURIPrefix = "pdpp://field-window/"
@@ -36,14 +39,28 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 				}
 				seen[u] = true
 				judged++
-				readable, taken := probe.ResourceReadable(v, u), false
+				readable := probe.ResourceReadable(v, u)
+				// The bounded read, with u as its id and a field the answer
+				// shows: a refusal is the witness that u is no id it takes.
+				var tried *Call
 				for _, field := range windowFields(v, c, u) {
-					if taken = probe.TakenAsID(v, "read_record_field", u, field); taken {
+					r := v.CallRoles("read_record_field", dialect.Args{dialect.RecordID: u, dialect.Field: field})
+					if tried == nil || !r.IsError() {
+						tried = r
+					}
+					if !r.IsError() {
 						break
 					}
 				}
+				taken := tried != nil && !tried.IsError()
+				refused := func() (conformance.Witness, error) {
+					if tried == nil {
+						return conformance.Witness{}, fmt.Errorf("no field of %s to read it with", u)
+					}
+					return conformance.Refused(tried, c)
+				}
 				t.Clause(1, func() {
-					t.Assert(readable || taken, "%s shows %s: resources/read must serve it or read_record_field must take it as its id", c.Tool, u)
+					t.AssertWith(readable || taken, refused, "%s shows %s: resources/read must serve it or read_record_field must take it as its id", c.Tool, u)
 				})
 				t.Clause(2, func() {
 					if readable {
@@ -55,7 +72,15 @@ var s047 = &Check{ID: "S047", Slug: "field-window-uri-callable", Mode: ModeBBD, 
 					// the URI.
 					line := dialect.LineAround(c.Text(), max(0, strings.Index(c.Text(), u)))
 					told := documented || strings.Contains(line, "read_record_field")
-					t.Assert(taken && told, "%s shows %s, which resources/read does not serve; read_record_field must take it (%t) and the model must be told so (%t): a failed resource read is its only next step", c.Tool, u, taken, told)
+					if !t.AssertWith(taken, refused, "%s shows %s, which resources/read does not serve, and read_record_field does not take it: a failed resource read is its only next step", c.Tool, u) {
+						return
+					}
+					t.AssertWith(told, func() (conformance.Witness, error) {
+						if _, err := conformance.Absent(read.Text(fieldWindowURIPrefix), toolDocs(v)); err != nil {
+							return conformance.Witness{}, err
+						}
+						return conformance.Absent(read.Text("read_record_field"), conformance.Shown("the line showing "+u, line))
+					}, "%s shows %s, which resources/read does not serve; read_record_field takes it, but the model is not told so", c.Tool, u)
 				})
 			}
 		}

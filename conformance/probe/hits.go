@@ -1,10 +1,13 @@
 package probe
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -316,4 +319,75 @@ func HitRefs(t *conformance.T, c *conformance.Call) []RecordRef {
 		out = append(out, h.Ref)
 	}
 	return out
+}
+
+// A ProvenWindow is an evidence window the fixture RS proved for a
+// search: the record, the field, and the RS's own preview.
+type ProvenWindow struct {
+	Ref            RecordRef
+	Field, Preview string
+}
+
+// Proven reads the fixture RS's own answers to the searches for q: the
+// windows it proved, and the records it found without one. "Proven" is
+// what the RS says, never what the target's hit says.
+func Proven(t *conformance.T, q string) (proven []ProvenWindow, unproven []RecordRef) {
+	for _, r := range t.RS().RequestsTo("/v1/search") {
+		v, _ := url.ParseQuery(r.RawQuery)
+		if !slices.ContainsFunc(slices.Collect(maps.Values(v)), func(vs []string) bool { return slices.Contains(vs, q) }) {
+			continue
+		}
+		_, body := t.RS().Replay(r)
+		var env struct {
+			Data []map[string]any `json:"data"`
+		}
+		_ = json.Unmarshal(body, &env)
+		for _, h := range env.Data {
+			ref := RecordRef{String(h["connection_id"]), String(h["stream"]), String(h["record_key"])}
+			ex, _ := h["evidence_excerpts"].([]any)
+			if len(ex) == 0 && !slices.Contains(unproven, ref) {
+				unproven = append(unproven, ref)
+			}
+			for _, x := range ex {
+				xm, _ := x.(map[string]any)
+				rd, _ := xm["read"].(map[string]any) // the RS's own field-window route
+				w := ProvenWindow{ref, String(rd["field"]), String(xm["preview_text"])}
+				if !slices.Contains(proven, w) {
+					proven = append(proven, w)
+				}
+			}
+		}
+	}
+	return proven, unproven
+}
+
+// LineHandles are the tokens of one line of an answer that may name ref
+// to a read tool, best first: pdpp:// URIs and tokens holding ref's id,
+// then opaque tokens, then the bare id; never the fixture's content.
+func LineHandles(t *conformance.T, line string, ref RecordRef) []string {
+	content := fixtureContent(t)
+	var uris, holding, opaque, bare []string
+	seen := map[string]bool{}
+	for _, tok := range idTokenRe.FindAllString(line, -1) {
+		if k, v, ok := strings.Cut(tok, "="); ok && !strings.HasPrefix(tok, "pdpp:") && k != "" {
+			tok = v
+		}
+		tok = strings.Trim(tok, ".,;:\"'`")
+		if tok == "" || seen[tok] || len(tok) < 3 {
+			continue
+		}
+		seen[tok] = true
+		switch {
+		case strings.HasPrefix(tok, "pdpp://"):
+			uris = append(uris, tok)
+		case tok == ref.ID:
+			bare = append(bare, tok)
+		case content[tok]:
+		case ref.ID != "" && strings.Contains(tok, ref.ID):
+			holding = append(holding, tok)
+		case len(tok) >= 12 && strings.ContainsAny(tok, "0123456789"):
+			opaque = append(opaque, tok)
+		}
+	}
+	return slices.Concat(uris, holding, opaque, bare)
 }
