@@ -388,7 +388,7 @@ func recordsShown(t *conformance.T, strs []string, stream string) []RecordRef {
 		}
 		// By its id with its connection or one of its own values, or,
 		// where it is named by an opaque handle, by its own values alone.
-		byID := strings.Contains(joined, r.Ref.ID) && read.ContainsToken(joined, r.Ref.ID)
+		byID := strings.Contains(joined, r.Ref.ID) && namesRecord(strs, r.Ref)
 		values := 0
 		for _, v := range distinctiveValues(recs, r) {
 			if strings.Contains(joined, v) && read.ContainsToken(joined, v) {
@@ -400,6 +400,44 @@ func recordsShown(t *conformance.T, strs []string, stream string) []RecordRef {
 		}
 	}
 	return out
+}
+
+// namesRecord reports whether strs name ref by its id: as a value of its
+// own (a structured id), or as a token of a line that names its connection
+// close by (a text's "id=conn/stream:id"). An id inside another
+// record's prose ("see note n003") names nothing.
+func namesRecord(strs []string, ref RecordRef) bool {
+	for _, s := range strs {
+		if s == ref.ID {
+			return true
+		}
+		if !strings.Contains(s, ref.ID) {
+			continue
+		}
+		for _, line := range strings.Split(s, "\n") {
+			if read.ContainsToken(line, ref.ID) && near(line, ref.ID, ref.Conn, 48) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// near reports whether a and b stand within n bytes of each other in s.
+func near(s, a, b string, n int) bool {
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], a)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		lo, hi := max(0, at-n-len(b)), min(len(s), at+len(a)+n+len(b))
+		if strings.Contains(s[lo:hi], b) {
+			return true
+		}
+		i = at + len(a)
+	}
+	return false
 }
 
 // FixtureStrings are the fixture's own names and values (connector keys,
