@@ -235,9 +235,10 @@ func (c *call) checkRead(stream, conn string, expand []string) error {
 
 // checkList makes query_records' checks: checkRead's, except that under
 // UnscopedListsFanIn a read without connection_id goes to the RS, which
-// fans in.
-func (c *call) checkList(stream, conn string, expand []string) error {
-	if c.t.UnscopedLists != UnscopedListsFanIn {
+// fans in. A changes feed needs one source either way (the RS binds its
+// bookmark to one connection): it gets the ambiguity error.
+func (c *call) checkList(stream, conn string, changes bool, expand []string) error {
+	if c.t.UnscopedLists != UnscopedListsFanIn || changes {
 		return c.checkRead(stream, conn, expand)
 	}
 	if len(expand) > 0 {

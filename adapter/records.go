@@ -40,7 +40,7 @@ func (c *call) queryRecords(in queryArgs) (*mcp.CallToolResult, error) {
 	if err := encodeExpand(q, in.Expand, in.ExpandLimit); err != nil {
 		return nil, err
 	}
-	if err := c.checkList(in.Stream, in.ConnectionID, requestedRelations(q)); err != nil {
+	if err := c.checkList(in.Stream, in.ConnectionID, in.ChangesSince != "", requestedRelations(q)); err != nil {
 		return nil, err
 	}
 	for _, f := range in.Fields {

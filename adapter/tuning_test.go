@@ -77,6 +77,11 @@ func TestUnscopedListsFanIn(t *testing.T) {
 	if !strings.Contains(text(res), `"code":"ambiguous_connection"`) {
 		t.Errorf("fetch without connection_id must still ask which connection, got %s", text(res))
 	}
+	// So does a changes feed: the RS binds its bookmark to one connection.
+	res = answer(t, fan, "query_records", map[string]any{"stream": "messages", "changes_since": "beginning"})
+	if !res.IsError || !strings.Contains(text(res), `"code":"ambiguous_connection"`) {
+		t.Errorf("a changes feed without connection_id must ask which connection, got %s", text(res))
+	}
 	// A distinct count needs one source (the RS refuses it across
 	// connections): it asks too, with no record read.
 	before := len(rs.RequestsTo("/v1/streams/"))
