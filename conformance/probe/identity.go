@@ -62,23 +62,43 @@ func FindRecord(t *conformance.T, ref RecordRef) (FixtureRecord, bool) {
 
 // distinctiveValues are a record's string values long enough, and unique
 // enough in the fixture, to recognise it by: at most their first 40
-// characters, as a text shows a preview.
+// characters, cut at a word's end as a text shows a preview, and found in
+// no other record's values.
 func distinctiveValues(recs []FixtureRecord, r FixtureRecord) []string {
-	count := map[string]int{}
-	for _, o := range recs {
-		for _, v := range o.Data {
-			if s, ok := v.(string); ok && len(s) >= 8 {
-				count[clip(s, 40)]++
-			}
-		}
-	}
 	var out []string
 	for _, k := range sortedKeys(r.Data) {
-		if s, ok := r.Data[k].(string); ok && len(s) >= 8 && count[clip(s, 40)] == 1 && !LooksBinary(s) {
-			out = append(out, clipWords(s, 40))
+		s, ok := r.Data[k].(string)
+		if !ok || len(s) < 8 || LooksBinary(s) {
+			continue
+		}
+		head := clipWords(s, 40)
+		if len(head) >= 8 && !heldElsewhere(recs, r, head) {
+			out = append(out, head)
 		}
 	}
 	return out
+}
+
+// DistinctiveValues are the values that tell rec from the fixture's other
+// records, as a preview shows them.
+func DistinctiveValues(t *conformance.T, rec FixtureRecord) []string {
+	return distinctiveValues(FixtureRecords(t), rec)
+}
+
+// heldElsewhere reports whether a record other than r holds v in one of
+// its string values.
+func heldElsewhere(recs []FixtureRecord, r FixtureRecord, v string) bool {
+	for _, o := range recs {
+		if o.Ref == r.Ref {
+			continue
+		}
+		for _, x := range o.Data {
+			if s, ok := x.(string); ok && strings.Contains(s, v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // clipWords is s cut to at most n runes at the end of a word, so that it
@@ -519,7 +539,7 @@ func FieldShown(t *conformance.T, c *conformance.Call, rec FixtureRecord) string
 	best, most := "", 0
 	for _, f := range sortedKeys(rec.Data) {
 		v, ok := rec.Data[f].(string)
-		if !ok || len(v) < 8 || v == rec.Ref.ID || LooksBinary(v) || !unique[clip(v, 40)] {
+		if !ok || len(v) < 8 || v == rec.Ref.ID || LooksBinary(v) || !unique[clipWords(v, 40)] {
 			continue
 		}
 		if n := ShownPrefix(all, v); n > most {
