@@ -120,7 +120,7 @@ func hitIDOnStream(t *T, et probe.ExpandTarget) string {
 		}
 		c := t.CallRoles("search", args)
 		for _, h := range probe.Hits(t, c) {
-			if probe.FixtureRecords(t) == nil {
+			if !t.Target.Has(CapControlledRS) {
 				if h.Stream == et.Stream && h.ID != "" {
 					return h.ID
 				}

@@ -40,7 +40,7 @@ func String(v any) string {
 // else the list whose elements name their connection and connector under
 // the seed's keys.
 func Hits(t *conformance.T, c *conformance.Call) []Hit {
-	if FixtureRecords(t) == nil {
+	if !t.Target.Has(conformance.CapControlledRS) {
 		return hitsByKey(c)
 	}
 	return conformance.DiscoverCall(c, "hits", func() []Hit { return hitsByValue(t, c) })
@@ -134,7 +134,7 @@ func hitsByKey(c *conformance.Call) []Hit {
 // strings of the hit's object (and, failing them, of the answer's text):
 // "" when none names the hit's record.
 func HitHandle(t *conformance.T, c *conformance.Call, h Hit) string {
-	if FixtureRecords(t) == nil {
+	if !t.Target.Has(conformance.CapControlledRS) {
 		return h.ID
 	}
 	var cands []string
