@@ -23,7 +23,12 @@ names=("$@")
 failed=()
 for n in "${names[@]}"; do
   case $n in
-    q|r|s) run=("$shared/$n/run.sh"); exp=$shared/expected.json ;;
+    q|r|s) run=("$shared/$n/run.sh"); exp=$out/expected-$n.json
+      # the shared verdicts, with this repository's amendments (expected.json "amend")
+      python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); a=json.load(open(sys.argv[2])).get("amend",{}).get(sys.argv[3],{})
+for k,v in a.items(): d[sys.argv[3]].setdefault(k,{}).update(v)
+json.dump(d,open(sys.argv[4],"w"),indent=2)' "$shared/expected.json" integration/adapters/expected.json "$n" "$exp" ;;
     t-hosted) run=(integration/adapters/t/run.sh --hosted); exp=integration/adapters/expected.json ;;
     *) run=("integration/adapters/$n/run.sh"); exp=integration/adapters/expected.json ;;
   esac
