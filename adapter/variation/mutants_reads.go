@@ -88,7 +88,7 @@ var readsMutants = []Variation{
 		Apply: onSearchText(hideFetchIDs)},
 	{ID: "forward-traversal-id", Kills: []string{"U05.2"}, Doc: "fetch ids are split without rejecting traversal",
 		Apply: tune(func(t *adapter.Tuning) { t.IDs = laxIDs{} })},
-	{ID: "drop-preview-ids", Kills: []string{"S033.1", "S034.2", "S050.2"}, Doc: "cut record previews carry no id and no continuation",
+	{ID: "drop-preview-ids", Kills: []string{"S033.1", "S034.2", "S050.2"}, Collateral: []string{"S038"}, Doc: "cut record previews carry no id and no continuation",
 		Apply: onRecordsText(dropPreviewIDs)},
 	{ID: "structured-only-omission-markers", Kills: []string{"S033.1"}, Doc: "more_results, more_records and more_fields point only at structuredContent",
 		Apply: structuredOnlyOmissions()},
@@ -114,7 +114,7 @@ var readsMutants = []Variation{
 		Apply: onFetch(continueAnotherField)},
 	{ID: "continue-preview-elsewhere", Kills: []string{"S033.2"}, Doc: "each read_record_field continuation of a cut record preview names another field of the record, one the preview shows whole",
 		Apply: continuePreviewElsewhere()},
-	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037"}, Doc: "query_records previews each record by its id alone, none of its content",
+	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037", "S050"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",
 		Apply: onQuery(isRecordList, func(_ *http.Request, q url.Values) {

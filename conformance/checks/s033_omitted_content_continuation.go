@@ -204,7 +204,11 @@ func followCutValues(t *T, c *Call, s probe.Source) int {
 		// Every field read the text offers for the record must stay on a
 		// field it left out.
 		for _, fr := range reads {
-			if fr.r.IsError() || slices.Contains(cut, fr.field) {
+			// A field shown in part, left out, or binary (kept to
+			// metadata) may be read on; only one the text shows whole
+			// may not be the continuation.
+			v, isText := rec.Data[fr.field].(string)
+			if fr.r.IsError() || slices.Contains(cut, fr.field) || !isText || probe.LooksBinary(v) || !probe.ShownIn(text, v) {
 				continue
 			}
 			t.Clause(2, func() {

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -22,16 +23,20 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 		t.Skipf("playing a content-only host by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
 	}
 	judged := false
-	if _, c, _ := probe.FanInTerm(t); c != nil && !c.IsError() && len(probe.Hits(t, c)) > 0 {
-		judged = true
-		judgeSearchText(t, c)
+	// The target's own data, then the evidence-ladder fixture, whose
+	// records tell themselves apart by their text.
+	for v := range probe.EvidenceViews(t) {
+		if _, c, _ := probe.FanInTerm(v); c != nil && !c.IsError() && len(probe.Hits(v, c)) > 0 {
+			judged = true
+			judgeSearchText(t, v, c)
+		}
 	}
 	// Hits with no evidence to show (a match in metadata only) are listed
 	// by title: their ids must be in the text too.
 	if term, ok := metadataOnlyTerm(t.RS().Fixture()); ok {
 		if c := t.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Limit: 10}); !c.IsError() && len(probe.Hits(t, c)) > 0 {
 			judged = true
-			judgeSearchText(t, c)
+			judgeSearchText(t, t, c)
 		}
 	}
 	for i, s := range probe.Sources(probe.Grant(t)) {
@@ -51,14 +56,14 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 // judgeSearchText judges a search text: each hit it shows carries some of
 // its evidence (S034.1) and a handle (S034.2); the first handle fetches
 // from text alone, and a field the text offers to read reads.
-func judgeSearchText(t *T, c *Call) {
+func judgeSearchText(t, v *T, c *Call) {
 	text := conformance.TextOf(c)
-	hits := probe.Hits(t, c)
+	hits := probe.Hits(v, c)
 	var refs []probe.RecordRef
 	for _, h := range hits {
 		refs = append(refs, h.Ref)
 	}
-	handles := probe.HandlesInText(t, c, refs)
+	handles := probe.HandlesInText(v, c, refs)
 	t.Clause(1, func() {
 		t.AssertWith(read.Find(text.Strings(), read.Text("fetch")).Seen() || len(probe.ContinuationsIn(c.Text())) > 0, func() (conformance.Witness, error) {
 			return conformance.AbsentAll(facts("fetch", "read_record_field"), text)
@@ -70,11 +75,11 @@ func judgeSearchText(t *T, c *Call) {
 	// A hit is shown by content when the text shows what tells its record
 	// from the fixture's others (probe.RecordsShownIn).
 	byValue := map[probe.RecordRef]bool{}
-	for _, r := range probe.RecordsShownIn(t, c.Text(), "") {
+	for _, r := range probe.RecordsShownIn(v, probe.WithoutMarks(c.Text()), "") {
 		byValue[r] = true
 	}
 	for _, h := range hits {
-		rec, _ := probe.FindRecord(t, h.Ref)
+		rec, _ := probe.FindRecord(v, h.Ref)
 		vals := recordTexts(rec)
 		byContent := byValue[h.Ref]
 		if handles[h.Ref] != "" && len(vals) > 0 {
@@ -97,7 +102,7 @@ func judgeSearchText(t *T, c *Call) {
 		return
 	}
 	first := hits[0]
-	f := t.CallRoles("fetch", dialect.Args{dialect.RecordID: handles[first.Ref]})
+	f := v.CallRoles("fetch", dialect.Args{dialect.RecordID: handles[first.Ref]})
 	t.Clause(2, func() {
 		t.Works(f, text, "fetch with the handle %s the search text shows must work", handles[first.Ref])
 	})
@@ -109,12 +114,19 @@ func judgeSearchText(t *T, c *Call) {
 		if cont.Tool != "read_record_field" {
 			continue
 		}
-		r := followOnce(t, cont)
+		r := followOnce(v, cont)
 		t.Clause(2, func() {
-			if t.Works(r, text, "read_record_field as the search text writes it must read the field") {
-				t.AssertWith(probe.String(r.Text()) != "", func() (conformance.Witness, error) {
-					return conformance.Witness{Kind: conformance.WitnessCall, In: []string{r.Describe() + ": an empty text", "printed in " + c.Describe()}}, nil
-				}, "read_record_field as the search text writes it must show the field in text")
+			if !t.Works(r, text, "read_record_field as the search text writes it must read the field") {
+				return
+			}
+			t.AssertWith(probe.String(r.Text()) != "", func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessCall, In: []string{r.Describe() + ": an empty text", "printed in " + c.Describe()}}, nil
+			}, "read_record_field as the search text writes it must show the field in text")
+			// The field it names, by the fixture's value: the window shows
+			// its start, or its match, not a link elsewhere.
+			if val := continuedValue(v, cont); val != "" {
+				t.ShowsAny(conformance.TextOf(r), facts(valueHead(val), probe.WithoutMarks(firstSnippet(c, val))),
+					"read_record_field as the search text writes it must show the field's own text, not only a way to get it elsewhere")
 			}
 		})
 		return
@@ -186,4 +198,36 @@ func judgeRecordsText(t *T, c *Call, s probe.Source) {
 				"the query_records text shows record %s without a handle fetch takes; its identity is left to structuredContent", ref)
 		})
 	}
+}
+
+// continuedValue is the fixture's value of the field a read_record_field
+// continuation names, its record learned by following the id it passes;
+// "" when either is not known, or the value is not plain text.
+func continuedValue(t *T, cont probe.Continuation) string {
+	id := probe.String(t.Target.Dialect().Value(cont.Tool, cont.Args, dialect.RecordID))
+	field := probe.String(t.Target.Dialect().Value(cont.Tool, cont.Args, dialect.Field))
+	if id == "" || field == "" {
+		return ""
+	}
+	f := probe.Follow(t, id)
+	if !f.OK {
+		return ""
+	}
+	rec, _ := probe.FindRecord(t, f.Ref)
+	if s, ok := rec.Data[field].(string); ok && !probe.LooksBinary(s) {
+		return s
+	}
+	return ""
+}
+
+// firstSnippet is the part of val the answer c shows, its marks aside, if
+// a window of it is all a read may show (a read around the match).
+func firstSnippet(c *Call, val string) string {
+	text := probe.WithoutMarks(c.Text())
+	for _, w := range strings.Fields(val) {
+		if len(w) >= 6 && strings.Contains(text, w) {
+			return w
+		}
+	}
+	return valueHead(val)
 }
