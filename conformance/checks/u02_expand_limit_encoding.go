@@ -15,7 +15,11 @@ import (
 // a JSON-RPC -32602, or a text naming expand_limit) before any RS call
 // (U02.2).
 var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools: []string{"query_records"}, Run: func(t *T) {
-	found := probe.FindExpand(t, true)
+	// The fixture RS's relations first, else what the target's schema shows.
+	found := probe.FixtureExpand(t, true)
+	if !found.Found {
+		found = probe.FindExpand(t, true)
+	}
 	et := found.Target
 	if !found.Found && found.Absent == 0 {
 		t.Skipf("no stream the target's schema showed advertises expand_capabilities, but not every stream's could be read (over %d streams, or another notation): a target whose schema lists them would let it run", probe.MaxExpandProbes)
