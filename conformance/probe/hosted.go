@@ -80,14 +80,16 @@ var ToolsListBody = []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","param
 // ResourceMetadata reads the resource_metadata URL of a bearer challenge.
 var ResourceMetadata = regexp.MustCompile(`resource_metadata="([^"]+)"`)
 
-// IsJSONRPC reports whether a body is a JSON-RPC answer: the request was
-// processed as MCP.
+// IsJSONRPC reports whether a body answers the request as MCP: a JSON-RPC
+// result, in JSON or an SSE event. A JSON-RPC error object is how many
+// servers shape a refusal (an HTTP 401/403 with "id": null), not
+// processing.
 func IsJSONRPC(body []byte) bool {
 	var m map[string]any
 	if json.Unmarshal(bytes.TrimSpace(body), &m) != nil {
-		return strings.Contains(string(body), `"jsonrpc"`)
+		return strings.Contains(string(body), `"jsonrpc"`) && strings.Contains(string(body), `"result"`)
 	}
-	_, ok := m["jsonrpc"]
+	_, ok := m["result"]
 	return ok
 }
 

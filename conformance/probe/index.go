@@ -303,9 +303,10 @@ func RSSchemaAnswer(t *conformance.T, q url.Values) []string {
 	})
 }
 
-// Widens reports whether an answer names id more often than the RS's own
-// answer to the same schema scope does (q): the adapter added it, where
-// relaying the RS (a grant's instance list, say) does not.
+// Widens reports whether an answer (its text or its structuredContent)
+// names id more often than the RS's own answer to the same schema scope
+// does (q): the adapter added it, where relaying the RS (a grant's
+// instance list, say) does not.
 func Widens(t *conformance.T, c *conformance.Call, id string, q url.Values) bool {
 	t.RS() // what the RS answers is known only of mcpcheck's own fixture
 	count := func(ss []string) int {
@@ -317,7 +318,21 @@ func Widens(t *conformance.T, c *conformance.Call, id string, q url.Values) bool
 		}
 		return n
 	}
-	return count(c.Strings()) > count(RSSchemaAnswer(t, q))
+	// Text and structuredContent are counted apart: an adapter that
+	// mirrors its document in text names each id once per channel.
+	inText := 0
+	for rest := c.Text(); ; {
+		i := strings.Index(rest, id)
+		if i < 0 {
+			break
+		}
+		if ContainsToken(rest[max(0, i-1):min(len(rest), i+len(id)+1)], id) {
+			inText++
+		}
+		rest = rest[i+len(id):]
+	}
+	shown := max(inText, count(StringValues(c.Structured())))
+	return shown > count(RSSchemaAnswer(t, q))
 }
 
 // SchemaQuery is the /v1/schema query of a scope: compact unless full.
