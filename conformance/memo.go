@@ -1,6 +1,10 @@
 package conformance
 
-import "sync"
+import (
+	"slices"
+	"strings"
+	"sync"
+)
 
 // A memo holds values that checks discover about one target ([Discover]).
 // Discovery is
@@ -35,7 +39,7 @@ func Discover[V any](t *T, key string, f func() V) V {
 	}
 	m.mu.Unlock()
 	run := t.run
-	run.noteUse(DataUse{Discovery: key, At: callerOutsideFramework()})
+	run.noteUse(DataUse{Discovery: shownKey(key), At: callerOutsideFramework()})
 	computed := false
 	e.once.Do(func() {
 		computed = true
@@ -87,3 +91,16 @@ func DiscoverCall[V any](c *Call, key string, f func() V) V {
 	c.memo.mu.Unlock()
 	return v
 }
+
+// shownKey is how the clause map names a discovery: a key that names one
+// thing the target showed ("follow:" and the handle, which differs run to
+// run) is named by its kind.
+func shownKey(key string) string {
+	if kind, _, ok := strings.Cut(key, ":"); ok && slices.Contains(perHandleKinds, kind) {
+		return kind + " (a handle the target showed)"
+	}
+	return key
+}
+
+// perHandleKinds are the discovery kinds keyed by a handle.
+var perHandleKinds = []string{"follow"}
