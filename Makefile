@@ -3,7 +3,8 @@
 #   make ci       every test: the Go tests (with the setup page in a real
 #                 Chromium), the full mutant sweep (make matrix), OpenSpec's
 #                 strict validation of scenarios/, the official MCP
-#                 conformance suite and the MCP Inspector smoke test.
+#                 conformance suite, the MCP Inspector smoke test and the
+#                 independent adapters scored against their verdicts.
 #                 CI (.ci/run) runs exactly this.
 # make test is the Go tests alone, for quick iterations.
 
@@ -49,6 +50,7 @@ ci:
 	bash .ci/junit-xsd.sh
 	bash .ci/official-conformance.sh
 	bash .ci/inspector-smoke.sh
+	$(MAKE) --no-print-directory adapters
 
 # pdpp-mcp and mcpcheck --url against the real PDPP reference RS: the kit in
 # ../shared/realrs, started once into .cache/realrs (the first start downloads
