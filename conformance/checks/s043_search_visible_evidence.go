@@ -93,6 +93,19 @@ func judgeVisibleEvidence(t, on *T, c *Call, q, whole string) bool {
 // with the record's id found nowhere in it.
 func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term string) {
 	text := conformance.TextOf(c)
+	// A read the preview's block prints is followed as printed first.
+	for _, cont := range probe.ContinuationsIn(linesFrom(c.Text(), line, 4)) {
+		if cont.Tool != "read_record_field" {
+			continue
+		}
+		r := on.Follow(cont)
+		if t.Works(r, text, "the read_record_field call printed under the preview of %s must work", w.Field) {
+			t.AssertWith(strings.Contains(probe.Plain(r.Text()), probe.Plain(term)), func() (conformance.Witness, error) {
+				return conformance.Undelivered(r, read.Text(term), text)
+			}, "the bounded read printed under the preview of %s must show the matched text %q: %s", w.Field, term, r.Describe())
+		}
+		return
+	}
 	var refused *Call
 	for i, cand := range probe.LineHandles(on, line, w.Ref) {
 		if i == 6 {
@@ -147,4 +160,15 @@ func visibleEvidence(text, field, term string) string {
 		}
 	}
 	return ""
+}
+
+// linesFrom is the line of text holding line, and the n lines after it.
+func linesFrom(text, line string, n int) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, line) || strings.Contains(line, l) && l != "" {
+			return strings.Join(lines[i:min(len(lines), i+n+1)], "\n")
+		}
+	}
+	return line
 }

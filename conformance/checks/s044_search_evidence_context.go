@@ -45,7 +45,7 @@ func judgeEvidenceContext(t, on *T, c *Call) {
 		around := len(strings.Fields(before)) + len(strings.Fields(after))
 		term := probe.WithoutMarks(p.Text[at[0]:at[1]])
 		want, field, ok := 2, "", false
-		if around < want && p.ID != "" && p.Field != "" {
+		if around < want && (p.ID != "" || p.Ref.ID != "") && p.Field != "" {
 			// Short context is right only when the field holds no more text.
 			if field, ok = previewField(on, p); ok {
 				want = min(want, len(strings.Fields(field))-len(strings.Fields(term)))
@@ -70,7 +70,14 @@ func judgeEvidenceContext(t, on *T, c *Call) {
 // value of the record its id names (found by following it), else the
 // target's own read of it.
 func previewField(t *T, p probe.ShownPreview) (string, bool) {
-	if probe.FixtureRecords(t) != nil {
+	if p.Ref.ID != "" {
+		if rec, ok := probe.FindRecord(t, p.Ref); ok {
+			if s, ok := rec.Data[p.Field].(string); ok {
+				return s, true
+			}
+		}
+	}
+	if t.Target.Has(CapControlledRS) {
 		if f := probe.Follow(t, p.ID); f.OK {
 			if rec, ok := probe.FindRecord(t, f.Ref); ok {
 				if s, ok := rec.Data[p.Field].(string); ok {

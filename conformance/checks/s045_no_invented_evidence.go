@@ -77,22 +77,47 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 // (any common ellipsis) is its text when the whole field fits one read.
 func previewIsInField(t *T, c *Call, cl probe.ShownPreview) {
 	if term := probe.Entities.Replace(probe.Highlighted(cl.Text)); term != "" {
-		r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.ID, dialect.Field: cl.Field, dialect.Query: term, dialect.Before: 20, dialect.After: 20})
+		args := dialect.Args{dialect.RecordID: cl.ID, dialect.Field: cl.Field}
+		for r, v := range map[dialect.Role]any{dialect.Query: term, dialect.Before: 20, dialect.After: 20} {
+			if t.HasRole("read_record_field", r) {
+				args[r] = v // the roles the target declares of a read around the match
+			}
+		}
+		r := t.CallRoles("read_record_field", args)
 		t.Works(r, c, "the evidence of %s claims %q in field %s, so a q read for it must find it", cl.ID, term, cl.Field)
 	}
-	r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.ID, dialect.Field: cl.Field, dialect.Length: 16384})
-	if r.IsError() {
-		t.BlockedBy("S049", "the field %s that evidence of %s names is not readable: %s", cl.Field, cl.ID, r.Describe())
+	// The field's text is the fixture's where the preview's record is
+	// known by value, else the target's whole read of it.
+	var whole string
+	var read1 *Call // the target's read the text comes from, if not the fixture
+	if rec, ok := probe.FindRecord(t, cl.Ref); ok && cl.Ref.ID != "" {
+		whole, _ = rec.Data[cl.Field].(string)
+	} else {
+		r := t.CallRoles("read_record_field", dialect.Args{dialect.RecordID: cl.ID, dialect.Field: cl.Field, dialect.Length: 16384})
+		if r.IsError() {
+			t.BlockedBy("S049", "the field %s that evidence of %s names is not readable: %s", cl.Field, cl.ID, r.Describe())
+			return
+		}
+		w, _ := r.Structured()["window"].(map[string]any)
+		if w["complete"] != true {
+			return
+		}
+		whole, read1 = probe.String(w["text"]), r
+	}
+	if whole == "" {
 		return
 	}
-	w, _ := r.Structured()["window"].(map[string]any)
-	if w["complete"] != true {
-		return
-	}
-	field := strings.ToLower(spacesRe.ReplaceAllString(probe.String(w["text"]), " "))
+	field := strings.ToLower(spacesRe.ReplaceAllString(whole, " "))
 	for _, part := range probe.Ellipsis.Split(probe.HighlightTag.ReplaceAllString(cl.Text, ""), -1) {
-		part = strings.ToLower(strings.TrimSpace(spacesRe.ReplaceAllString(probe.Entities.Replace(part), " ")))
-		t.AssertWith(strings.Contains(field, part), func() (conformance.Witness, error) { return conformance.Undelivered(r, read.Text(part), c) },
+		part = strings.ToLower(strings.Trim(strings.TrimSpace(spacesRe.ReplaceAllString(probe.Entities.Replace(part), " ")), `"'“”‘’«»()[] `))
+		t.AssertWith(strings.Contains(field, part), func() (conformance.Witness, error) {
+			if read1 != nil {
+				return conformance.Undelivered(read1, read.Text(part), c)
+			}
+			w, err := conformance.Present(part, c)
+			w.In = append(w.In, "and nowhere in the fixture's "+cl.Field+" of "+cl.Ref.String())
+			return w, err
+		},
 			"the evidence preview %q of %s must be text of its field %s (%q is not)", clipText(cl.Text, 200), cl.ID, cl.Field, clipText(part, 80))
 	}
 }

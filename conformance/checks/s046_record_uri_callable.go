@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -90,8 +91,11 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 		t.Held()
 		return
 	}
+	// The result itself may say where its ids go ("Each record: its id
+	// (pass to fetch …)"), on the URI's line or above it.
 	line := dialect.LineAround(c.Text(), max(0, strings.Index(c.Text(), uri)))
-	if strings.Contains(line, uri) && (strings.Contains(line, "fetch") || strings.Contains(line, "resources/read")) {
+	pathTools := facts("fetch", "read_record_field", "resources/read")
+	if strings.Contains(c.Text(), uri) && slices.ContainsFunc(pathTools, func(f read.Fact) bool { return read.Find([]string{c.Text()}, f).Seen() }) {
 		t.Held()
 		return
 	}
@@ -117,10 +121,10 @@ func namesRecordURIPath(t *T, c *Call, uri string, documented []string) {
 			w.In = append(w.In, "and the URI is in structuredContent only")
 			return w, nil
 		}
-		if _, err := conformance.AbsentAll(facts("fetch", "resources/read"), conformance.Shown("the line showing "+uri, line)); err != nil {
+		if _, err := conformance.AbsentAll(pathTools, conformance.TextOf(c)); err != nil {
 			return conformance.Witness{}, err
 		}
-		w.In = append(w.In, fmt.Sprintf("and no tool is named on the line %q", clipText(line, 160)))
+		w.In = append(w.In, fmt.Sprintf("and no tool is named in the result that shows it (its line: %q)", clipText(line, 160)))
 		return w, nil
 	}, "%s shows %s, but no tool documents pdpp://record/ ids, the result names no tool for it and no resource template lists it: the visible instructions name no callable path", c.Tool, uri)
 }

@@ -235,19 +235,74 @@ func TextSnippets(c *conformance.Call) []string {
 
 // A ShownPreview is one evidence preview a search answer shows: a line of
 // its text, or an excerpt in its structuredContent.
-type ShownPreview struct{ ID, Field, Text string }
+type ShownPreview struct {
+	ID, Field, Text string
+	Ref             RecordRef // the fixture's record, where found by value
+}
 
-// ShownPreviews lists a search answer's evidence previews, text first.
+// ShownPreviews lists a search answer's evidence previews, text first:
+// those in the notations the readers know, then, by value, each window
+// the fixture RS proved for the search that the answer shows a part of.
 func ShownPreviews(t *conformance.T, c *conformance.Call) []ShownPreview {
+	out := knownPreviews(t, c)
+	if !t.Target.Has(conformance.CapControlledRS) {
+		return out
+	}
+	q := String(t.Target.Dialect().Value(c.Tool, c.Args, dialect.Query))
+	if q == "" {
+		return out
+	}
+	proven, _ := Proven(t, q)
+	for _, w := range proven {
+		s := previewShowing(c, w.Preview)
+		if s == "" || slices.ContainsFunc(out, func(p ShownPreview) bool { return Plain(p.Text) == Plain(s) }) {
+			continue
+		}
+		// Its id is the handle the answer shows for the record, followed.
+		out = append(out, ShownPreview{ID: Handles(t, c, []RecordRef{w.Ref})[w.Ref], Field: w.Field, Text: s, Ref: w.Ref})
+	}
+	return out
+}
+
+// previewShowing is the line of c's text, else the string of its
+// structuredContent, that shows a marked match and four words running of
+// the RS's preview rs; from its last label ("…: ") before the match on.
+func previewShowing(c *conformance.Call, rs string) string {
+	words := strings.Fields(Plain(rs))
+	if len(words) < 4 {
+		return ""
+	}
+	cands := strings.Split(c.Text(), "\n")
+	cands = append(cands, StringValues(c.Structured())...)
+	for _, cand := range cands {
+		at := HighlightTag.FindStringIndex(cand)
+		if at == nil {
+			continue
+		}
+		plain := Plain(cand)
+		for i := 0; i+4 <= len(words); i++ {
+			if strings.Contains(plain, strings.Join(words[i:i+4], " ")) {
+				if j := strings.LastIndex(cand[:at[0]], ": "); j >= 0 {
+					return cand[j+2:]
+				}
+				return cand
+			}
+		}
+	}
+	return ""
+}
+
+// knownPreviews are the previews in the notations the readers know.
+func knownPreviews(t *conformance.T, c *conformance.Call) []ShownPreview {
 	var out []ShownPreview
 	for _, e := range EvidenceLines(c.Text()) {
-		out = append(out, ShownPreview{e.ID, e.FieldPath, e.Preview})
+		out = append(out, ShownPreview{ID: e.ID, Field: e.FieldPath, Text: e.Preview})
 	}
 	for _, h := range HitsWithEvidence(t, c) {
 		ex, _ := h.Raw["evidence_excerpts"].([]any)
 		for _, x := range ex {
 			xm, _ := x.(map[string]any)
-			out = append(out, ShownPreview{h.ID, FieldIn(t, xm), String(xm["preview_text"])})
+			out = append(out, ShownPreview{ID: h.ID, Field: FieldIn(t, xm), Text: String(xm["preview_text"])})
 		}
 	}
 	return out
