@@ -2,6 +2,7 @@ package checks
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -24,32 +25,34 @@ var binaryLikeName = []string{"image", "photo", "avatar", "attachment", "blob", 
 var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD, Tools: []string{"query_records"},
 	Manual: map[int]string{1: "a permission (presentation may use a declared role): no MCP answer breaks it; proxy: S029"},
 	Run: func(t *T) {
-		index := probe.Grant(t)
+		// A binary-named field holding short plain text, found in the
+		// fixture; a page of its source that shows a record holding it
+		// must show the text.
 		judged := 0
-		for i, s := range probe.Sources(index) {
-			if i == probe.MaxStreamProbes {
-				break
-			}
-			_, rows := probe.ScopedSchema(t, s.Roles(nil))
-			if len(rows) == 0 {
-				continue
-			}
+		done := map[string]bool{}
+		for _, r := range probe.FixtureRecords(t) {
 			for _, name := range binaryLikeName {
-				if _, ok := rows[0].FieldCaps[name]; !ok {
+				v, ok := r.Data[name].(string)
+				src := r.Ref.Stream + "\x00" + r.Ref.Conn + "\x00" + name
+				if !ok || v == "" || probe.LooksBinary(v) || len(v) >= 200 || done[src] || !probe.InGrant(t, r.Ref) {
 					continue
 				}
-				p := t.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 1, dialect.Fields: []string{name}}))
-				recs := probe.Records(p)
-				if p.IsError() || len(recs) == 0 {
+				done[src] = true
+				// Projected to the field where the target projects, so a
+				// bounded preview has room for it; the RS's own answer to
+				// the read says whether the page holds the text.
+				args := dialect.Args{dialect.Stream: r.Ref.Stream, dialect.Connection: r.Ref.Conn, dialect.Limit: 1}
+				if t.HasRole("query_records", dialect.Fields) {
+					args[dialect.Fields] = []string{name}
+				}
+				p, env := probe.CallWithEnvelope(t, "query_records", args, probe.RecordsPath(r.Ref.Stream))
+				if p.IsError() || !slices.Contains(probe.StringValues(env), v) {
 					continue
 				}
-				data, _ := recs[0]["data"].(map[string]any)
-				if v, ok := data[name].(string); ok && v != "" && !probe.LooksBinary(v) && len(v) < 200 {
-					judged++
-					t.Clause(2, func() {
-						t.Shows(conformance.TextOf(p), read.Text(v), "field %q holds plain text %q; its name must not make it binary or hide it from the preview", name, v)
-					})
-				}
+				judged++
+				t.Clause(2, func() {
+					t.Shows(conformance.TextOf(p), read.Text(v), "field %q holds plain text %q; its name must not make it binary or hide it from the preview", name, v)
+				})
 			}
 		}
 		if ev, fx := probe.EvidenceView(t); fx != nil {
