@@ -29,25 +29,31 @@ var (
 // /llms.txt are the path; the hosted endpoint must not honour or name a
 // profile selector either (catalog S010's proxies).
 var s010 = &Check{ID: "S010", Slug: "setup-profile-free", Mode: ModePROC, Needs: []Capability{CapHTTP}, Run: func(t *T) {
-	page, ok := probe.SetupCopy(t, "/connect")
+	// The setup copy is the /connect page, else /llms.txt: either is the
+	// path a user is shown.
+	where := "/connect"
+	page, ok := probe.SetupCopy(t, where)
 	if !ok {
-		t.Skipf("the target serves no setup page at /connect")
+		where = "/llms.txt"
+		if page, ok = probe.SetupCopy(t, where); !ok {
+			t.Skipf("the target serves no setup copy at /connect or /llms.txt")
+		}
 	}
 	t.Clause(1, func() {
 		url := t.Hosted().MCPURL()
-		copyEv := conformance.Shown("the setup page /connect", page)
-		if !t.Shows(copyEv, read.Text(url), "the one recommended path starts from the MCP URL %s, which the setup page must show", url) {
+		copyEv := conformance.Shown("the setup copy "+where, page)
+		if !t.Shows(copyEv, read.Text(url), "the one recommended path starts from the MCP URL %s, which the setup copy must show", url) {
 			return
 		}
 		first := strings.Index(page, url)
 		if at := advancedRe.FindStringIndex(page); at != nil {
 			t.AssertWith(first < at[0], func() (conformance.Witness, error) {
-				return conformance.Present(page[at[0]:at[1]], conformance.Shown("the setup page /connect, before the MCP URL "+url, page[:first]))
+				return conformance.Present(page[at[0]:at[1]], conformance.Shown("the setup copy "+where+", before the MCP URL "+url, page[:first]))
 			}, "the recommended path (the MCP URL) must come before any advanced variant: %q", clipText(page[at[0]:], 120))
 		}
 	})
 	t.Clause(2, func() {
-		copies := map[string]string{"/connect": page}
+		copies := map[string]string{where: page}
 		if llms, ok := probe.SetupCopy(t, "/llms.txt"); ok {
 			copies["/llms.txt"] = llms
 		}
