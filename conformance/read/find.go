@@ -269,31 +269,29 @@ func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsD
 // at byte i of s is one of the symbols a grammar may flag with (brackets
 // aside: "@<role>" explains "@").
 func symbolAt(s string, i int, before bool) bool {
-	if i < 0 || i >= len(s) {
-		return false
-	}
-	var r rune
-	if before {
-		r, _ = utf8.DecodeLastRuneInString(s[:i+1])
-	} else {
-		r, _ = utf8.DecodeRuneInString(s[i:])
-	}
-	return strings.ContainsRune("=~?#@!*+≈%$^&", r)
+	r, ok := runeAt(s, i, before)
+	return ok && strings.ContainsRune("=~?#@!*+≈%$^&", r)
 }
 
 // wordAt reports whether the rune ending (before) or starting (after) at
 // byte i of s is a word character: a letter, a digit or an underscore.
 func wordAt(s string, i int, before bool) bool {
+	r, ok := runeAt(s, i, before)
+	return ok && isWord(r)
+}
+
+// runeAt is the rune ending (before) or starting (after) at byte i of s;
+// false outside s.
+func runeAt(s string, i int, before bool) (rune, bool) {
 	if i < 0 || i >= len(s) {
-		return false
+		return 0, false
 	}
-	var r rune
 	if before {
-		r, _ = utf8.DecodeLastRuneInString(s[:i+1])
-	} else {
-		r, _ = utf8.DecodeRuneInString(s[i:])
+		r, _ := utf8.DecodeLastRuneInString(s[:i+1])
+		return r, true
 	}
-	return isWord(r)
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return r, true
 }
 
 // Around is the text of s around bytes [i, i+n): up to 60 runes either
