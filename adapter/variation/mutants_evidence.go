@@ -1,6 +1,8 @@
 package variation
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/adapter"
@@ -18,6 +20,8 @@ var evidenceMutants = []Variation{
 	{ID: "small-text-as-file-link", Kills: []string{"S036.1", "S036.2", "S049.1", "S049.2", "S052.1"},
 		Doc:   "a small field comes back as a link to a file export only (the search-to-read journeys of S033 and S034 read one)",
 		Apply: onWindow(smallTextAsFileLink)},
+	{ID: "media-types-in-page-footer", Kills: []string{"S050.1"}, Doc: "record previews mark binary fields without their media type; a footer lists the page's media types, describing no blob in particular",
+		Apply: onRecordsText(mediaTypesInFooter)},
 	{ID: "binary-by-name", Kills: []string{"S037.2"}, Doc: "record previews show every field named like binary content as binary metadata, whatever it holds",
 		Apply: binaryByName()},
 	{ID: "promote-summary-text", Kills: []string{"S037.2"}, Doc: "record previews show a field named summary as the primary text, over the declared one",
@@ -76,4 +80,20 @@ var evidenceMutants = []Variation{
 		Apply: onMetadata(func(doc map[string]any) { doc["pdpp_mcp_profiles"] = []string{"core", "events", "full"} })},
 	{ID: "root-metadata-without-mcp-hint", Kills: []string{"S039.4"}, Doc: "the origin's root metadata drops its hint to the MCP endpoint",
 		Apply: onJSONDoc(adapter.MetadataPath, func(doc map[string]any) { delete(doc, "pdpp_agent_discovery") })},
+}
+
+var binaryMediaRe = regexp.MustCompile(`\[binary-only: ([a-z]+/[a-z0-9.+-]+), `)
+
+// mediaTypesInFooter moves each binary field's media type out of its
+// record's preview into one footer line.
+func mediaTypesInFooter(text string) string {
+	var types []string
+	text = binaryMediaRe.ReplaceAllStringFunc(text, func(m string) string {
+		types = append(types, binaryMediaRe.FindStringSubmatch(m)[1])
+		return "[binary-only: "
+	})
+	if len(types) == 0 {
+		return text
+	}
+	return text + "\nMedia types on this page: " + strings.Join(slices.Compact(slices.Sorted(slices.Values(types))), ", ")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
 // A Hit is one search result as structuredContent reports it. Where
@@ -387,11 +388,17 @@ type ProvenWindow struct {
 // windows it proved, and the records it found without one. "Proven" is
 // what the RS says, never what the target's hit says.
 func Proven(t *conformance.T, q string) (proven []ProvenWindow, unproven []RecordRef) {
-	for _, r := range t.RS().RequestsTo("/v1/search") {
+	reqs := t.RS().RequestsTo("/v1/search")
+	reqs = slices.DeleteFunc(slices.Clone(reqs), func(r fakers.Request) bool {
 		v, _ := url.ParseQuery(r.RawQuery)
-		if !slices.ContainsFunc(slices.Collect(maps.Values(v)), func(vs []string) bool { return slices.Contains(vs, q) }) {
-			continue
-		}
+		return !slices.ContainsFunc(slices.Collect(maps.Values(v)), func(vs []string) bool { return slices.Contains(vs, q) })
+	})
+	if len(reqs) == 0 {
+		// The log no longer holds the target's search (a controlled URL
+		// target's log is reset by its forks): the RS's own answer to q.
+		reqs = []fakers.Request{{Method: "GET", Path: "/v1/search", RawQuery: url.Values{"q": {q}, "limit": {"50"}}.Encode(), Authorization: "Bearer " + t.RS().ClientToken()}}
+	}
+	for _, r := range reqs {
 		_, body := t.RS().Replay(r)
 		var env struct {
 			Data []map[string]any `json:"data"`
