@@ -91,7 +91,13 @@ func RequestsSince(t *conformance.T, prefix string, since int64) []fakers.Reques
 // what the target dropped of it; "" when it shows them all.
 func MissingValue(rsAnswer any, in conformance.Evidence) string {
 	shown := in.Strings()
-	for _, v := range SortedCopy(StringValues(rsAnswer)) {
+	// The records' values first (what the client came for), then the
+	// envelope's.
+	vals := SortedCopy(StringValues(rsAnswer))
+	if m, ok := rsAnswer.(map[string]any); ok && m["data"] != nil {
+		vals = append(SortedCopy(StringValues(m["data"])), vals...)
+	}
+	for _, v := range vals {
 		if len(v) < 4 || strings.Trim(v, "0123456789.-") == "" {
 			continue
 		}

@@ -256,7 +256,7 @@ func ShownPreviews(t *conformance.T, c *conformance.Call) []ShownPreview {
 	proven, _ := Proven(t, q)
 	for _, w := range proven {
 		s := previewShowing(c, w.Preview)
-		if s == "" || slices.ContainsFunc(out, func(p ShownPreview) bool { return Plain(p.Text) == Plain(s) }) {
+		if s == "" || slices.ContainsFunc(out, func(p ShownPreview) bool { return p.Text != "" && strings.Contains(Plain(s), Plain(p.Text)) }) {
 			continue
 		}
 		// Its id is the handle the answer shows for the record, followed.
@@ -282,15 +282,34 @@ func previewShowing(c *conformance.Call, rs string) string {
 		}
 		plain := Plain(cand)
 		for i := 0; i+4 <= len(words); i++ {
-			if strings.Contains(plain, strings.Join(words[i:i+4], " ")) {
-				if j := strings.LastIndex(cand[:at[0]], ": "); j >= 0 {
-					return cand[j+2:]
-				}
-				return cand
+			if !strings.Contains(plain, strings.Join(words[i:i+4], " ")) {
+				continue
 			}
+			// A quoted preview is its quotes' content; else from its last
+			// label ("…: ") before the match on.
+			if q := quotedAround(cand, at[0]); q != "" {
+				return q
+			}
+			if j := strings.LastIndex(cand[:at[0]], ": "); j >= 0 {
+				return cand[j+2:]
+			}
+			return cand
 		}
 	}
 	return ""
+}
+
+// quotedAround is the double-quoted part of s around byte i, or "".
+func quotedAround(s string, i int) string {
+	open := strings.LastIndex(s[:i], `"`)
+	if open < 0 {
+		return ""
+	}
+	end := strings.Index(s[i:], `"`)
+	if end < 0 {
+		return ""
+	}
+	return s[open+1 : i+end]
 }
 
 // knownPreviews are the previews in the notations the readers know.
@@ -396,7 +415,8 @@ func Proven(t *conformance.T, q string) (proven []ProvenWindow, unproven []Recor
 	if len(reqs) == 0 {
 		// The log no longer holds the target's search (a controlled URL
 		// target's log is reset by its forks): the RS's own answer to q.
-		reqs = []fakers.Request{{Method: "GET", Path: "/v1/search", RawQuery: url.Values{"q": {q}, "limit": {"50"}}.Encode(), Authorization: "Bearer " + t.RS().ClientToken()}}
+		// (q= is the RS contract's search parameter, not an adapter's.)
+		reqs = []fakers.Request{{Method: "GET", Path: "/v1/search", RawQuery: "q=" + url.QueryEscape(q) + "&limit=50", Authorization: "Bearer " + t.RS().ClientToken()}}
 	}
 	for _, r := range reqs {
 		_, body := t.RS().Replay(r)
