@@ -99,10 +99,22 @@ func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term st
 			continue
 		}
 		r := on.Follow(cont)
-		if t.Works(r, text, "the read_record_field call printed under the preview of %s must work", w.Field) {
-			t.AssertWith(strings.Contains(probe.Plain(r.Text()), probe.Plain(term)), func() (conformance.Witness, error) {
-				return conformance.Undelivered(r, read.Text(term), text)
-			}, "the bounded read printed under the preview of %s must show the matched text %q: %s", w.Field, term, r.Describe())
+		if !t.Works(r, text, "the read_record_field call printed under the preview of %s must work", w.Field) ||
+			strings.Contains(probe.Plain(r.Text()), probe.Plain(term)) || term == "" || !on.HasRole("read_record_field", dialect.Query) {
+			return // the identity is what the clause asks; a read from the field's start carries it
+		}
+		// The printed read starts elsewhere: the same record and field,
+		// asked for the term, must reach the match.
+		d := on.Target.Dialect()
+		args := dialect.Args{dialect.RecordID: d.Value(cont.Tool, cont.Args, dialect.RecordID), dialect.Field: d.Value(cont.Tool, cont.Args, dialect.Field), dialect.Query: term}
+		if args[dialect.RecordID] == nil || args[dialect.Field] == nil {
+			return
+		}
+		q := on.CallRoles("read_record_field", args)
+		if t.Works(q, conformance.Answers(text, conformance.Shown("mcpcheck's search query", term)), "the read printed under the preview of %s, asked for the match, must work", w.Field) {
+			t.AssertWith(strings.Contains(probe.Plain(q.Text()), probe.Plain(term)), func() (conformance.Witness, error) {
+				return conformance.Undelivered(q, read.Text(term), text, conformance.Shown("mcpcheck's search query", term))
+			}, "the bounded read of the preview's %s, asked for %q, must show it: %s", w.Field, term, q.Describe())
 		}
 		return
 	}
