@@ -20,12 +20,12 @@ func TestInvocationRepeatsVerdictFlags(t *testing.T) {
 	code := 0
 	root := newRootCommand(context.Background(), io.Discard, io.Discard, func(string) string { return "" }, &code, conformance.NewRedactor(), nil)
 	args := []string{"--stdio", "my adapter {rs_url}", "--env", "A=1", "--env", "B=two words", "--fixture", "single-connection",
-		"--timeout", "7s", "--budget", "4096", "--baseline", "base.yaml", "--parallel", "2", "--json", "r.json", "--golden-dir", "g", "--no-footprint"}
+		"--timeout", "7s", "--budget", "4096", "--baseline", "base.yaml", "--parallel", "2", "--json", "r.json", "--golden-dir", "g", "--no-footprint", "--strict"}
 	if err := root.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"--stdio", "'my adapter {rs_url}'", "--env", "A=1", "--env", "'B=two words'", "--fixture", "single-connection",
-		"--timeout", "7s", "--budget", "4096", "--baseline", "base.yaml"}
+		"--timeout", "7s", "--budget", "4096", "--baseline", "base.yaml", "--strict"}
 	if got := invocation(root.Flags()); !reflect.DeepEqual(got, want) {
 		t.Errorf("invocation\n got %q\nwant %q", got, want)
 	}

@@ -47,9 +47,10 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	o.control.addFlags(f)
 }
 
-// verdictFlags are the flags that can change a check's verdict, in the order
-// a reproduction line repeats them. Output, parallelism and golden flags do not.
-var verdictFlags = []string{"url", "token-file", "owner-token-file", "expired-token-file", "foreign-token-file", "rs-control", "rs-control-token-file", "stdio", "env", "fixture", "dialect", "mutant", "timeout", "budget", "baseline"}
+// verdictFlags are the flags that can change a check's verdict or how a
+// failure counts (--strict), in the order a reproduction line repeats them.
+// Output, parallelism and golden flags do not.
+var verdictFlags = []string{"url", "token-file", "owner-token-file", "expired-token-file", "foreign-token-file", "rs-control", "rs-control-token-file", "stdio", "env", "fixture", "dialect", "mutant", "timeout", "budget", "baseline", "strict"}
 
 // invocation repeats the verdict-affecting flags the user set, secrets
 // excluded (token files are named, never read out): the start of a
@@ -60,6 +61,12 @@ func invocation(fs *pflag.FlagSet) []string {
 		f := fs.Lookup(name)
 		if f == nil || !f.Changed || name == "stdio" && f.Value.String() == stdioDash {
 			continue // --stdio -- cmd args… comes last: invocationTail
+		}
+		if f.Value.Type() == "bool" { // a switch: --strict, never --strict true
+			if f.Value.String() == "true" {
+				out = append(out, "--"+name)
+			}
+			continue
 		}
 		vals := []string{f.Value.String()}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
