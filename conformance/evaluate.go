@@ -171,6 +171,11 @@ func (r *checkRun) fail(cur *clauseState, msg string, level scenarios.Level) {
 		r.unwitnessed(cur, msg)
 		return
 	}
+	// A failure counts no higher than its clause: a recommended clause's
+	// failures are recommended, so one failure is never labelled both.
+	if cur.level == scenarios.Recommended {
+		level = scenarios.Recommended
+	}
 	r.mu.Lock()
 	cur.failures = append(cur.failures, Failure{Message: msg, Level: level})
 	r.mu.Unlock()

@@ -98,7 +98,9 @@ func (r *Report) judgedView(row Row, c ClauseResult, cl scenarios.Clause) clause
 		v.kind = kindPassed
 	case Broken:
 		v.kind = kindFailed
-		if c.FailLevel() == scenarios.Recommended && !r.Strict {
+		// --strict changes the exit code, not the label: a recommended
+		// failure is counted as one everywhere.
+		if c.FailLevel() == scenarios.Recommended {
 			v.kind = kindFailedRecommended
 		}
 		var b strings.Builder
@@ -127,7 +129,7 @@ func wholeKind(r *Report, res *Result) clauseKind {
 	switch {
 	case res.Verdict == Pass:
 		return kindPassed
-	case res.Verdict == Fail && res.FailLevel == scenarios.Recommended && !r.Strict:
+	case res.Verdict == Fail && res.FailLevel == scenarios.Recommended:
 		return kindFailedRecommended
 	case res.Verdict == Fail:
 		return kindFailed

@@ -487,3 +487,26 @@ func TestEveryRequiredFailureCarriesAWitness(t *testing.T) {
 		t.Fatal("no real report carried a required failure to look at")
 	}
 }
+
+// Under --strict a recommended failure keeps its label everywhere (the
+// scenario and clause totals, JUnit) and only the exit code changes.
+func TestStrictKeepsTheRecommendedLabel(t *testing.T) {
+	rep, err := run(context.Background(), conformance.Config{Target: mutant("hide-other-count"), Only: []string{"U09"}, Strict: true})
+	if err != nil || rep.TargetError != nil {
+		t.Fatalf("%v %v", err, rep.TargetError)
+	}
+	tot := rep.Totals
+	if tot.Failed != 0 || tot.FailedRecommended != 1 || tot.Clauses.Failed != 0 || tot.Clauses.FailedRecommended != 1 {
+		t.Errorf("totals %+v: want one recommended failure, counted as recommended in scenarios and clauses", tot)
+	}
+	if rep.ExitCode() != conformance.ExitFail {
+		t.Errorf("--strict exit %d, want %d", rep.ExitCode(), conformance.ExitFail)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "[recommended]") {
+		t.Errorf("the JUnit failure is not labelled recommended:\n%s", b.String())
+	}
+}
