@@ -207,6 +207,11 @@ func runStep(ctx context.Context, t *testing.T, dir, line string) {
 		if !matchWithEllipsis(want, string(out)) {
 			t.Fatalf("%s: want a failure naming %q, got %v:\n%s", cmdline, want, err, clip(string(out)))
 		}
+		// A step a spec author is told to expect fails with a message, not
+		// a crash (issue 35: the first step used to panic in package init).
+		if strings.Contains(string(out), "goroutine ") || strings.Contains(string(out), "panic:") {
+			t.Fatalf("%s: the expected failure reads like a crash:\n%s", cmdline, clip(string(out)))
+		}
 	default:
 		t.Fatalf("README walkthrough command %q: unknown expectation %q", cmdline, expect)
 	}

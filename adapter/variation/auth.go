@@ -26,21 +26,24 @@ func retryAfter401() func(*Seams) {
 // owner-style, credential once the RS refused one.
 func switchCredentialAfter401() func(*Seams) {
 	return withRS(func(next http.RoundTripper) http.RoundTripper {
-		// Keyed by the refused bearer, so only the caller the RS refused
-		// is switched: other callers' calls (other checks) stay as they are.
+		// Keyed by the RS and the refused bearer, so only the caller the
+		// RS refused is switched: other callers' calls (other checks, and
+		// forks of the same fixture, whose tokens are the same) stay as
+		// they are.
 		var fallback sync.Map
 		return roundTrip(func(r *http.Request) (*http.Response, error) {
 			if isAuthProbe(r) {
 				return next.RoundTrip(r)
 			}
 			token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if fb, ok := fallback.Load(token); ok {
+			key := r.URL.Host + " " + token
+			if fb, ok := fallback.Load(key); ok {
 				r = r.Clone(r.Context())
 				r.Header.Set("Authorization", "Bearer "+fb.(string))
 			}
 			resp, err := next.RoundTrip(r)
 			if err == nil && resp.StatusCode == http.StatusUnauthorized {
-				fallback.Store(token, strings.TrimSuffix(token, "_client")+"_owner")
+				fallback.Store(key, strings.TrimSuffix(token, "_client")+"_owner")
 			}
 			return resp, err
 		})

@@ -22,7 +22,7 @@ var evidenceMutants = []Variation{
 		Apply: onWindow(smallTextAsFileLink)},
 	{ID: "media-types-in-page-footer", Kills: []string{"S050.1"}, Doc: "record previews mark binary fields without their media type; a footer lists the page's media types, describing no blob in particular",
 		Apply: onRecordsText(mediaTypesInFooter)},
-	{ID: "binary-by-name", Kills: []string{"S037.2"}, Doc: "record previews show every field named like binary content as binary metadata, whatever it holds",
+	{ID: "binary-by-name", Kills: []string{"S037.2"}, Collateral: []string{"S050"}, Doc: "record previews show every field named like binary content as binary metadata, whatever it holds (S050 too: that marker drops a real binary field's media type)",
 		Apply: binaryByName()},
 	{ID: "promote-summary-text", Kills: []string{"S037.2"}, Doc: "record previews show a field named summary as the primary text, over the declared one",
 		Apply: promoteSummary()},

@@ -25,6 +25,11 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("MCPCHECK_HOSTILE") {
 	case "":
+		if registryErr != nil {
+			fmt.Fprintf(os.Stderr, "conformance/checks: %v\n(every scenario of scenarios/ needs an entry in conformance/checks/registry.go: its check, or a manual classification naming the executable proxy that stands in for it)\n", registryErr)
+			fmt.Println("FAIL")
+			os.Exit(1)
+		}
 		os.Exit(m.Run())
 	case "garbage":
 		fmt.Println("Starting my adapter... ready!")
