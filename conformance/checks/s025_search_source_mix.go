@@ -216,11 +216,3 @@ func sortedConns(m map[string]int) []string {
 	sort.Strings(out)
 	return out
 }
-
-func mixString(m map[string]int) string {
-	var parts []string
-	for _, c := range sortedConns(m) {
-		parts = append(parts, fmt.Sprintf("%s:%d", c, m[c]))
-	}
-	return strings.Join(parts, ", ")
-}

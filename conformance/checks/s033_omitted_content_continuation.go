@@ -429,12 +429,3 @@ func documentCalls(v any) []probe.Continuation {
 	}
 	return out
 }
-
-// refIDs are the record ids of refs.
-func refIDs(refs []probe.RecordRef) []string {
-	out := make([]string, len(refs))
-	for i, r := range refs {
-		out[i] = r.ID
-	}
-	return out
-}

@@ -115,14 +115,6 @@ func clipWords(s string, n int) string {
 	return strings.TrimRight(cut, " ,;.:")
 }
 
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n])
-	}
-	return s
-}
-
 // RecordIn names the fixture record an answer shows: the one whose id
 // stands in it as a token, with its connection where records share the
 // id, and whose own distinctive values it shows most; false when none is
