@@ -44,6 +44,7 @@ func facts(ss ...string) []read.Fact {
 // is judged, and every missing part of each description is reported; a
 // part is missing when none of the words it goes by appears at all.
 var s003 = &Check{ID: "S003", Slug: "descriptions-routable", Mode: ModeBB, Run: func(t *T) {
+	var on *T // one private fork, opened when a description first names a route
 	for _, tool := range t.Target.Tools {
 		d := tool.Description
 		desc := conformance.Shown("the "+tool.Name+" description", d)
@@ -60,7 +61,10 @@ var s003 = &Check{ID: "S003", Slug: "descriptions-routable", Mode: ModeBB, Run: 
 				"tool %s: the description must name the RS endpoint or capability it maps to (e.g. GET /v1/...): %q", tool.Name, d)
 		})
 		if routes := routeRe.FindAllString(d, -1); len(routes) > 0 {
-			t.Clause(1, func() { judgeNamedRoutes(t, tool.Name, desc, routes) })
+			if on == nil {
+				on = t.Private()
+			}
+			t.Clause(1, func() { judgeNamedRoutes(t, on, tool.Name, desc, routes) })
 		}
 		t.Clause(2, func() {
 			t.AssertWith(pointerRe.MatchString(d), absent(pointerStems),
@@ -76,8 +80,7 @@ var routeRe = regexp.MustCompile(`/v1/[A-Za-z0-9_{}:/.-]*[A-Za-z0-9_}]`)
 // does: one call of it, on a private fork, must request one of them from
 // the RS (a route template's {x} or :x stands for any one segment). The
 // routes the call requested, none of them named, are the witness.
-func judgeNamedRoutes(t *T, tool string, desc conformance.Evidence, routes []string) {
-	on := t.Private()
+func judgeNamedRoutes(t, on *T, tool string, desc conformance.Evidence, routes []string) {
 	if on == t {
 		t.Skipf("which RS route a call requests shows only in the RS request log: %s", CapFixture.SkipReason())
 	}
