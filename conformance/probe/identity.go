@@ -82,7 +82,20 @@ func distinctiveValues(recs []FixtureRecord, r FixtureRecord) []string {
 // DistinctiveValues are the values that tell rec from the fixture's other
 // records, as a preview shows them.
 func DistinctiveValues(t *conformance.T, rec FixtureRecord) []string {
-	return distinctiveValues(FixtureRecords(t), rec)
+	return distinct(t)[rec.Ref]
+}
+
+// distinct is every fixture record's distinctive values, worked out once
+// per target (each record is compared with every other).
+func distinct(t *conformance.T) map[RecordRef][]string {
+	return conformance.Discover(t, "distinctive-values", func() map[RecordRef][]string {
+		recs := FixtureRecords(t)
+		out := make(map[RecordRef][]string, len(recs))
+		for _, r := range recs {
+			out[r.Ref] = distinctiveValues(recs, r)
+		}
+		return out
+	})
 }
 
 // heldElsewhere reports whether a record other than r holds v in one of
@@ -141,7 +154,7 @@ func RecordInStrings(t *conformance.T, strs []string) (RecordRef, bool) {
 		if read.Find(strs, read.Text(r.Ref.Conn)).Exact {
 			score += 2
 		}
-		for _, v := range distinctiveValues(recs, r) {
+		for _, v := range distinct(t)[r.Ref] {
 			if strings.Contains(joined, v) && read.ContainsToken(joined, v) {
 				score += 3
 			}
@@ -271,6 +284,7 @@ func fixtureContent(t *conformance.T) map[string]bool {
 				out[f.Name] = true
 			}
 			for _, r := range s.Records {
+				out[r.EmittedAt] = true // the envelope's timestamp is content too, never a handle
 				for _, v := range StringValues(r.Data) {
 					out[v] = true
 				}
@@ -377,7 +391,7 @@ func RecordsSeen(t *conformance.T, c *conformance.Call) []RecordRef {
 		if !strings.Contains(joined, r.Ref.ID) || !read.ContainsToken(joined, r.Ref.ID) {
 			continue
 		}
-		if slices.ContainsFunc(distinctiveValues(recs, r), func(v string) bool { return strings.Contains(joined, v) && read.ContainsToken(joined, v) }) {
+		if slices.ContainsFunc(distinct(t)[r.Ref], func(v string) bool { return strings.Contains(joined, v) && read.ContainsToken(joined, v) }) {
 			out = append(out, r.Ref)
 		}
 	}
@@ -402,12 +416,12 @@ func recordsShown(t *conformance.T, strs []string, stream string) []RecordRef {
 		// where it is named by an opaque handle, by its own values alone.
 		byID := strings.Contains(joined, r.Ref.ID) && namesRecord(strs, r.Ref)
 		values := 0
-		for _, v := range distinctiveValues(recs, r) {
+		for _, v := range distinct(t)[r.Ref] {
 			if strings.Contains(joined, v) && read.ContainsToken(joined, v) {
 				values++
 			}
 		}
-		if byID && (values > 0 || read.Find(strs, read.Text(r.Ref.Conn)).Exact) || values > 0 && !byID && len(distinctiveValues(recs, r)) > 0 {
+		if byID && (values > 0 || read.Find(strs, read.Text(r.Ref.Conn)).Exact) || values > 0 && !byID && len(distinct(t)[r.Ref]) > 0 {
 			out = append(out, r.Ref)
 		}
 	}
@@ -525,7 +539,7 @@ func SourceMixContrast(t *conformance.T) (one, two *conformance.Call, content []
 func FieldShown(t *conformance.T, c *conformance.Call, rec FixtureRecord) string {
 	all := strings.Join(c.Strings(), "\n")
 	unique := map[string]bool{}
-	for _, v := range distinctiveValues(FixtureRecords(t), rec) {
+	for _, v := range distinct(t)[rec.Ref] {
 		unique[v] = true
 	}
 	best, most := "", 0
