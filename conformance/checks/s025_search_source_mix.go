@@ -2,7 +2,9 @@ package checks
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -61,7 +63,7 @@ func expectSourceMix(t, on *T, term string, c *Call) {
 		}
 		pos := mixPositions(line, want)
 		after := countsFollow(line, pos, content)
-		for _, conn := range sortedConns(want) {
+		for _, conn := range slices.Sorted(maps.Keys(want)) {
 			if _, named := pos[conn]; !named {
 				continue
 			}
@@ -206,13 +208,4 @@ func withoutContent(s string, content []string) string {
 		}
 	}
 	return s
-}
-
-func sortedConns(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for c := range m {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"slices"
@@ -66,7 +67,7 @@ func FindRecord(t *conformance.T, ref RecordRef) (FixtureRecord, bool) {
 // no other record's values.
 func distinctiveValues(recs []FixtureRecord, r FixtureRecord) []string {
 	var out []string
-	for _, k := range sortedKeys(r.Data) {
+	for _, k := range slices.Sorted(maps.Keys(r.Data)) {
 		s, ok := r.Data[k].(string)
 		if !ok || len(s) < 8 || LooksBinary(s) {
 			continue
@@ -543,7 +544,7 @@ func FieldShown(t *conformance.T, c *conformance.Call, rec FixtureRecord) string
 		unique[v] = true
 	}
 	best, most := "", 0
-	for _, f := range sortedKeys(rec.Data) {
+	for _, f := range slices.Sorted(maps.Keys(rec.Data)) {
 		v, ok := rec.Data[f].(string)
 		if !ok || len(v) < 8 || v == rec.Ref.ID || LooksBinary(v) || !unique[clipWords(v, 40)] {
 			continue

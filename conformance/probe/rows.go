@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"maps"
 	"slices"
 	"sort"
 )
@@ -58,7 +59,7 @@ func ShownRows(doc any, truth []SchemaRow) []ShownRow {
 				return // what a row holds is part of it, not rows of its own
 			}
 			next := append(slices.Clone(chain), x)
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				if m, ok := x[k].(map[string]any); ok && names[k] && rowName(m, names) == "" {
 					cands = append(cands, cand{k, m, next})
 					continue
@@ -159,7 +160,7 @@ func mentions(v any, s string) bool {
 // rowName is the granted stream name an object holds as a direct string
 // value (its name), or "".
 func rowName(m map[string]any, names map[string]bool) string {
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if s, ok := m[k].(string); ok && names[s] {
 			return s
 		}
@@ -249,15 +250,6 @@ func firstOutsideRows(m map[string]any, want []string, names map[string]bool) st
 	return ""
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // FieldDetail finds per-field detail in a shown row, by the granted field
 // names: a field name keying an object or a flag string, or an object
 // within the row naming a field beside two or more other keys. Detail for
@@ -305,7 +297,7 @@ func fieldDetailIn(v any, f string, top bool) string {
 				}
 			}
 		}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if d := fieldDetailIn(x[k], f, false); d != "" {
 				return d
 			}
