@@ -1,6 +1,7 @@
 package variation
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ func retryAfter401() func(*Seams) {
 }
 
 // switchCredentialAfter401 sends every later tool-call read with another,
-// owner-style, credential once the RS refused one.
+// owner-style, credential once the RS refused the bearer itself.
 func switchCredentialAfter401() func(*Seams) {
 	return withRS(func(next http.RoundTripper) http.RoundTripper {
 		// Keyed by the RS and the refused bearer, so only the caller the
@@ -43,7 +44,15 @@ func switchCredentialAfter401() func(*Seams) {
 			}
 			resp, err := next.RoundTrip(r)
 			if err == nil && resp.StatusCode == http.StatusUnauthorized {
-				fallback.Store(key, strings.TrimSuffix(token, "_client")+"_owner")
+				body := readBody(resp)
+				// Only a refused bearer: a 401 for a stream or connection
+				// outside the grant (context.*) is what other checks ask
+				// for on the shared target, and switching there would
+				// break their later calls in whatever order they run.
+				if !bytes.Contains(body, []byte(`"code":"context.`)) {
+					fallback.Store(key, strings.TrimSuffix(token, "_client")+"_owner")
+				}
+				resp = replaceBody(resp, body)
 			}
 			return resp, err
 		})
