@@ -52,11 +52,14 @@ ci:
 	bash .ci/inspector-smoke.sh
 	$(MAKE) --no-print-directory adapters
 
-# pdpp-mcp and mcpcheck --url against the real PDPP reference RS: the kit in
-# ../shared/realrs, started once into .cache/realrs (the first start downloads
-# ~127 MB from npm; later ones take ~5 s) and stopped after. Skips, saying
-# so, where the kit is absent; PDPP_REAL_RS_URL and PDPP_REAL_RS_TOKEN_DIR
-# point it at another real RS. Off in make test: it needs the kit and npm.
+# pdpp-mcp and mcpcheck --url against the real PDPP reference RS, started
+# by internal/realrskit into .cache/realrs and stopped after. The upstream
+# source is pinned by sha256: REALRS_TARBALL names a local copy (CI's is
+# ../shared/realrs, found on its own), else it is downloaded once into
+# .cache/realrs/archive (REALRS_URL overrides where from); the first start
+# also downloads ~127 MB of toolchain and packages from npm, later starts
+# take ~5 s. PDPP_REAL_RS_URL and PDPP_REAL_RS_TOKEN_DIR point it at
+# another real RS. Off in make test: it needs npm and the archive.
 realrs:
 	MCPCHECK_REALRS=1 $(GO) test ./integration/realrs -count=1 -v -timeout 20m
 

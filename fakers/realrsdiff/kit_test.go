@@ -46,7 +46,7 @@ func needKit(t *testing.T) *kit {
 			kitSkip = "-short: the differential test starts the reference RS kit"
 			return
 		}
-		running, kitSkip, kitFailure = realrskit.Start("fakers-realrsdiff")
+		running, kitSkip, kitFailure = realrskit.Start("fakers-realrsdiff", false)
 		if kitSkip != "" {
 			kitSkip += reuseHelp
 		}

@@ -96,7 +96,7 @@ func setup() (*realrskit.Kit, error) {
 		skipReason = "the real-RS suite is off; " + howToRun
 		return nil, nil
 	}
-	kit, skip, err := realrskit.Start("integration-realrs")
+	kit, skip, err := realrskit.Start("integration-realrs", true)
 	if skip != "" {
 		skipReason = skip + ", or " + pointAtRS
 	}

@@ -1,9 +1,10 @@
-// Package realrskit starts and reads the real PDPP reference RS kit
-// (../shared/realrs beside the checkout, see its README) for the test
-// packages that run against it: fakers/realrsdiff and integration/realrs.
+// Package realrskit starts and reads the real PDPP reference RS: the
+// upstream source pinned by checksum (archive.go), and mcpcheck's own
+// launcher for it (kit/, see its README), for mcpcheck --rs real and the
+// test packages that run against it: fakers/realrsdiff and integration/realrs.
 // Each caller starts an instance of its own (its own state dir and free
 // ports, the install shared under REALRS_WORK) and stops only what it
-// started. Neither the adapter nor the harness links it.
+// started. The adapter never links it; mcpcheck's command line does.
 package realrskit
 
 import (
@@ -23,8 +24,9 @@ import (
 	"time"
 )
 
-// Help says how to point a test at a kit that is not beside the checkout.
-const Help = "put the kit at ../shared/realrs beside the module root (CI does) or name its folder in REALRS_KIT"
+// Help says how to point a test at a source archive when none is local.
+const Help = "run make realrs once (it downloads the pinned source and caches it under .cache/realrs) or name a local copy of " +
+	"pdpp-reference-fceb768.tgz in REALRS_TARBALL"
 
 // TokenLifetime is how long the kit's tokens stay valid after a start
 // (expires_in 600 in state.json).
@@ -91,76 +93,109 @@ func ModuleRoot() (string, error) {
 // of its own, <work>/state-<instance>-<checkout hash> (REALRS_STATE_DIR
 // overrides it), so that it never stops a server another package or
 // checkout started. A kit REALRS_STATE_DIR names that is already up with
-// fresh tokens is used as it is. skip, with k and err nil, says why there
-// is no kit to use and how to point at one.
-func Start(instance string) (k *Kit, skip string, err error) {
+// fresh tokens is used as it is. The source archive is REALRS_TARBALL,
+// else the copy beside the checkout (../shared/realrs, in CI), else the
+// cached download; download says whether to download it when there is
+// none. skip, with k and err nil, says why there is no kit to use and how
+// to get one.
+func Start(instance string, download bool) (k *Kit, skip string, err error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return nil, "", err
 	}
-	kitDir := os.Getenv("REALRS_KIT")
-	if kitDir == "" {
-		kitDir = filepath.Join(filepath.Dir(root), "shared", "realrs")
-	}
-	_, statErr := os.Stat(filepath.Join(kitDir, "start.sh"))
-	absent := statErr != nil
 	given := os.Getenv("REALRS_STATE_DIR")
-	// A running kit of the caller's choosing; with no kit to restart it
-	// with, it is tried even with old tokens (they may still answer).
-	if given != "" && fileExists(filepath.Join(given, "ready")) && (absent || !tokensStale(given)) {
+	if given != "" && fileExists(filepath.Join(given, "ready")) && !tokensStale(given) {
 		if k, err = attachState(given); err == nil {
 			err = k.Ping()
 		}
 		return k, "", err
 	}
-	if absent {
-		return nil, "no reference RS kit at " + kitDir + ": " + Help, nil
-	}
 	work := os.Getenv("REALRS_WORK")
 	if work == "" {
 		work = filepath.Join(root, ".cache", "realrs")
-	}
-	if work, err = filepath.Abs(work); err != nil {
-		return nil, "", err
 	}
 	state := given
 	if state == "" {
 		state = filepath.Join(work, "state-"+instance+"-"+checkoutHash(root))
 	}
-	env := kitEnv(work, state)
+	beside := filepath.Join(filepath.Dir(root), "shared", "realrs", Pinned.Name)
+	if !fileExists(beside) {
+		beside = ""
+	}
+	o := Options{Work: work, State: state, Archive: ArchiveSource{
+		Tarball: os.Getenv("REALRS_TARBALL"), Beside: beside, Download: download, URL: os.Getenv("REALRS_URL"), Log: os.Stderr}}
+	// A kit left running is restarted only when its state is this
+	// checkout's own; another's is not ours to stop.
+	o.mayRestart = given == "" || strings.HasPrefix(given, filepath.Join(root, ".cache")+string(filepath.Separator))
+	k, err = Launch(context.Background(), o)
+	if errors.Is(err, ErrNoArchive) {
+		return nil, fmt.Sprintf("%s (REALRS_TARBALL is unset and none is cached under %s): %s", ErrNoArchive, filepath.Join(work, "archive"), Help), nil
+	}
+	return k, "", err
+}
+
+// Options place one instance of the real RS.
+type Options struct {
+	Work    string        // the install, shared by instances (toolchain, source, packages)
+	State   string        // this instance's state dir: tokens, log, database
+	Archive ArchiveSource // where the pinned source archive comes from
+	// mayRestart lets Launch restart a server left running in State whose
+	// tokens are stale.
+	mayRestart bool
+}
+
+// Launch starts an instance in o.State, or uses the one running there
+// when its tokens are fresh. Its Stop stops it only if Launch started it.
+func Launch(ctx context.Context, o Options) (*Kit, error) {
+	work, err := filepath.Abs(o.Work)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	o.Archive.CacheDir = filepath.Join(work, "archive")
+	archive, err := Pinned.Archive(ctx, o.Archive)
+	if err != nil {
+		return nil, err
+	}
+	kitDir, err := unpackKit(work)
+	if err != nil {
+		return nil, fmt.Errorf("unpack the reference RS launcher into %s: %w", work, err)
+	}
+	env := kitEnv(work, o.State, archive)
 	vals, already, err := runStart(kitDir, env)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	stop := func() error { return runStop(kitDir, env) }
 	if already && tokensStale(vals["state_dir"]) {
-		// A kit left running is restarted only when its state is this
-		// checkout's own; another's is not ours to stop.
-		if given != "" && !strings.HasPrefix(vals["state_dir"], filepath.Join(root, ".cache")+string(filepath.Separator)) {
-			return nil, "", fmt.Errorf("the reference RS running with state %s has expired tokens (they live %s from its start); "+
+		if !o.mayRestart {
+			return nil, fmt.Errorf("the reference RS running with state %s has expired tokens (they live %s from its start); "+
 				"stop it with stop.sh, or set REALRS_STATE_DIR to a state dir of your own", vals["state_dir"], TokenLifetime)
 		}
 		if err := stop(); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		if vals, already, err = runStart(kitDir, env); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 	}
-	if k, err = attachState(vals["state_dir"]); err != nil {
+	k, err := attachState(vals["state_dir"])
+	if err != nil {
 		if !already {
 			_ = stop()
 		}
-		return nil, "", err
+		return nil, err
 	}
 	if !already {
 		k.stop = stop
 	}
 	if err := k.Ping(); err != nil {
 		_ = k.Stop()
-		return nil, "", err
+		return nil, err
 	}
-	return k, "", nil
+	return k, nil
 }
 
 // Attach is the running RS at url whose token files (client_token_<connector>,
@@ -325,8 +360,8 @@ func runStop(kitDir string, env []string) error {
 // kitEnv is the environment of start.sh and stop.sh: one work dir, one
 // state dir, free ports, and the npm registry's default when no npm client
 // can name one (start.sh asks npm otherwise).
-func kitEnv(work, state string) []string {
-	env := append(os.Environ(), "REALRS_WORK="+work, "REALRS_STATE_DIR="+state, "REALRS_AS_PORT=0", "REALRS_RS_PORT=0")
+func kitEnv(work, state, archive string) []string {
+	env := append(os.Environ(), "REALRS_WORK="+work, "REALRS_STATE_DIR="+state, "REALRS_AS_PORT=0", "REALRS_RS_PORT=0", "REALRS_SRC_TGZ="+archive)
 	if os.Getenv("REALRS_NPM_REGISTRY") == "" && os.Getenv("npm_config_registry") == "" {
 		if _, err := exec.LookPath("npm"); err != nil {
 			env = append(env, "REALRS_NPM_REGISTRY=https://registry.npmjs.org/")

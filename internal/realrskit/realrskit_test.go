@@ -7,19 +7,6 @@ import (
 	"testing"
 )
 
-func TestStartSkipsWhereTheKitIsAbsent(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "no-kit")
-	t.Setenv("REALRS_KIT", missing)
-	t.Setenv("REALRS_STATE_DIR", "")
-	k, skip, err := Start("test")
-	if k != nil || err != nil {
-		t.Fatalf("Start = %v, %v; want a skip", k, err)
-	}
-	if !strings.Contains(skip, missing) || !strings.Contains(skip, "REALRS_KIT") {
-		t.Errorf("skip %q does not name the missing folder and REALRS_KIT", skip)
-	}
-}
-
 func TestAttachReadsTokenFiles(t *testing.T) {
 	dir := t.TempDir()
 	for name, v := range map[string]string{"client_token_gmail": "g\n", "client_token_github": "h", "owner_token": "o\n"} {
