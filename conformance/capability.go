@@ -35,8 +35,8 @@ const (
 
 var skipReasons = map[Capability]string{
 	CapLocalCommand: "needs a local adapter command (the reference adapter or --stdio); a --url target has none",
-	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter, --stdio, or --url with --rs-control)",
-	CapFixture:      "needs to serve the adapter a fixture RS of mcpcheck's choosing (the reference adapter, --stdio, or --url with --rs-control)",
+	CapControlledRS: "needs the adapter to read from mcpcheck's fixture RS (the reference adapter, --stdio without --rs real, or --url with --rs-control)",
+	CapFixture:      "needs to serve the adapter a fixture RS of mcpcheck's choosing (the reference adapter, --stdio without --rs real, or --url with --rs-control)",
 	CapCLI:          "needs the implementation's CLI (search / read-field) run locally: the reference adapter, or --stdio with a command whose `search --help` documents read-field; the target offers none mcpcheck can run",
 	CapHTTP:         "needs the hosted HTTP endpoint (the reference adapter or --url); a stdio target has none",
 }

@@ -28,8 +28,9 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 //   - no harness package (conformance/..., but conformance/reference, the
 //     one seam, and conformance/matrix, which runs it) links adapter/...;
 //     what both sides need (the shell quoter) lives in the module's internal/;
-//   - internal/realrskit, which starts the real-RS kit, is for the tests
-//     that run against it (fakers/realrsdiff, integration/...) only;
+//   - internal/realrskit, which starts the real RS, is for mcpcheck's
+//     command line (--rs real) and the tests that run against the real RS
+//     (fakers/realrsdiff, integration/...) only: never the harness;
 //   - the framework links neither the probes (conformance/probe) nor the
 //     checks; the probes do not link the checks; the readers
 //     (conformance/read) link nothing of the module;
@@ -38,8 +39,8 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 //     ([directImportViolation]).
 func importViolation(pkg, dep string) string {
 	switch {
-	case dep == "internal/realrskit" && !under(pkg, "fakers/realrsdiff") && !under(pkg, "integration"):
-		return "the real-RS kit starter serves only the tests that run against the real RS"
+	case dep == "internal/realrskit" && !under(pkg, "fakers/realrsdiff") && !under(pkg, "integration") && pkg != "cmd/mcpcheck":
+		return "the real-RS starter serves only mcpcheck --rs real and the tests that run against the real RS"
 	case pkg == "conformance" && (under(dep, "conformance/probe") || under(dep, "conformance/checks")):
 		return "the framework knows no probe and no check: they build on it"
 	case under(pkg, "conformance/probe") && under(dep, "conformance/checks"):
@@ -109,6 +110,8 @@ func TestImportRuleCases(t *testing.T) {
 		{"fakers", "internal/realrskit", false},
 		{"fakers/realrsdiff", "internal/realrskit", true},
 		{"integration/realrs", "internal/realrskit", true},
+		{"cmd/mcpcheck", "internal/realrskit", true},
+		{"cmd/pdpp-mcp", "internal/realrskit", false},
 	} {
 		if got := importViolation(c.pkg, c.dep) == ""; got != c.ok {
 			t.Errorf("%s linking %s: allowed %v, want %v", c.pkg, c.dep, got, c.ok)

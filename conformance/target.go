@@ -53,6 +53,9 @@ type TargetSpec struct {
 	Stdio     string
 	StdioArgv []string
 	Env       []string
+	// RS, for a stdio target, is an RS mcpcheck does not control that the
+	// command reads instead of a fixture RS (mcpcheck --rs real).
+	RS *ExternalRS
 	// Fixture names the fixture RS data set for reference and stdio targets.
 	Fixture string
 	// FixtureData, when set, is served instead of the named fixture. Checks
@@ -117,9 +120,9 @@ func (s TargetSpec) Describe() string {
 	case s.Kind() == KindURL:
 		return "url " + s.URL
 	case len(s.StdioArgv) > 0:
-		return "stdio " + shellquote.Join(s.StdioArgv)
+		return "stdio " + shellquote.Join(s.StdioArgv) + s.RS.reading()
 	case s.Kind() == KindStdio:
-		return "stdio " + s.Stdio
+		return "stdio " + s.Stdio + s.RS.reading()
 	}
 	return "reference adapter"
 }
@@ -252,7 +255,7 @@ func (t *Target) callFailed(ctx context.Context, step string, err error) string 
 		t.markDown(msg)
 	case ctx.Err() != nil: // the run was cancelled: judge nothing
 	case t.exited():
-		p := t.driver.(*stdioDriver)
+		p := t.stdioProcess()
 		t.markDown(fmt.Sprintf("%s: the command exited (%s); stderr ends: %s", step, p.exitState(time.Second), lastLine(p.Stderr())))
 		t.downMu.Lock()
 		if t.downStderr == nil {
@@ -271,8 +274,20 @@ func (t *Target) callFailed(ctx context.Context, step string, err error) string 
 
 // exited reports a stdio target whose command has exited.
 func (t *Target) exited() bool {
-	p, ok := t.driver.(*stdioDriver)
-	return ok && p.exitState(time.Second) != ""
+	p := t.stdioProcess()
+	return p != nil && p.exitState(time.Second) != ""
+}
+
+// stdioProcess is a stdio target's driver, whatever RS it reads; nil for
+// other targets.
+func (t *Target) stdioProcess() *stdioDriver {
+	switch d := t.driver.(type) {
+	case *stdioDriver:
+		return d
+	case externalStdio:
+		return d.d
+	}
+	return nil
 }
 
 // redact removes every token the target was lent, in any form, from s.

@@ -20,7 +20,8 @@ import (
 )
 
 // stdioDriver reaches a local command that speaks newline-delimited
-// JSON-RPC on its stdio, reading from a fixture RS mcpcheck started.
+// JSON-RPC on its stdio, reading from a fixture RS mcpcheck started (or,
+// wrapped in [externalStdio], from an [ExternalRS]).
 type stdioDriver struct {
 	spec      TargetSpec
 	rs        *LocalRS
@@ -43,14 +44,9 @@ var (
 )
 
 func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
-	rs, rsURL, stop, err := StartFixtureRS(spec)
+	rs, rsURL, token, err := t.stdioRS(spec)
 	if err != nil {
 		return err
-	}
-	t.closers = append(t.closers, stop)
-	token := rs.RS.ClientToken()
-	if spec.ownerBearer {
-		token = rs.RS.OwnerToken()
 	}
 	t.secret = token
 	expand := strings.NewReplacer("{rs_url}", rsURL, "{token}", token).Replace
@@ -68,9 +64,11 @@ func (t *Target) openStdio(ctx context.Context, spec TargetSpec) error {
 		env = append(env, expand(kv))
 	}
 	t.Description = spec.Describe()
-	t.setFixtureTokens(rs.RS)
 	d := &stdioDriver{spec: spec, rs: rs, rsURL: rsURL, argv: argv, env: env, stderr: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
 	t.driver = d
+	if spec.RS != nil {
+		t.driver = externalStdio{d}
+	}
 
 	d.cmd = exec.Command(argv[0], argv[1:]...)
 	d.cmd.Env = env

@@ -27,6 +27,8 @@ type targetOptions struct {
 	env                                                    []string
 	timeout                                                time.Duration
 	control                                                rsControlOptions
+	rs                                                     rsOptions
+	realGrant                                              string // --rs real's grant, "" for the fixture RS
 	redactor                                               *conformance.Redactor // every token read is added to it
 }
 
@@ -45,12 +47,13 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.mutant, "mutant", "", "inject a named fault into the reference adapter (harness self-test)")
 	_ = f.MarkHidden("mutant")
 	o.control.addFlags(f)
+	o.rs.addFlags(f)
 }
 
 // verdictFlags are the flags that can change a check's verdict or how a
 // failure counts (--strict), in the order a reproduction line repeats them.
 // Output, parallelism and golden flags do not.
-var verdictFlags = []string{"url", "token-file", "owner-token-file", "expired-token-file", "foreign-token-file", "rs-control", "rs-control-token-file", "stdio", "env", "fixture", "dialect", "mutant", "timeout", "budget", "baseline", "strict"}
+var verdictFlags = []string{"url", "token-file", "owner-token-file", "expired-token-file", "foreign-token-file", "rs-control", "rs-control-token-file", "stdio", "env", "rs", "fixture", "dialect", "mutant", "timeout", "budget", "baseline", "strict"}
 
 // invocation repeats the verdict-affecting flags the user set, secrets
 // excluded (token files are named, never read out): the start of a
@@ -154,6 +157,11 @@ func (o *targetOptions) spec(getenv func(string) string) (conformance.TargetSpec
 	if err := o.control.apply(&s, getenv); err != nil {
 		return s, err
 	}
+	grant, err := o.rs.grant(stdio, o.fixture)
+	if err != nil {
+		return s, err
+	}
+	o.realGrant = grant
 	if o.dialectFile != "" {
 		d, err := dialect.LoadOverrides(o.dialectFile)
 		if err != nil {
@@ -296,6 +304,13 @@ Exit codes: 0 pass, 1 failures of required clauses (of any clause with
 			spec, err := to.spec(getenv)
 			if err != nil {
 				return usageError{err}
+			}
+			if to.realGrant != "" && !ro.list {
+				stop, err := startRealRS(cmd.Context(), &spec, to.realGrant, getenv, stderr)
+				if err != nil {
+					return err
+				}
+				defer stop()
 			}
 			cfg, err := ro.config(spec, args, cmd.Flags(), to.invocationTail())
 			if err != nil {

@@ -84,10 +84,17 @@ func TestMcpcheckURL(t *testing.T) {
 // code, its totals and its text report.
 func runMcpcheck(t *testing.T, args ...string) (int, totals, string) {
 	t.Helper()
+	return runMcpcheckEnv(t, nil, args...)
+}
+
+// runMcpcheckEnv is runMcpcheck with env added to mcpcheck's environment.
+func runMcpcheckEnv(t *testing.T, env []string, args ...string) (int, totals, string) {
+	t.Helper()
 	report := filepath.Join(t.TempDir(), "report.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpcheck, append(args, "--json", report)...)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	var ee *exec.ExitError
