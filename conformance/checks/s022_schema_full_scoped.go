@@ -1,7 +1,9 @@
 package checks
 
 import (
+	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -30,7 +32,16 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 	on := t.Private()
 	if hasSingle {
 		c := on.CallRoles("schema", dialect.Args{dialect.Stream: single, dialect.Detail: "full"})
-		judgeScopedFull(t, on, c, single, "")
+		if conn := disambiguation(on, c, single, truth); conn != "" {
+			// The target knows the stream sits under several sources, which
+			// its schema did not show mcpcheck: its typed refusal is the
+			// seed's answer, not a failure. Follow the retry it names.
+			t.Record("single-source stream", fmt.Sprintf("%s: the target answers with a typed disambiguation error, so it resolves to several sources there; judged again with connection_id %s, a candidate the error lists", single, conn))
+			c = on.CallRoles("schema", dialect.Args{dialect.Stream: single, dialect.Connection: conn, dialect.Detail: "full"})
+			judgeScopedFull(t, on, c, single, conn)
+		} else {
+			judgeScopedFull(t, on, c, single, "")
+		}
 	}
 	if !hasShared {
 		t.Record("shared stream", "not exercised: "+probe.NoSharedStream)
@@ -179,6 +190,46 @@ func carriesRawSchema(v any) bool {
 // retriesWithConnection reads an error's retry_with as a string or as
 // {field, guidance} (catalog C6), else as retry_with named with
 // connection_id in its text.
+// disambiguation follows c, a typed refusal asking for connection_id: the
+// first candidate it shows (a connection of the grant's schema, else an
+// id-like token of the error) with which the same schema call works; ""
+// when c is no such refusal or no candidate works.
+func disambiguation(on *T, c *Call, stream string, rows []probe.SchemaRow) string {
+	if !c.IsError() || !probe.TypedRejection(c, "connection_id") || !retriesWithConnection(c) {
+		return ""
+	}
+	shown := c.Text() + " " + strings.Join(probe.StringValues(c.Structured()), " ")
+	var cands []string
+	for _, r := range rows {
+		for _, conn := range r.Connections {
+			if strings.Contains(shown, conn) && !slices.Contains(cands, conn) {
+				cands = append(cands, conn)
+			}
+		}
+	}
+	for _, w := range idLike.FindAllString(shown, -1) {
+		if w != stream && !slices.Contains(cands, w) {
+			cands = append(cands, w)
+		}
+	}
+	for i, conn := range cands {
+		if i == maxDisambiguationTries {
+			break
+		}
+		if !on.CallRoles("schema", dialect.Args{dialect.Stream: stream, dialect.Connection: conn, dialect.Detail: "full"}).IsError() {
+			return conn
+		}
+	}
+	return ""
+}
+
+// idLike are the tokens of an error that may be a connection id: a letter,
+// then id characters, one of them a digit.
+var idLike = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9_:.-]*[0-9][A-Za-z0-9_:.-]*\b`)
+
+// maxDisambiguationTries bounds the candidates followed.
+const maxDisambiguationTries = 4
+
 func retriesWithConnection(c *Call) bool {
 	if retryWith(c.ErrorObject()["retry_with"]) == "connection_id" {
 		return true

@@ -30,6 +30,9 @@ type ExpandSearch struct {
 	Target ExpandTarget
 	Found  bool
 	Absent int
+	// Unread counts the streams whose scoped schema read as no rows: what
+	// they advertise is unknown.
+	Unread int
 }
 
 // FindExpand looks through scoped schemas for a stream row whose
@@ -66,12 +69,16 @@ func ExpandSubject(t *conformance.T, want bool) ExpandSearch {
 func searchExpand(index []SchemaRow, want bool, scoped func(stream string) []SchemaRow) ExpandSearch {
 	names := StreamNames(index)
 	seenAll := len(names) > 0 && len(names) <= MaxExpandProbes
+	unread := 0
 	for i, name := range names {
 		if i == MaxExpandProbes {
 			break
 		}
 		rows := scoped(name)
 		seenAll = seenAll && len(rows) > 0
+		if len(rows) == 0 {
+			unread++
+		}
 		advertised := false
 		for _, r := range rows {
 			if _, listed := r.Raw["expand_capabilities"].([]any); !listed {
@@ -99,7 +106,21 @@ func searchExpand(index []SchemaRow, want bool, scoped func(stream string) []Sch
 	if want && seenAll {
 		return ExpandSearch{Absent: len(names)}
 	}
-	return ExpandSearch{}
+	return ExpandSearch{Unread: unread}
+}
+
+// Why says why a search for a stream without (or with) expand relations
+// found none.
+func (s ExpandSearch) Why(want bool) string {
+	switch {
+	case s.Unread > 0 && want:
+		return fmt.Sprintf("no probed stream was read as advertising an expand relation; %d scoped schema(s) of the target did not read as schema rows", s.Unread)
+	case s.Unread > 0:
+		return fmt.Sprintf("no probed stream was read as advertising no expand relation; %d scoped schema(s) of the target did not read as schema rows", s.Unread)
+	case want:
+		return "no probed stream advertises an expand relation"
+	}
+	return "every probed stream advertises expand relations; none to test the gate on"
 }
 
 // Roles are the arguments of a read of the target's stream with its
