@@ -18,6 +18,13 @@ func addCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("fixture", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return append(fakers.Fixtures(), "scale:"), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	})
+	_ = root.RegisterFlagCompletionFunc("rs", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		out := []string{"fixture", "real"}
+		for _, g := range realGrants {
+			out = append(out, "real:"+g)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
 	_ = root.RegisterFlagCompletionFunc("focus", func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		given, _ := cmd.Flags().GetStringArray("focus")
 		return completeScenarioIDs(cmd, given, prefix)

@@ -53,7 +53,10 @@ func (o *rsOptions) grant(stdio bool, fixture string) (string, error) {
 // PDPP_REAL_RS_URL and PDPP_REAL_RS_TOKEN_DIR name) and points spec at
 // it. stop stops what it started.
 func startRealRS(ctx context.Context, spec *conformance.TargetSpec, grant string, getenv func(string) string, log io.Writer) (stop func(), err error) {
-	var kit *realrskit.Kit
+	var (
+		kit   *realrskit.Kit
+		state string // this run's state dir, removed after: its database and tokens are of no later use
+	)
 	if url := getenv("PDPP_REAL_RS_URL"); url != "" {
 		dir := getenv("PDPP_REAL_RS_TOKEN_DIR")
 		if dir == "" {
@@ -72,18 +75,26 @@ func startRealRS(ctx context.Context, spec *conformance.TargetSpec, grant string
 			work = filepath.Join(cache, "mcpcheck", "realrs")
 		}
 		fmt.Fprintf(log, "mcpcheck: starting the real PDPP reference RS (install in %s)\n", work)
+		state = filepath.Join(work, fmt.Sprintf("state-mcpcheck-%d", os.Getpid()))
 		kit, err = realrskit.Launch(ctx, realrskit.Options{
-			Work:  work,
-			State: filepath.Join(work, fmt.Sprintf("state-mcpcheck-%d", os.Getpid())),
+			Work:    work,
+			State:   state,
 			Archive: realrskit.ArchiveSource{Tarball: getenv("REALRS_TARBALL"), Download: true, URL: getenv("REALRS_URL"), Log: log},
 		})
 	}
 	if err != nil {
+		if state != "" {
+			_ = os.RemoveAll(state)
+		}
 		return nil, &conformance.TargetError{Unreachable: true, Reason: "--rs real: the real PDPP reference RS: " + err.Error()}
 	}
 	stop = func() {
 		if err := kit.Stop(); err != nil {
 			fmt.Fprintln(log, "mcpcheck: stopping the real RS:", err)
+			return
+		}
+		if state != "" {
+			_ = os.RemoveAll(state)
 		}
 	}
 	tokens, err := kit.Tokens()

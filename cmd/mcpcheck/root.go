@@ -28,7 +28,7 @@ type targetOptions struct {
 	timeout                                                time.Duration
 	control                                                rsControlOptions
 	rs                                                     rsOptions
-	realGrant                                              string // --rs real's grant, "" for the fixture RS
+	realGrant                                              string                // --rs real's grant, "" for the fixture RS
 	redactor                                               *conformance.Redactor // every token read is added to it
 }
 
@@ -39,7 +39,7 @@ func (o *targetOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.ownerTokenFile, "owner-token-file", "", "file holding an owner bearer for --url, to prove the endpoint refuses it (never printed)")
 	f.StringVar(&o.expiredTokenFile, "expired-token-file", "", "file holding a client token whose grant expired, for --url, to prove the endpoint challenges it (never printed)")
 	f.StringVar(&o.foreignTokenFile, "foreign-token-file", "", "file holding a token issued for another resource, for --url, to prove the endpoint challenges it (never printed)")
-	f.StringVar(&o.stdio, "stdio", "", `stdio adapter command, read as a POSIX shell reads it (or, last, --stdio -- cmd args… as given); {rs_url} and {token} become mcpcheck's fixture RS URL and client token`)
+	f.StringVar(&o.stdio, "stdio", "", `stdio adapter command, read as a POSIX shell reads it (or, last, --stdio -- cmd args… as given); {rs_url} and {token} become the RS's URL and client token (mcpcheck's fixture RS, or the real one with --rs real)`)
 	f.StringArrayVar(&o.env, "env", nil, "KEY=VALUE for the --stdio command's environment (templated like --stdio); repeatable")
 	f.StringVar(&o.fixture, "fixture", "", "fixture RS data set for the reference adapter and --stdio: default, single-connection, or scale:C,S,F,R")
 	f.DurationVar(&o.timeout, "timeout", conformance.DefaultConnectTimeout, "bound on connecting, initialize and tools/list, and on each tool call")

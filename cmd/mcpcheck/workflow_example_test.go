@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"go.yaml.in/yaml/v3"
 )
+
+// docs/ci/github-actions.yml is the action's example workflow.
 
 const workflowExample = "../../docs/ci/github-actions.yml"
 
@@ -59,124 +60,89 @@ func stepNamed(t *testing.T, steps []workflowStep, match func(workflowStep) bool
 	return workflowStep{}
 }
 
+func actionStep(t *testing.T) workflowStep {
+	t.Helper()
+	return stepNamed(t, exampleSteps(t), func(s workflowStep) bool { return strings.HasPrefix(s.Uses, "pdpp-connect/mcpcheck@") }, "uses the mcpcheck action")
+}
+
 func TestWorkflowExampleIsWiredUp(t *testing.T) {
-	steps := exampleSteps(t)
-	// mcpcheck is built from a pinned checkout, never `go install …@latest`,
-	// which fails until the module is published.
-	checkout := stepNamed(t, steps, func(s workflowStep) bool {
-		return strings.HasPrefix(s.Uses, "actions/checkout@") && s.With["repository"] == "pdpp-connect/mcpcheck"
-	}, "checks out mcpcheck")
-	if checkout.With["ref"] == "" {
-		t.Error("the mcpcheck checkout names no ref to pin")
+	check := actionStep(t)
+	if ref := strings.TrimPrefix(check.Uses, "pdpp-connect/mcpcheck@"); ref == "" || ref == "latest" {
+		t.Errorf("the action is used at %q: pin a tag or a commit", check.Uses)
 	}
-	build := stepNamed(t, steps, func(s workflowStep) bool {
-		return strings.Contains(s.Run, "go build") && strings.Contains(s.Run, "./cmd/mcpcheck")
-	}, "builds mcpcheck")
-	if !strings.Contains(build.Run, "GITHUB_PATH") {
-		t.Error("the build step does not put mcpcheck on the PATH of later steps")
+	if check.With["token"] != "${{ secrets.MCPCHECK_TOKEN }}" {
+		t.Errorf("the action's token is %q, want it from the secret", check.With["token"])
 	}
-	for _, s := range steps {
-		if strings.Contains(s.Run, "@latest") {
-			t.Errorf("a step installs @latest, which fails until the module is published: %s", s.Run)
-		}
-	}
-	check := stepNamed(t, steps, func(s workflowStep) bool { return strings.Contains(s.Run, "mcpcheck --url") }, "runs mcpcheck --url")
-	if check.Env["MCPCHECK_TOKEN"] != "${{ secrets.MCPCHECK_TOKEN }}" {
-		t.Errorf("the check step's MCPCHECK_TOKEN is %q, want it from the secret", check.Env["MCPCHECK_TOKEN"])
-	}
-	upload := stepNamed(t, steps, func(s workflowStep) bool { return strings.HasPrefix(s.Uses, "actions/upload-artifact@") }, "uploads an artifact")
+	upload := stepNamed(t, exampleSteps(t), func(s workflowStep) bool { return strings.HasPrefix(s.Uses, "actions/upload-artifact@") }, "uploads an artifact")
 	if !strings.Contains(upload.If, "!cancelled()") && !strings.Contains(upload.If, "always()") {
 		t.Errorf("the upload step runs only on success (if: %q); failed runs need their reports most", upload.If)
 	}
-	for _, report := range []string{"mcpcheck-junit.xml", "mcpcheck-report.json"} {
-		if !strings.Contains(check.Run, report) || !strings.Contains(upload.With["path"], report) {
-			t.Errorf("%s is not both written by the check step and uploaded", report)
+	for _, input := range []string{"junit", "json"} {
+		if report := check.With[input]; report == "" || !strings.Contains(upload.With["path"], report) {
+			t.Errorf("the %s report (%q) is not both written by the action and uploaded", input, report)
 		}
 	}
 }
 
-// Runs the example's check step as GitHub Actions would (bash -eo pipefail)
-// with a freshly built mcpcheck against the reference adapter served over
-// HTTP: it must pass with the right token and fail the job without one.
+// exampleInput evaluates the example's ${{ secrets.X }} and ${{ vars.X }}
+// with the repository's settings.
+func exampleInputs(t *testing.T, with map[string]string, settings map[string]string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for k, v := range with {
+		out[k] = expression.ReplaceAllStringFunc(v, func(m string) string {
+			e := expression.FindStringSubmatch(m)[1]
+			if !strings.HasPrefix(e, "secrets.") && !strings.HasPrefix(e, "vars.") {
+				t.Fatalf("the example's input %s uses ${{ %s }}", k, e)
+			}
+			return settings[e]
+		})
+	}
+	return out
+}
+
+// The example's action step, run as the runner would with the
+// repository's secrets set, against pdpp-mcp served over HTTP: it passes
+// with the right token, lends the refused bearers to the auth checks,
+// writes the reports the upload step takes, and fails without a token.
 func TestWorkflowExampleCheckStepRuns(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
+	if testing.Short() {
+		t.Skip("-short: builds mcpcheck and runs the whole registry")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go tool to build mcpcheck")
-	}
-	// The example's own build step, in this checkout (the example's
-	// .mcpcheck), puts mcpcheck on the PATH through $GITHUB_PATH.
-	build := stepNamed(t, exampleSteps(t), func(s workflowStep) bool { return strings.Contains(s.Run, "go build") }, "builds mcpcheck")
-	runner := t.TempDir()
-	ghPath := filepath.Join(runner, "github_path")
-	cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", build.Run)
-	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "RUNNER_TEMP="+runner, "GITHUB_PATH="+ghPath, "GOFLAGS=-buildvcs=false")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the build step: %v\n%s", err, out)
-	}
-	added, err := os.ReadFile(ghPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := strings.TrimSpace(string(added))
 	fx, err := conformance.LoadFixture("") // as mcpcheck's own targets serve it
 	if err != nil {
 		t.Fatal(err)
 	}
 	hosted := adaptertest.Start(t, fx, adapter.Options{})
 	rs := hosted.RS
-
-	check := stepNamed(t, exampleSteps(t), func(s workflowStep) bool { return strings.Contains(s.Run, "mcpcheck --url") }, "runs mcpcheck --url")
-	runStep := func(token string, extraEnv ...string) (int, string, string) {
-		dir := t.TempDir()
-		cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", check.Run)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-			"MCPCHECK_TOKEN="+token, "PDPP_MCP_URL="+hosted.MCPURL)
-		cmd.Env = append(cmd.Env, extraEnv...)
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, dir, string(out)
-	}
-
-	code, dir, out := runStep(rs.ClientToken(), "MCPCHECK_OWNER_TOKEN="+rs.OwnerToken(),
-		"MCPCHECK_EXPIRED_TOKEN="+rs.ExpiredToken(), "MCPCHECK_FOREIGN_TOKEN="+rs.ForeignResourceToken())
-	if code != 0 {
-		t.Fatalf("check step with the token: exit %d, want 0\n%s", code, out)
+	settings := map[string]string{"vars.PDPP_MCP_URL": hosted.MCPURL, "secrets.MCPCHECK_TOKEN": rs.ClientToken(),
+		"secrets.MCPCHECK_OWNER_TOKEN": rs.OwnerToken(), "secrets.MCPCHECK_EXPIRED_TOKEN": rs.ExpiredToken(),
+		"secrets.MCPCHECK_FOREIGN_TOKEN": rs.ForeignResourceToken()}
+	r := runAction(t, exampleInputs(t, actionStep(t).With, settings))
+	if r.code != 0 {
+		t.Fatalf("the example's action step with the token: exit %d, want 0\n%s", r.code, r.out)
 	}
 	// The lent bearers reach the auth checks: S015 runs, U13 tries every case.
-	if !regexp.MustCompile(`PASS +required +S015`).MatchString(out) || !regexp.MustCompile(`PASS +recommended +U13-bearer-challenge\n`).MatchString(out) {
-		t.Errorf("with the refused bearers lent, S015 and U13 must pass with nothing left untried:\n%s", out)
+	if !regexp.MustCompile(`PASS +required +S015`).MatchString(r.out) || !regexp.MustCompile(`PASS +recommended +U13-bearer-challenge\n`).MatchString(r.out) {
+		t.Errorf("with the refused bearers lent, S015 and U13 must pass with nothing left untried:\n%s", r.out)
 	}
 	for _, secret := range []string{rs.ClientToken(), rs.OwnerToken(), rs.ExpiredToken(), rs.ForeignResourceToken()} {
-		if strings.Contains(out, secret) {
-			t.Errorf("the check step printed a token")
+		if strings.Contains(r.out, secret) {
+			t.Errorf("the action printed a token")
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "mcpcheck-report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conformance.ValidateReportJSON(data); err != nil {
-		t.Error(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "mcpcheck-junit.xml")); err != nil {
-		t.Error(err)
+	for _, f := range []string{"mcpcheck-report.json", "mcpcheck-junit.xml"} {
+		if _, err := os.Stat(filepath.Join(r.workspace, f)); err != nil {
+			t.Error(err)
+		}
 	}
 
-	code, dir, out = runStep("")
-	if code != conformance.ExitAuth {
-		t.Errorf("check step without a token: exit %d, want %d (auth rejected)\n%s", code, conformance.ExitAuth, out)
+	delete(settings, "secrets.MCPCHECK_TOKEN")
+	r = runAction(t, exampleInputs(t, actionStep(t).With, settings))
+	if r.code != conformance.ExitAuth {
+		t.Errorf("the example's action step without a token: exit %d, want %d (auth rejected)\n%s", r.code, conformance.ExitAuth, r.out)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "mcpcheck-junit.xml")); err != nil {
+	if _, err := os.Stat(filepath.Join(r.workspace, "mcpcheck-junit.xml")); err != nil {
 		t.Errorf("a rejected run must still leave its JUnit report for the upload step: %v", err)
 	}
 }
