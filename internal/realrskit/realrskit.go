@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -164,7 +165,7 @@ func Launch(ctx context.Context, o Options) (*Kit, error) {
 		return nil, fmt.Errorf("unpack the reference RS launcher into %s: %w", work, err)
 	}
 	env := kitEnv(work, o.State, archive)
-	vals, already, err := runStart(kitDir, env)
+	vals, already, err := runStart(kitDir, env, o.Archive.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func Launch(ctx context.Context, o Options) (*Kit, error) {
 		if err := stop(); err != nil {
 			return nil, err
 		}
-		if vals, already, err = runStart(kitDir, env); err != nil {
+		if vals, already, err = runStart(kitDir, env, o.Archive.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -331,13 +332,18 @@ func tokensStale(stateDir string) bool {
 	return err != nil || time.Since(fi.ModTime()) > TokenLifetime-runMargin
 }
 
-// runStart runs start.sh; already says the kit was running before.
-func runStart(kitDir string, env []string) (vals map[string]string, already bool, err error) {
+// runStart runs start.sh; already says the kit was running before. Its
+// progress (what it downloads, installs and builds, and where) goes to
+// progress too, when that is set.
+func runStart(kitDir string, env []string, progress io.Writer) (vals map[string]string, already bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", filepath.Join(kitDir, "start.sh"))
 	var out, log bytes.Buffer
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, &out, &log
+	if progress != nil {
+		cmd.Stderr = io.MultiWriter(&log, progress)
+	}
 	if err := cmd.Run(); err != nil {
 		return nil, false, fmt.Errorf("%s/start.sh: %w\n%s", kitDir, err, tail(log.String(), 40))
 	}

