@@ -38,6 +38,8 @@ var evidenceMutants = []Variation{
 		Apply: onSearchText(func(text string) string { return evidenceIDRe.ReplaceAllString(text, "$1") })},
 	{ID: "evidence-term-only", Kills: []string{"S044.1", "S044.2"}, Doc: "evidence previews collapse to the highlighted term",
 		Apply: onHits(evidenceTermOnly)},
+	{ID: "evidence-after-match", Kills: []string{"S044.1"}, Doc: "evidence previews start just after their match and drop its marks: plain text of the proven window, without the match",
+		Apply: onHits(evidenceAfterMatch)},
 	{ID: "invent-evidence", Kills: []string{"S045.1"}, Doc: "metadata-only hits get an invented body evidence window",
 		Apply: onHits(inventEvidence)},
 	{ID: "hide-unproven-hit-ids", Kills: []string{"S034.2", "S045.2"}, Doc: "search's text drops the id of every hit without an evidence window",

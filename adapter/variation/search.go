@@ -105,6 +105,22 @@ func evidenceTermOnly(hits []map[string]any) {
 	}
 }
 
+// evidenceAfterMatch shows each evidence preview from just after its
+// match, its marks gone: text of the proven window, but not the match.
+func evidenceAfterMatch(hits []map[string]any) {
+	for _, h := range hits {
+		list, _ := h["evidence_excerpts"].([]any)
+		for _, x := range list {
+			if e, ok := x.(map[string]any); ok {
+				p, _ := e["preview_text"].(string)
+				if at := firstMarkRe.FindStringIndex(p); at != nil {
+					e["preview_text"] = strings.TrimSpace(strings.NewReplacer("<mark>", "", "</mark>", "").Replace(p[at[1]:]))
+				}
+			}
+		}
+	}
+}
+
 // inventEvidence gives every hit without evidence a body excerpt that
 // nothing in the record backs.
 func inventEvidence(hits []map[string]any) {

@@ -36,10 +36,21 @@ var s044 = &Check{ID: "S044", Slug: "search-evidence-context", Mode: ModeBBD, To
 // judgeEvidenceContext judges S044's clauses on each preview of search c,
 // reading fields through on.
 func judgeEvidenceContext(t, on *T, c *Call) {
+	query := probe.String(c.Role(dialect.Query))
 	for _, p := range probe.ShownPreviews(on, c) {
 		at := probe.HighlightedTerm.FindStringIndex(p.Text)
 		if at == nil {
-			continue
+			// Plain prose (S026 allows it): the match is the searched
+			// word, found by value; a proven window's preview without it
+			// shows no match to have text around.
+			if at = termIndex(p.Text, query); at == nil {
+				preview := conformance.Shown(fmt.Sprintf("the evidence preview %q of %s %s in %s", clipText(p.Text, 120), p.ID, p.Field, c.Describe()), p.Text)
+				t.Clause(1, func() {
+					t.AssertWith(false, func() (conformance.Witness, error) { return conformance.AbsentAll(facts(stems(query)...), preview) },
+						"the preview %q of %s %s, a window the RS proved holds a match for %q, shows neither a marked match nor the searched words", clipText(p.Text, 200), p.ID, p.Field, query)
+				})
+				continue
+			}
 		}
 		before, after := probe.WithoutMarks(p.Text[:at[0]]), probe.WithoutMarks(p.Text[at[1]:])
 		around := len(strings.Fields(before)) + len(strings.Fields(after))
@@ -127,4 +138,50 @@ func fieldText(t *T, id, field string) (string, bool) {
 	}
 	_, body, _ := strings.Cut(r.Text(), "\n")
 	return body, true
+}
+
+// termIndex is where a word of query (or its stem: a lexical index may
+// match "invoices" for "invoice") first starts a word of text, in any
+// case; nil when none does.
+func termIndex(text, query string) []int {
+	lower := strings.ToLower(text)
+	for _, w := range stems(query) {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], w)
+			if i < 0 {
+				break
+			}
+			i += from
+			if i == 0 || !isWordByte(lower[i-1]) {
+				end := i + len(w)
+				for end < len(lower) && isWordByte(lower[end]) {
+					end++
+				}
+				return []int{i, end}
+			}
+			from = i + len(w)
+		}
+	}
+	return nil
+}
+
+// stems are the words of query, lower-cased, each with its common English
+// suffixes taken off where at least four letters stay.
+func stems(query string) []string {
+	var out []string
+	for _, w := range probe.Words(strings.ToLower(query)) {
+		stem := w
+		for _, suf := range []string{"ing", "es", "ed", "s"} {
+			if t, ok := strings.CutSuffix(w, suf); ok && len(t) >= 4 {
+				stem = t
+				break
+			}
+		}
+		out = append(out, stem)
+	}
+	return out
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 0x80
 }
