@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -205,6 +206,27 @@ func onWindow(f func(req *mcp.CallToolRequest, header *string, sc map[string]any
 			r.setStructured(sc)
 		}
 	}))
+}
+
+// windowEndSaysMore is an off-by-one at a window's end: a window that
+// reaches the field's end still says more exists and offers the next
+// window, which starts at the end and reads nothing.
+func windowEndSaysMore(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	if window["complete"] != true {
+		return
+	}
+	record, _ := sc["record"].(map[string]any)
+	field, _ := sc["field"].(map[string]any)
+	end := window["end_chars"]
+	window["complete"], window["has_more"], window["next_cursor"] = false, true, fmt.Sprint(end)
+	args, _ := json.Marshal(map[string]any{"id": record["id"], "field_path": field["path"], "offset_chars": end})
+	lines := strings.SplitN(*header, "\n", 2)
+	lines[0] = strings.Replace(lines[0], "complete=true", fmt.Sprintf("complete=false next_cursor=%v", end), 1)
+	*header = strings.Join(append(lines[:1], fmt.Sprintf("next_offset_chars=%v\nnext read_record_field args=%s", end, args)), "\n")
+	if len(lines) > 1 {
+		*header += "\n" + lines[1]
+	}
 }
 
 // windowHandle is a pdpp://field-window/ handle of a window's arguments.

@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -13,7 +15,8 @@ import (
 // size, and says it is whole: its total size found by value, and its
 // completion state and continuation metadata by contrast with a window of
 // a long field that is cut, which must read differently once the fields'
-// own text is set aside.
+// own text is set aside. A continuation it offers past the whole value is
+// followed: one that reads nothing further says, falsely, that more exists.
 var s049 = &Check{ID: "S049", Slug: "small-field-inline", Mode: ModeBBD, Tools: []string{"read_record_field"}, Run: func(t *T) {
 	f, ok := probe.SmallField(t)
 	if !ok {
@@ -29,6 +32,7 @@ var s049 = &Check{ID: "S049", Slug: "small-field-inline", Mode: ModeBBD, Tools: 
 		}
 		total := utf8.RuneCountInString(f.Value)
 		t.Shows(r, read.Number(total), "the read must show the field's total size")
+		judgeNoMoreAfterWhole(t, r, f)
 		// A window shorter than the field tells its total from its end.
 		if part := f.Read(t, dialect.Args{dialect.Length: total / 2}); !part.IsError() && !read.ContainsToken(part.Text(), f.Value) {
 			t.Shows(part, read.Number(total), "a read of part of the small field must show the field's total size %d", total)
@@ -48,3 +52,23 @@ var s049 = &Check{ID: "S049", Slug: "small-field-inline", Mode: ModeBBD, Tools: 
 	})
 	t.Clause(2, func() { expectNotOnlyMaterialized(t, r, f.Value) })
 }}
+
+// judgeNoMoreAfterWhole follows each read_record_field continuation the
+// whole read r of small field f prints for that field: the fixture holds
+// nothing past what r shows, so a continuation that is refused or reads
+// none of the field's words claims more where there is none.
+func judgeNoMoreAfterWhole(t *T, r *Call, f probe.FieldRead) {
+	words := probe.Words(strings.ToLower(f.Value))
+	for _, nc := range probe.NextCalls(r) {
+		if nc.Tool != "read_record_field" || probe.RoleOf(t, nc, dialect.Field) != f.Field {
+			continue
+		}
+		next := t.Follow(nc)
+		if !next.IsError() && slices.ContainsFunc(words, func(w string) bool { return len(w) >= 4 && read.ContainsToken(strings.ToLower(next.Text()), w) }) {
+			continue // it reads the field again: not a claim of more
+		}
+		t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(nc.At, r) },
+			"the read shows all %d characters of %s's field %s, yet offers %s to read more, which reads nothing further (%s): its completion state must say the value is whole",
+			utf8.RuneCountInString(f.Value), f.Rec.Ref, f.Field, clipText(nc.At, 160), clipText(next.Describe(), 200))
+	}
+}
