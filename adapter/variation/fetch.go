@@ -229,6 +229,14 @@ func windowEndSaysMore(req *mcp.CallToolRequest, header *string, sc map[string]a
 	}
 }
 
+// cutWindowSaysComplete prints complete=true in the text of a window that
+// ends before its field does (structuredContent keeps the true state).
+func cutWindowSaysComplete(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	if window, _ := sc["window"].(map[string]any); window["complete"] == false {
+		*header = strings.Replace(*header, "complete=false", "complete=true", 1)
+	}
+}
+
 // windowHandle is a pdpp://field-window/ handle of a window's arguments.
 func windowHandle(req *mcp.CallToolRequest, sc map[string]any) string {
 	record, _ := sc["record"].(map[string]any)

@@ -58,6 +58,8 @@ var evidenceMutants = []Variation{
 		Apply: onWindow(dropWindowArgs(false))},
 	{ID: "window-end-says-more", Kills: []string{"S049.1"}, Doc: "a window that reaches its field's end still says complete=false and offers a next window from the end, which reads nothing",
 		Apply: onWindow(windowEndSaysMore)},
+	{ID: "cut-window-says-complete", Kills: []string{"S048.1"}, Doc: "the text of a window that ends before its field says complete=true (structuredContent still says false)",
+		Apply: onWindow(cutWindowSaysComplete)},
 	{ID: "omit-window-total", Kills: []string{"S049.1"}, Doc: "a window shows no total size, in text or structuredContent",
 		Apply: onWindow(omitWindowTotal)},
 	{ID: "silent-cut-fetch-text", Kills: []string{"S033.1", "S050.1", "S050.2", "S050.3"}, Doc: "fetch cuts a long text to its limit without saying so, in text or metadata",

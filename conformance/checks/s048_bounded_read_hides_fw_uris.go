@@ -101,6 +101,7 @@ func judgeWindow(t *T, f probe.FieldRead, c *Call, full []rune, start, end int) 
 	if end >= len(full) {
 		return
 	}
+	judgeStateFlags(t, c, string(full[start:end]), false, fmt.Sprintf("the window %d..%d of a %d-character field", start, end, len(full)))
 	if probe.CutLabel.MatchString(headerOf(c.Text(), head)) || probe.CutLabel.MatchString(probe.CompactJSON(c.Structured())) {
 		t.Held()
 		return

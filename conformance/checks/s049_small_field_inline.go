@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -33,6 +34,7 @@ var s049 = &Check{ID: "S049", Slug: "small-field-inline", Mode: ModeBBD, Tools: 
 		total := utf8.RuneCountInString(f.Value)
 		t.Shows(r, read.Number(total), "the read must show the field's total size")
 		judgeNoMoreAfterWhole(t, r, f)
+		judgeStateFlags(t, r, f.Value, true, fmt.Sprintf("the read of all %d characters of %s's field %s", total, f.Rec.Ref, f.Field))
 		// A window shorter than the field tells its total from its end.
 		if part := f.Read(t, dialect.Args{dialect.Length: total / 2}); !part.IsError() && !read.ContainsToken(part.Text(), f.Value) {
 			t.Shows(part, read.Number(total), "a read of part of the small field must show the field's total size %d", total)
@@ -70,5 +72,30 @@ func judgeNoMoreAfterWhole(t *T, r *Call, f probe.FieldRead) {
 		t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(nc.At, r) },
 			"the read shows all %d characters of %s's field %s, yet offers %s to read more, which reads nothing further (%s): its completion state must say the value is whole",
 			utf8.RuneCountInString(f.Value), f.Rec.Ref, f.Field, clipText(nc.At, 160), clipText(next.Describe(), 200))
+	}
+}
+
+// judgeStateFlags holds each explicit completion flag a field read c shows
+// (probe.StateClaims), in its text and in its structuredContent apart, to
+// the fixture: the read serves the whole value (whole) or not. The field's
+// own text is set aside first, so only what the target says of it counts.
+func judgeStateFlags(t *T, c *Call, value string, whole bool, what string) {
+	parts := []struct {
+		where, s string
+	}{{"text", c.Text()}, {"structuredContent", probe.CompactJSON(c.Structured())}}
+	for _, p := range parts {
+		s := p.s
+		if value != "" {
+			s = strings.ReplaceAll(s, value, "")
+		}
+		in := conformance.Shown(fmt.Sprintf("the %s of %s", p.where, c.Describe()), s)
+		for _, claim := range probe.StateClaims(s) {
+			says := "cut"
+			if claim.Whole {
+				says = "whole"
+			}
+			t.AssertWith(claim.Whole == whole, func() (conformance.Witness, error) { return conformance.Present(claim.Excerpt, in) },
+				"%s: its %s says %s (%s), but the fixture's value is %s", what, p.where, says, claim.Excerpt, map[bool]string{true: "served whole", false: "not served whole"}[whole])
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package probe
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // Reading completion and truncation state, cut marks and highlight tags in
 // the common wordings (issue 27, cause 5). A reader here only widens what
@@ -42,3 +45,31 @@ func Highlighted(s string) string {
 // NextLabel is a label that introduces the call reading on ("next",
 // "Next:", "next page ->", "continue with"), in any case.
 var NextLabel = regexp.MustCompile(`(?i)^\W*(next|continue|more)\b`)
+
+// A StateClaim is an explicit completion flag an answer shows: a key of
+// completion (complete, whole, is_complete) or of more (truncated, partial,
+// has_more, more) given a yes/no value, in text (key=value, key: value) or
+// as a structuredContent boolean. Whole says what it claims of the value.
+type StateClaim struct {
+	Excerpt string
+	Whole   bool
+}
+
+// stateFlag is an explicit flag in text or compact JSON.
+var stateFlag = regexp.MustCompile(`(?i)["']?\b(is_complete|complete|whole|truncated|is_truncated|partial|has_more|more)["']?\s*[=:]\s*["']?(true|false|yes|no)\b`)
+
+// StateClaims are the explicit completion flags in s (text, or compact
+// structuredContent). A reader only: no flag found proves nothing.
+func StateClaims(s string) []StateClaim {
+	var out []StateClaim
+	for _, m := range stateFlag.FindAllStringSubmatch(s, -1) {
+		yes := strings.EqualFold(m[2], "true") || strings.EqualFold(m[2], "yes")
+		switch strings.ToLower(m[1]) {
+		case "is_complete", "complete", "whole":
+			out = append(out, StateClaim{Excerpt: m[0], Whole: yes})
+		default:
+			out = append(out, StateClaim{Excerpt: m[0], Whole: !yes})
+		}
+	}
+	return out
+}
