@@ -114,6 +114,8 @@ var readsMutants = []Variation{
 		Apply: onFetch(continueAnotherField)},
 	{ID: "continue-preview-elsewhere", Kills: []string{"S033.2"}, Doc: "each read_record_field continuation of a cut record preview names another field of the record, one the preview shows whole",
 		Apply: continuePreviewElsewhere()},
+	{ID: "last-page-says-more", Kills: []string{"S023.2"}, Doc: "the text of the last page says has_more=true (structuredContent says false)",
+		Apply: withMiddleware(onResult("query_records", lastPageSaysMore))},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037", "S050"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",

@@ -190,3 +190,11 @@ func continuePreviewElsewhere() func(*Seams) {
 		}))
 	}))
 }
+
+// lastPageSaysMore prints has_more=true in the text of a page after which
+// the RS has no more (structuredContent keeps the true has_more).
+func lastPageSaysMore(_ *mcp.CallToolRequest, r *result) {
+	if env, _ := r.structured()["data"].(map[string]any); !r.IsError && env["has_more"] == false {
+		r.setText(strings.Replace(r.text(), "record(s).", "record(s). has_more=true.", 1))
+	}
+}

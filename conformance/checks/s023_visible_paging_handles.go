@@ -125,6 +125,9 @@ func followToTheEnd(t, on *T, tool, path string, args dialect.Args, cursor strin
 		page, env := probe.CallWithEnvelope(on, tool, pageArgs, path)
 		answers = append(answers, page)
 		rsNext := probe.HandlesOf(env).Cursor
+		if !page.IsError() {
+			judgeStateFlags(t, page, "", rsNext == "", fmt.Sprintf("%s: page %d, followed from the cursor page %d's text shows", tool, step, step-1), "has_more", "more")
+		}
 		if page.IsError() || rsNext == "" {
 			break // the RS has no more
 		}

@@ -75,14 +75,17 @@ func judgeNoMoreAfterWhole(t *T, r *Call, f probe.FieldRead) {
 	}
 }
 
-// judgeStateFlags holds each explicit completion flag a field read c shows
+// judgeStateFlags holds each explicit completion flag an answer c shows
 // (probe.StateClaims), in its text and in its structuredContent apart, to
-// the fixture: the read serves the whole value (whole) or not. The field's
-// own text is set aside first, so only what the target says of it counts.
-func judgeStateFlags(t *T, c *Call, value string, whole bool, what string) {
+// the fixture: whole says the answer serves all there is (a whole field, a
+// last page) or not. value, the fixture's own text in it, is set aside
+// first, so only what the target says of it counts. keys, when given,
+// are the only flags read (a page's "complete" may be its search recall's).
+func judgeStateFlags(t *T, c *Call, value string, whole bool, what string, keys ...string) {
 	parts := []struct {
 		where, s string
 	}{{"text", c.Text()}, {"structuredContent", probe.CompactJSON(c.Structured())}}
+	truth := map[bool]string{true: "all there is", false: "not all there is"}[whole]
 	for _, p := range parts {
 		s := p.s
 		if value != "" {
@@ -90,12 +93,11 @@ func judgeStateFlags(t *T, c *Call, value string, whole bool, what string) {
 		}
 		in := conformance.Shown(fmt.Sprintf("the %s of %s", p.where, c.Describe()), s)
 		for _, claim := range probe.StateClaims(s) {
-			says := "cut"
-			if claim.Whole {
-				says = "whole"
+			if len(keys) > 0 && !slices.Contains(keys, claim.Key) {
+				continue
 			}
 			t.AssertWith(claim.Whole == whole, func() (conformance.Witness, error) { return conformance.Present(claim.Excerpt, in) },
-				"%s: its %s says %s (%s), but the fixture's value is %s", what, p.where, says, claim.Excerpt, map[bool]string{true: "served whole", false: "not served whole"}[whole])
+				"%s, which the fixture says is %s: its %s says otherwise (%s)", what, truth, p.where, claim.Excerpt)
 		}
 	}
 }

@@ -51,8 +51,8 @@ var NextLabel = regexp.MustCompile(`(?i)^\W*(next|continue|more)\b`)
 // has_more, more) given a yes/no value, in text (key=value, key: value) or
 // as a structuredContent boolean. Whole says what it claims of the value.
 type StateClaim struct {
-	Excerpt string
-	Whole   bool
+	Key, Excerpt string // the flag's key, lower-cased; what was found
+	Whole        bool
 }
 
 // stateFlag is an explicit flag in text or compact JSON.
@@ -64,11 +64,12 @@ func StateClaims(s string) []StateClaim {
 	var out []StateClaim
 	for _, m := range stateFlag.FindAllStringSubmatch(s, -1) {
 		yes := strings.EqualFold(m[2], "true") || strings.EqualFold(m[2], "yes")
-		switch strings.ToLower(m[1]) {
+		key := strings.ToLower(m[1])
+		switch key {
 		case "is_complete", "complete", "whole":
-			out = append(out, StateClaim{Excerpt: m[0], Whole: yes})
+			out = append(out, StateClaim{Key: key, Excerpt: m[0], Whole: yes})
 		default:
-			out = append(out, StateClaim{Excerpt: m[0], Whole: !yes})
+			out = append(out, StateClaim{Key: key, Excerpt: m[0], Whole: !yes})
 		}
 	}
 	return out
