@@ -40,6 +40,8 @@ var evidenceMutants = []Variation{
 		Apply: onHits(evidenceTermOnly)},
 	{ID: "evidence-after-match", Kills: []string{"S044.1"}, Doc: "evidence previews start just after their match and drop its marks: plain text of the proven window, without the match",
 		Apply: onHits(evidenceAfterMatch)},
+	{ID: "mark-word-before", Kills: []string{"S044.1"}, Doc: "evidence previews mark the word before the match instead of the match",
+		Apply: onHits(markWordBefore)},
 	{ID: "invent-evidence", Kills: []string{"S045.1"}, Doc: "metadata-only hits get an invented body evidence window",
 		Apply: onHits(inventEvidence)},
 	{ID: "hide-unproven-hit-ids", Kills: []string{"S034.2", "S045.2"}, Doc: "search's text drops the id of every hit without an evidence window",

@@ -121,6 +121,22 @@ func evidenceAfterMatch(hits []map[string]any) {
 	}
 }
 
+// markWordBefore moves each evidence preview's mark from the match to the
+// word before it.
+func markWordBefore(hits []map[string]any) {
+	for _, h := range hits {
+		list, _ := h["evidence_excerpts"].([]any)
+		for _, x := range list {
+			if e, ok := x.(map[string]any); ok {
+				p, _ := e["preview_text"].(string)
+				e["preview_text"] = wordBeforeMarkRe.ReplaceAllString(p, "<mark>$1</mark>$2$3")
+			}
+		}
+	}
+}
+
+var wordBeforeMarkRe = regexp.MustCompile(`(\w+)(\W+)<mark>([^<]*)</mark>`)
+
 // inventEvidence gives every hit without evidence a body excerpt that
 // nothing in the record backs.
 func inventEvidence(hits []map[string]any) {

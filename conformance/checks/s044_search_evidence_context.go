@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -52,6 +53,9 @@ func judgeEvidenceContext(t, on *T, c *Call) {
 				continue
 			}
 		}
+		if marked := p.Text[at[0]:at[1]]; probe.HighlightTag.MatchString(marked) {
+			judgeMarkedTerm(t, on, c, p, marked, query)
+		}
 		before, after := probe.WithoutMarks(p.Text[:at[0]]), probe.WithoutMarks(p.Text[at[1]:])
 		around := len(strings.Fields(before)) + len(strings.Fields(after))
 		term := probe.WithoutMarks(p.Text[at[0]:at[1]])
@@ -75,6 +79,35 @@ func judgeEvidenceContext(t, on *T, c *Call) {
 			})
 		}
 	}
+}
+
+// judgeMarkedTerm holds the term a preview marks to the match: a word of
+// the search (or its stem), or a term the fixture RS itself marked in its
+// windows of that record. Judged where mcpcheck holds the RS's answer.
+func judgeMarkedTerm(t, on *T, c *Call, p probe.ShownPreview, marked, query string) {
+	term := strings.ToLower(probe.WithoutMarks(marked))
+	if termIndex(term, query) != nil || !on.Target.Has(CapControlledRS) {
+		return
+	}
+	proven, _ := probe.Proven(on, query)
+	var rsMarks []string
+	for _, w := range proven {
+		if p.Ref.ID != "" && w.Ref != p.Ref {
+			continue
+		}
+		for _, m := range probe.HighlightedTerm.FindAllStringSubmatch(w.Preview, -1) {
+			rsMarks = append(rsMarks, strings.ToLower(m[2]))
+		}
+	}
+	if len(rsMarks) == 0 || slices.ContainsFunc(rsMarks, func(m string) bool { return strings.Contains(term, m) || strings.Contains(m, term) }) {
+		return
+	}
+	preview := conformance.Shown(fmt.Sprintf("the evidence preview %q of %s %s in %s", clipText(p.Text, 120), p.ID, p.Field, c.Describe()), p.Text)
+	t.Clause(1, func() {
+		t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(marked, preview) },
+			"the preview %q of %s %s marks %q, which is neither a word of the search %q nor what the RS marked in that record (%s): the marked match must be the match",
+			clipText(p.Text, 200), p.ID, p.Field, term, query, strings.Join(rsMarks, ", "))
+	})
 }
 
 // previewField is the text of the field a preview names: the fixture's
