@@ -110,6 +110,16 @@ var readsMutants = []Variation{
 				delete(e, "retry_with")
 			}
 		})},
+	{ID: "ambiguity-grant-id-is-connection", Kills: []string{"S032.3"}, Doc: "each available_connections entry of the ambiguous_connection error gives its connection_id as grant_id",
+		Apply: onError(func(e map[string]any) {
+			if list, ok := e["available_connections"].([]any); ok && e["code"] == "ambiguous_connection" {
+				for _, x := range list {
+					if m, ok := x.(map[string]any); ok {
+						m["grant_id"] = m["connection_id"]
+					}
+				}
+			}
+		})},
 	{ID: "continue-another-field", Kills: []string{"S033.2", "S050.2"}, Doc: "the read_record_field call that continues a cut fetch text names another field of the record",
 		Apply: onFetch(continueAnotherField)},
 	{ID: "continue-preview-elsewhere", Kills: []string{"S033.2"}, Doc: "each read_record_field continuation of a cut record preview names another field of the record, one the preview shows whole",

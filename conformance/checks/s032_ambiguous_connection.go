@@ -50,7 +50,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 		return
 	}
 	for _, r := range refusals {
-		avail := expectAmbiguity(t, r.call, name, r.total)
+		avail := expectAmbiguity(t, on, r.call, name, r.total)
 		if on != t {
 			t.Clause(2, func() { expectNoChildProbes(t, r) })
 		} else {
@@ -85,7 +85,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 		return
 	}
 	for _, r := range wideRefusals {
-		expectAmbiguity(t, r.call, "messages", r.total)
+		expectAmbiguity(t, wide, r.call, "messages", r.total)
 		t.Clause(2, func() { expectNoChildProbes(t, r) })
 	}
 }}
@@ -270,12 +270,13 @@ func judgeFanIn(t, on *T, c *Call, stream string) {
 
 // expectAmbiguity judges an ambiguity error against seed 001: its type
 // (S032.1), its entries (S032.3) and, when it lists fewer connections than
-// there are, its totals and schema hint (S032.4). It returns the entries.
-func expectAmbiguity(t *T, c *Call, stream string, total int) []map[string]any {
+// there are, its totals and schema hint (S032.4), c being a call on on. It
+// returns the entries.
+func expectAmbiguity(t, on *T, c *Call, stream string, total int) []map[string]any {
 	e := c.ErrorObject()
 	t.Clause(1, func() {
 		t.Shows(c, read.Text("ambiguous_connection"), "%s without connection_id on stream %q, served by %d connections, must fail with a typed ambiguous_connection error", c.Tool, stream, total)
-		t.AssertWith(retryWith(e["retry_with"]) == "connection_id" || retriesWithConnection(c), func() (conformance.Witness, error) { return conformance.Absent(read.Text("retry_with"), c) },
+		t.AssertWith(retryWith(e["retry_with"]) == "connection_id" || retriesWithConnection(c), func() (conformance.Witness, error) { return wrongRetry(c) },
 			"the ambiguity error must say retry_with: \"connection_id\": %s", c.Describe())
 	})
 	raw, _ := e["available_connections"].([]any)
@@ -295,6 +296,7 @@ func expectAmbiguity(t *T, c *Call, stream string, total int) []map[string]any {
 					return conformance.Absent(read.Text(k), conformance.Shown("an entry of available_connections", probe.CompactJSON(am)))
 				}, "each available connection carries %s: %v", k, am)
 			}
+			judgeCandidate(t, on, am, stream)
 		}
 	})
 	// Clause 4 is about large packages: a list cut short of a package
@@ -320,6 +322,44 @@ func expectAmbiguity(t *T, c *Call, stream string, total int) []map[string]any {
 			"a truncated list must tell the model, in content[] text, to call schema for the full connection index:\n%s", clipText(c.Text(), 400))
 	})
 	return avail
+}
+
+// judgeCandidate holds an available_connections entry to the fixture,
+// where mcpcheck holds it: a connection that serves stream, its
+// connector's key, and the grant's id: the fixture on serves.
+func judgeCandidate(t, on *T, am map[string]any, stream string) {
+	if !on.Target.Has(CapControlledRS) {
+		return
+	}
+	fx := on.RS().Fixture()
+	entry := conformance.Shown("the entry of available_connections "+probe.CompactJSON(am), probe.CompactJSON(am))
+	if g := probe.String(am["grant_id"]); g != "" && fx.Grant.ID != "" {
+		t.AssertWith(g == fx.Grant.ID, func() (conformance.Witness, error) { return conformance.Absent(read.Text(fx.Grant.ID), entry) },
+			"an available connection's grant_id is %q, not the grant's id %s", g, fx.Grant.ID)
+	}
+	conn := probe.String(am["connection_id"])
+	if conn == "" {
+		return
+	}
+	granted := func(conn string) bool {
+		for _, gs := range fx.Grant.Streams {
+			if gs.Name == stream && len(gs.InstanceIDs) > 0 {
+				return slices.Contains(gs.InstanceIDs, conn)
+			}
+		}
+		return true
+	}
+	for _, st := range fx.StreamsNamed(stream) {
+		if slices.Contains(st.Connections, conn) && granted(conn) {
+			if key := probe.String(am["connector_key"]); key != "" && key != st.Connector {
+				t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Absent(read.Text(st.Connector), entry) },
+					"available connection %s is %s's, but its entry names connector_key %q", conn, st.Connector, key)
+			}
+			return
+		}
+	}
+	t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(conn, entry) },
+		"the ambiguity error for stream %q lists connection %s, which does not serve it in the grant", stream, conn)
 }
 
 // numberIn reports whether n is a number anywhere in v.
