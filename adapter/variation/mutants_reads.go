@@ -126,6 +126,8 @@ var readsMutants = []Variation{
 		Apply: continuePreviewElsewhere()},
 	{ID: "last-page-says-more", Kills: []string{"S023.2"}, Doc: "the text of the last page says has_more=true (structuredContent says false)",
 		Apply: withMiddleware(onResult("query_records", lastPageSaysMore))},
+	{ID: "rotate-record-handles", Kills: []string{"S034.2"}, Doc: "query_records' text prints each record's content under the next record's handle (structuredContent is right)",
+		Apply: onRecordsText(rotateRecordHandles)},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037", "S050"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",

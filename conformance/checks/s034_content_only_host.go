@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -95,6 +96,7 @@ func judgeSearchText(t, v *T, c *Call) {
 			t.Clause(2, func() {
 				t.AssertWith(handles[h.Ref] != "", func() (conformance.Witness, error) { return conformance.Absent(read.Text(h.Ref.ID), text) },
 					"the search text shows hit %s without a handle fetch takes for it; its identity is left to structuredContent", h.Ref)
+				judgeHandleBeside(t, v, c, h.Ref, handles[h.Ref], "")
 			})
 		}
 	}
@@ -196,8 +198,31 @@ func judgeRecordsText(t *T, c *Call, s probe.Source) {
 		t.Clause(2, func() {
 			t.AssertWith(handles[ref] != "", func() (conformance.Witness, error) { return conformance.Absent(read.Text(ref.ID), text) },
 				"the query_records text shows record %s without a handle fetch takes; its identity is left to structuredContent", ref)
+			judgeHandleBeside(t, t, c, ref, handles[ref], s.Stream)
 		})
 	}
+}
+
+// judgeHandleBeside holds a handle to the content printed beside it: the
+// text blocks where handle h (which names ref, by following) stands must
+// not show another record's content and none of ref's, or a content-only
+// client reads one record's values under another's handle. on holds the
+// fixture c read.
+func judgeHandleBeside(t, on *T, c *Call, ref probe.RecordRef, h, stream string) {
+	if h == "" {
+		return
+	}
+	blk := probe.BlocksWith(probe.WithoutMarks(c.Text()), h)
+	if blk == "" {
+		return
+	}
+	shown := probe.ValuedIn(on, blk, stream)
+	if len(shown) == 0 || slices.Contains(shown, ref) {
+		return
+	}
+	t.AssertWith(false, func() (conformance.Witness, error) {
+		return conformance.Present(h, conformance.Shown(fmt.Sprintf("the text block showing %s's content", shown[0]), blk))
+	}, "the text prints handle %s, which names %s, beside the content of %s: a content-only client reads one record under another's handle", h, ref, shown[0])
 }
 
 // continuedValue is the fixture's value of the field a read_record_field

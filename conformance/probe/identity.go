@@ -399,6 +399,21 @@ func RecordsSeen(t *conformance.T, c *conformance.Call) []RecordRef {
 	return out
 }
 
+// ValuedIn are the fixture records of stream ("" for any) some of whose
+// distinctive values text shows, ids aside: whose content a block is.
+func ValuedIn(t *conformance.T, text, stream string) []RecordRef {
+	var out []RecordRef
+	for _, r := range FixtureRecords(t) {
+		if stream != "" && r.Ref.Stream != stream {
+			continue
+		}
+		if slices.ContainsFunc(distinct(t)[r.Ref], func(v string) bool { return strings.Contains(text, v) && read.ContainsToken(text, v) }) {
+			out = append(out, r.Ref)
+		}
+	}
+	return out
+}
+
 // RecordsShownIn is RecordsShown on a text alone: what a host that hides
 // structuredContent shows of the records.
 func RecordsShownIn(t *conformance.T, text, stream string) []RecordRef {
