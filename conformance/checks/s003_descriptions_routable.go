@@ -15,7 +15,7 @@ var (
 	mutatingRe = regexp.MustCompile(`(?i)\b(mutating|writes?|creates?|deletes?|updates?)\b`)
 	// The RS endpoint ("GET /v1/search", "/v1/schema") or capability it
 	// maps to ("the RS search capability").
-	endpointRe   = regexp.MustCompile(`\b(GET|POST|PUT|PATCH|DELETE)\s+/v1/\S+|/v1/[a-z_{}/:-]+`)
+	endpointRe   = regexp.MustCompile(`\b(GET|POST|PUT|PATCH|DELETE)\s+(/v1/|\.\.\./|…/)\S+|/v1/[a-z_{}/:-]+`)
 	capabilityRe = regexp.MustCompile(`(?i)\b(RS|resource[- ]server|PDPP)\b[^.]{0,40}\b(endpoint|capability|API|route)\b`)
 	pointerRe    = regexp.MustCompile(`(?i)\b(schema|instructions)\b`)
 )
@@ -24,7 +24,7 @@ var (
 // of them says nothing of the kind in any wording.
 var (
 	readOnlyStems = facts("read-only", "readonly", "read only", "mutat", "modif", "write", "side effect", "side-effect", "creat", "delet", "updat", "chang")
-	endpointStems = facts("/v1", "endpoint", "capabilit", "route", "resource server", "resource-server")
+	endpointStems = facts("/v1", "endpoint", "capabilit", "route", "resource server", "resource-server", "GET .../", "GET …/")
 	pointerStems  = facts("schema", "instruction", "discover")
 )
 
@@ -84,8 +84,8 @@ func judgeNamedRoutes(t, on *T, tool string, desc conformance.Evidence, routes [
 	if on == t {
 		t.Skipf("which RS route a call requests shows only in the RS request log: %s", CapFixture.SkipReason())
 	}
-	before := len(on.RS().Requests())
-	if c := sampleCall(on, tool); c == nil || c.IsError() {
+	c, before := sampleCall(on, tool)
+	if c == nil || c.IsError() {
 		t.Skipf("no call of %s to watch the RS for", tool)
 	}
 	var asked []string
@@ -121,37 +121,49 @@ func routeMatches(route, path string) bool {
 	return true
 }
 
-// sampleCall is one ordinary call of tool on the target's own data, or nil.
-func sampleCall(t *T, tool string) *Call {
+// sampleCall is one ordinary call of tool on the target's own data, or
+// nil, with the length of the RS log just before it: what finding its
+// arguments requested (a search, handles followed) is not its own.
+func sampleCall(t *T, tool string) (*Call, int) {
 	srcs := probe.Sources(probe.Grant(t))
 	if len(srcs) == 0 {
-		return nil
+		return nil, 0
+	}
+	call := func(args dialect.Args) (*Call, int) {
+		n := len(t.RS().Requests())
+		return t.CallRoles(tool, args), n
 	}
 	switch tool {
 	case "schema":
-		return t.CallRoles(tool, dialect.Args{})
+		return call(dialect.Args{})
 	case "query_records":
-		return t.CallRoles(tool, srcs[0].Roles(dialect.Args{dialect.Limit: 1}))
+		return call(srcs[0].Roles(dialect.Args{dialect.Limit: 1}))
 	case "aggregate":
-		return t.CallRoles(tool, srcs[0].Roles(dialect.Args{dialect.Metric: "count"}))
+		return call(srcs[0].Roles(dialect.Args{dialect.Metric: "count"}))
+	}
+	if tool == "search" {
+		if term, _, _ := probe.FanInTerm(t); term != "" {
+			return call(dialect.Args{dialect.Query: term, dialect.Limit: 10})
+		}
+		return nil, 0
 	}
 	_, c, _ := probe.FanInTerm(t)
-	if c == nil || tool == "search" {
-		return c
+	if c == nil {
+		return nil, 0
 	}
 	hs := probe.Hits(t, c)
 	if len(hs) == 0 {
-		return nil
+		return nil, 0
 	}
 	id := probe.HitHandle(t, c, hs[0])
 	if id == "" {
-		return nil
+		return nil, 0
 	}
 	if tool == "fetch" {
-		return t.CallRoles(tool, dialect.Args{dialect.RecordID: id})
+		return call(dialect.Args{dialect.RecordID: id})
 	}
 	if field := probe.HitField(t, hs[0]); field != "" && tool == "read_record_field" {
-		return t.CallRoles(tool, dialect.Args{dialect.RecordID: id, dialect.Field: field})
+		return call(dialect.Args{dialect.RecordID: id, dialect.Field: field})
 	}
-	return nil
+	return nil, 0
 }
