@@ -87,17 +87,34 @@ var typedFilterRe = regexp.MustCompile(`(?i)\b(typed|objects?|structured|json|op
 var (
 	credentialRe = regexp.MustCompile(`(?i)\b(owner|control[- ]plane|admin(istrator)?)\b[^.;]{0,40}\b(token|bearer|credential|cookie|key)s?\b`)
 	negationRe   = regexp.MustCompile(`(?i)\b(not|never|no|don't|do not|without|refuse[sd]?|reject(s|ed)?|avoid|must not|cannot|isn't|aren't)\b`)
-	askRe        = regexp.MustCompile(`(?i)\b(use|pass|set|provide|supply|send|paste|export|enter|add|configure|give)\b`)
+	askRe        = regexp.MustCompile(`(?i)\b(use|pass|set|provide|supply|send|paste|export|enter|add|configure|give|retry|try|switch|fall back|authenticate|call|re-?run)\b`)
+	// clauseSepRe splits a sentence into its clauses: a refusal in one
+	// ("if a read is refused, …") does not negate an ask in the next.
+	clauseSepRe = regexp.MustCompile(`[,;:()]| — | - `)
 )
 
-// ownerAsks returns sentences that ask for owner credentials. A sentence
-// that only mentions them under a negation ("never uses owner tokens") is
-// fine: upstream's own refusal straddles character 512 (catalog C7).
+// ownerAsks returns sentences that ask for owner credentials: a clause
+// that names one, with a verb of asking, and no negation of its own. A
+// clause that only mentions them under a negation ("never uses owner
+// tokens") is fine: upstream's own refusal straddles character 512
+// (catalog C7).
 func ownerAsks(s string) []string {
 	var asks []string
 	for _, sent := range probe.Sentences(s) {
-		if credentialRe.MatchString(sent) && askRe.MatchString(sent) && !negationRe.MatchString(sent) {
-			asks = append(asks, sent)
+		if !credentialRe.MatchString(sent) {
+			continue
+		}
+		clauses := clauseSepRe.Split(sent, -1)
+		// A credential named in a parenthesis belongs to the clause before.
+		for i, cl := range clauses {
+			with := cl
+			if i+1 < len(clauses) {
+				with += " " + clauses[i+1]
+			}
+			if credentialRe.MatchString(with) && askRe.MatchString(cl) && !negationRe.MatchString(with) {
+				asks = append(asks, sent)
+				break
+			}
 		}
 	}
 	return asks

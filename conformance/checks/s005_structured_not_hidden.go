@@ -11,7 +11,8 @@ import (
 )
 
 var (
-	hiddenClaimRe = regexp.MustCompile(`(?i)structured\s?content[^.]{0,80}\b(hidden|invisible|not (visible|shown|seen)|never (seen|shown|visible)|(the )?model (cannot|can't|does not|doesn't|won't|will not) see)\b|` +
+	hiddenClaimRe = regexp.MustCompile(`(?i)structured\s?content(?:[^.]|\.\w){0,80}\b(hidden|invisible|not (visible|shown|seen)|never (seen|shown|visible)|(the )?model (cannot|can't|does not|doesn't|won't|will not) see|` +
+		`(stays?|kept|keeps|is|remains?|sits?) (out of|outside|away from)( the)? (model|context|conversation|prompt|llm)|not (in|part of|sent to|added to)( the)? (model|context|conversation|prompt))\b|` +
 		`\b(hidden|invisible)\b[^.]{0,60}structured\s?content`)
 	// Steering away from wide reads: page, narrow fields, or use
 	// aggregate or search instead. A sentence steers when it names one of
