@@ -36,6 +36,8 @@ var evidenceMutants = []Variation{
 		Apply: onSearchText(hideEvidenceLines)},
 	{ID: "evidence-without-id", Kills: []string{"S043.2"}, Doc: "search's evidence lines name no record id, so the bounded read cannot be asked for from them",
 		Apply: onSearchText(func(text string) string { return evidenceIDRe.ReplaceAllString(text, "$1") })},
+	{ID: "evidence-field-as-data-path", Kills: []string{"S043.2"}, Collateral: []string{"S045"}, Doc: "search's evidence lines name the field as data.<field>, a path read_record_field does not take (S045 too: evidence claimed in a field the record does not have reads as invented)",
+		Apply: onSearchText(func(text string) string { return evidenceFieldRe.ReplaceAllString(text, "${1}data.") })},
 	{ID: "evidence-term-only", Kills: []string{"S044.1", "S044.2"}, Doc: "evidence previews collapse to the highlighted term",
 		Apply: onHits(evidenceTermOnly)},
 	{ID: "evidence-after-match", Kills: []string{"S044.1"}, Doc: "evidence previews start just after their match and drop its marks: plain text of the proven window, without the match",

@@ -93,6 +93,9 @@ func rotateEvidencePreviews(hits []map[string]any) {
 
 var firstMarkRe = regexp.MustCompile(`<mark>[^<]+</mark>`)
 
+// evidenceFieldRe is the field_path= of an evidence line of search's text.
+var evidenceFieldRe = regexp.MustCompile(`(?m)^(\d+\. result=\d+ field_path=)`)
+
 func evidenceTermOnly(hits []map[string]any) {
 	for _, h := range hits {
 		list, _ := h["evidence_excerpts"].([]any)

@@ -2,6 +2,8 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -119,11 +121,12 @@ func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term st
 		return
 	}
 	var refused *Call
+	field := printedField(line, w.Field)
 	for i, cand := range probe.LineHandles(on, line, w.Ref) {
 		if i == 6 {
 			break
 		}
-		args := dialect.Args{dialect.RecordID: cand, dialect.Field: w.Field}
+		args := dialect.Args{dialect.RecordID: cand, dialect.Field: field}
 		if term != "" && on.HasRole("read_record_field", dialect.Query) {
 			args[dialect.Query] = term
 		}
@@ -151,6 +154,29 @@ func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term st
 	wit, err := conformance.Absent(read.Text(w.Ref.ID), conformance.Shown(fmt.Sprintf("the evidence block %q of %s", clipText(line, 160), c.Describe()), line))
 	t.FailWith(wit, err, "the preview of %s names no id to read the field with: %s", w.Field, line)
 }
+
+// printedField is the field a preview's block names for the proven field
+// f: f itself where the block shows it as a token of its own, else the one
+// dotted path ending in it that the block shows (data.body), as a model
+// reading the block would pass it.
+func printedField(block, f string) string {
+	var paths []string
+	for _, tok := range fieldTokenRe.FindAllString(block, -1) {
+		switch {
+		case tok == f:
+			return f
+		case strings.HasSuffix(tok, "."+f) && !slices.Contains(paths, tok):
+			paths = append(paths, tok)
+		}
+	}
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	return f
+}
+
+// fieldTokenRe is a field name or path as text prints it.
+var fieldTokenRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_.-]*[A-Za-z0-9_]`)
 
 // tailWords are the last words of a long text: shown, they say the whole
 // text was.
