@@ -62,6 +62,25 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 	if len(shownRefs) == 0 {
 		t.BlockedBy("S024", "search for %q showed none of the RS's metadata-only hits", term)
 	}
+	// In any notation: a line of a metadata-only hit's text block that
+	// marks a match and names one of the record's text fields renders an
+	// evidence window the RS never proved.
+	for ref, h := range probe.HandlesInText(t, c, shownRefs) {
+		rec, _ := probe.FindRecord(t, ref)
+		blk := probe.BlocksWith(c.Text(), h)
+		for _, line := range strings.Split(blk, "\n") {
+			field := textFieldNamed(rec, line, term)
+			if field == "" || !probe.HighlightTag.MatchString(line) {
+				continue
+			}
+			t.Clause(1, func() {
+				t.AssertWith(false, func() (conformance.Witness, error) {
+					return conformance.Present(strings.TrimSpace(line), conformance.Shown("the text block of hit "+h, blk))
+				}, "hit %s matched metadata only (the RS proved no window); its text renders a marked excerpt of its field %s: %q", ref, field, clipText(strings.TrimSpace(line), 160))
+			})
+			break
+		}
+	}
 	handles := probe.HandlesInText(t, c, shownRefs[:1])
 	t.Clause(2, func() {
 		ref := shownRefs[0]
@@ -176,4 +195,17 @@ func evidenceIsInField(t *T) int {
 		t.Clause(1, func() { previewIsInField(t, c, cl) })
 	}
 	return judged
+}
+
+// textFieldNamed is a text field of rec that line names as a word of its
+// own and whose value does not hold term (the metadata that matched may
+// be shown marked), or "".
+func textFieldNamed(rec probe.FixtureRecord, line, term string) string {
+	for _, k := range slices.Sorted(mapKeysAny(rec.Data)) {
+		v, ok := rec.Data[k].(string)
+		if ok && len(v) > 0 && !probe.LooksBinary(v) && !strings.Contains(strings.ToLower(v), strings.ToLower(term)) && read.ContainsToken(line, k) {
+			return k
+		}
+	}
+	return ""
 }
