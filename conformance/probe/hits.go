@@ -255,14 +255,43 @@ func ShownPreviews(t *conformance.T, c *conformance.Call) []ShownPreview {
 	}
 	proven, _ := Proven(t, q)
 	for _, w := range proven {
+		id := ""
 		s := previewShowing(c, w.Preview)
+		if s == "" {
+			// However little of the window it shows (only the term, or
+			// text beside the match): the excerpt line of the hit's own
+			// text block that names the field.
+			id = Handles(t, c, []RecordRef{w.Ref})[w.Ref]
+			s = excerptNaming(c.Text(), id, w.Field)
+		}
 		if s == "" || slices.ContainsFunc(out, func(p ShownPreview) bool { return p.Text != "" && strings.Contains(Plain(s), Plain(p.Text)) }) {
 			continue
 		}
 		// Its id is the handle the answer shows for the record, followed.
-		out = append(out, ShownPreview{ID: Handles(t, c, []RecordRef{w.Ref})[w.Ref], Field: w.Field, Text: s, Ref: w.Ref})
+		if id == "" {
+			id = Handles(t, c, []RecordRef{w.Ref})[w.Ref]
+		}
+		out = append(out, ShownPreview{ID: id, Field: w.Field, Text: s, Ref: w.Ref})
 	}
 	return out
+}
+
+// excerptNaming is the excerpt of the line of handle's text block that
+// names field and shows an excerpt (a mark, or a cut mark): from its last
+// label ("…: ") on; "" when there is none.
+func excerptNaming(text, handle, field string) string {
+	if handle == "" {
+		return ""
+	}
+	for _, line := range strings.Split(BlocksWith(text, handle), "\n") {
+		if !ContainsToken(line, field) || !HighlightTag.MatchString(line) && !Ellipsis.MatchString(line) {
+			continue
+		}
+		if j := strings.LastIndex(line, ": "); j >= 0 {
+			return strings.TrimSpace(line[j+2:])
+		}
+	}
+	return ""
 }
 
 // previewShowing is the line of c's text, else the string of its
