@@ -41,6 +41,9 @@ func judgeEvidenceContext(t, on *T, c *Call) {
 	for _, p := range probe.ShownPreviews(on, c) {
 		at := probe.HighlightedTerm.FindStringIndex(p.Text)
 		if at == nil {
+			if probe.HighlightTag.MatchString(p.Text) {
+				continue // a mark cut open: S026 owns its balance
+			}
 			// Plain prose (S026 allows it): the match is the searched
 			// word, found by value; a proven window's preview without it
 			// shows no match to have text around.
