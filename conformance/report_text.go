@@ -47,7 +47,7 @@ func (r *Report) WriteText(w io.Writer) {
 func (r *Report) writeText(w io.Writer, budget int) int {
 	p := textPrinter{w: w, width: TextWidth, verbose: r.Verbose, budget: budget}
 	p.line(0, r.Tool)
-	p.line(0, "target: "+r.Target)
+	p.wrap(0, "target: "+r.Target) // whole: a long command must not cut off which RS it read
 	if s := r.Applicability.Summary(); s != "" {
 		p.line(0, s)
 	}

@@ -38,6 +38,9 @@ type totals struct {
 	// rows, and skipped their messages.
 	skippedIDs []string
 	skipped    map[string]string
+	// target is the report's target line, unwrapped (the text head wraps
+	// it at the report's width, which depends on the checkout's path).
+	target string
 }
 
 // TestMcpcheckURL runs `mcpcheck --url` against `pdpp-mcp serve` on the real
@@ -104,6 +107,7 @@ func runMcpcheckEnv(t *testing.T, env []string, args ...string) (int, totals, st
 		t.Fatalf("mcpcheck: %v\n%s", err, out)
 	}
 	var rep struct {
+		Target    string `json:"target"`
 		Totals    totals `json:"totals"`
 		Scenarios []struct {
 			ID     string `json:"id"`
@@ -125,5 +129,6 @@ func runMcpcheckEnv(t *testing.T, env []string, args ...string) (int, totals, st
 			rep.Totals.skipped[sc.ID] = sc.Result.Message
 		}
 	}
+	rep.Totals.target = rep.Target
 	return code, rep.Totals, string(out)
 }

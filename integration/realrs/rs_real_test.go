@@ -37,8 +37,8 @@ func TestMcpcheckRSReal(t *testing.T) {
 				if tot.Errors > 0 || code == 2 || code == 4 || code == 5 || code == 6 {
 					t.Fatalf("mcpcheck could not judge %s on the real RS (exit %d):\n%s", name, code, out)
 				}
-				if !strings.Contains(out, "reading the real PDPP reference RS ("+grant+" grant)") {
-					t.Errorf("the report does not say which RS the adapter read:\n%s", out)
+				if !strings.Contains(tot.target, "reading the real PDPP reference RS ("+grant+" grant)") {
+					t.Errorf("the report's target %q does not say which RS the adapter read:\n%s", tot.target, out)
 				}
 				if name == "pdpp-mcp" && tot.Failed > 0 {
 					t.Errorf("pdpp-mcp on the real RS with the %s grant: want 0 required failures, got %d:\n%s", grant, tot.Failed, out)
