@@ -44,7 +44,17 @@ func TestGoInstallLatestFromAModuleProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := zip.CreateFromVCS(z, module.Version{Path: modulePath, Version: version}, root, "HEAD", ""); err != nil {
+	// HEAD's tree, as git archive gives it: zip.CreateFromVCS does not
+	// recognise a git worktree (its .git is a file).
+	src := filepath.Join(tmp, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archive := exec.Command("sh", "-c", `git -C "$1" archive --format=tar HEAD | tar -x -C "$2"`, "sh", root, src)
+	if out, err := archive.CombinedOutput(); err != nil {
+		t.Fatalf("git archive HEAD: %v\n%s", err, out)
+	}
+	if err := zip.CreateFromDir(z, module.Version{Path: modulePath, Version: version}, src); err != nil {
 		t.Fatal(err)
 	}
 	_ = z.Close()
