@@ -145,7 +145,7 @@ func (t *Target) Has(c Capability) bool {
 func need[C any](t *T, c Capability) C {
 	x, ok := As[C](t.Target)
 	if !ok || !t.Target.Has(c) {
-		t.Skipf("%s", c.SkipReason())
+		t.SkipFor(c, "")
 	}
 	return x
 }

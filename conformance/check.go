@@ -76,7 +76,21 @@ func (t *T) Context() context.Context { return t.ctx }
 
 // Skipf ends the check as skipped: the target lacks what the check needs.
 // A skip is never a pass.
-func (t *T) Skipf(format string, args ...any) { panic(skipSignal{fmt.Sprintf(format, args...)}) }
+func (t *T) Skipf(format string, args ...any) {
+	panic(skipSignal{reason: fmt.Sprintf(format, args...)})
+}
+
+// SkipFor ends the check, or the clause, as skipped because the target
+// lacks capability c: the reason is what the check wanted, then c's
+// [Capability.SkipReason]. A run that lacks c by design (--rs real has no
+// fixture control plane) counts such a skip as outside its scope.
+func (t *T) SkipFor(c Capability, format string, args ...any) {
+	why := c.SkipReason()
+	if format != "" {
+		why = fmt.Sprintf(format, args...) + ": " + why
+	}
+	panic(skipSignal{reason: why, needs: c})
+}
 
 // Fork opens the target again against its own fixture RS serving fx (see
 // [Forker]); it is closed when the check ends. A check calls it only
@@ -101,7 +115,7 @@ func (t *T) ForkSame() *Target { return t.Fork(t.BaseFixture()) }
 // error.
 func (t *T) BaseFixture() *fakers.Fixture {
 	if !t.Target.Has(CapFixture) {
-		t.Skipf("%s", CapFixture.SkipReason())
+		t.SkipFor(CapFixture, "")
 	}
 	fx, err := need[ControlledRS](t, CapControlledRS).FixtureRS().Baseline(t.ctx)
 	if err != nil {

@@ -16,6 +16,7 @@ type clauseState struct {
 	passes    int      // judgements that asserted something and found nothing wrong
 	asserted  int      // assertions made in the judgement under way
 	reason    string
+	needs     Capability // what the target lacked, when that is the reason
 	blockedBy string
 	calls     []*Call
 	at        string // where the check judges it
@@ -57,7 +58,7 @@ func (t *T) Clause(n int, judge func()) {
 				st.reason = "nothing on this target to judge it by"
 			}
 		case skipSignal:
-			st.reason = sig.reason
+			st.reason, st.needs = sig.reason, sig.needs
 		case blockSignal:
 			st.blockedBy, st.reason = sig.by, sig.reason
 		case failSignal: // a failure that ends the judgement ([T.Fatalf])

@@ -14,8 +14,11 @@ import (
 )
 
 type (
-	failSignal  struct{ msg string }
-	skipSignal  struct{ reason string }
+	failSignal struct{ msg string }
+	skipSignal struct {
+		reason string
+		needs  Capability // what the target lacked, when that is why
+	}
 	blockSignal struct{ by, reason string }
 	errorSignal struct{ msg string }
 	naSignal    struct{ reason string }
@@ -37,7 +40,7 @@ func Evaluate(ctx context.Context, e Entry, tgt *Target, s Settings) (res Result
 	}
 	for _, need := range c.Needs {
 		if !tgt.Has(need) {
-			res.Verdict, res.Message = Skip, need.SkipReason()
+			res.Verdict, res.Message, res.Needs = Skip, need.SkipReason(), need
 			return res
 		}
 	}
@@ -54,6 +57,9 @@ func Evaluate(ctx context.Context, e Entry, tgt *Target, s Settings) (res Result
 		sig := recover()
 		res.Clauses = run.clauseResults(sig)
 		res.Verdict, res.Message = run.verdict(sig, res.Clauses)
+		if s, ok := sig.(skipSignal); ok && res.Clauses == nil {
+			res.Needs = s.needs
+		}
 		switch {
 		case res.Verdict == Fail && res.Clauses == nil: // failed as a whole
 			res.FailLevel = e.Scenario.Level
@@ -201,9 +207,10 @@ func checkPanicked(p any) string {
 // clause is the reason for every clause it left unjudged.
 func (r *checkRun) clauseResults(sig any) []ClauseResult {
 	var endReason, endBlock string
+	var endNeeds Capability
 	switch s := sig.(type) {
 	case skipSignal:
-		endReason = s.reason
+		endReason, endNeeds = s.reason, s.needs
 	case blockSignal:
 		endReason, endBlock = s.reason, s.by
 	case errorSignal:
@@ -223,7 +230,7 @@ func (r *checkRun) clauseResults(sig any) []ClauseResult {
 		case r.check.Manual[n] != "":
 			res.Outcome, res.Reason = ManualClause, "manual: "+r.check.Manual[n]
 		case st == nil:
-			res.Outcome, res.Reason, res.BlockedBy = NotExercised, cmp.Or(endReason, "the check did not reach it"), endBlock
+			res.Outcome, res.Reason, res.BlockedBy, res.Needs = NotExercised, cmp.Or(endReason, "the check did not reach it"), endBlock, endNeeds
 		case len(st.failures) > 0:
 			res.Outcome, res.Failures = Broken, st.failures
 			res.Calls = boundCalls(r.describeCalls(st.calls), maxCallBytes)
@@ -234,6 +241,9 @@ func (r *checkRun) clauseResults(sig any) []ClauseResult {
 			res.Outcome = Held
 		default:
 			res.Outcome, res.Reason, res.BlockedBy = NotExercised, cmp.Or(st.reason, endReason), cmp.Or(st.blockedBy, endBlock)
+			if res.Needs = st.needs; st.reason == "" {
+				res.Needs = endNeeds
+			}
 		}
 		out[i] = res
 	}

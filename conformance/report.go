@@ -61,6 +61,9 @@ type Report struct {
 	// tool by tool: the roles the seeds leave open and the argument
 	// playing each, with where that came from.
 	Dialect []dialect.ToolSummary `json:"dialect,omitempty"`
+	// Scope is what the run lacks by design (--rs real), and the
+	// scenarios left unjudged only for that.
+	Scope *ModeScope `json:"mode_scope,omitempty"`
 	// Strict says recommended failures fail this run.
 	Strict bool `json:"strict,omitempty"`
 	// Verbose makes the text report print whole calls, not cut to its width.
@@ -95,6 +98,10 @@ type Totals struct {
 	// Expected counts baselined failures; Stale baselined ids that passed.
 	Expected int `json:"expected_failures"`
 	Stale    int `json:"stale_baseline"`
+	// OutOfScope counts the skipped and partial scenarios that wait only
+	// on what the run's mode lacks ([ModeScope]); they do not make the run
+	// incomplete.
+	OutOfScope int `json:"out_of_scope"`
 	// Clauses counts the same rows clause by clause: what the JUnit
 	// report's attributes count.
 	Clauses ClauseTotals `json:"clauses"`
@@ -120,6 +127,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 func (r *Report) tally() {
 	t := Totals{Scenarios: len(r.Rows)}
+	if r.Scope != nil {
+		r.Scope.Scenarios = nil
+	}
 	for _, row := range r.Rows {
 		switch row.Status {
 		case Pending:
@@ -142,6 +152,10 @@ func (r *Report) tally() {
 			continue
 		case strings.HasPrefix(row.Baseline, "stale"):
 			t.Stale++
+		}
+		if r.Scope.outside(row.Result) {
+			t.OutOfScope++
+			r.Scope.Scenarios = append(r.Scope.Scenarios, row.ID)
 		}
 		switch row.Result.Verdict {
 		case Pass:
@@ -183,7 +197,7 @@ func (r *Report) ExitCode() int {
 		return ExitNotAdapter
 	case t.Failed > 0 || r.Strict && t.FailedRecommended > 0 || t.Errors > 0 || t.Stale > 0 || r.Golden.failed():
 		return ExitFail
-	case t.Skipped > 0 || t.Partial > 0 || t.Pending > 0:
+	case t.Skipped+t.Partial > t.OutOfScope || t.Pending > 0:
 		return ExitIncomplete
 	}
 	return ExitPass

@@ -22,6 +22,9 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "| passed | partial | failed (required) | failed (recommended) | skipped | n/a | errors | manual |\n|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d |\n\n", t.Passed, t.Partial, t.Failed, t.FailedRecommended, t.Skipped, t.NotApplicable, t.Errors, t.Manual)
 	fmt.Fprintf(w, "Exit %d (%s).\n\n", r.ExitCode(), exitMeaning[r.ExitCode()])
+	if s := r.Scope; s != nil && len(s.Scenarios) > 0 {
+		fmt.Fprintf(w, "Outside %s (each waits only on mcpcheck's fixture RS; run without %s to judge them): %s.\n\n", md(s.Mode), md(s.Mode), md(strings.Join(s.Scenarios, " ")))
+	}
 	var failed, open []string
 	for _, row := range r.Rows {
 		res := row.Result

@@ -140,6 +140,10 @@ func (r *Report) writeText(w io.Writer, budget int) int {
 	if t.Expected > 0 || t.Stale > 0 {
 		p.line(0, fmt.Sprintf("baseline: %d expected failures, %d stale entries", t.Expected, t.Stale))
 	}
+	if s := r.Scope; s != nil && len(s.Scenarios) > 0 {
+		p.wrap(0, fmt.Sprintf("outside %s: %s (%s), each waiting only on mcpcheck's fixture RS, so not making this run incomplete: %s; run without %s to judge them",
+			s.Mode, plural(len(s.Scenarios), "skipped or partial scenario"), strings.Join(s.Scenarios, " "), s.Why, s.Mode))
+	}
 	c := t.Clauses
 	p.line(0, fmt.Sprintf("%d clauses: %d passed, %d failed (required), %d failed (recommended), %d not judged, %d errors",
 		c.Total, c.Passed, c.Failed, c.FailedRecommended, c.Skipped, c.Errors))

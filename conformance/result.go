@@ -50,8 +50,11 @@ type ClauseResult struct {
 	Reason string `json:"reason,omitempty"`
 	// BlockedBy names the scenario that owns what broke, when that kept
 	// this clause from being judged.
-	BlockedBy string    `json:"blocked_by,omitempty"`
-	Failures  []Failure `json:"failures,omitempty"`
+	BlockedBy string `json:"blocked_by,omitempty"`
+	// Needs names the capability the target lacked, when that is why the
+	// clause was not exercised.
+	Needs    Capability `json:"needs,omitempty"`
+	Failures []Failure  `json:"failures,omitempty"`
 	// Calls are the tool calls behind a failure, bounded in bytes.
 	Calls []string `json:"calls,omitempty"`
 	// At is where the check first judged the clause ("conformance/checks/
@@ -90,9 +93,12 @@ type Result struct {
 	// fail a run unless it is --strict.
 	FailLevel scenarios.Level `json:"fail_level,omitempty"`
 	Message   string          `json:"message,omitempty"`
-	Clauses   []ClauseResult  `json:"clauses,omitempty"`
-	Duration  time.Duration   `json:"duration_ns"`
-	Entries   []ReportEntry   `json:"entries,omitempty"`
+	// Needs names the capability the target lacked, when that is why the
+	// whole check was skipped.
+	Needs    Capability     `json:"needs,omitempty"`
+	Clauses  []ClauseResult `json:"clauses,omitempty"`
+	Duration time.Duration  `json:"duration_ns"`
+	Entries  []ReportEntry  `json:"entries,omitempty"`
 	// Calls, bounded in bytes, are: on a failure judged clause by clause,
 	// the calls made before any clause (every clause's evidence; each
 	// clause lists its own); else every call of the check.

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"net/url"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/fakers"
@@ -75,6 +76,24 @@ type RSView struct {
 func (t *T) RS() *RSView {
 	c := need[ControlledRS](t, CapControlledRS)
 	return &RSView{t: t, rs: c.FixtureRS(), url: c.RSURL()}
+}
+
+// ReadRS answers GET path?q from the RS the adapter reads, under its
+// client bearer: replayed on mcpcheck's fixture RS, or read over HTTP from
+// an RS mcpcheck reads but does not control (--rs real). ok is false when
+// mcpcheck can read neither, or the read failed.
+func (t *T) ReadRS(path string, q url.Values) (status int, body []byte, ok bool) {
+	if t.Target.Has(CapControlledRS) {
+		rs := t.RS()
+		status, body = rs.Replay(fakers.Request{Method: "GET", Path: path, RawQuery: q.Encode(), Authorization: "Bearer " + rs.ClientToken()})
+		return status, body, true
+	}
+	r, isReader := As[RSReader](t.Target)
+	if !isReader {
+		return 0, nil, false
+	}
+	status, body, err := r.ReadRS(t.ctx, path, q.Encode())
+	return status, body, err == nil
 }
 
 // must ends the check as an error when the RS failed it.

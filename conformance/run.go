@@ -128,7 +128,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Schema: ReportSchema, Tool: "mcpcheck " + Version(), TargetKind: cfg.Target.Kind(), Started: time.Now(), Strict: cfg.Strict}
+	rep := &Report{Schema: ReportSchema, Tool: "mcpcheck " + Version(), TargetKind: cfg.Target.Kind(), Started: time.Now(), Strict: cfg.Strict,
+		Scope: cfg.Target.RS.scope()}
 	defer func() { rep.Duration = time.Since(rep.Started) }()
 	rep.Rows = make([]Row, len(entries))
 	for i, e := range entries {

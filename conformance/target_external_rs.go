@@ -4,6 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
 )
 
 // ExternalRS is an RS mcpcheck reads through a --stdio adapter but neither
@@ -81,4 +86,44 @@ func (x *ExternalRS) reading() string {
 		return ""
 	}
 	return ", reading " + x.Name
+}
+
+// An RSReader reads the RS the adapter reads, under its client bearer:
+// mcpcheck's own view of the data where it does not control the RS.
+type RSReader interface {
+	ReadRS(ctx context.Context, path, rawQuery string) (status int, body []byte, err error)
+}
+
+var _ RSReader = externalStdio{}
+
+// maxRSRead bounds one answer mcpcheck reads from an external RS.
+const maxRSRead = 8 << 20
+
+// ReadRS is GET path?rawQuery on the external RS with the client token.
+func (e externalStdio) ReadRS(ctx context.Context, path, rawQuery string) (int, []byte, error) {
+	x := e.d.spec.RS
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	u := strings.TrimRight(x.URL, "/") + path
+	if rawQuery != "" {
+		u += "?" + rawQuery
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+x.ClientToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("read %s: %w", x.Name, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRSRead+1))
+	switch {
+	case err != nil:
+		return 0, nil, fmt.Errorf("read %s: %w", x.Name, err)
+	case len(body) > maxRSRead:
+		return 0, nil, fmt.Errorf("read %s: GET %s answered more than %d bytes", x.Name, path, maxRSRead)
+	}
+	return resp.StatusCode, body, nil
 }

@@ -289,7 +289,8 @@ run on the target without running it.
 
 Exit codes: 0 pass, 1 failures of required clauses (of any clause with
 --strict), a harness error, a stale baseline entry or golden drift, 2 usage,
-3 incomplete (skipped or partly exercised checks only), 4 target unreachable,
+3 incomplete (skipped or partly exercised checks only; under --rs real, not
+those waiting only on the fixture's control plane), 4 target unreachable,
 5 authentication rejected, 6 not a PDPP adapter (serves none of the read tools).`,
 		Example: `  mcpcheck
   mcpcheck S001 S012 --junit junit.xml

@@ -82,7 +82,7 @@ var routeRe = regexp.MustCompile(`/v1/[A-Za-z0-9_{}:/.-]*[A-Za-z0-9_}]`)
 // routes the call requested, none of them named, are the witness.
 func judgeNamedRoutes(t, on *T, tool string, desc conformance.Evidence, routes []string) {
 	if on == t {
-		t.Skipf("which RS route a call requests shows only in the RS request log: %s", CapFixture.SkipReason())
+		t.SkipFor(CapFixture, "which RS route a call requests shows only in the RS request log")
 	}
 	c, before := sampleCall(on, tool)
 	if c == nil || c.IsError() {

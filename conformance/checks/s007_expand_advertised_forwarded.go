@@ -41,10 +41,10 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 		c := t.CallRoles("query_records", et.Roles(nil))
 		t.Clause(1, func() {
 			if t.Works(c, shown, "advertised expand on %q must be forwarded, not rejected", et.Stream) {
-				t.Skipf("that the relation reached the RS shows only in its request log: %s", CapFixture.SkipReason())
+				t.SkipFor(CapFixture, "that the relation reached the RS shows only in its request log")
 			}
 		})
-		t.Clause(2, func() { t.Skipf("comparing with the RS's own answer needs a fixture RS: %s", CapFixture.SkipReason()) })
+		t.Clause(2, func() { t.SkipFor(CapFixture, "comparing with the RS's own answer needs a fixture RS") })
 		return
 	}
 	ft := t.On(t.ForkSame())

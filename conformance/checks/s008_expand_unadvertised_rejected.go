@@ -95,7 +95,7 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 		})
 		t.Clause(3, func() {
 			if !logged {
-				t.Skipf("whether the RS was called shows only in its request log: %s", CapFixture.SkipReason())
+				t.SkipFor(CapFixture, "whether the RS was called shows only in its request log")
 			}
 			notReached(g, "%s on %q: the RS records endpoint must never be called", g.what, et.Stream)
 		})

@@ -33,7 +33,7 @@ func judgeSharedStreamDetail(t *T, profile string) {
 	index := probe.Grant(t)
 	name, ok := probe.SharedStream(index)
 	if !ok {
-		t.Skipf("%s", probe.NoSharedStream)
+		probe.SkipNoSharedStream(t)
 	}
 	c := probe.SchemaCall(t, dialect.Args{dialect.Stream: name})
 	if c.IsError() {

@@ -27,7 +27,7 @@ func judgeConnectionScope(t *T, profile string) {
 	index := probe.Grant(t)
 	name, ok := probe.SharedStream(index)
 	if !ok {
-		t.Skipf("%s", probe.NoSharedStream)
+		probe.SkipNoSharedStream(t)
 	}
 	var row probe.SchemaRow
 	for _, r := range probe.TruthRows(t, name, "", probe.RowsNamed(index, name)) {

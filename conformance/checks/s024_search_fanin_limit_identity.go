@@ -17,7 +17,7 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 	probe.Grant(t)
 	term, wide, ok := probe.FanInTerm(t)
 	if !ok {
-		t.Skipf("no word from the target's records finds hits in two or more connections")
+		probe.SkipNoFanIn(t)
 	}
 	const n = 3
 	if len(probe.Hits(t, wide)) <= n {

@@ -24,7 +24,7 @@ var s025 = &Check{ID: "S025", Slug: "search-source-mix", Mode: ModeBBD, Tools: [
 	probe.Grant(t)
 	term, c, ok := probe.FanInTerm(t)
 	if !ok {
-		t.Skipf("no word from the target's records finds hits in two or more connections")
+		probe.SkipNoFanIn(t)
 	}
 	expectSourceMix(t, t, term, c)
 	if !t.Target.Has(CapFixture) {

@@ -52,7 +52,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 	}
 	if fx == nil {
 		t.Clause(2, func() {
-			t.Skipf("the authored-time fallback needs a record of known times: %s", CapControlledRS.SkipReason())
+			t.SkipFor(CapControlledRS, "the authored-time fallback needs a record of known times")
 		})
 		return
 	}

@@ -17,7 +17,7 @@ var s028 = &Check{ID: "S028", Slug: "search-connection-scoped", Mode: ModeBBD, T
 	probe.Grant(t)
 	term, c, ok := probe.FanInTerm(t)
 	if !ok {
-		t.Skipf("no word from the target's records finds hits in two or more connections")
+		probe.SkipNoFanIn(t)
 	}
 	// The connection with the most hits, so a limit below them must be filled.
 	counts := probe.ConnectionsOf(probe.Hits(t, c))

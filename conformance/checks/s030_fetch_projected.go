@@ -36,7 +36,7 @@ const ignoringRSRule = "against an RS that ignores fields (mcpcheck's own defenc
 // a handle the answer showed. Records and their values are the fixture's.
 func fetchProjected(t, on *T, required bool) bool {
 	if probe.FixtureRecords(on) == nil {
-		t.Skipf("judging a projection by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
+		t.SkipFor(CapControlledRS, "judging a projection by value needs the records mcpcheck's fixture RS serves")
 	}
 	labels := probe.FixtureStrings(on)
 	tried := 0

@@ -21,7 +21,7 @@ import (
 // recommended.
 var s031 = &Check{ID: "S031", Slug: "query-records-projected", Mode: ModeBBD, Tools: []string{"query_records"}, Run: func(t *T) {
 	if probe.FixtureRecords(t) == nil {
-		t.Skipf("judging a projection by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
+		t.SkipFor(CapControlledRS, "judging a projection by value needs the records mcpcheck's fixture RS serves")
 	}
 	var p projection
 	for i, s := range probe.Sources(probe.Grant(t)) {

@@ -35,7 +35,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 	index := probe.Grant(t)
 	name, ok := probe.SharedStream(index)
 	if !ok {
-		t.Skipf("%s", probe.NoSharedStream)
+		probe.SkipNoSharedStream(t)
 	}
 	total := map[string]bool{}
 	for _, r := range probe.RowsNamed(index, name) {
@@ -55,7 +55,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 			t.Clause(2, func() { expectNoChildProbes(t, r) })
 		} else {
 			t.Clause(2, func() {
-				t.Skipf("whether a child source was probed shows only in the RS request log: %s", CapFixture.SkipReason())
+				t.SkipFor(CapFixture, "whether a child source was probed shows only in the RS request log")
 			})
 		}
 		if len(avail) > 0 && r.call.Tool == "query_records" {
@@ -68,7 +68,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 		}
 	}
 	if !t.Target.Has(CapFixture) {
-		t.Clause(4, func() { t.Skipf("a large package needs the wide-25 fixture: %s", CapFixture.SkipReason()) })
+		t.Clause(4, func() { t.SkipFor(CapFixture, "a large package needs the wide-25 fixture") })
 		return
 	}
 	fx, err := conformance.LoadFixture("wide-25")

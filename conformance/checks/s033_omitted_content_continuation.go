@@ -20,7 +20,7 @@ import (
 // the witness; so is a text that names no tool to go on with at all.
 var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBBD, Tools: []string{"query_records", "search", "fetch", "read_record_field"}, Run: func(t *T) {
 	if probe.FixtureRecords(t) == nil {
-		t.Skipf("finding what a result leaves out by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
+		t.SkipFor(CapControlledRS, "finding what a result leaves out by value needs the records mcpcheck's fixture RS serves")
 	}
 	judged := 0
 	for i, s := range probe.Sources(probe.Grant(t)) {

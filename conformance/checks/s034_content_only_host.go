@@ -21,7 +21,7 @@ import (
 // witness.
 var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: []string{"search", "query_records", "fetch"}, Run: func(t *T) {
 	if probe.FixtureRecords(t) == nil {
-		t.Skipf("playing a content-only host by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
+		t.SkipFor(CapControlledRS, "playing a content-only host by value needs the records mcpcheck's fixture RS serves")
 	}
 	judged := false
 	// The target's own data, then the evidence-ladder fixture, whose

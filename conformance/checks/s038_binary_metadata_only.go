@@ -23,7 +23,7 @@ var binaryWordRe = regexp.MustCompile(`(?i)binary`)
 // is the witness (structuredContent may carry the RS's record unchanged).
 var s038 = &Check{ID: "S038", Slug: "binary-metadata-only", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
 	if probe.FixtureRecords(t) == nil {
-		t.Skipf("finding binary fields by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
+		t.SkipFor(CapControlledRS, "finding binary fields by value needs the records mcpcheck's fixture RS serves")
 	}
 	judged := 0
 	for v := range probe.EvidenceViews(t) {

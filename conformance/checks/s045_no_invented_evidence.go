@@ -23,7 +23,7 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 		if judged == 0 {
 			t.Skipf("no search of the target's own words showed evidence to check against its field")
 		}
-		t.Clause(2, func() { t.Skipf("metadata-only hits: %s", CapControlledRS.SkipReason()) })
+		t.Clause(2, func() { t.SkipFor(CapControlledRS, "metadata-only hits") })
 		return
 	}
 	term, ok := metadataOnlyTerm(t.RS().Fixture())

@@ -25,7 +25,7 @@ import (
 // record previews, fetch's document text and large JSON fields are judged.
 var s050 = &Check{ID: "S050", Slug: "large-binary-escalation", Mode: ModeBBD, Tools: []string{"query_records", "fetch"}, Run: func(t *T) {
 	if probe.FixtureRecords(t) == nil {
-		t.Skipf("finding large and binary fields by value needs the records mcpcheck's fixture RS serves: %s", CapControlledRS.SkipReason())
+		t.SkipFor(CapControlledRS, "finding large and binary fields by value needs the records mcpcheck's fixture RS serves")
 	}
 	judged := 0
 	for v := range probe.EvidenceViews(t) {

@@ -111,7 +111,7 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Tools: []string
 		c := on.CallRoles("query_records", f.src.Roles(dialect.Args{dialect.Filter: filter, dialect.Limit: 1}))
 		t.Clause(1, func() {
 			if !logged {
-				t.Skipf("what the RS receives shows only in its request log: %s", CapFixture.SkipReason())
+				t.SkipFor(CapFixture, "what the RS receives shows only in its request log")
 			}
 			reqs := on.RS().RequestsTo(path)[before:]
 			if !t.Assert(len(reqs) > 0, "query_records with the object filter %s never reached the RS records endpoint: %s", probe.CompactJSON(filter), c.Describe()) {
@@ -128,7 +128,7 @@ var u01 = &Check{ID: "U01", Slug: "typed-filter", Mode: ModeBBD, Tools: []string
 	}
 	t.Clause(1, func() {
 		if !logged {
-			t.Skipf("what the RS receives shows only in its request log: %s", CapFixture.SkipReason())
+			t.SkipFor(CapFixture, "what the RS receives shows only in its request log")
 		}
 		t.Assert(sent.Has("filter["+f.eq+"]"), "the RS must receive filter[%s]=value: %s", f.eq, sent.Encode())
 		t.Assert(sent.Has("filter["+f.rng+"]["+f.op+"]"), "the RS must receive filter[%s][%s]=value: %s", f.rng, f.op, sent.Encode())

@@ -34,7 +34,7 @@ var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools:
 	c := on.CallRoles("query_records", et.Roles(dialect.Args{dialect.ExpandLimit: map[string]any{et.Rel: 3}}))
 	t.Clause(1, func() {
 		if !logged {
-			t.Skipf("what the RS receives shows only in its request log: %s", CapFixture.SkipReason())
+			t.SkipFor(CapFixture, "what the RS receives shows only in its request log")
 		}
 		reqs := on.RS().RequestsTo(path)[before:]
 		if !t.Assert(len(reqs) > 0, "query_records with expand and expand_limit {%s: 3} never reached the RS records endpoint: %s", et.Rel, c.Describe()) {

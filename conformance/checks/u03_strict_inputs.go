@@ -36,7 +36,7 @@ var u03 = &Check{ID: "U03", Slug: "strict-inputs", Mode: ModeBB, Tools: []string
 		})
 		t.Clause(2, func() {
 			if !logged {
-				t.Skipf("whether the RS was called shows only in its request log: %s", CapFixture.SkipReason())
+				t.SkipFor(CapFixture, "whether the RS was called shows only in its request log")
 			}
 			t.Assert(!reached, "query_records with %s=%v must never reach the RS records endpoint", bad.arg, bad.value)
 		})

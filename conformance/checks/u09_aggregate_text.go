@@ -53,6 +53,9 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 		}
 	}
 	if groupBy == "" {
+		if truth, ok := probe.GrantTruth(t); ok && !declaresAggregation(truth, "group_by") {
+			t.SkipFor(CapFixture, "no stream of the grant declares a group_by field, in the target's schema or in the RS's own /v1/schema; mcpcheck's fixture RS declares some")
+		}
 		t.Skipf("no stream in the target's grant shows a group_by field")
 	}
 	scalar := t.CallRoles("aggregate", src.Roles(dialect.Args{dialect.Metric: "count"}))
@@ -135,6 +138,19 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 
 // aggregationsOf is a field capability's aggregations, "|"-delimited: from
 // the RS's compact flags (a=group_by|max) or a full capability object.
+// declaresAggregation says whether some field of rows declares the
+// aggregation kind.
+func declaresAggregation(rows []probe.SchemaRow, kind string) bool {
+	for _, r := range rows {
+		for _, name := range probe.FieldNames(r) {
+			if strings.Contains(aggregationsOf(r.FieldCaps[name]), "|"+kind+"|") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func aggregationsOf(caps any) string {
 	out := "|"
 	for _, tok := range probe.FlagTokens(caps) {

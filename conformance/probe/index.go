@@ -232,25 +232,29 @@ func ScopedSchema(t *conformance.T, args dialect.Args) (*conformance.Call, []Sch
 
 // rsSchemaRows is the RS's own answer to GET /v1/schema?q under the client
 // bearer: the truth an adapter's schema is judged against, by value. ok
-// is false when the target has no RS mcpcheck controls, or it refused.
+// is false when mcpcheck cannot read the RS itself (T.ReadRS), or it refused.
 func rsSchemaRows(t *conformance.T, q url.Values) ([]SchemaRow, bool) {
-	if !t.Target.Has(conformance.CapControlledRS) {
-		return nil, false
-	}
 	type answer struct {
 		rows []SchemaRow
 		ok   bool
 	}
 	a := conformance.Discover(t, "rs-schema:"+q.Encode(), func() answer {
-		rs := t.RS()
-		status, body := rs.Replay(fakers.Request{Method: "GET", Path: "/v1/schema", RawQuery: q.Encode(), Authorization: "Bearer " + rs.ClientToken()})
+		status, body, read := t.ReadRS("/v1/schema", q)
 		var doc map[string]any
-		if status != 200 || json.Unmarshal(body, &doc) != nil {
+		if !read || status != 200 || json.Unmarshal(body, &doc) != nil {
 			return answer{}
 		}
 		return answer{SchemaRows(doc), true}
 	})
 	return a.rows, a.ok
+}
+
+// GrantTruth is the RS's own compact schema under the client bearer, read
+// by mcpcheck itself (its fixture RS, or the RS of --rs real); ok is false
+// where it cannot read the RS.
+func GrantTruth(t *conformance.T) ([]SchemaRow, bool) {
+	rows, ok := rsSchemaRows(t, schemaQuery("", ""))
+	return rows, ok && len(rows) > 0
 }
 
 // Grant is what the target's grant holds, for checks that pick their data
@@ -285,18 +289,14 @@ func GrantNames(t *conformance.T) conformance.Evidence {
 	return conformance.Answers(conformance.Shown("the grant's stream, connection and field names", strings.Join(names, "\n")), conformance.SeedValues)
 }
 
-// RSSchemaAnswer is the fixture RS's own answer to GET /v1/schema?q under
-// the client bearer, as strings: what an adapter that relays the RS shows
-// of it. Nil without a controlled RS.
+// RSSchemaAnswer is the RS's own answer to GET /v1/schema?q under the
+// client bearer, as strings: what an adapter that relays the RS shows of
+// it. Nil where mcpcheck cannot read the RS itself.
 func RSSchemaAnswer(t *conformance.T, q url.Values) []string {
-	if !t.Target.Has(conformance.CapControlledRS) {
-		return nil
-	}
 	return conformance.Discover(t, "rs-schema-strings:"+q.Encode(), func() []string {
-		rs := t.RS()
-		status, body := rs.Replay(fakers.Request{Method: "GET", Path: "/v1/schema", RawQuery: q.Encode(), Authorization: "Bearer " + rs.ClientToken()})
+		status, body, read := t.ReadRS("/v1/schema", q)
 		var doc any
-		if status != 200 || json.Unmarshal(body, &doc) != nil {
+		if !read || status != 200 || json.Unmarshal(body, &doc) != nil {
 			return nil
 		}
 		return StringValues(doc)
@@ -369,6 +369,39 @@ func schemaQuery(stream, conn string) url.Values {
 // NoSharedStream is the skip reason of checks that need third-party data: a
 // stream name shared by several sources.
 const NoSharedStream = "no shared stream: the target's grant has no stream name that resolves to several sources (connectors or connections)"
+
+// SkipNoSharedStream ends the check for want of a shared stream. Where
+// mcpcheck read the RS's own schema and it shares none, the data the check
+// needs is absent from the RS (one source per stream), not unread in the
+// target: mcpcheck's fixture RS has it.
+func SkipNoSharedStream(t *conformance.T) {
+	if truth, ok := GrantTruth(t); ok {
+		if _, shared := SharedStream(truth); !shared {
+			t.SkipFor(conformance.CapFixture, "%s (the RS's own /v1/schema gives every stream of the grant one source; mcpcheck's fixture RS shares streams across connections)", NoSharedStream)
+		}
+	}
+	t.Skipf("%s", NoSharedStream)
+}
+
+// SkipNoFanIn ends a search check for want of a word that finds hits in
+// two or more connections; where the RS's own schema shows the grant spans
+// one connection, that is absent from the RS's data, as for
+// [SkipNoSharedStream].
+func SkipNoFanIn(t *conformance.T) {
+	const why = "no word from the target's records finds hits in two or more connections"
+	if truth, ok := GrantTruth(t); ok {
+		conns := map[string]bool{}
+		for _, r := range truth {
+			for _, c := range r.Connections {
+				conns[c] = true
+			}
+		}
+		if len(conns) <= 1 {
+			t.SkipFor(conformance.CapFixture, "%s: the RS's own /v1/schema shows the grant spans %d connection(s); mcpcheck's fixture RS spans several", why, len(conns))
+		}
+	}
+	t.Skipf("%s", why)
+}
 
 // SharedStream finds a stream name that resolves to more than one source:
 // several rows, or one row over several connections.

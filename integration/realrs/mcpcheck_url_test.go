@@ -34,6 +34,7 @@ type totals struct {
 	Skipped       int `json:"skipped"`
 	NotApplicable int `json:"not_applicable"`
 	Errors        int `json:"errors"`
+	OutOfScope    int `json:"out_of_scope"`
 	// skippedIDs are the ids of the skipped scenarios, from the report's
 	// rows, and skipped their messages.
 	skippedIDs []string
