@@ -54,7 +54,8 @@ ci:
 
 # pdpp-mcp and mcpcheck --url against the real PDPP reference RS, started
 # by internal/realrskit into .cache/realrs and stopped after. The upstream
-# source is pinned by sha256: REALRS_TARBALL names a local copy (CI's is
+# source is pinned by sha256 and tree digest (GitHub's archive of the commit
+# is checked by its tree and repacked): REALRS_TARBALL names a local copy (CI's is
 # ../shared/realrs, found on its own), else it is downloaded once into
 # .cache/realrs/archive (REALRS_URL overrides where from); the first start
 # also downloads ~127 MB of toolchain and packages from npm, later starts

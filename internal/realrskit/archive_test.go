@@ -118,8 +118,12 @@ func TestPinMatchesTheArchiveBesideTheCheckout(t *testing.T) {
 	if !fileExists(beside) {
 		t.Skipf("no %s beside the checkout to compare the pin with", beside)
 	}
-	if err := Pinned.verify(beside); err != nil {
-		t.Error(err)
+	if tr, err := Pinned.verify(beside, beside); err != nil || tr.repack {
+		t.Errorf("verify = %+v, %v; want the pinned bytes", tr, err)
+	}
+	// The tree digest is read from the same archive, not just written down.
+	if tr, err := Pinned.treeOf(beside); err != nil || tr.digest != Pinned.Tree || tr.repack {
+		t.Errorf("the pinned archive's tree: %+v, %v; the pin says %s", tr, err, Pinned.Tree)
 	}
 }
 
