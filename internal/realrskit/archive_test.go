@@ -110,14 +110,7 @@ func TestArchiveFromLocalTarball(t *testing.T) {
 
 // The pin is the archive CI has beside the checkout, when it is there.
 func TestPinMatchesTheArchiveBesideTheCheckout(t *testing.T) {
-	root, err := ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	beside := filepath.Join(filepath.Dir(root), "shared", "realrs", Pinned.Name)
-	if !fileExists(beside) {
-		t.Skipf("no %s beside the checkout to compare the pin with", beside)
-	}
+	beside := pinnedBeside(t, "to compare the pin with")
 	if tr, err := Pinned.verify(beside, beside); err != nil || tr.repack {
 		t.Errorf("verify = %+v, %v; want the pinned bytes", tr, err)
 	}
@@ -125,6 +118,21 @@ func TestPinMatchesTheArchiveBesideTheCheckout(t *testing.T) {
 	if tr, err := Pinned.treeOf(beside); err != nil || tr.digest != Pinned.Tree || tr.repack {
 		t.Errorf("the pinned archive's tree: %+v, %v; the pin says %s", tr, err, Pinned.Tree)
 	}
+}
+
+// pinnedBeside is the pinned archive CI keeps beside the checkout; the test
+// skips, saying what for, where it is absent.
+func pinnedBeside(t *testing.T, what string) string {
+	t.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside := filepath.Join(filepath.Dir(root), "shared", "realrs", Pinned.Name)
+	if !fileExists(beside) {
+		t.Skipf("no %s beside the checkout %s", beside, what)
+	}
+	return beside
 }
 
 // Launch asks for the archive before it starts anything.

@@ -154,14 +154,7 @@ func TestLocalGitHubArchiveIsRepackedIntoTheCache(t *testing.T) {
 // three package.json files that publish), is recognised as the pinned tree
 // and repacked to it.
 func TestGitHubPackagingOfThePinnedTreeIsRecognised(t *testing.T) {
-	root, err := ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	beside := filepath.Join(filepath.Dir(root), "shared", "realrs", Pinned.Name)
-	if !fileExists(beside) {
-		t.Skipf("no %s beside the checkout to package as GitHub would", beside)
-	}
+	beside := pinnedBeside(t, "to package as GitHub would")
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
@@ -172,7 +165,7 @@ func TestGitHubPackagingOfThePinnedTreeIsRecognised(t *testing.T) {
 		_, _ = tw.Write(body)
 	}
 	published := 0
-	err = walkArchive(beside, func(h *tar.Header, body []byte) error {
+	err := walkArchive(beside, func(h *tar.Header, body []byte) error {
 		if strings.HasSuffix(h.Name, "package.json") && bytes.Contains(body, []byte(`"tag": "latest"`)) {
 			body = bytes.Replace(body, []byte(`"tag": "latest"`), []byte(`"tag": "latest",`+"\n    "+`"registry": "https://registry.npmjs.org/"`), 1)
 			published++
