@@ -22,7 +22,7 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 	// The relation is the fixture RS's own advertisement where mcpcheck
 	// holds it, else the target's schema's.
 	found := probe.FixtureExpand(t, true)
-	if !found.Found {
+	if !found.Found && found.Absent == 0 {
 		found = probe.ExpandSubject(t, true)
 	}
 	et := found.Target
@@ -31,7 +31,7 @@ var s007 = &Check{ID: "S007", Slug: "expand-advertised-forwarded", Mode: ModeBBD
 	case t.Target.Has(CapFixture):
 		t.Skipf("no stream of mcpcheck's fixture RS, nor of the target's schema, advertises expand_capabilities")
 	case found.Absent > 0:
-		t.NotApplicable("no stream in the target's grant advertises an expand relation: decided from the target's schema, whose %d streams each list expand_capabilities with none usable (mcpcheck controls no RS here)", found.Absent)
+		t.NotApplicable("no stream in the target's grant advertises an expand relation: decided from %s, whose %d streams each list expand_capabilities with none usable (mcpcheck controls no RS here)", found.AbsentFrom(), found.Absent)
 	default:
 		t.Skipf("no stream the target's schema showed advertises expand_capabilities, but not every stream's expand_capabilities could be read (over %d streams, a failed schema(stream), or another notation): "+
 			"--rs-control would serve the adapter mcpcheck's fixture RS, whose streams have relations", probe.MaxExpandProbes)

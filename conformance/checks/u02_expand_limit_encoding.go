@@ -17,7 +17,7 @@ import (
 var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools: []string{"query_records"}, Run: func(t *T) {
 	// The fixture RS's relations first, else what the target's schema shows.
 	found := probe.FixtureExpand(t, true)
-	if !found.Found {
+	if !found.Found && found.Absent == 0 {
 		found = probe.FindExpand(t, true)
 	}
 	et := found.Target
@@ -25,7 +25,7 @@ var u02 = &Check{ID: "U02", Slug: "expand-limit-encoding", Mode: ModeBBD, Tools:
 		t.Skipf("no stream the target's schema showed advertises expand_capabilities, but not every stream's could be read (over %d streams, or another notation): a target whose schema lists them would let it run", probe.MaxExpandProbes)
 	}
 	if !found.Found {
-		t.NotApplicable("no stream in the target's grant advertises expand_capabilities, so no expand_limit can be encoded: decided from the target's schema (%d streams, each listing none usable)", found.Absent)
+		t.NotApplicable("no stream in the target's grant advertises expand_capabilities, so no expand_limit can be encoded: decided from %s (%d streams, each listing none usable)", found.AbsentFrom(), found.Absent)
 	}
 	on := t.Private()
 	logged := on != t

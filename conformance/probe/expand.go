@@ -33,6 +33,16 @@ type ExpandSearch struct {
 	// Unread counts the streams whose scoped schema read as no rows: what
 	// they advertise is unknown.
 	Unread int
+	// FromRS says Absent was read from the RS's own schema, not the target's.
+	FromRS bool
+}
+
+// AbsentFrom names where Absent was decided.
+func (s ExpandSearch) AbsentFrom() string {
+	if s.FromRS {
+		return "the RS's own /v1/schema"
+	}
+	return "the target's schema"
 }
 
 // FindExpand looks through scoped schemas for a stream row whose

@@ -16,14 +16,16 @@ import (
 // schema advertises (the truth), what the target showed of them, and
 // what its request log saw.
 
-// FixtureExpand picks, from the fixture RS's own schema (Grant), a stream
-// row advertising a relation (want) or a stream none of whose rows does
-// (!want). Not found without a controlled RS.
+// FixtureExpand picks, from the RS's own schema (GrantTruth: the fixture
+// RS's, or the real RS's under --rs real), a stream row advertising a
+// relation (want) or a stream none of whose rows does (!want). Where no
+// stream advertises one, Absent counts the streams and FromRS is set; not
+// found at all where mcpcheck cannot read the RS.
 func FixtureExpand(t *conformance.T, want bool) ExpandSearch {
-	if !t.Target.Has(conformance.CapControlledRS) {
+	rows, ok := GrantTruth(t)
+	if !ok {
 		return ExpandSearch{}
 	}
-	rows := Grant(t)
 	for _, name := range StreamNames(rows) {
 		named := RowsNamed(rows, name)
 		for _, r := range named {
@@ -42,6 +44,9 @@ func FixtureExpand(t *conformance.T, want bool) ExpandSearch {
 			}
 			return ExpandSearch{Target: et, Found: true}
 		}
+	}
+	if want {
+		return ExpandSearch{Absent: len(StreamNames(rows)), FromRS: true}
 	}
 	return ExpandSearch{}
 }
