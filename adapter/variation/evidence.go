@@ -242,3 +242,60 @@ var (
 	previewIndexRe   = regexp.MustCompile(`^record\[(\d+)\] `)
 	jsonStringBodyRe = regexp.MustCompile(`^(?:[^"\\]|\\.)*`)
 )
+
+// nextSkipsAWindow: from the second window on, the next arguments (text
+// and structuredContent) start one window further on, so a window's worth
+// of the field is never served.
+func nextSkipsAWindow(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	start, end := intOf(window["start_chars"]), intOf(window["end_chars"])
+	if start == 0 || window["next_cursor"] == nil {
+		return
+	}
+	moveNext(header, window, end, end+(end-start))
+}
+
+// qNextRestarts: the next arguments of a window read around a match (q)
+// restart at the field's start plus the window's length, before the match.
+func qNextRestarts(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	var in struct {
+		Q string `json:"q"`
+	}
+	window, _ := sc["window"].(map[string]any)
+	if json.Unmarshal(req.Params.Arguments, &in) != nil || in.Q == "" || window["next_cursor"] == nil {
+		return
+	}
+	start, end := intOf(window["start_chars"]), intOf(window["end_chars"])
+	moveNext(header, window, end, end-start)
+}
+
+// moveNext points a window's next continuation from offset from to to.
+func moveNext(header *string, window map[string]any, from, to int) {
+	window["next_cursor"] = strconv.Itoa(to)
+	f, n := strconv.Itoa(from), strconv.Itoa(to)
+	*header = strings.NewReplacer("next_cursor="+f, "next_cursor="+n, "next_offset_chars="+f, "next_offset_chars="+n).Replace(*header)
+	lines := strings.Split(*header, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "next read_record_field args=") {
+			lines[i] = strings.Replace(l, `"offset_chars":`+f, `"offset_chars":`+n, 1)
+		}
+	}
+	*header = strings.Join(lines, "\n")
+}
+
+// intOf reads a JSON number (or a numeric string) as an int.
+func intOf(v any) int {
+	switch x := v.(type) {
+	case float64:
+		return int(x)
+	case int:
+		return x
+	case json.Number:
+		n, _ := x.Int64()
+		return int(n)
+	case string:
+		n, _ := strconv.Atoi(x)
+		return n
+	}
+	return 0
+}

@@ -22,6 +22,12 @@ var readsMutants = []Variation{
 		Apply: onRecordsText(hidePagingHandles)},
 	{ID: "text-shows-unprojected-fields", Kills: []string{"S031.1"}, Collateral: []string{"S050"}, Doc: "query_records(fields) narrows structuredContent, but its text previews the whole records, unrequested fields included (S050 too: the whole preview leaves a requested large JSON field undescribed)",
 		Apply: withMiddleware(onCall(textOfUnprojectedRead))},
+	{ID: "projection-lost-on-next-page", Kills: []string{"S031.1"}, Doc: "query_records honours fields on the first page only: a call with a cursor drops them, so the next page shows whole records",
+		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
+			if args["cursor"] != nil {
+				delete(args, "fields")
+			}
+		}))},
 	{ID: "changes-bookmark-restarts", Kills: []string{"S023.2"}, Doc: "query_records accepts a next_changes_since but reads the feed from the beginning again",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
 			if c := args["changes_since"]; c != nil && string(c) != `"beginning"` {
@@ -116,6 +122,17 @@ var readsMutants = []Variation{
 				for _, x := range list {
 					if m, ok := x.(map[string]any); ok {
 						m["grant_id"] = m["connection_id"]
+					}
+				}
+			}
+		})},
+	{ID: "ambiguity-connector-key-smeared", Kills: []string{"S032.3"}, Doc: "every available_connections entry of the ambiguous_connection error names the first entry's connector_key, whatever its connection's connector",
+		Apply: onError(func(e map[string]any) {
+			if list, ok := e["available_connections"].([]any); ok && e["code"] == "ambiguous_connection" && len(list) > 0 {
+				first, _ := list[0].(map[string]any)
+				for _, x := range list {
+					if m, ok := x.(map[string]any); ok && first != nil {
+						m["connector_key"] = first["connector_key"]
 					}
 				}
 			}

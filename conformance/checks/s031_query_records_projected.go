@@ -93,32 +93,17 @@ func (p projection) judge(t, on *T, required bool) {
 		})
 		return
 	}
-	refs := probe.RecordsShown(on, c, src.Stream)
+	refs, extra := p.unrequested(on, c)
 	docs := conformance.Answers(conformance.Shown("the query_records documentation", queryRecordsDocs(on.Target)), conformance.Shown("the instructions", on.Target.Init.Instructions))
-	// extra are the unrequested, undeclared fields whose values a
-	// returned record shows.
-	extra := map[string]string{}
-	var requested []string // what the requested fields of the shown records hold
-	for _, ref := range refs {
-		rec, _ := probe.FindRecord(on, ref)
-		for _, f := range fields {
-			requested = append(requested, probe.String(rec.Data[f]))
-		}
-	}
-	for _, ref := range refs {
-		rec, _ := probe.FindRecord(on, ref)
-		for k, v := range rec.Data {
-			sv, ok := v.(string)
-			if !ok || len(sv) < 8 || slices.Contains(fields, k) || slices.Contains(keys, k) || sv == ref.ID || probe.LooksBinary(sv) {
-				continue
-			}
-			head := valueHead(sv)
-			if slices.ContainsFunc(requested, func(r string) bool { return strings.Contains(r, head) }) {
-				continue // a requested field holds it too
-			}
-			if read.Find(c.Strings(), read.Text(head)).Seen() && extra[k] == "" {
-				extra[k] = head
-			}
+	// The projection holds past the first page: the next page, reached
+	// with the cursor its text shows and the same fields.
+	var next *Call
+	var nextExtra map[string]string
+	if len(refs) > 0 {
+		args := src.Roles(dialect.Args{dialect.Fields: fields, dialect.Limit: 5})
+		if _, n := probe.VisibleCursor(on, c, args, refs, "", func(r *Call) []probe.RecordRef { return probe.RecordsShown(on, r, src.Stream) }); n != nil {
+			next = n
+			_, nextExtra = p.unrequested(on, n)
 		}
 	}
 	t.Clause(1, func() {
@@ -135,7 +120,14 @@ func (p projection) judge(t, on *T, required bool) {
 				t.Advise(false, "%srecords projected to %v hold payload field %s (%q)", note, fields, k, clipText(extra[k], 60))
 			}
 		}
-		if len(extra) == 0 {
+		for _, k := range slices.Sorted(maps.Keys(nextExtra)) {
+			if required {
+				t.ShowsNone(next, nextExtra[k], "the next page of records projected to %v (its cursor from the first page's text, the same fields) holds payload field %s, neither requested nor the stream's identity field (primary key %v)", fields, k, keys)
+			} else {
+				t.Advise(false, "%sthe next page of records projected to %v holds payload field %s (%q)", note, fields, k, clipText(nextExtra[k], 60))
+			}
+		}
+		if len(extra) == 0 && len(nextExtra) == 0 {
 			t.Held()
 		}
 	})
@@ -151,6 +143,38 @@ func (p projection) judge(t, on *T, required bool) {
 			t.Held()
 		}
 	})
+}
+
+// unrequested are the records a projected read c shows, and its
+// unrequested, undeclared fields whose fixture values it shows, each with
+// the value's head.
+func (p projection) unrequested(on *T, c *Call) ([]probe.RecordRef, map[string]string) {
+	refs := probe.RecordsShown(on, c, p.src.Stream)
+	extra := map[string]string{}
+	var requested []string // what the requested fields of the shown records hold
+	for _, ref := range refs {
+		rec, _ := probe.FindRecord(on, ref)
+		for _, f := range p.fields {
+			requested = append(requested, probe.String(rec.Data[f]))
+		}
+	}
+	for _, ref := range refs {
+		rec, _ := probe.FindRecord(on, ref)
+		for k, v := range rec.Data {
+			sv, ok := v.(string)
+			if !ok || len(sv) < 8 || slices.Contains(p.fields, k) || slices.Contains(p.keys, k) || sv == ref.ID || probe.LooksBinary(sv) {
+				continue
+			}
+			head := valueHead(sv)
+			if slices.ContainsFunc(requested, func(r string) bool { return strings.Contains(r, head) }) {
+				continue // a requested field holds it too
+			}
+			if read.Find(c.Strings(), read.Text(head)).Seen() && extra[k] == "" {
+				extra[k] = head
+			}
+		}
+	}
+	return refs, extra
 }
 
 // queryRecordsDocs is everything query_records says about itself.

@@ -44,6 +44,19 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 			return
 		}
 		judgeWindow(t, f, n, full, size, 2*size)
+		// A continuation works past its first step: the second window's
+		// next arguments read the third window, none skipped or repeated.
+		if 2*size < len(full) {
+			if next2 := windowContinuation(t, n, f.Handle, func(off int) bool { return off >= 2*size }); t.AssertWith(next2 != nil, func() (conformance.Witness, error) {
+				return noWindowCall(t, n, f.Handle, "at or past "+strconv.Itoa(2*size))
+			}, "the second window, which ends before the field does, must show ready-made next read_record_field arguments:\n%s", clipText(n.Text(), 400)) {
+				n2 := followOnce(t, *next2)
+				reads = append(reads, n2)
+				if t.Works(n2, conformance.TextOf(n), "the second window's next arguments must read the third window") {
+					judgeWindow(t, f, n2, full, 2*size, 3*size)
+				}
+			}
+		}
 		prev := windowContinuation(t, n, f.Handle, func(off int) bool { return off < size })
 		if !t.AssertWith(prev != nil, func() (conformance.Witness, error) { return noWindowCall(t, n, f.Handle, "before "+strconv.Itoa(size)) },
 			"a second window must show ready-made previous read_record_field arguments:\n%s", clipText(n.Text(), 400)) {
@@ -70,8 +83,16 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 		m := f.Read(t, args)
 		reads = append(reads, m)
 		t.Clause(1, func() {
-			if t.Works(m, conformance.Answers(f.From(t), conformance.Shown("the field's own text", q)), "a q read must work") {
-				t.Shows(m, read.Number(at), "a q window must show where the match is: its offset %d in the field", at)
+			if !t.Works(m, conformance.Answers(f.From(t), conformance.Shown("the field's own text", q)), "a q read must work") {
+				return
+			}
+			t.Shows(m, read.Number(at), "a q window must show where the match is: its offset %d in the field", at)
+			// The window around a match that ends before the field does
+			// continues after the match, not from the field's start.
+			if at+len([]rune(q))+size < len(full) {
+				t.AssertWith(windowContinuation(t, m, f.Handle, func(off int) bool { return off > at }) != nil, func() (conformance.Witness, error) {
+					return noWindowCall(t, m, f.Handle, "past the match at "+strconv.Itoa(at))
+				}, "the window around the match at %d must show next read_record_field arguments that continue past it:\n%s", at, clipText(m.Text(), 400))
 			}
 		})
 	}
@@ -95,7 +116,7 @@ func judgeWindow(t *T, f probe.FieldRead, c *Call, full []rune, start, end int) 
 	end = min(end, len(full))
 	head := wordsHead(full[start:end])
 	text := conformance.TextOf(c)
-	t.Shows(text, read.Text(head), "the window text must be inline")
+	t.Shows(text, read.Text(distinctIn(full, start, end)), "the window text must be inline: the text the field holds at %d..%d", start, end)
 	t.Shows(text, read.Number(start), "the text must show the window's start offset %d", start)
 	t.Shows(text, read.Number(end), "the text must show the window's end offset %d", end)
 	if end >= len(full) {
@@ -118,6 +139,28 @@ func judgeWindow(t *T, f probe.FieldRead, c *Call, full []rune, start, end int) 
 	}
 	t.Differs(c, whole, append(probe.FixtureStrings(t), f.Value, small.Value, f.Handle, small.Handle),
 		"a window that ends before the field does must say it is incomplete: it reads the same as a whole small field's read")
+}
+
+// distinctIn is a piece of full[start:end] found nowhere else in full, so
+// a window that serves other text of a repetitive field (the one after,
+// say) does not show it; the window's first words where no piece is.
+func distinctIn(full []rune, start, end int) string {
+	whole := string(full)
+	// Whole words only, and not the window's first or last, which its
+	// edges may cut.
+	words := strings.Fields(string(full[start:end]))
+	if len(words) > 2 {
+		words = words[1 : len(words)-1]
+	}
+	for n := 3; n <= 8; n++ {
+		for i := 0; i+n <= len(words); i++ {
+			piece := strings.Join(words[i:i+n], " ")
+			if !strings.ContainsAny(piece, "\"\\<>&") && strings.Count(whole, piece) == 1 {
+				return piece
+			}
+		}
+	}
+	return wordsHead(full[start:end])
 }
 
 // wordsHead is the first words of a window's text (up to 40 characters,
