@@ -299,3 +299,15 @@ func intOf(v any) int {
 	}
 	return 0
 }
+
+// continuationTotalIsWindowEnd: a window read from past the field's start
+// gives the window's end as the field's total size.
+func continuationTotalIsWindowEnd(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	start, end := intOf(window["start_chars"]), intOf(window["end_chars"])
+	if start == 0 || window["total_chars"] == nil {
+		return
+	}
+	window["total_chars"] = end
+	*header = windowTotalRe.ReplaceAllString(*header, fmt.Sprintf(` total_chars="%d"`, end))
+}

@@ -68,6 +68,8 @@ var evidenceMutants = []Variation{
 		Apply: onWindow(nextSkipsAWindow)},
 	{ID: "q-window-next-restarts", Kills: []string{"S048.1"}, Doc: "the next arguments of a window read around a match restart near the field's start, before the match",
 		Apply: onWindow(qNextRestarts)},
+	{ID: "continuation-total-is-window-end", Kills: []string{"S048.1"}, Doc: "a window read from past the field's start gives its own end as the field's total size, in text and structuredContent",
+		Apply: onWindow(continuationTotalIsWindowEnd)},
 	{ID: "omit-window-total", Kills: []string{"S049.1"}, Doc: "a window shows no total size, in text or structuredContent",
 		Apply: onWindow(omitWindowTotal)},
 	{ID: "silent-cut-fetch-text", Kills: []string{"S033.1", "S050.1", "S050.2", "S050.3"}, Doc: "fetch cuts a long text to its limit without saying so, in text or metadata",

@@ -31,6 +31,13 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 			return
 		}
 		judgeWindow(t, f, w, full, 0, size)
+		// A total the first window shows by value holds on every window.
+		total := read.Number(len(full))
+		sameTotal := func(c *Call) {
+			if read.Find(w.Strings(), total).Seen() {
+				t.Shows(c, total, "the first window shows the field's total size %d; a later window of the same field must show the same total", len(full))
+			}
+		}
 		next := windowContinuation(t, w, f.Handle, func(off int) bool { return off >= size })
 		if !t.AssertWith(next != nil, func() (conformance.Witness, error) {
 			return noWindowCall(t, w, f.Handle, "at or past "+strconv.Itoa(size))
@@ -44,6 +51,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 			return
 		}
 		judgeWindow(t, f, n, full, size, 2*size)
+		sameTotal(n)
 		// A continuation works past its first step: the second window's
 		// next arguments read the third window, none skipped or repeated.
 		if 2*size < len(full) {
@@ -54,6 +62,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 				reads = append(reads, n2)
 				if t.Works(n2, conformance.TextOf(n), "the second window's next arguments must read the third window") {
 					judgeWindow(t, f, n2, full, 2*size, 3*size)
+					sameTotal(n2)
 				}
 			}
 		}
