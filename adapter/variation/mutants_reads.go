@@ -28,6 +28,8 @@ var readsMutants = []Variation{
 				delete(args, "fields")
 			}
 		}))},
+	{ID: "changes-bookmark-is-page-cursor", Kills: []string{"S023.2"}, Doc: "a changes page read with a cursor gives that cursor as its next_changes_since, in text and structuredContent: only the first page's bookmark resumes the feed",
+		Apply: withMiddleware(onResult("query_records", bookmarkIsPageCursor))},
 	{ID: "changes-bookmark-restarts", Kills: []string{"S023.2"}, Doc: "query_records accepts a next_changes_since but reads the feed from the beginning again",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
 			if c := args["changes_since"]; c != nil && string(c) != `"beginning"` {

@@ -218,3 +218,20 @@ func rotateRecordHandles(text string) string {
 		return sub[1] + ids[i%len(ids)]
 	})
 }
+
+// bookmarkIsPageCursor: a changes page read with a cursor gives that
+// cursor as its next_changes_since, in text and structuredContent.
+func bookmarkIsPageCursor(req *mcp.CallToolRequest, r *result) {
+	var in struct {
+		Cursor string `json:"cursor"`
+	}
+	sc := r.structured()
+	env, _ := sc["data"].(map[string]any)
+	bookmark, _ := env["next_changes_since"].(string)
+	if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || in.Cursor == "" || bookmark == "" {
+		return
+	}
+	env["next_changes_since"] = in.Cursor
+	r.setStructured(sc)
+	r.setText(strings.ReplaceAll(r.text(), bookmark, in.Cursor))
+}

@@ -42,6 +42,7 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 					}
 				})
 			}
+			judgeChangesToTheEnd(t, on, src, sourceSize(on, src))
 		}
 	}
 	if term, _, _ := probe.FanInTerm(t); term != "" {
@@ -196,6 +197,41 @@ func sourceSize(t *T, src probe.Source) int {
 		}
 	}
 	return n
+}
+
+// maxChangesPages bounds how far a changes feed is paged from its text.
+const maxChangesPages = 6
+
+// judgeChangesToTheEnd pages a changes feed from the beginning through
+// the cursors its text shows, in pages sized to end within the bound: the
+// bookmark the RS gives on every page, the pages after the first
+// included, must be in that page's text, or a client that reads only
+// content[] resumes from the wrong place.
+func judgeChangesToTheEnd(t, on *T, src probe.Source, size int) {
+	path := probe.RecordsPath(src.Stream)
+	shows := func(c *Call) []probe.RecordRef { return probe.RecordsShown(on, c, src.Stream) }
+	args := src.Roles(dialect.Args{dialect.Limit: max(2, (size+maxChangesPages-2)/(maxChangesPages-1)), dialect.ChangesSince: "beginning"})
+	page, env := probe.CallWithEnvelope(on, "query_records", args, path)
+	seen := shows(page)
+	for step := 2; step <= maxChangesPages && !page.IsError(); step++ {
+		rsNext := probe.HandlesOf(env).Cursor
+		if rsNext == "" {
+			return
+		}
+		cur, _ := probe.VisibleCursor(on, page, args, seen, rsNext, shows)
+		if cur == "" {
+			return // a cursor the text does not show is clause 1's and 2's, judged on the first read
+		}
+		pageArgs := maps.Clone(args)
+		pageArgs[dialect.Cursor] = cur
+		page, env = probe.CallWithEnvelope(on, "query_records", pageArgs, path)
+		seen = append(seen, shows(page)...)
+		if want := probe.HandlesOf(env).Changes; want != "" && !page.IsError() {
+			t.Clause(2, func() {
+				t.Shows(conformance.TextOf(page), read.Text(want), "query_records: changes page %d, followed from the cursor page %d's text shows, gives the RS's next_changes_since %q; it must be in the page's text, or a client that reads only content[] resumes the feed from the wrong place", step, step-1, want)
+			})
+		}
+	}
 }
 
 // changeMarker is the text of the record mcpcheck changes after a
