@@ -45,9 +45,18 @@ func TestModeScopeDecidesIncomplete(t *testing.T) {
 			}
 		})
 	}
+	// The JSON report of a run with nothing outside the scope still gives
+	// an array.
+	pass := Result{Verdict: Pass}
+	rep := &Report{Scope: scope, Rows: []Row{{ID: "S0", Status: Checked, Result: &pass}}}
+	rep.tally()
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"scenarios": []`) {
+		t.Errorf("mode_scope.scenarios is not an empty array: %v\n%s", err, js.String())
+	}
 	// Without the mode, the same skip makes the run incomplete.
 	res := Result{Verdict: Skip, Needs: CapFixture}
-	rep := &Report{Rows: []Row{{ID: "S0", Status: Checked, Result: &res}}}
+	rep = &Report{Rows: []Row{{ID: "S0", Status: Checked, Result: &res}}}
 	rep.tally()
 	if rep.ExitCode() != ExitIncomplete || rep.Totals.OutOfScope != 0 {
 		t.Errorf("without --rs real a fixture skip must leave the run incomplete: exit %d, out of scope %d", rep.ExitCode(), rep.Totals.OutOfScope)
@@ -62,5 +71,28 @@ func TestSkipForNamesTheCapability(t *testing.T) {
 	res := Evaluate(t.Context(), oneClauseEntry(func(t *T) { t.Clause(1, func() { t.SkipFor(CapControlledRS, "reading %s", "x") }) }), tgt, Settings{})
 	if len(res.Clauses) != 1 || res.Clauses[0].Needs != CapControlledRS || !strings.HasPrefix(res.Clauses[0].Reason, "reading x: needs the adapter to read") {
 		t.Errorf("clause: %+v", res.Clauses)
+	}
+}
+
+// A --rs real report, with what its scope leaves out and the capabilities
+// each skip needed, matches the JSON report's schema.
+func TestModeScopeReportMatchesTheSchema(t *testing.T) {
+	skip := Result{ID: "S030", Name: "S030-fetch-projected", Mode: ModeBBD, Level: "required", Verdict: Skip,
+		Clauses: []ClauseResult{{Key: "S030.1", Text: "a clause", Level: "required", Outcome: NotExercised, Reason: CapControlledRS.SkipReason(), Needs: CapControlledRS}}}
+	whole := Result{ID: "S009", Name: "S009-x", Mode: ModeCTRL, Level: "required", Verdict: Skip, Message: CapFixture.SkipReason(), Needs: CapFixture}
+	rep := &Report{Schema: ReportSchema, Tool: "mcpcheck test", Target: "stdio adapter, reading the real PDPP reference RS (gmail grant)", TargetKind: KindStdio,
+		Scope: (&ExternalRS{Name: "the real PDPP reference RS (gmail grant)"}).scope(),
+		Rows: []Row{{ID: "S030", Name: "S030-fetch-projected", Title: "t", Seed: "001", Group: "g", Status: Checked, Level: "required", Result: &skip},
+			{ID: "S009", Name: "S009-x", Title: "t", Seed: "000", Group: "g", Status: Checked, Level: "required", Result: &whole}}}
+	rep.tally()
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateReportJSON(js.Bytes()); err != nil {
+		t.Errorf("the --rs real report does not match the schema: %v\n%s", err, js.String())
+	}
+	if rep.Totals.OutOfScope != 2 || rep.ExitCode() != ExitPass {
+		t.Errorf("out of scope %d, exit %d; want 2 and 0", rep.Totals.OutOfScope, rep.ExitCode())
 	}
 }

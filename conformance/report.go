@@ -128,7 +128,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) tally() {
 	t := Totals{Scenarios: len(r.Rows)}
 	if r.Scope != nil {
-		r.Scope.Scenarios = nil
+		r.Scope.Scenarios = []string{} // an array in the JSON report, never null
 	}
 	for _, row := range r.Rows {
 		switch row.Status {
