@@ -148,6 +148,18 @@ func (s shownText) Describe() string  { return s.label }
 // Shown is text the target showed outside a tool call, as evidence.
 func Shown(label, text string) Evidence { return shownText{label, text} }
 
+// WithoutContent is e with the fixture's own content removed from each of
+// its strings: where a fact about the data (a count, a state) must be
+// stated, not merely occur inside a record's values.
+func WithoutContent(e Evidence, content []string) Evidence {
+	var b strings.Builder
+	for _, s := range e.Strings() {
+		b.WriteString(read.WithoutContent(s, content))
+		b.WriteString("\n")
+	}
+	return shownText{e.Describe() + ", the fixture's own values removed", b.String()}
+}
+
 // TextOf is only the content[] text of a call: what a host that hides
 // structuredContent shows the model.
 func TextOf(c *Call) Evidence { return shownText{c.Describe() + " (its content[] text)", c.Text()} }

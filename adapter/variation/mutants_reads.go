@@ -30,6 +30,16 @@ var readsMutants = []Variation{
 		}))},
 	{ID: "changes-bookmark-is-page-cursor", Kills: []string{"S023.2"}, Doc: "a changes page read with a cursor gives that cursor as its next_changes_since, in text and structuredContent: only the first page's bookmark resumes the feed",
 		Apply: withMiddleware(onResult("query_records", bookmarkIsPageCursor))},
+	{ID: "count-text-stale", Kills: []string{"S023.1"}, Doc: "query_records text shows the count of the session's previous count-bearing read; structuredContent keeps the right one",
+		Apply: staleCountText()},
+	{ID: "aggregate-connection-dropped", Kills: []string{"S014.1"}, Doc: "aggregate accepts connection_id but never sends it to the RS, so a count covers every connection of the stream",
+		Apply: all(tracked(), onQuery(inTool("aggregate", isAggregate), func(_ *http.Request, q url.Values) { q.Del("connection_id") }))},
+	{ID: "records-connection-sticky", Kills: []string{"S014.1"}, Collateral: []string{"S033"}, Doc: "query_records sends the first connection_id it was given on every later read of the same stream, whatever the call names (S033 too: its continuation of another connection's page shows the first connection's records)",
+		Apply: all(tracked(), stickyConnection())},
+	{ID: "evidence-read-points-to-neighbour", Kills: []string{"S043.2"}, Collateral: []string{"S045"}, Doc: "each evidence line's id (and its structured read) names the next evidence hit's record, so reading a preview's field reads the neighbour's (S045 too: a preview is then not text of the field its id reads)",
+		Apply: all(onSearchText(rotateEvidenceIDs), withMiddleware(onResult("search", rotateEvidenceReads)))},
+	{ID: "search-next-page-ids-unscoped", Kills: []string{"S034.2"}, Doc: "a search page reached with a cursor names its hits without their connection (stream:id), in text and structuredContent: fetch then finds the id ambiguous",
+		Apply: withMiddleware(onResult("search", unscopeNextPageIDs))},
 	{ID: "changes-bookmark-restarts", Kills: []string{"S023.2"}, Doc: "query_records accepts a next_changes_since but reads the feed from the beginning again",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
 			if c := args["changes_since"]; c != nil && string(c) != `"beginning"` {

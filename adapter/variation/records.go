@@ -2,9 +2,12 @@ package variation
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
@@ -234,4 +237,52 @@ func bookmarkIsPageCursor(req *mcp.CallToolRequest, r *result) {
 	env["next_changes_since"] = in.Cursor
 	r.setStructured(sc)
 	r.setText(strings.ReplaceAll(r.text(), bookmark, in.Cursor))
+}
+
+// staleCountText keeps the count the adapter's last count-bearing
+// query_records text showed, and shows it in place of the next one's
+// (state per adapter instance: a stateless HTTP server has no session).
+func staleCountText() func(*Seams) {
+	return func(s *Seams) {
+		var mu sync.Mutex
+		var last string
+		withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+			m := textCountRe.FindStringSubmatch(r.text())
+			if r.IsError || m == nil {
+				return
+			}
+			mu.Lock()
+			prev := last
+			last = m[2]
+			mu.Unlock()
+			if prev != "" {
+				r.setText(strings.Replace(r.text(), m[0], " count="+m[1]+":"+prev, 1))
+			}
+		}))(s)
+	}
+}
+
+// textCountRe is the count pdpp-mcp's query_records text shows.
+var textCountRe = regexp.MustCompile(` count=(\w+):(\d+)`)
+
+// stickyConnection keeps, per adapter instance and stream, the first
+// connection_id a query_records read sent, and sends it on every later one.
+func stickyConnection() func(*Seams) {
+	return func(s *Seams) {
+		var mu sync.Mutex
+		first := map[string]string{}
+		onQuery(inTool("query_records", isRecordList), func(r *http.Request, q url.Values) {
+			conn := q.Get("connection_id")
+			if conn == "" {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if f, ok := first[r.URL.Path]; ok {
+				q.Set("connection_id", f)
+			} else {
+				first[r.URL.Path] = conn
+			}
+		})(s)
+	}
 }

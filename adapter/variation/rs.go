@@ -112,6 +112,12 @@ func isRecordRead(r *http.Request) bool {
 	return strings.HasPrefix(rsPath(r), "/v1/streams/") && len(parts) == 3 && parts[1] == "records"
 }
 
+// isAggregate matches GET /v1/streams/{stream}/aggregate.
+func isAggregate(r *http.Request) bool {
+	parts := strings.Split(strings.TrimPrefix(rsPath(r), "/v1/streams/"), "/")
+	return strings.HasPrefix(rsPath(r), "/v1/streams/") && len(parts) == 2 && parts[1] == "aggregate"
+}
+
 // inTool matches the RS requests of one tool's calls.
 func inTool(tool string, match func(*http.Request) bool) func(*http.Request) bool {
 	return func(r *http.Request) bool {

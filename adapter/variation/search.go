@@ -341,3 +341,84 @@ func str(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+// evidenceIDLineRe is one of pdpp-mcp's search evidence lines, with its id.
+var evidenceIDLineRe = regexp.MustCompile(`(?m)^(\d+\. result=\d+ field_path=.* id=)(\S+)( complete=)`)
+
+// rotateEvidenceIDs gives each evidence line the next line's id (the last
+// the first's).
+func rotateEvidenceIDs(text string) string {
+	ms := evidenceIDLineRe.FindAllStringSubmatch(text, -1)
+	if len(ms) < 2 {
+		return text
+	}
+	i := 0
+	return evidenceIDLineRe.ReplaceAllStringFunc(text, func(line string) string {
+		next := ms[(i+1)%len(ms)][2]
+		i++
+		m := evidenceIDLineRe.FindStringSubmatch(line)
+		return m[1] + next + m[3]
+	})
+}
+
+// rotateEvidenceReads gives each hit's evidence read the next evidence
+// hit's id, in structuredContent.
+func rotateEvidenceReads(_ *mcp.CallToolRequest, r *result) {
+	if r.IsError {
+		return
+	}
+	sc := r.structured()
+	list, _ := sc["results"].([]any)
+	var args []map[string]any
+	var ids []any
+	for _, x := range list {
+		h, _ := x.(map[string]any)
+		ev, _ := h["evidence_excerpts"].([]any)
+		for _, e := range ev {
+			em, _ := e.(map[string]any)
+			rd, _ := em["read"].(map[string]any)
+			if a, ok := rd["args"].(map[string]any); ok {
+				args = append(args, a)
+				ids = append(ids, a["id"])
+			}
+		}
+	}
+	if len(args) < 2 {
+		return
+	}
+	for i, a := range args {
+		a["id"] = ids[(i+1)%len(ids)]
+	}
+	r.setStructured(sc)
+}
+
+// unscopeNextPageIDs drops the connection part of each hit id
+// (conn/stream:id) of a search page read with a cursor.
+func unscopeNextPageIDs(req *mcp.CallToolRequest, r *result) {
+	var in struct {
+		Cursor string `json:"cursor"`
+	}
+	if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || in.Cursor == "" {
+		return
+	}
+	sc := r.structured()
+	list, _ := sc["results"].([]any)
+	var pairs []string
+	for _, x := range list {
+		h, _ := x.(map[string]any)
+		id, _ := h["id"].(string)
+		if conn, rest, ok := strings.Cut(id, "/"); ok && conn != "" {
+			pairs = append(pairs, id, rest)
+		}
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	rep := strings.NewReplacer(pairs...)
+	r.setText(rep.Replace(r.text()))
+	b, _ := json.Marshal(sc)
+	var out map[string]any
+	if json.Unmarshal([]byte(rep.Replace(string(b))), &out) == nil {
+		r.setStructured(out)
+	}
+}

@@ -2,12 +2,15 @@ package checks
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/gomega"
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 	"github.com/pdpp-connect/mcpcheck/fakers"
 )
 
@@ -46,6 +49,7 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 			t.AssertWith(r.Authorization == bearer, func() (conformance.Witness, error) { return otherCredential(r, log) },
 				"every RS request must carry exactly the configured client bearer (%s %s)", r.Method, r.Path)
 		}
+		judgeConnectionEffect(t, ft)
 	})
 
 	// The RS refuses the bearer.
@@ -89,4 +93,94 @@ func otherCredential(r fakers.Request, log conformance.Evidence) (conformance.Wi
 		return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "Authorization", In: []string{r.Method + " " + r.Path + " in the fixture RS's request log"}}, nil
 	}
 	return conformance.Present(cred, log)
+}
+
+// judgeConnectionEffect judges connection_id by its effect, in one session:
+// the connections of one stream, read in turn, must each answer for
+// themselves. aggregate's count must be the fixture's count for the connection
+// named, stated outside the fixture's values; query_records must show no
+// record of another connection of the stream.
+func judgeConnectionEffect(t, ft *T) {
+	name, conns, ok := twoConnectionStream(ft.RS().Fixture())
+	if !ok {
+		return
+	}
+	content := probe.FixtureStrings(ft)
+	for _, conn := range conns {
+		if !probe.Serves(ft.Target, "aggregate") {
+			break
+		}
+		n := len(recordsOf(ft.RS().Fixture(), name, conn))
+		c := ft.CallRoles("aggregate", dialect.Args{dialect.Stream: name, dialect.Connection: conn, dialect.Metric: "count"})
+		if c.IsError() || slices.Contains(content, strconv.Itoa(n)) || slices.ContainsFunc(conns, func(o string) bool {
+			return o != conn && len(recordsOf(ft.RS().Fixture(), name, o)) == n
+		}) {
+			continue // a count another connection shares tells nothing
+		}
+		t.Shows(conformance.WithoutContent(c, content), read.Number(n),
+			"aggregate count of stream %s with connection_id=%s must count that connection's %d records (read after the stream's other connections)", name, conn, n)
+	}
+	for _, conn := range conns {
+		if !probe.Serves(ft.Target, "query_records") {
+			break
+		}
+		c := ft.CallRoles("query_records", dialect.Args{dialect.Stream: name, dialect.Connection: conn, dialect.Limit: 3})
+		if c.IsError() {
+			continue
+		}
+		own := recordsOf(ft.RS().Fixture(), name, conn)
+		for _, other := range conns {
+			if other == conn {
+				continue
+			}
+			for _, r := range recordsOf(ft.RS().Fixture(), name, other) {
+				if slices.ContainsFunc(own, func(o fakers.Record) bool {
+					return o.ID == r.ID || slices.ContainsFunc(probe.StringValues(o.Data), func(v string) bool { return strings.Contains(v, r.ID) })
+				}) {
+					continue // an id the connection's own records show too
+				}
+				if read.Find(c.Strings(), read.Text(r.ID)).Exact {
+					t.AssertWith(false, func() (conformance.Witness, error) {
+						w, err := conformance.Present(r.ID, c)
+						w.Fact = fmt.Sprintf("record %s of connection %s", r.ID, other)
+						return w, err
+					}, "query_records of stream %s with connection_id=%s shows record %s of connection %s", name, conn, r.ID, other)
+					break
+				}
+			}
+		}
+	}
+}
+
+// twoConnectionStream is a stream name whose records the fixture holds on
+// two or more connections (of one connector or several), and up to three
+// of those connections.
+func twoConnectionStream(fx *fakers.Fixture) (string, []string, bool) {
+	for _, s := range fx.Streams {
+		var conns []string
+		for _, st := range fx.StreamsNamed(s.Name) {
+			for _, r := range st.Records {
+				if !slices.Contains(conns, r.ConnectionID) {
+					conns = append(conns, r.ConnectionID)
+				}
+			}
+		}
+		if len(conns) >= 2 {
+			return s.Name, conns[:min(3, len(conns))], true
+		}
+	}
+	return "", nil, false
+}
+
+// recordsOf are the fixture's records of stream name on connection conn.
+func recordsOf(fx *fakers.Fixture, name, conn string) []fakers.Record {
+	var out []fakers.Record
+	for _, s := range fx.StreamsNamed(name) {
+		for _, r := range s.Records {
+			if r.ConnectionID == conn {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }

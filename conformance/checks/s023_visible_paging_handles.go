@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -25,6 +26,7 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 		judged = true
 		first := probe.RecordsShown(on, page, src.Stream)
 		judgePaging(t, on, "query_records", probe.RecordsPath(src.Stream), sourceSize(on, src), page, env, args, first, func(c *Call) []probe.RecordRef { return probe.RecordsShown(on, c, src.Stream) })
+		judgeLaterCount(t, on, index, src, probe.HandlesOf(env).Count)
 		if on.HasRole("query_records", dialect.ChangesSince) {
 			chArgs := src.Roles(dialect.Args{dialect.Limit: 2, dialect.ChangesSince: "beginning"})
 			ch, chEnv := probe.CallWithEnvelope(on, "query_records", chArgs, probe.RecordsPath(src.Stream))
@@ -186,6 +188,34 @@ func pagedSource(t *T, index []probe.SchemaRow) (probe.Source, dialect.Args, *Ca
 		}
 	}
 	return probe.Source{}, nil, nil, nil, false
+}
+
+// judgeLaterCount judges the count of a later read in the same session:
+// a source whose exact count differs from the first's must show its own
+// in text, not one carried over from the earlier call. The count is
+// looked for outside the fixture's own values, whose digits say nothing.
+func judgeLaterCount(t, on *T, index []probe.SchemaRow, first probe.Source, firstCount string) {
+	if firstCount == "" || !on.HasRole("query_records", dialect.Count) {
+		return
+	}
+	for i, s := range probe.Sources(index) {
+		if i == probe.MaxStreamProbes {
+			return
+		}
+		if s == first {
+			continue
+		}
+		c, env := probe.CallWithEnvelope(on, "query_records", s.Roles(dialect.Args{dialect.Limit: 1, dialect.Count: "exact"}), probe.RecordsPath(s.Stream))
+		n, err := strconv.Atoi(probe.HandlesOf(env).Count)
+		content := probe.FixtureStrings(on)
+		if c.IsError() || err != nil || strconv.Itoa(n) == firstCount || slices.Contains(content, strconv.Itoa(n)) {
+			continue
+		}
+		t.Clause(1, func() {
+			t.Shows(conformance.WithoutContent(conformance.TextOf(c), content), read.Number(n), "query_records: a later count in the same session (stream %s %s, after stream %s %s counted %s) must show its own envelope count %d in content[] text", s.Stream, s.Conn, first.Stream, first.Conn, firstCount, n)
+		})
+		return
+	}
 }
 
 // sourceSize is how many records the fixture holds for src.

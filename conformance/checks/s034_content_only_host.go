@@ -32,6 +32,12 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 			judgeSearchText(t, v, c)
 		}
 	}
+	// A page reached by following the cursor its text shows is read the
+	// same way: its handles must work too.
+	if next := searchPageTwo(t); next != nil {
+		judged = true
+		judgeSearchText(t, t, next)
+	}
 	// Hits with no evidence to show (a match in metadata only) are listed
 	// by title: their ids must be in the text too.
 	if term, ok := metadataOnlyTerm(t.RS().Fixture()); ok {
@@ -94,7 +100,12 @@ func judgeSearchText(t, v *T, c *Call) {
 		}
 		if byContent {
 			t.Clause(2, func() {
-				t.AssertWith(handles[h.Ref] != "", func() (conformance.Witness, error) { return conformance.Absent(read.Text(h.Ref.ID), text) },
+				t.AssertWith(handles[h.Ref] != "", func() (conformance.Witness, error) {
+					if r, ok := probe.RefusedInText(v, c, h.Ref); ok {
+						return conformance.Refused(r, text)
+					}
+					return conformance.Absent(read.Text(h.Ref.ID), text)
+				},
 					"the search text shows hit %s without a handle fetch takes for it; its identity is left to structuredContent", h.Ref)
 				judgeHandleBeside(t, v, c, h.Ref, handles[h.Ref], "")
 			})
@@ -255,4 +266,24 @@ func firstSnippet(c *Call, val string) string {
 		}
 	}
 	return valueHead(val)
+}
+
+// searchPageTwo is the second page of a search that fans in, reached by
+// the cursor the first page's text shows (found by following), or nil.
+func searchPageTwo(t *T) *Call {
+	term, _, _ := probe.FanInTerm(t)
+	if term == "" {
+		return nil
+	}
+	args := dialect.Args{dialect.Query: term, dialect.Limit: 2}
+	first, env := probe.CallWithEnvelope(t, "search", args, "/v1/search")
+	cur := probe.HandlesOf(env).Cursor
+	if first.IsError() || cur == "" {
+		return nil
+	}
+	shows := func(c *Call) []probe.RecordRef { return probe.HitRefs(t, c) }
+	if shown, next := probe.VisibleCursor(t, first, args, shows(first), cur, shows); shown != "" && next != nil && !next.IsError() && len(probe.Hits(t, next)) > 0 {
+		return next
+	}
+	return nil
 }

@@ -68,7 +68,13 @@ func judgeVisibleEvidence(t, on *T, c *Call, q, whole string) bool {
 				"the RS proved evidence of %s in field %s (%q), but no text line shows a preview of that field", w.Ref, w.Field, term)
 		}
 		t.Clause(3, judge)
+		// The block only w's record could have written, by value: reads
+		// from it are judged for the record they reach too.
+		own := blockOf(on, c.Text(), w, windows, term)
 		if i > 0 {
+			if i < maxIdentityWindows && own != "" {
+				t.Clause(2, func() { judgePreviewIdentity(t, on, c, w, own, term, true) })
+			}
 			continue
 		}
 		t.Clause(1, judge)
@@ -83,7 +89,11 @@ func judgeVisibleEvidence(t, on *T, c *Call, q, whole string) bool {
 			if line == "" {
 				t.Skipf("no visible preview to take the identity from")
 			}
-			judgePreviewIdentity(t, on, c, w, line, term)
+			if own != "" {
+				judgePreviewIdentity(t, on, c, w, own, term, true)
+				return
+			}
+			judgePreviewIdentity(t, on, c, w, line, term, false)
 		})
 	}
 	return len(windows) > 0
@@ -93,7 +103,8 @@ func judgeVisibleEvidence(t, on *T, c *Call, q, whole string) bool {
 // with read_record_field: one must read the field and show the term. A
 // token refused is the witness; so is a block holding no token at all,
 // with the record's id found nowhere in it.
-func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term string) {
+func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term string, itsOwn bool) {
+	readsAnotherRecord := func(t, on *T, r *Call, w probe.ProvenWindow) bool { return itsOwn && readsAnotherRecord(t, on, r, w) }
 	text := conformance.TextOf(c)
 	// A read the preview's block prints is followed as printed first.
 	for _, cont := range probe.ContinuationsIn(linesFrom(c.Text(), line, 4)) {
@@ -101,7 +112,7 @@ func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term st
 			continue
 		}
 		r := on.Follow(cont)
-		if !t.Works(r, text, "the read_record_field call printed under the preview of %s must work", w.Field) ||
+		if !t.Works(r, text, "the read_record_field call printed under the preview of %s must work", w.Field) || readsAnotherRecord(t, on, r, w) ||
 			strings.Contains(probe.Plain(r.Text()), probe.Plain(term)) || term == "" || !on.HasRole("read_record_field", dialect.Query) {
 			return // the identity is what the clause asks; a read from the field's start carries it
 		}
@@ -113,7 +124,7 @@ func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term st
 			return
 		}
 		q := on.CallRoles("read_record_field", args)
-		if t.Works(q, conformance.Answers(text, conformance.Shown("mcpcheck's search query", term)), "the read printed under the preview of %s, asked for the match, must work", w.Field) {
+		if t.Works(q, conformance.Answers(text, conformance.Shown("mcpcheck's search query", term)), "the read printed under the preview of %s, asked for the match, must work", w.Field) && !readsAnotherRecord(t, on, q, w) {
 			t.AssertWith(strings.Contains(probe.Plain(q.Text()), probe.Plain(term)), func() (conformance.Witness, error) {
 				return conformance.Undelivered(q, read.Text(term), text, conformance.Shown("mcpcheck's search query", term))
 			}, "the bounded read of the preview's %s, asked for %q, must show it: %s", w.Field, term, q.Describe())
@@ -137,6 +148,9 @@ func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term st
 			}
 			continue
 		}
+		if readsAnotherRecord(t, on, r, w) {
+			return
+		}
 		t.AssertWith(strings.Contains(probe.Plain(r.Text()), probe.Plain(term)), func() (conformance.Witness, error) {
 			return conformance.Undelivered(r, read.Text(term), text)
 		}, "the bounded read of the preview's %s must show the matched text %q: %s", w.Field, term, r.Describe())
@@ -153,6 +167,97 @@ func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term st
 	}
 	wit, err := conformance.Absent(read.Text(w.Ref.ID), conformance.Shown(fmt.Sprintf("the evidence block %q of %s", clipText(line, 160), c.Describe()), line))
 	t.FailWith(wit, err, "the preview of %s names no id to read the field with: %s", w.Field, line)
+}
+
+// blockOf is the text block that shows window w's evidence and holds a
+// run of its record's field found in no other proven window's record, or
+// "" when no single block does.
+func blockOf(on *T, text string, w probe.ProvenWindow, windows []probe.ProvenWindow, term string) string {
+	rec, ok := probe.FindRecord(on, w.Ref)
+	if !ok {
+		return ""
+	}
+	value, _ := rec.Data[w.Field].(string)
+	var others []string
+	for _, o := range windows {
+		if o.Ref == w.Ref {
+			continue
+		}
+		if r, ok := probe.FindRecord(on, o.Ref); ok {
+			v, _ := r.Data[o.Field].(string)
+			others = append(others, probe.Plain(v))
+		}
+	}
+	found := ""
+	for _, b := range probe.Blocks(text) {
+		if !strings.Contains(b, w.Field) || !strings.Contains(probe.Plain(b), probe.Plain(term)) {
+			continue
+		}
+		if sharedRun(probe.Plain(b), probe.Plain(value), strings.Join(others, "\n")) == "" {
+			continue
+		}
+		if found != "" {
+			return ""
+		}
+		found = b
+	}
+	return found
+}
+
+// maxIdentityWindows bounds how many proven windows' identities are
+// followed (mcpcheck's own call budget).
+const maxIdentityWindows = 4
+
+// readsAnotherRecord fails clause 2 when read r, taken from the preview
+// of window w, shows another record's text: a run of the fixture's text
+// (of a record of w's stream) found in none of w's record's values. The
+// run is the witness, by value.
+func readsAnotherRecord(t, on *T, r *Call, w probe.ProvenWindow) bool {
+	own, ok := probe.FindRecord(on, w.Ref)
+	if !ok || r.IsError() {
+		return false
+	}
+	shown := probe.Plain(strings.Join(r.Strings(), "\n"))
+	ownText := probe.Plain(strings.Join(probe.StringValues(own.Data), "\n"))
+	for _, other := range probe.FixtureRecords(on) {
+		if other.Ref == w.Ref || other.Ref.Stream != w.Ref.Stream {
+			continue
+		}
+		v, _ := other.Data[w.Field].(string)
+		run := sharedRun(shown, probe.Plain(v), ownText)
+		if run == "" {
+			continue
+		}
+		t.AssertWith(false, func() (conformance.Witness, error) {
+			i := strings.Index(shown, run)
+			return conformance.Witness{Kind: conformance.WitnessPresent, Fact: fmt.Sprintf("%q, of %s's %s and in no value of %s", run, other.Ref, w.Field, w.Ref),
+				In: []string{r.Describe()}, Excerpt: read.Around(shown, i, len(run))}, nil
+		}, "the read taken from the preview of %s's %s shows text in none of that record's values (%s's %s holds it): it reads another record", w.Ref, w.Field, other.Ref, w.Field)
+		return true
+	}
+	return false
+}
+
+// sharedRunLen is how long a run of text two values share must be to say
+// one shows the other.
+const sharedRunLen = 24
+
+// sharedRun is a run of sharedRunLen characters of shown that v holds and
+// own does not, or "".
+func sharedRun(shown, v, own string) string {
+	if len(v) < sharedRunLen || len(shown) < sharedRunLen {
+		return ""
+	}
+	pieces := make(map[string]bool, len(shown))
+	for i := 0; i+sharedRunLen <= len(shown); i++ {
+		pieces[shown[i:i+sharedRunLen]] = true
+	}
+	for i := 0; i+sharedRunLen <= len(v); i++ {
+		if p := v[i : i+sharedRunLen]; pieces[p] && !strings.Contains(own, p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // printedField is the field a preview's block names for the proven field

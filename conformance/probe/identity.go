@@ -357,6 +357,26 @@ func HandlesInText(t *conformance.T, c *conformance.Call, want []RecordRef) map[
 	return handles(t, c, want, false)
 }
 
+// RefusedInText is a fetch of a string of c's content[] text that names
+// ref (holds its id) and that fetch refuses: the witness that the text's
+// identity of ref does not work. At most four are followed.
+func RefusedInText(t *conformance.T, c *conformance.Call, ref RecordRef) (*conformance.Call, bool) {
+	tried := 0
+	for _, cand := range handleCandidates(t, c, []RecordRef{ref}, false) {
+		if tried == 4 {
+			break
+		}
+		if !strings.Contains(cand, ref.ID) {
+			continue
+		}
+		tried++
+		if f := Follow(t, cand); f.Call != nil && f.Call.IsError() {
+			return f.Call, true
+		}
+	}
+	return nil, false
+}
+
 func handles(t *conformance.T, c *conformance.Call, want []RecordRef, structured bool) map[RecordRef]string {
 	out := map[RecordRef]string{}
 	budget := len(want) + 12

@@ -13,7 +13,21 @@ import (
 // normalise alike say the same thing about the fixture's state, in
 // whatever notation.
 func Normalize(s string, content []string) string {
-	s = HighlightTag.ReplaceAllString(s, "")
+	s = WithoutContent(HighlightTag.ReplaceAllString(s, ""), content)
+	s = opaqueTokenRe.ReplaceAllStringFunc(s, func(tok string) string {
+		if strings.ContainsAny(tok, "0123456789") && strings.IndexFunc(tok, isLetter) >= 0 {
+			return "⟨t⟩"
+		}
+		return tok
+	})
+	s = numberRunRe.ReplaceAllString(s, "#")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// WithoutContent is s with the fixture's own content (as written, as it
+// reads inside a JSON string, and any long run of it) replaced by a mark:
+// what an answer says about the data rather than of it.
+func WithoutContent(s string, content []string) string {
 	cs := slices.Clone(content)
 	slices.SortFunc(cs, func(a, b string) int { return len(b) - len(a) })
 	for _, c := range cs {
@@ -25,15 +39,7 @@ func Normalize(s string, content []string) string {
 			s = strings.ReplaceAll(s, esc, "⟨·⟩")
 		}
 	}
-	s = withoutPieces(s, cs)
-	s = opaqueTokenRe.ReplaceAllStringFunc(s, func(tok string) string {
-		if strings.ContainsAny(tok, "0123456789") && strings.IndexFunc(tok, isLetter) >= 0 {
-			return "⟨t⟩"
-		}
-		return tok
-	})
-	s = numberRunRe.ReplaceAllString(s, "#")
-	return strings.Join(strings.Fields(s), " ")
+	return withoutPieces(s, cs)
 }
 
 var (
