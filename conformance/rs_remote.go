@@ -174,6 +174,18 @@ func (r *remoteRS) restore(ctx context.Context) error {
 	return r.call(ctx, http.MethodPost, "mutations", fakers.Mutation{Op: "restore"}, nil)
 }
 
+// mintClientToken asks the RS for a new grant-scoped client token.
+func (r *remoteRS) mintClientToken(ctx context.Context) (string, error) {
+	var out struct{ Token string }
+	if err := r.call(ctx, http.MethodPost, "client-tokens", nil, &out); err != nil {
+		return "", err
+	}
+	if out.Token == "" {
+		return "", fmt.Errorf("fixture RS control plane: POST client-tokens: no token")
+	}
+	return out.Token, nil
+}
+
 func (r *remoteRS) InjectFault(ctx context.Context, prefix string, f fakers.Fault) error {
 	return r.call(ctx, http.MethodPost, "mutations", fakers.Mutation{Op: "inject-fault", Prefix: prefix, Fault: &f}, nil)
 }

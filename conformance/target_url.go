@@ -84,8 +84,17 @@ func (d *controlledURLDriver) Fork(ctx context.Context, fx *fakers.Fixture) (*Ta
 		_ = r.restore(context.Background())
 		return nil, fmt.Errorf("controlled RS: serve the fork's data: %w", err)
 	}
-	return open(ctx, d.spec, func(t *Target, ctx context.Context, spec TargetSpec) error {
+	// The fork's data goes with a bearer of its own, as another grant's
+	// would: an adapter that caches what a bearer may read must not see
+	// the fork's data under the run's bearer. An RS that mints none keeps
+	// the run's.
+	spec := d.spec
+	if tok, err := r.mintClientToken(ctx); err == nil {
+		spec.Token = tok
+	}
+	return open(ctx, spec, func(t *Target, ctx context.Context, spec TargetSpec) error {
 		t.closers = append(t.closers, func() { _ = r.restore(context.Background()) }) // closed last
+		t.lendTokens(spec.Token)
 		return t.connectURL(ctx, spec, r)
 	})
 }

@@ -34,17 +34,35 @@ type tokenInfo struct {
 	// connector binds a client token to one connector's streams and
 	// connections, as every client token of the reference RS is (M1).
 	connector string
+	// minted: a client token issued through the control plane for a
+	// harness's fork, never one of the RS's named tokens.
+	minted bool
 }
 
 func (rs *RS) tokenOf(kind, state string) string {
 	rs.dataMu.RLock()
 	defer rs.dataMu.RUnlock()
 	for t, info := range rs.tokens {
-		if info.kind == kind && info.state == state && info.connector == "" {
+		if info.kind == kind && info.state == state && info.connector == "" && !info.minted {
 			return t
 		}
 	}
 	return ""
+}
+
+// MintClientToken issues a new grant-scoped client token, spanning every
+// connector as ClientToken does: a fork of a hosted target's data goes
+// with a bearer of its own, as another grant would, so an adapter's
+// per-bearer caches never see one data set under another's token.
+func (rs *RS) MintClientToken() (string, error) {
+	tok, err := randomToken()
+	if err != nil {
+		return "", err
+	}
+	rs.dataMu.Lock()
+	defer rs.dataMu.Unlock()
+	rs.tokens[tok] = tokenInfo{kind: KindClient, minted: true}
+	return tok, nil
 }
 
 // Revoke revokes the grant behind a token: from now on the RS answers it

@@ -187,6 +187,16 @@ func (rs *RS) control(w http.ResponseWriter, r *http.Request) bool {
 		}
 		status, body := rs.Replay(req)
 		writeJSON(w, http.StatusOK, map[string]any{"status": status, "body": string(body)})
+	case "client-tokens":
+		if !method(http.MethodPost) {
+			return true
+		}
+		tok, err := rs.MintClientToken()
+		if err != nil {
+			fail(http.StatusInternalServerError, "invalid_control_request", "mint a token: %v", err)
+			return true
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"token": tok})
 	case "mutations":
 		var m Mutation
 		if !method(http.MethodPost) || !decode(&m) {

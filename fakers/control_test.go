@@ -184,3 +184,31 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// A minted client token reads the data served now, as the named client
+// token does, and never takes that token's place.
+func TestControlMintsClientTokens(t *testing.T) {
+	rs, tok, do := controlRS(t)
+	if code, _ := do("GET", "/_fixture/client-tokens", tok, ""); code != 405 {
+		t.Errorf("GET client-tokens: %d, want 405", code)
+	}
+	code, body := do("POST", "/_fixture/client-tokens", tok, "")
+	var out struct{ Token string }
+	if code != 200 || json.Unmarshal(body, &out) != nil || out.Token == "" {
+		t.Fatalf("POST client-tokens: %d %s", code, body)
+	}
+	if out.Token == rs.ClientToken() || out.Token == tok {
+		t.Fatalf("the minted token is another token of the RS")
+	}
+	c1, want := do("GET", "/v1/schema", rs.ClientToken(), "")
+	c2, got := do("GET", "/v1/schema", out.Token, "")
+	if c1 != 200 || c2 != 200 || string(got) != string(want) {
+		t.Errorf("minted token reads %d %.120s; the client token %d %.120s", c2, got, c1, want)
+	}
+	for i := 0; i < 20; i++ {
+		do("POST", "/_fixture/client-tokens", tok, "")
+		if rs.ClientToken() == "" || rs.tokens[rs.ClientToken()].minted {
+			t.Fatal("ClientToken returned a minted token")
+		}
+	}
+}
