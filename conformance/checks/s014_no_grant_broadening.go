@@ -107,7 +107,7 @@ func judgeConnectionEffect(t, ft *T) {
 	}
 	content := probe.FixtureStrings(ft)
 	for _, conn := range conns {
-		if !probe.Serves(ft.Target, "aggregate") {
+		if !probe.Serves(ft.Target, "aggregate") || !ft.HasRole("aggregate", dialect.Connection) || !ft.HasRole("aggregate", dialect.Metric) {
 			break
 		}
 		n := len(recordsOf(ft.RS().Fixture(), name, conn))
@@ -121,7 +121,7 @@ func judgeConnectionEffect(t, ft *T) {
 			"aggregate count of stream %s with connection_id=%s must count that connection's %d records (read after the stream's other connections)", name, conn, n)
 	}
 	for _, conn := range conns {
-		if !probe.Serves(ft.Target, "query_records") {
+		if !probe.Serves(ft.Target, "query_records") || !ft.HasRole("query_records", dialect.Connection) {
 			break
 		}
 		c := ft.CallRoles("query_records", dialect.Args{dialect.Stream: name, dialect.Connection: conn, dialect.Limit: 3})

@@ -6,6 +6,7 @@ import (
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
 	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
 )
 
 // S035 plays a host that cannot read resources: it never calls
@@ -14,7 +15,10 @@ import (
 // the same content through a tool call. A handle that only copies a
 // record value is data, not the target's (the fixtures carry none).
 // Whether resources/read could serve it is S046's and S047's; whether an
-// omission without any handle has a continuation is S033's.
+// omission without any handle has a continuation is S033's. A blob's bytes
+// have no tool (fetch_blob is off the surface, seed 002 keeps binaries
+// metadata-only): a blob handle is reachable by the grant-scoped export
+// route seed 002 names, shown beside it (mcpcheck's reading, recommended).
 var s035 = &Check{ID: "S035", Slug: "resource-read-unavailable", Mode: ModeBBD, Tools: []string{"fetch", "read_record_field"}, Run: func(t *T) {
 	shown := 0
 	for v := range probe.EvidenceViews(t) {
@@ -29,6 +33,13 @@ var s035 = &Check{ID: "S035", Slug: "resource-read-unavailable", Mode: ModeBBD, 
 					seen[u] = true
 					shown++
 					t.Clause(1, func() { reachByTool(v, c, u) })
+				}
+			}
+			for _, u := range scan.Emitted(c, "blob") {
+				if id := blobIDIn(v, u); id != "" && !seen[u] {
+					seen[u] = true
+					shown++
+					t.Clause(1, func() { reachBlobByRoute(t, c, u, id) })
 				}
 			}
 		}
@@ -61,4 +72,27 @@ func reachByTool(t *T, from *Call, uri string) {
 	}
 	t.Works(r, conformance.Answers(from, conformance.Shown("the fields the handle names", strings.Join(probe.HandleFields(t, h), "\n"))),
 		"%s shows %s; a host that cannot read resources must reach that field window with a tool (read_record_field with it as id)", from.Tool, uri)
+}
+
+// blobIDIn is the fixture blob id that blob handle u names, or "".
+func blobIDIn(t *T, u string) string {
+	for _, r := range probe.FixtureRecords(t) {
+		for _, v := range r.Data {
+			if m, ok := v.(map[string]any); ok {
+				if id := probe.String(m["blob_id"]); id != "" && strings.Contains(u, id) {
+					return id
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// reachBlobByRoute judges a blob handle by the export route seed 002 names
+// for stored blobs (GET /v1/blobs/:blob_id), found by value in the answer
+// that shows the handle.
+func reachBlobByRoute(t *T, from *Call, uri, id string) {
+	route := "/v1/blobs/" + id
+	t.Advise(read.Find(from.Strings(), read.Text(route)).Seen(),
+		"%s shows blob handle %s; a host that cannot read resources reaches no blob by it, and the answer shows no export route %s (seed 002: \"an authorized resource/export continuation … GET /v1/blobs/:blob_id\"; mcpcheck's reading, recommended)", from.Tool, uri, route)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,4 +158,20 @@ func messagesRow(t *testing.T) SchemaRow {
 		t.Fatalf("%d rows", len(rows))
 	}
 	return rows[0]
+}
+
+// A sort mention is read by the field names after it, whatever words
+// stand between (X writes the argument's name before its values).
+func TestSortMentions(t *testing.T) {
+	fields := []string{"sent_at", "subject", "body"}
+	for text, want := range map[string][]string{
+		`sort: sort="sent_at" or "-sent_at" (cursor field), or order=asc|desc`: {"sent_at"},
+		"sortable by -sent_at; filter subject":                                 {"-sent_at"},
+		"order by subject\nsort: none":                                         {"subject"},
+		"sort: see schema":                                                     nil,
+	} {
+		if got := sortMentions(text, fields); !slices.Equal(got, want) {
+			t.Errorf("sortMentions(%q) = %q, want %q", text, got, want)
+		}
+	}
 }

@@ -31,7 +31,8 @@ type TextArgs struct {
 const maxArgTries = 3
 
 var (
-	sortMentionRe = regexp.MustCompile(`(?i)\b(?:sort(?:able)?(?:\s+by)?|order(?:ed)?\s+by)\b\W{0,6}(-?)([A-Za-z_][\w.-]*)`)
+	sortMentionRe = regexp.MustCompile(`(?i)\b(?:sort(?:able)?(?:\s+by)?|order(?:ed)?\s+by)\b`)
+	sortTokenRe   = regexp.MustCompile(`(-?)([A-Za-z_][\w.-]*)`)
 	aggSectionRe  = regexp.MustCompile(`\b(count_distinct|group_by_time|group_by|max|min|sum)\b\s*[=:(]\s*([^;\n)]*)`)
 )
 
@@ -82,11 +83,7 @@ func DeriveArgs(text string, row SchemaRow) TextArgs {
 			a.Filters = append(a.Filters, map[string]any{f: map[string]any{c.Ops[0]: SampleValue(c.Typ)}})
 		}
 	}
-	for _, m := range sortMentionRe.FindAllStringSubmatch(own, -1) {
-		if slices.Contains(fields, m[2]) && !slices.Contains(a.Sorts, m[1]+m[2]) {
-			a.Sorts = append(a.Sorts, m[1]+m[2])
-		}
-	}
+	a.Sorts = sortMentions(own, fields)
 	for _, f := range names {
 		if caps[f].Sortable && !slices.Contains(a.Sorts, f) {
 			a.Sorts = append(a.Sorts, f)
@@ -317,4 +314,27 @@ func declaresNoAggregations(t *conformance.T, stream string) bool {
 		}
 	}
 	return true
+}
+
+// sortMentions are the fields a text offers to sort by: after each
+// mention of sorting, the first field name (found by value, a leading "-"
+// kept) within the rest of its line, at most 60 characters on; words
+// that are no field ("sort: sort=…") are passed over.
+func sortMentions(text string, fields []string) []string {
+	var out []string
+	for _, loc := range sortMentionRe.FindAllStringIndex(text, -1) {
+		rest := text[loc[1]:min(len(text), loc[1]+60)]
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			rest = rest[:i]
+		}
+		for _, m := range sortTokenRe.FindAllStringSubmatch(rest, -1) {
+			if slices.Contains(fields, m[2]) {
+				if !slices.Contains(out, m[1]+m[2]) {
+					out = append(out, m[1]+m[2])
+				}
+				break
+			}
+		}
+	}
+	return out
 }
