@@ -1,0 +1,3 @@
+module example.com/pdpp-mcp-y
+
+go 1.26
