@@ -296,9 +296,20 @@ func (r *checkRun) verdict(sig any, clauses []ClauseResult) (Verdict, string) {
 			open = append(open, c.Key+" ("+why+")")
 		}
 	}
+	// A check that ended in a skip left part of its subject unjudged, even
+	// where every clause it reached held: that is no pass.
+	var ended string
+	switch s := sig.(type) {
+	case skipSignal:
+		ended = s.reason
+	case blockSignal:
+		ended = "blocked by " + s.by + ": " + s.reason
+	}
 	switch {
 	case len(failed) > 0:
 		return Fail, "failed: " + strings.Join(failed, ", ")
+	case len(open) == 0 && len(held) > 0 && ended != "":
+		return Partial, "the check ended before judging all it reads: " + ended
 	case len(open) == 0 && len(held) > 0:
 		return Pass, ""
 	case len(held) > 0:

@@ -58,3 +58,17 @@ func TestRequiredFailuresNeedAWitness(t *testing.T) {
 		t.Errorf("a recommended failure: %s %+v", res.Verdict, res.Clauses)
 	}
 }
+
+// A check that ends in a skip after every clause it reached held left part
+// of its subject unjudged: partial, with the reason, never a pass.
+func TestASkipAfterHeldClausesIsPartial(t *testing.T) {
+	url, _ := foreignFieldRead(t)
+	tgt := openForeign(t, url, nil)
+	res := Evaluate(context.Background(), oneClauseEntry(func(t *T) {
+		t.Clause(1, func() { t.Held() })
+		t.Skipf("the binary previews could not be read")
+	}), tgt, Settings{})
+	if res.Verdict != Partial || !strings.Contains(res.Message, "the binary previews could not be read") {
+		t.Errorf("verdict %s %q, want partial with the skip's reason", res.Verdict, res.Message)
+	}
+}

@@ -209,3 +209,14 @@ func TestPrintedCallTeachesAnUnresolvedRoleByValue(t *testing.T) {
 		t.Errorf("summary: %s", got)
 	}
 }
+
+// A tie the seed's own name for the role settles is no tie: fetch takes
+// "an id returned by search" (Y's fetch declares both id and record_id).
+func TestSeedNameSettlesATie(t *testing.T) {
+	d := loadTools(t, "seednamed", nil)
+	for _, tool := range []string{"fetch", "read_record_field"} {
+		if got, err := d.Name(tool, RecordID); err != nil || got != "id" {
+			t.Errorf("%s record id = %q (%v), want id", tool, got, err)
+		}
+	}
+}

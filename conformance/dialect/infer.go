@@ -196,8 +196,15 @@ func inferTool(tool string, props []property) (map[Role]Binding, map[Role][]stri
 			}
 		}
 		if len(tied) > 0 {
-			ambiguous[c.role] = append([]string{c.prop}, tied...)
-			continue
+			all := append([]string{c.prop}, tied...)
+			// The seed's own name for the role settles a tie (fetch's id:
+			// "fetch with an id returned by search").
+			seedNamed := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return normalise(n) != roles[c.role].names[0] })
+			if len(seedNamed) != 1 {
+				ambiguous[c.role] = all
+				continue
+			}
+			c.prop = seedNamed[0]
 		}
 		bound[c.role] = Binding{Role: c.role, Name: c.prop, Source: FromInputSchema}
 		taken[c.prop] = true
