@@ -261,7 +261,13 @@ func binaryRecords(t *T) []probe.FieldRead {
 // its route when it has one.
 func binaryPreview(t, v *T, b probe.FieldRead) {
 	rec, q := b.Rec, b.Page
-	block := conformance.Shown("the text blocks showing "+rec.Ref.ID, probe.BlocksWith(q.Text(), rec.Ref.ID))
+	// The text about the record: from the line showing it to the line
+	// showing the page's next record, in any layout.
+	var others []string
+	for _, r := range probe.RecordsShownIn(t, q.Text(), rec.Ref.Stream) {
+		others = append(others, r.ID)
+	}
+	block := conformance.Shown("the text about "+rec.Ref.ID+" (from its line to the next record's)", probe.Segment(q.Text(), rec.Ref.ID, others))
 	if len(block.Strings()[0]) == 0 {
 		block = conformance.TextOf(q)
 	}

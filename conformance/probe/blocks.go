@@ -1,6 +1,9 @@
 package probe
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Reading text as blocks (issue 27, cause 6): a hit or a record is judged
 // as a unit, whatever its layout. One line per item is a block of one
@@ -40,6 +43,31 @@ func BlocksWith(text, tok string) string {
 		if ContainsToken(b, tok) {
 			out = append(out, b)
 		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// maxSegmentLines bounds the text Segment gives one item.
+const maxSegmentLines = 40
+
+// Segment is the text about one item of a page, whatever its layout: from
+// the first line that shows id as a token up to the next line that shows
+// another of the page's ids (others), at most maxSegmentLines lines. A
+// heading and its un-indented bullets ("- blob_ref: …") are one segment;
+// a line per item is a segment of one line. "" when no line shows id.
+func Segment(text, id string, others []string) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if len(out) == 0 {
+			if ContainsToken(line, id) {
+				out = append(out, line)
+			}
+			continue
+		}
+		if len(out) == maxSegmentLines || slices.ContainsFunc(others, func(o string) bool { return o != id && ContainsToken(line, o) }) {
+			break
+		}
+		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
 }
