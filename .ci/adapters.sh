@@ -4,7 +4,7 @@
 # where that folder is absent) and those in integration/adapters. A score
 # fails on a false required failure, a false skip, a missed deviation or
 # fewer than 50 judged scenarios. One adapter at a time (2 cores).
-#   .ci/adapters.sh [NAME...]   NAME: q r s v t t-hosted u w w-hosted x x-hosted (default: all)
+#   .ci/adapters.sh [NAME...]   NAME: q r s v t t-hosted u w w-hosted x x-hosted y y-hosted (default: all)
 # Reports land in .cache/adapters/NAME.{json,txt}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ if [ ! -f "$score" ]; then
   exit 0
 fi
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(q r s v t t-hosted u w w-hosted x x-hosted)
+[ ${#names[@]} -gt 0 ] || names=(q r s v t t-hosted u w w-hosted x x-hosted y y-hosted)
 failed=()
 for n in "${names[@]}"; do
   case $n in
@@ -29,7 +29,7 @@ for n in "${names[@]}"; do
 d=json.load(open(sys.argv[1])); a=json.load(open(sys.argv[2])).get("amend",{}).get(sys.argv[3],{})
 for k,v in a.items(): d[sys.argv[3]].setdefault(k,{}).update(v)
 json.dump(d,open(sys.argv[4],"w"),indent=2)' "$shared/expected.json" integration/adapters/expected.json "$n" "$exp" ;;
-    t-hosted|w-hosted|x-hosted) run=("integration/adapters/${n%-hosted}/run.sh" --hosted); exp=integration/adapters/expected.json ;;
+    t-hosted|w-hosted|x-hosted|y-hosted) run=("integration/adapters/${n%-hosted}/run.sh" --hosted); exp=integration/adapters/expected.json ;;
     *) run=("integration/adapters/$n/run.sh"); exp=integration/adapters/expected.json ;;
   esac
   # X is Java: a JDK from Debian's packages where the machine has none.
