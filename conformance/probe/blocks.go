@@ -50,11 +50,11 @@ func BlocksWith(text, tok string) string {
 // maxSegmentLines bounds the text Segment gives one item.
 const maxSegmentLines = 40
 
-// Segment is the text about one item of a page, whatever its layout: from
-// the first line that shows id as a token up to the next line that shows
-// another of the page's ids (others), at most maxSegmentLines lines. A
-// heading and its un-indented bullets ("- blob_ref: …") are one segment;
-// a line per item is a segment of one line. "" when no line shows id.
+// Segment is the text about one item of a page, whatever its layout: the
+// first line that shows id as a token, and the lines under it (indented,
+// or bullets such as "- blob_ref: …") up to a line that shows another of
+// the page's ids (others) or stands on its own (a footer), at most
+// maxSegmentLines lines. "" when no line shows id.
 func Segment(text, id string, others []string) string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
@@ -64,10 +64,21 @@ func Segment(text, id string, others []string) string {
 			}
 			continue
 		}
-		if len(out) == maxSegmentLines || slices.ContainsFunc(others, func(o string) bool { return o != id && ContainsToken(line, o) }) {
+		under := line != "" && (line[0] == ' ' || line[0] == '\t' || isBullet(line))
+		if !under || len(out) == maxSegmentLines || slices.ContainsFunc(others, func(o string) bool { return o != id && ContainsToken(line, o) }) {
 			break
 		}
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// isBullet reports whether line is an item of a bulleted list.
+func isBullet(line string) bool {
+	for _, b := range []string{"- ", "* ", "• "} {
+		if strings.HasPrefix(line, b) {
+			return true
+		}
+	}
+	return false
 }

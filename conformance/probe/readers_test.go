@@ -176,17 +176,21 @@ func TestSortMentions(t *testing.T) {
 	}
 }
 
-// A record's segment runs from its line to the next record's, whatever
-// the layout: a heading with bullets, or a line per record.
+// A record's segment is its line and the lines under it, up to the next
+// record's, whatever the layout: a heading with bullets, or a line per
+// record; a footer is no part of it.
 func TestSegment(t *testing.T) {
 	others := []string{"m007", "m011"}
-	bullets := "# messages: 2 record(s)\n**1. `m007`** · cin_work\n- blob_ref: image/png\n**2. `m011`** · cin_work\n- body: Lunch"
+	bullets := "# messages: 2 record(s)\n**1. `m007`** · cin_work\n- blob_ref: image/png\n**2. `m011`** · cin_work\n- body: Lunch\nMedia types on this page: image/png"
 	if got := Segment(bullets, "m007", others); got != "**1. `m007`** · cin_work\n- blob_ref: image/png" {
 		t.Errorf("bullets: %q", got)
 	}
 	lines := "Records:\n- id: m007 {\"blob_ref\":\"x\"}\n- id: m011 {\"body\":\"Lunch\"}"
 	if got := Segment(lines, "m007", others); got != `- id: m007 {"blob_ref":"x"}` {
 		t.Errorf("a line per record: %q", got)
+	}
+	if got := Segment(bullets, "m011", others); got != "**2. `m011`** · cin_work\n- body: Lunch" {
+		t.Errorf("a footer is no part of the last record: %q", got)
 	}
 	if got := Segment(lines, "m099", others); got != "" {
 		t.Errorf("absent: %q", got)
