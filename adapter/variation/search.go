@@ -57,6 +57,22 @@ func snippetAsTitle(hits []map[string]any) {
 	}
 }
 
+// previewAsTitle titles a hit whose title is the adapter's fallback
+// (connection / stream / time) by its first evidence preview, with its
+// highlight tags removed, and drops the snippet key, so the title is the
+// snippet shown under another name.
+func previewAsTitle(h map[string]any) {
+	title, _ := h["title"].(string)
+	label, _ := h["display_name"].(string)
+	ex := firstEvidence(h)
+	preview, _ := ex["preview_text"].(string)
+	if label == "" || !strings.HasPrefix(title, label+" / ") || preview == "" {
+		return
+	}
+	delete(h, "snippet")
+	h["title"] = strings.NewReplacer("<mark>", "", "</mark>", "").Replace(preview)
+}
+
 // titleFromEmittedAt hides the authored time of untitled hits, so their
 // fallback titles use emitted_at.
 func titleFromEmittedAt(hits []map[string]any) {
@@ -421,4 +437,28 @@ func unscopeNextPageIDs(req *mcp.CallToolRequest, r *result) {
 	if json.Unmarshal([]byte(rep.Replace(string(b))), &out) == nil {
 		r.setStructured(out)
 	}
+}
+
+// readBodyForMetadataHits prints, on the text line of each hit that
+// carries no evidence (a metadata-only match), a read of the record's body
+// around the searched text, which the body does not hold.
+func readBodyForMetadataHits(req *mcp.CallToolRequest, r *result) {
+	var in struct {
+		Q string `json:"q"`
+	}
+	if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || in.Q == "" {
+		return
+	}
+	list, _ := r.structured()["results"].([]any)
+	text := r.text()
+	for _, x := range list {
+		h, _ := x.(map[string]any)
+		id, _ := h["id"].(string)
+		if ev, _ := h["evidence_excerpts"].([]any); id == "" || len(ev) > 0 {
+			continue
+		}
+		read := " read=read_record_field " + compactJSON(map[string]any{"id": id, "field_path": "body", "q": in.Q})
+		text = regexp.MustCompile(`(?m)^(\d+\. id=`+regexp.QuoteMeta(id)+` .*)$`).ReplaceAllString(text, "${1}"+strings.ReplaceAll(read, "$", "$$"))
+	}
+	r.setText(text)
 }

@@ -21,7 +21,7 @@ var (
 // every hit, for a title holding the snippet as shown.
 var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tools: []string{"search"}, Run: func(t *T) {
 	probe.Grant(t)
-	_, c, _ := probe.FanInTerm(t)
+	term, c, _ := probe.FanInTerm(t)
 	if c == nil {
 		t.Skipf("no word from the target's records finds any hit")
 	}
@@ -29,27 +29,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 	if t.Target.Has(CapControlledRS) {
 		fx = t.RS().Fixture()
 	}
-	for _, h := range probe.Hits(t, c) {
-		titled, known := ownTitle(fx, h)
-		if known && titled {
-			continue
-		}
-		hitEv := conformance.Shown(fmt.Sprintf("hit %s's object", h.Ref), probe.CompactJSON(h.Raw))
-		t.Clause(1, func() {
-			if !t.AssertWith(strings.TrimSpace(probe.WithoutMarks(h.Title)) != "", func() (conformance.Witness, error) {
-				return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a title", In: []string{hitEv.Describe()}, Excerpt: clipText(hitEv.Strings()[0], 200)}, nil
-			}, "hit %s has no title of its own, so it needs a human-readable one: %q", h.Ref, h.Title) || h.Snippet == "" {
-				return
-			}
-			bySnippet := h.Title == h.Snippet
-			if known {
-				bySnippet = titledBySnippet(h.Title, h.Snippet)
-			}
-			t.AssertWith(!bySnippet, func() (conformance.Witness, error) {
-				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: h.Title, In: []string{hitEv.Describe() + ": its title is its snippet " + clipText(h.Snippet, 120)}}, nil
-			}, "hit %s has no title of its own and is titled by its snippet: %q", h.Ref, h.Title)
-		})
-	}
+	judgeHitTitles(t, fx, c, term)
 	if fx == nil {
 		t.Clause(2, func() {
 			t.SkipFor(CapControlledRS, "the authored-time fallback needs a record of known times")
@@ -65,6 +45,7 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 	}
 	q := strings.Join(probe.Words(lexicalText(s, rec))[:3], " ")
 	r := t.CallRoles("search", dialect.Args{dialect.Query: q, dialect.Connection: rec.ConnectionID, dialect.Limit: 25})
+	judgeHitTitles(t, fx, r, q)
 	t.Clause(2, func() {
 		for _, h := range probe.Hits(t, r) {
 			if h.Ref.ID != rec.ID || h.Ref.Conn != rec.ConnectionID {
@@ -85,6 +66,57 @@ var s027 = &Check{ID: "S027", Slug: "search-title-fallback", Mode: ModeBBD, Tool
 		t.Inconclusive("searching %q in %s did not return record %s, whose title falls back: %s", q, rec.ConnectionID, rec.ID, r.Describe())
 	})
 }}
+
+// judgeHitTitles judges clause 1 on the hits of search answer c for term:
+// a hit whose record has no title of its own needs a title, and not its
+// matched snippet.
+func judgeHitTitles(t *T, fx *fakers.Fixture, c *Call, term string) {
+	for _, h := range probe.Hits(t, c) {
+		titled, known := ownTitle(fx, h)
+		if known && titled {
+			continue
+		}
+		hitEv := conformance.Shown(fmt.Sprintf("hit %s's object", h.Ref), probe.CompactJSON(h.Raw))
+		snippet := h.Snippet
+		if snippet == "" {
+			snippet = matchedSnippet(h, term)
+		}
+		t.Clause(1, func() {
+			if !t.AssertWith(strings.TrimSpace(probe.WithoutMarks(h.Title)) != "", func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "a title", In: []string{hitEv.Describe()}, Excerpt: clipText(hitEv.Strings()[0], 200)}, nil
+			}, "hit %s has no title of its own, so it needs a human-readable one: %q", h.Ref, h.Title) || snippet == "" {
+				return
+			}
+			bySnippet := h.Title == snippet
+			if known {
+				bySnippet = titledBySnippet(h.Title, snippet)
+			}
+			t.AssertWith(!bySnippet, func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessPresent, Fact: h.Title, In: []string{hitEv.Describe() + ": its title is its snippet " + clipText(snippet, 120)}}, nil
+			}, "hit %s has no title of its own and is titled by its snippet: %q", h.Ref, h.Title)
+		})
+	}
+}
+
+// matchedSnippet is the string of a hit's object that shows its match,
+// where the hit names no snippet under the seed's key: one that marks a
+// highlight, else the longest that holds the searched term. The title
+// itself is never its own snippet.
+func matchedSnippet(h probe.Hit, term string) string {
+	var marked, holding string
+	for _, v := range probe.StringValues(h.Raw) {
+		if v == h.Title || len(probe.WithoutMarks(v)) < 20 {
+			continue
+		}
+		switch {
+		case probe.HighlightTag.MatchString(v) && marked == "":
+			marked = v
+		case term != "" && strings.Contains(strings.ToLower(v), strings.ToLower(term)) && len(v) > len(holding):
+			holding = v
+		}
+	}
+	return probe.FirstNonEmpty(marked, holding)
+}
 
 // ownTitle reports whether the record behind a hit has a title of its
 // own: a value in a field that declares the primary-title role. known is

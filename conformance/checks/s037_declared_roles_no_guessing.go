@@ -55,6 +55,9 @@ var s037 = &Check{ID: "S037", Slug: "declared-roles-no-guessing", Mode: ModeBBD,
 				})
 			}
 		}
+		// Documents are judged on the target's own data too: its streams
+		// declare display roles as well as the evidence ladder's do.
+		judged += noPromotedDocumentFields(t, t, t.RS().Fixture())
 		if ev, fx := probe.EvidenceView(t); fx != nil {
 			judged += noPromotedFields(t, ev, fx)
 			judged += noPromotedDocumentFields(t, ev, fx)
@@ -177,13 +180,22 @@ func noPromotedFields(t, ev *T, fx *fakers.Fixture) int {
 }
 
 // noPromotedDocumentFields judges clause 2 on fetch documents of the
-// fixture streams that declare a display role: the title holds no
-// undeclared field's value that no declared field holds too, and the text
-// does not open with one.
-func noPromotedDocumentFields(t, ev *T, fx *fakers.Fixture) int {
-	byRecord := map[string][]undeclaredValue{}
-	for _, u := range undeclaredValues(fx) {
-		byRecord[u.stream+"\x00"+u.record] = append(byRecord[u.stream+"\x00"+u.record], u)
+// first page of each fixture stream that declares a display role: the
+// title holds no undeclared field's value that no declared field holds
+// too, and the text does not open with one. Each record the page shows is
+// reached by following its handle, since a guess may fire only where its
+// field is present.
+func noPromotedDocumentFields(t, view *T, fx *fakers.Fixture) int {
+	byRecord := map[probe.RecordRef][]undeclaredValue{}
+	for _, st := range fx.Streams {
+		for _, r := range st.Records {
+			for _, u := range undeclaredValues(fx) {
+				if u.stream == st.Name && u.record == r.ID {
+					ref := probe.RecordRef{Conn: r.ConnectionID, Stream: st.Name, ID: r.ID}
+					byRecord[ref] = append(byRecord[ref], u)
+				}
+			}
+		}
 	}
 	judged := 0
 	seen := map[string]bool{}
@@ -192,40 +204,42 @@ func noPromotedDocumentFields(t, ev *T, fx *fakers.Fixture) int {
 			continue
 		}
 		src := probe.Source{Stream: st.Name, Conn: st.Records[0].ConnectionID}
-		page := ev.CallRoles("query_records", src.Roles(dialect.Args{dialect.Limit: 3}))
-		for _, rec := range probe.Records(page) {
-			vals := byRecord[st.Name+"\x00"+probe.String(rec["id"])]
-			if len(vals) == 0 {
-				continue
+		page := view.CallRoles("query_records", src.Roles(dialect.Args{dialect.Limit: 3}))
+		shown := strings.Join(page.Strings(), "\n")
+		var want []probe.RecordRef
+		for _, r := range st.Records {
+			ref := probe.RecordRef{Conn: r.ConnectionID, Stream: st.Name, ID: r.ID}
+			if r.ConnectionID == src.Conn && len(byRecord[ref]) > 0 && read.ContainsToken(shown, r.ID) {
+				want = append(want, ref)
 			}
-			id := probe.FetchIDFor(ev, src, rec, page)
-			if id == "" {
-				continue
-			}
-			f := ev.CallRoles("fetch", dialect.Args{dialect.RecordID: id})
-			if f.IsError() {
+		}
+		handles := probe.Handles(view, page, want)
+		for _, ref := range want {
+			f := probe.Follow(view, handles[ref])
+			if handles[ref] == "" || !f.OK || f.Ref != ref {
 				continue
 			}
 			seen[st.Name] = true
 			judged++
-			doc := f.Structured()
+			doc := f.Call.Structured()
 			title, text := probe.String(doc["title"]), strings.TrimLeft(probe.String(doc["text"]), " \t\n\"'")
-			titleEv := conformance.Shown(f.Describe()+" (its document's title)", title)
-			textEv := conformance.Shown(f.Describe()+" (the opening of its document's text)", clipText(text, 200))
-			declared := declaredValues(st, probe.String(rec["id"]))
+			titleEv := conformance.Shown(f.Call.Describe()+" (its document's title)", title)
+			textEv := conformance.Shown(f.Call.Describe()+" (the opening of its document's text)", clipText(text, 200))
+			declared := declaredValues(st, ref.ID)
+			id := handles[ref]
 			t.Clause(2, func() {
-				for _, u := range vals {
+				for _, u := range byRecord[ref] {
 					head := wordHead(u.value, 24)
 					if strings.Contains(declared, head) {
 						continue // a declared field holds it too
 					}
 					t.AssertWith(!strings.Contains(title, head), func() (conformance.Witness, error) { return conformance.Present(head, titleEv) }, "fetch %s titles the document with %s's undeclared %q (%q): promotion by field name; %s declares its display roles (%s)",
 						id, u.stream, u.field, u.value, u.stream, strings.Join(u.roleLabels, ", "))
-					t.AssertWith(!strings.HasPrefix(text, head), func() (conformance.Witness, error) { return conformance.Present(head, textEv) }, "fetch %s takes the document's text from %s's undeclared %q (%q): promotion by field name; %s declares its display roles (%s)",
+					// A text that opens with its promoted title is judged by the title.
+					t.AssertWith(!strings.HasPrefix(text, head) || strings.Contains(title, head), func() (conformance.Witness, error) { return conformance.Present(head, textEv) }, "fetch %s takes the document's text from %s's undeclared %q (%q): promotion by field name; %s declares its display roles (%s)",
 						id, u.stream, u.field, u.value, u.stream, strings.Join(u.roleLabels, ", "))
 				}
 			})
-			break
 		}
 	}
 	return judged
