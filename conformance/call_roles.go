@@ -145,8 +145,9 @@ func (c *Call) Container() ([]any, bool) {
 
 // learnRoles lets the calls a result prints settle the target's dialect:
 // an argument a printed call gives a value the fixture knows the role of
-// (a field name, a stream name, a connection id) plays that role, and of
-// ambiguous arguments the one a printed call uses does.
+// (a field name, a stream name, a connection id) or the call's own query
+// plays that role, and of ambiguous arguments the one a printed call uses
+// does.
 func (tgt *Target) learnRoles(t *T, c *Call) {
 	calls := tgt.PrintedCalls(c.Text())
 	if len(calls) == 0 {
@@ -164,6 +165,11 @@ func (tgt *Target) learnRoles(t *T, c *Call) {
 			if r, isKnown := known[s]; ok && isKnown {
 				d.Learn(pc, dialect.Args{r: s})
 			}
+		}
+		// The text mcpcheck searched for, repeated by a printed field read
+		// (a read around the match), is that read's query.
+		if q, ok := d.Value(c.Tool, c.Args, dialect.Query).(string); ok && len(q) >= 3 && pc.Tool == "read_record_field" {
+			d.Learn(pc, dialect.Args{dialect.Query: q})
 		}
 	}
 }

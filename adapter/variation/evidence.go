@@ -311,3 +311,54 @@ func continuationTotalIsWindowEnd(_ *mcp.CallToolRequest, header *string, sc map
 	window["total_chars"] = end
 	*header = windowTotalRe.ReplaceAllString(*header, fmt.Sprintf(` total_chars="%d"`, end))
 }
+
+// seekMatchRelative is an adapter whose field read takes its query as
+// "seek", a name no reader knows, shown only in the reads its search
+// evidence prints; and whose window gives the match offsets relative to
+// the window's start, while its served range is the field's.
+func seekMatchRelative() func(*Seams) {
+	return all(
+		withMiddleware(
+			onTool("read_record_field", func(t *mcp.Tool) {
+				var s map[string]any
+				if decodeJSON([]byte(schemaText(t)), &s) != nil {
+					return
+				}
+				props, _ := s["properties"].(map[string]any)
+				delete(props, "q")
+				props["seek"] = map[string]any{"type": "string", "description": "Centre the window on the first case-insensitive occurrence."}
+				setSchemaText(t, compactJSON(s))
+			}),
+			onArgs("read_record_field", func(_ context.Context, args map[string]json.RawMessage) {
+				if v, ok := args["seek"]; ok {
+					args["q"] = v
+					delete(args, "seek")
+				}
+			}),
+			onResult("search", func(req *mcp.CallToolRequest, r *result) {
+				var in struct {
+					Q string `json:"q"`
+				}
+				if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || in.Q == "" {
+					return
+				}
+				r.setText(evidenceReadRe.ReplaceAllStringFunc(r.text(), func(m string) string {
+					sub := evidenceReadRe.FindStringSubmatch(m)
+					return m + " " + compactJSON(map[string]any{"id": sub[2], "field_path": sub[1], "seek": in.Q})
+				}))
+			})),
+		onWindow(func(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+			window, _ := sc["window"].(map[string]any)
+			if window["match_start_chars"] == nil {
+				return
+			}
+			start := intOf(window["start_chars"])
+			ms, me := intOf(window["match_start_chars"]), intOf(window["match_end_chars"])
+			window["match_start_chars"], window["match_end_chars"] = ms-start, me-start
+			*header = strings.Replace(*header, fmt.Sprintf("match_start_chars=%d match_end_chars=%d", ms, me),
+				fmt.Sprintf("match_start_chars=%d match_end_chars=%d", ms-start, me-start), 1)
+		}))
+}
+
+// evidenceReadRe is an evidence line's field, record id and read tool.
+var evidenceReadRe = regexp.MustCompile(`field_path=(\S+) snippet=".*?" id=(\S+) complete=\S+ read=read_record_field`)

@@ -68,6 +68,8 @@ var evidenceMutants = []Variation{
 		Apply: onWindow(nextSkipsAWindow)},
 	{ID: "q-window-next-restarts", Kills: []string{"S048.1"}, Doc: "the next arguments of a window read around a match restart near the field's start, before the match",
 		Apply: onWindow(qNextRestarts)},
+	{ID: "seek-match-offset-window-relative", Kills: []string{"S048.1"}, Doc: "read_record_field takes its query as seek (named only in the reads search evidence prints) and gives match offsets relative to the window, beside the field's served range",
+		Apply: seekMatchRelative()},
 	{ID: "continuation-total-is-window-end", Kills: []string{"S048.1"}, Doc: "a window read from past the field's start gives its own end as the field's total size, in text and structuredContent",
 		Apply: onWindow(continuationTotalIsWindowEnd)},
 	{ID: "omit-window-total", Kills: []string{"S049.1"}, Doc: "a window shows no total size, in text or structuredContent",

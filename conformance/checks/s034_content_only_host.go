@@ -138,7 +138,7 @@ func judgeSearchText(t, v *T, c *Call) {
 			// The field it names, by the fixture's value: the window shows
 			// its start, or its match, not a link elsewhere.
 			if val := continuedValue(v, cont); val != "" {
-				t.ShowsAny(conformance.TextOf(r), facts(valueHead(val), probe.WithoutMarks(firstSnippet(c, val))),
+				t.ShowsAny(conformance.TextOf(r), append(facts(valueHead(val), probe.WithoutMarks(firstSnippet(c, val))), matchContext(v, cont, val)...),
 					"read_record_field as the search text writes it must show the field's own text, not only a way to get it elsewhere")
 			}
 		})
@@ -266,6 +266,19 @@ func firstSnippet(c *Call, val string) string {
 		}
 	}
 	return valueHead(val)
+}
+
+// matchContext is, for a printed read that looks for a query, the field's
+// own text around the query's first match: the query with what precedes
+// it, and with what follows it, as a window on either side shows it.
+func matchContext(t *T, cont probe.Continuation, val string) []read.Fact {
+	q := probe.String(t.Target.Dialect().Value(cont.Tool, cont.Args, dialect.Query))
+	i := strings.Index(strings.ToLower(val), strings.ToLower(q))
+	if q == "" || i < 0 {
+		return nil
+	}
+	end := i + len(q)
+	return facts(val[max(0, i-12):end], val[i:min(len(val), end+12)])
 }
 
 // searchPageTwo is the second page of a search that fans in, reached by

@@ -70,7 +70,14 @@ func judgeVisibleEvidence(t, on *T, c *Call, q, whole string) bool {
 		t.Clause(3, judge)
 		// The block only w's record could have written, by value: reads
 		// from it are judged for the record they reach too.
-		own := blockOf(on, c.Text(), w, windows, term)
+		own := blockOf(on, c.Text(), w, windows, term, true)
+		if line == "" && own == "" && i < maxIdentityWindows {
+			// A preview of the field shown under another field's name: the
+			// reads its block offers must still reach this field.
+			if shown := blockOf(on, c.Text(), w, windows, term, false); shown != "" {
+				t.Clause(2, func() { judgePreviewIdentity(t, on, c, w, shown, term, true) })
+			}
+		}
 		if i > 0 {
 			if i < maxIdentityWindows && own != "" {
 				t.Clause(2, func() { judgePreviewIdentity(t, on, c, w, own, term, true) })
@@ -169,10 +176,10 @@ func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term st
 	t.FailWith(wit, err, "the preview of %s names no id to read the field with: %s", w.Field, line)
 }
 
-// blockOf is the text block that shows window w's evidence and holds a
-// run of its record's field found in no other proven window's record, or
-// "" when no single block does.
-func blockOf(on *T, text string, w probe.ProvenWindow, windows []probe.ProvenWindow, term string) string {
+// blockOf is the text block that shows window w's evidence (naming its
+// field, where named is set) and holds a run of its record's field found
+// in no other proven window's record, or "" when no single block does.
+func blockOf(on *T, text string, w probe.ProvenWindow, windows []probe.ProvenWindow, term string, named bool) string {
 	rec, ok := probe.FindRecord(on, w.Ref)
 	if !ok {
 		return ""
@@ -190,7 +197,7 @@ func blockOf(on *T, text string, w probe.ProvenWindow, windows []probe.ProvenWin
 	}
 	found := ""
 	for _, b := range probe.Blocks(text) {
-		if !strings.Contains(b, w.Field) || !strings.Contains(probe.Plain(b), probe.Plain(term)) {
+		if (named && !strings.Contains(b, w.Field)) || !strings.Contains(probe.Plain(b), probe.Plain(term)) {
 			continue
 		}
 		if sharedRun(probe.Plain(b), probe.Plain(value), strings.Join(others, "\n")) == "" {

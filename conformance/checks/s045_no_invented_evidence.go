@@ -81,6 +81,28 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 			break
 		}
 	}
+	// The read or fetch path a metadata-only hit's text block offers is
+	// followed as printed: a path that fails is no path.
+	followed := 0
+	inText := probe.HandlesInText(t, c, shownRefs)
+	for _, ref := range shownRefs {
+		h := inText[ref]
+		if h == "" {
+			continue
+		}
+		blk := probe.BlocksWith(c.Text(), h)
+		for _, cont := range probe.ContinuationsIn(blk) {
+			if followed == maxBlockFollows || (cont.Tool != "read_record_field" && cont.Tool != "fetch") {
+				continue
+			}
+			followed++
+			r := followOnce(t, cont)
+			t.Clause(2, func() {
+				t.Works(r, conformance.Shown("the text block of hit "+h, blk),
+					"the metadata-only hit %s offers %s for further inspection; the call as printed must work", ref, cont.Tool)
+			})
+		}
+	}
 	handles := probe.HandlesInText(t, c, shownRefs[:1])
 	t.Clause(2, func() {
 		ref := shownRefs[0]
@@ -173,6 +195,10 @@ func metadataOnlyTerm(fx *fakers.Fixture) (string, bool) {
 var (
 	spacesRe = regexp.MustCompile(`\s+`)
 )
+
+// maxBlockFollows bounds the printed calls S045 follows from the text
+// blocks of metadata-only hits.
+const maxBlockFollows = 6
 
 // evidenceIsInField reads, through read_record_field, the field each shown
 // evidence preview claims: the highlighted term must occur in it, and so

@@ -82,7 +82,13 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 		}
 	})
 	// Match metadata "when available": a field read that takes a query.
-	if q, at := matchWord(full); q != "" && t.HasRole("read_record_field", dialect.Query) {
+	q, at := matchWord(full)
+	if q != "" && !t.HasRole("read_record_field", dialect.Query) && t.HasRole("search", dialect.Query) {
+		// A search for the word may print a read around its match, which
+		// names the field read's query argument.
+		t.CallRoles("search", dialect.Args{dialect.Query: q})
+	}
+	if q != "" && t.HasRole("read_record_field", dialect.Query) {
 		args := dialect.Args{dialect.Query: q}
 		for _, r := range []dialect.Role{dialect.Before, dialect.After} {
 			if t.HasRole("read_record_field", r) {
