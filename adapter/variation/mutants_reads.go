@@ -86,6 +86,20 @@ var readsMutants = []Variation{
 		Apply: onSearchResults(cutPreviewsAt(100))},
 	{ID: "snippet-as-title", Kills: []string{"S027.1", "S026.1"}, Doc: "a hit without a source title is titled by its snippet",
 		Apply: onHits(snippetAsTitle)},
+	{ID: "ignore-record-order", Kills: []string{"S014.1"}, Doc: "query_records accepts order but never forwards it: an ascending read returns the default order",
+		Apply: onQuery(isRecordList, func(_ *http.Request, q url.Values) { q.Del("order") })},
+	{ID: "ignore-changes-from-beginning", Kills: []string{"S014.1"}, Doc: "query_records drops changes_since=beginning: a changes read from the start returns an ordinary page",
+		Apply: onQuery(isRecordList, func(_ *http.Request, q url.Values) {
+			if q.Get("changes_since") == "beginning" {
+				q.Del("changes_since")
+			}
+		})},
+	{ID: "ignore-aggregate-grouping", Kills: []string{"S014.1"}, Collateral: []string{"U09"}, Doc: "aggregate accepts group_by but never forwards it: a grouped count returns one total (U09 too: its aggregate text shows no groups)",
+		Apply: onQuery(isAggregate, func(_ *http.Request, q url.Values) { q.Del("group_by"); q.Del("limit") })},
+	{ID: "ignore-search-streams", Kills: []string{"S014.1"}, Doc: "search accepts streams but never forwards it: a search restricted to one stream returns hits of every stream",
+		Apply: onQuery(pathIs("/v1/search"), func(_ *http.Request, q url.Values) { q.Del("streams"); q.Del("streams[]") })},
+	{ID: "first-search-page-says-no-more", Kills: []string{"S023.1"}, Doc: "a first search page that has more says has_more=false, in text and structuredContent (its cursor stays)",
+		Apply: withMiddleware(onResult("search", firstPageSaysNoMore))},
 	{ID: "preview-as-title-unkeyed", Kills: []string{"S027.1"}, Doc: "search drops the snippet key and titles a hit without a source title by its evidence preview, highlights removed",
 		Apply: onSearchResults(previewAsTitle)},
 	{ID: "metadata-hit-reads-missing-match", Kills: []string{"S045.2"}, Collateral: []string{"S034"}, Doc: "search's text offers each metadata-only hit a read of its body around the searched text, which its body does not hold: the printed path fails (S034 too: it follows the reads a search text prints)",

@@ -462,3 +462,22 @@ func readBodyForMetadataHits(req *mcp.CallToolRequest, r *result) {
 	}
 	r.setText(text)
 }
+
+// firstPageSaysNoMore makes a first search page (no cursor) that has more
+// say has_more false, in text and structuredContent; its cursor stays.
+func firstPageSaysNoMore(req *mcp.CallToolRequest, r *result) {
+	var in struct {
+		Cursor string `json:"cursor"`
+	}
+	if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || in.Cursor != "" {
+		return
+	}
+	sc := r.structured()
+	data, _ := sc["data"].(map[string]any)
+	if data["has_more"] != true {
+		return
+	}
+	data["has_more"] = false
+	r.setStructured(sc)
+	r.setText(strings.Replace(r.text(), "has_more=true", "has_more=false", 1))
+}

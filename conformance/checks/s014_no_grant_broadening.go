@@ -50,6 +50,7 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 				"every RS request must carry exactly the configured client bearer (%s %s)", r.Method, r.Path)
 		}
 		judgeConnectionEffect(t, ft)
+		judgeArgumentEffects(t, ft)
 	})
 
 	// The RS refuses the bearer.

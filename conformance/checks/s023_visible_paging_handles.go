@@ -78,6 +78,8 @@ func judgePaging(t, on *T, tool, path string, total int, page *Call, env map[str
 			t.Shows(text, read.Text(h.Count), "%s: the envelope's count %s must appear in content[] text for hosts that hide structuredContent", tool, h.Count)
 		}
 		noCursor("%s: the envelope's next_cursor %q (or the adapter's own cursor) must appear in content[] text for hosts that hide structuredContent")
+		// The RS has more after this page: a has-more flag it shows must say so.
+		judgeStateFlags(t, page, "", false, fmt.Sprintf("%s: the first page, which the RS has more after", tool), "has_more", "more")
 	})
 	t.Clause(2, func() {
 		if cursor == "" {

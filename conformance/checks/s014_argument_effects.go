@@ -1,0 +1,215 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pdpp-connect/mcpcheck/conformance"
+	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
+	"github.com/pdpp-connect/mcpcheck/conformance/probe"
+	"github.com/pdpp-connect/mcpcheck/conformance/read"
+	"github.com/pdpp-connect/mcpcheck/fakers"
+)
+
+// Seed 001: an accepted argument is forwarded or validated "against the
+// same resource-server read contracts". Each argument a tool declares is
+// judged by its effect: the answer must show what the RS answers to the
+// same request (replayed on mcpcheck's RS under the client bearer), found
+// by value, where that differs from the RS's answer without the argument.
+func judgeArgumentEffects(t, ft *T) {
+	fx := ft.RS().Fixture()
+	content := probe.FixtureStrings(ft)
+	if name, conn, ok := oneConnectionStream(fx, 6); ok {
+		path := probe.RecordsPath(name)
+		base := url.Values{"connection_id": {conn}, "limit": {"2"}}
+		// order: the first record of an ascending page.
+		if ft.HasRole("query_records", dialect.Order) {
+			judgeFirstRecord(t, ft, path, base, url.Values{"order": {"asc"}},
+				dialect.Args{dialect.Stream: name, dialect.Connection: conn, dialect.Limit: 2, dialect.Order: "asc"}, "order asc")
+		}
+		// changes_since: a changes read from the beginning.
+		if ft.HasRole("query_records", dialect.ChangesSince) {
+			judgeFirstRecord(t, ft, path, base, url.Values{"changes_since": {"beginning"}},
+				dialect.Args{dialect.Stream: name, dialect.Connection: conn, dialect.Limit: 2, dialect.ChangesSince: "beginning"}, "changes_since beginning")
+		}
+	}
+	judgeGroupedCount(t, ft, fx, content)
+	judgeSearchStreams(t, ft, fx)
+}
+
+// oneConnectionStream is a stream and one connection that holds at least
+// n of its records.
+func oneConnectionStream(fx *fakers.Fixture, n int) (string, string, bool) {
+	for _, s := range fx.Streams {
+		count := map[string]int{}
+		for _, r := range s.Records {
+			count[r.ConnectionID]++
+		}
+		for _, r := range s.Records {
+			if count[r.ConnectionID] >= n {
+				return s.Name, r.ConnectionID, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// rsRecordIDs are the record ids of the RS's answer to GET path?q.
+func rsRecordIDs(t *T, path string, q url.Values) []string {
+	status, body, ok := t.ReadRS(path, q)
+	if !ok || status != 200 {
+		return nil
+	}
+	var env struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return nil
+	}
+	var ids []string
+	for _, d := range env.Data {
+		ids = append(ids, d.ID)
+	}
+	return ids
+}
+
+// judgeFirstRecord judges one argument of query_records: with it, the RS
+// answers a page whose first record differs from the page without it; the
+// target's answer must show that record.
+func judgeFirstRecord(t, ft *T, path string, base, with url.Values, args dialect.Args, what string) {
+	q := url.Values{}
+	for k, v := range base {
+		q[k] = v
+	}
+	for k, v := range with {
+		q[k] = v
+	}
+	plain, withArg := rsRecordIDs(ft, path, base), rsRecordIDs(ft, path, q)
+	if len(withArg) == 0 || len(plain) == 0 || slices.Contains(plain, withArg[0]) {
+		return // the argument changes nothing a first record shows
+	}
+	c := ft.CallRoles("query_records", args)
+	if c.IsError() {
+		return // refused: validated, not ignored
+	}
+	want := withArg[0]
+	t.AssertWith(read.Find(c.Strings(), read.Text(want)).Exact, func() (conformance.Witness, error) {
+		w, err := conformance.Absent(read.Text(want), c)
+		w.In = append(w.In, fmt.Sprintf("while the RS answers the same read with %s first (and, without %s, with %s)", want, what, plain[0]))
+		return w, err
+	}, "query_records with %s must forward it: the RS's page starts with %s, which the answer does not show", what, want)
+}
+
+// judgeGroupedCount judges aggregate's group_by: grouped by a field the
+// fixture declares groupable, with limit 1, the answer must show the RS's
+// largest group's count and, where the cut leaves records out, their
+// count, each stated outside the fixture's values.
+func judgeGroupedCount(t, ft *T, fx *fakers.Fixture, content []string) {
+	if !probe.Serves(ft.Target, "aggregate") || !ft.HasRole("aggregate", dialect.GroupBy) || !ft.HasRole("aggregate", dialect.Metric) {
+		return
+	}
+	for _, s := range fx.Streams {
+		for _, f := range s.Fields {
+			if !slices.Contains(f.Aggregate, "group_by") || len(s.Records) == 0 {
+				continue
+			}
+			conn := s.Records[0].ConnectionID
+			status, body, ok := ft.ReadRS("/v1/streams/"+url.PathEscape(s.Name)+"/aggregate",
+				url.Values{"connection_id": {conn}, "metric": {"count"}, "group_by": {f.Name}, "limit": {"1"}})
+			var agg struct {
+				Groups []struct {
+					Count int `json:"count"`
+				} `json:"groups"`
+				OtherCount int `json:"other_count"`
+			}
+			if !ok || status != 200 || json.Unmarshal(body, &agg) != nil || len(agg.Groups) != 1 || agg.OtherCount == 0 || agg.Groups[0].Count == agg.OtherCount {
+				continue // two equal counts are hard to tell apart in a text
+			}
+			args := dialect.Args{dialect.Stream: s.Name, dialect.Connection: conn, dialect.Metric: "count", dialect.GroupBy: f.Name}
+			if ft.HasRole("aggregate", dialect.Limit) {
+				args[dialect.Limit] = 1
+			}
+			c := ft.CallRoles("aggregate", args)
+			if c.IsError() {
+				return
+			}
+			shown := conformance.WithoutContent(c, content)
+			group, other := agg.Groups[0].Count, agg.OtherCount
+			msg := fmt.Sprintf("aggregate count of %s grouped by %s (limit 1) must show the RS's answer: its largest group counts %d and the groups cut off count %d", s.Name, f.Name, group, other)
+			for _, n := range []int{group, other} {
+				if slices.Contains(content, strconv.Itoa(n)) {
+					continue
+				}
+				if !t.Shows(shown, read.Number(n), "%s", msg) {
+					return
+				}
+			}
+			return
+		}
+	}
+}
+
+// judgeSearchStreams judges search's streams argument: a word the
+// fixture holds in lexical fields of two streams, searched in one of them,
+// shows no hit of the other.
+func judgeSearchStreams(t, ft *T, fx *fakers.Fixture) {
+	if !ft.HasRole("search", dialect.Streams) || !ft.HasRole("search", dialect.Query) {
+		return
+	}
+	term, only, ok := twoStreamWord(fx)
+	if !ok {
+		return
+	}
+	r := ft.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Streams: []string{only}, dialect.Limit: 10})
+	if r.IsError() {
+		return
+	}
+	for _, h := range probe.Hits(ft, r) {
+		if h.Ref.Stream == only {
+			continue
+		}
+		t.AssertWith(false, func() (conformance.Witness, error) {
+			w, err := conformance.Present(h.Ref.ID, r)
+			w.Fact = fmt.Sprintf("record %s of stream %s", h.Ref.ID, h.Ref.Stream)
+			return w, err
+		}, "search for %q restricted to streams [%s] shows a hit of stream %s: the restriction was not applied", term, only, h.Ref.Stream)
+		return
+	}
+}
+
+// twoStreamWord is a word (of six letters or more) that lexical fields of
+// two streams hold, and the first of those streams by name.
+func twoStreamWord(fx *fakers.Fixture) (string, string, bool) {
+	in := map[string]map[string]bool{}
+	for _, s := range fx.Streams {
+		for _, f := range s.Fields {
+			if !f.Lexical {
+				continue
+			}
+			for _, r := range s.Records {
+				v, _ := r.Data[f.Name].(string)
+				for _, w := range probe.Words(strings.ToLower(v)) {
+					if len(w) >= 6 {
+						if in[w] == nil {
+							in[w] = map[string]bool{}
+						}
+						in[w][s.Name] = true
+					}
+				}
+			}
+		}
+	}
+	for _, w := range slices.Sorted(maps.Keys(in)) {
+		if len(in[w]) >= 2 {
+			return w, slices.Sorted(maps.Keys(in[w]))[0], true
+		}
+	}
+	return "", "", false
+}
