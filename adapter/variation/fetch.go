@@ -280,3 +280,31 @@ func dropWindowArgs(next bool) func(*mcp.CallToolRequest, *string, map[string]an
 }
 
 var cursorRe = map[string]*regexp.Regexp{"next": regexp.MustCompile(` next_cursor=\d+`), "previous": regexp.MustCompile(` previous_cursor=\d+`)}
+
+// rangeLagsByAWindow reports a window read from an offset past the field's
+// start one window early: its served range, in text and structuredContent,
+// is the window before the one served.
+func rangeLagsByAWindow(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	start, end := intOf(window["start_chars"]), intOf(window["end_chars"])
+	if start == 0 || end <= start {
+		return
+	}
+	n := end - start
+	window["start_chars"], window["end_chars"] = max(0, start-n), start
+	*header = strings.Replace(*header, fmt.Sprintf(`chars="%d".."%d"`, start, end), fmt.Sprintf(`chars="%d".."%d"`, max(0, start-n), start), 1)
+}
+
+// lastWindowSaysMore makes a window that reaches its field's end from past
+// its start say has_more=true, in text and structuredContent, with no next
+// continuation.
+func lastWindowSaysMore(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	if intOf(window["start_chars"]) == 0 || intOf(window["end_chars"]) != intOf(window["total_chars"]) {
+		return
+	}
+	window["has_more"] = true
+	lines := strings.SplitN(*header, "\n", 2)
+	lines[0] += " has_more=true"
+	*header = strings.Join(lines, "\n")
+}

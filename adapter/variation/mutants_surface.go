@@ -46,6 +46,8 @@ var surfaceMutants = []Variation{
 		Apply: describe("aggregate", func(d string) string { return strings.Split(d, " Read-only;")[0] })},
 	{ID: "strip-pointer-from-fetch", Kills: []string{"S003.2"}, Doc: "the fetch description no longer points to the instructions or the schema tool",
 		Apply: describe("fetch", func(d string) string { return strings.Replace(d, "; see the server instructions", "", 1) })},
+	{ID: "point-to-removed-tool", Kills: []string{"S003.2"}, Doc: "the search description sends the agent to list_streams for field names, a tool off the surface",
+		Apply: describe("search", func(d string) string { return d + " Field names: list_streams." })},
 	{ID: "pad-descriptions", Kills: []string{"S004.1", "S016.1"}, Doc: "descriptions padded past the byte budget",
 		Apply: padDescriptions()},
 	{ID: "structured-content-out-of-context", Kills: []string{"S005.1"}, Doc: "query_records says structuredContent.data stays out of the model's context (no word 'hidden')",
@@ -76,6 +78,10 @@ var surfaceMutants = []Variation{
 		Apply: requireArgument("search", "connection_id")},
 	{ID: "advertise-profile-flag", Kills: []string{"S011.1"}, Doc: "stdio --help advertises a --profile selector",
 		Apply: advertiseProfileFlag},
+	{ID: "instructions-advertise-toolset-flag", Kills: []string{"S011.1"}, Doc: "the instructions tell the model the server can be relaunched with --toolsets all for more tools",
+		Apply: withMiddleware(onInitialize(func(r *mcp.InitializeResult) {
+			r.Instructions += " More tools load when the server is relaunched with --toolsets all."
+		}))},
 	{ID: "drift-stdio-surface", Kills: []string{"S011.2"}, Doc: "stdio serves a different tool set from hosted HTTP",
 		Apply: stdioOnly(extraTool(driftTool))},
 	{ID: "honour-profile-env", Kills: []string{"S011.2"}, Doc: "stdio started with PDPP_MCP_PROFILE=full serves an extra event-subscription tool",

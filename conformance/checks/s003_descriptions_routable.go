@@ -2,7 +2,10 @@ package checks
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -69,9 +72,20 @@ var s003 = &Check{ID: "S003", Slug: "descriptions-routable", Mode: ModeBB, Run: 
 		t.Clause(2, func() {
 			t.AssertWith(pointerRe.MatchString(d), absent(pointerStems),
 				"tool %s: the description must point to the schema tool or the instructions for cross-cutting details: %q", tool.Name, d)
+			// A pointer must lead somewhere: to a tool the seeds keep off the
+			// surface and the target does not serve, it leads nowhere.
+			for _, name := range snakeNameRe.FindAllString(d, -1) {
+				why, forbidden := t.Settings.Surface.Forbidden(name)
+				t.AssertWith(!forbidden || slices.ContainsFunc(t.Target.Tools, func(x *mcp.Tool) bool { return x.Name == name }), func() (conformance.Witness, error) {
+					return conformance.Present(name, desc)
+				}, "tool %s: the description points the agent to %s, a tool off the normal surface (%s) that the target does not serve", tool.Name, name, why)
+			}
 		})
 	}
 }}
+
+// snakeNameRe is a snake_case name a description may give a tool by.
+var snakeNameRe = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 
 // routeRe is an RS route a description names.
 var routeRe = regexp.MustCompile(`/v1/[A-Za-z0-9_{}:/.-]*[A-Za-z0-9_}]`)

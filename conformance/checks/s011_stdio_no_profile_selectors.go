@@ -16,6 +16,8 @@ var (
 	// A help line that defines a flag or names an environment variable.
 	helpOptionRe = regexp.MustCompile(`(^|\s)--?[A-Za-z][\w-]*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b`)
 	// What makes such a line a profile selector.
+	// A flag or variable whose own name selects a profile or toolset.
+	selectorNameRe    = regexp.MustCompile(`(?i)^--?(profile|tool-?sets?|surface|tool-?profile)$|^[A-Z0-9_]*(PROFILE|TOOLSETS?|SURFACE)[A-Z0-9_]*$`)
 	profileSelectorRe = regexp.MustCompile(`(?i)--?(profile|tool-?sets?|surface)\b|[A-Z0-9_]*(PROFILE|TOOLSETS?)[A-Z0-9_]*|\bprofiles?\b|\btool-?sets?\b|\b(core|events|full)\s*[|/,]\s*(core|events|full)\b`)
 )
 
@@ -40,6 +42,21 @@ var s011 = &Check{ID: "S011", Slug: "stdio-no-profile-selectors", Mode: ModeCTRL
 			return conformance.Present(sel[0], conformance.Shown("--help", help))
 		},
 			"--help must not advertise profile-selection flags or variables: %q", sel)
+		// What the adapter tells the model is setup advice too: a flag or
+		// variable that is itself a profile selector, named there.
+		served := map[string]string{}
+		if t.Target.Init != nil {
+			served["the initialize instructions"] = t.Target.Init.Instructions
+		}
+		for tool, texts := range probe.ToolDescriptions(t.Target) {
+			served["the "+tool+" descriptions"] = strings.Join(texts, "\n")
+		}
+		for _, where := range slices.Sorted(maps.Keys(served)) {
+			opt := selectorOption(served[where])
+			t.AssertWith(opt == "", func() (conformance.Witness, error) {
+				return conformance.Present(opt, conformance.Shown(where, served[where]))
+			}, "%s must not advertise a profile-selection flag or variable: %q", where, opt)
+		}
 	})
 	t.Clause(2, func() {
 		plain := t.Target.ToolsRaw
@@ -80,6 +97,17 @@ func expectSameSurface(t *T, plain, other []json.RawMessage, what, msg string) {
 			}, "%s: tool %s is declared differently", msg, name)
 		}
 	}
+}
+
+// selectorOption is the first flag or variable text names that is itself
+// a profile or toolset selector (--surface, PDPP_MCP_TOOLSETS), or "".
+func selectorOption(text string) string {
+	for _, opt := range helpOptionRe.FindAllString(text, -1) {
+		if opt = strings.TrimSpace(opt); selectorNameRe.MatchString(opt) {
+			return opt
+		}
+	}
+	return ""
 }
 
 // profileSelectors returns the help lines that define a flag or name a

@@ -54,9 +54,34 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 			if label := probe.ConnectionLabel(t, h.Ref.Conn); label != "" {
 				t.Shows(in, read.Text(label), "hit %s must carry the display label %q of connection %s", h.Ref, label, h.Ref.Conn)
 			}
+			judgeTextConnector(t, c, hs, h, r.Stream.Connector)
 		}
 	})
 }}
+
+// judgeTextConnector holds the text about hit h to its source, as its
+// object is: the lines about it that name another connector of the grant
+// and not its own (key) show it under the wrong source.
+func judgeTextConnector(t *T, c *Call, hs []probe.Hit, h probe.Hit, key string) {
+	var others []string
+	for _, o := range hs {
+		if o.Ref != h.Ref {
+			others = append(others, o.Ref.ID)
+		}
+	}
+	seg := probe.Segment(c.Text(), h.Ref.ID, others)
+	if seg == "" || read.ContainsToken(seg, key) {
+		return
+	}
+	for _, cn := range t.RS().Fixture().Connectors {
+		if cn.Key != key && read.ContainsToken(seg, cn.Key) {
+			t.AssertWith(false, func() (conformance.Witness, error) {
+				return conformance.Present(cn.Key, conformance.Shown("the text about hit "+h.Ref.String(), seg))
+			}, "the text shows hit %s, a record of connector %s, under connector %s", h.Ref, key, cn.Key)
+			return
+		}
+	}
+}
 
 // rsHitIDs are the record ids of the hits of an RS search envelope.
 func rsHitIDs(env map[string]any) []string {

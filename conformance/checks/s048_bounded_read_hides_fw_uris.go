@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -81,6 +82,17 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 				"the previous arguments of the second window must read the first window again")
 		}
 	})
+	// The last window, read by offset: its range and its end state.
+	if t.HasRole("read_record_field", dialect.Offset) && len(full) > size {
+		at := len(full) - size/2
+		last := f.Read(t, dialect.Args{dialect.Offset: at, dialect.Length: size})
+		reads = append(reads, last)
+		t.Clause(1, func() {
+			if t.Works(last, f.From(t), "read_record_field at offset %d must read the field's last window", at) {
+				judgeWindow(t, f, last, full, at, len(full))
+			}
+		})
+	}
 	// Match metadata "when available": a field read that takes a query.
 	q, at := matchWord(full)
 	if q != "" && !t.HasRole("read_record_field", dialect.Query) && t.HasRole("search", dialect.Query) {
@@ -134,7 +146,10 @@ func judgeWindow(t *T, f probe.FieldRead, c *Call, full []rune, start, end int) 
 	t.Shows(text, read.Text(distinctIn(full, start, end)), "the window text must be inline: the text the field holds at %d..%d", start, end)
 	t.Shows(text, read.Number(start), "the text must show the window's start offset %d", start)
 	t.Shows(text, read.Number(end), "the text must show the window's end offset %d", end)
+	judgeServedRange(t, c, string(full[start:end]), start, end)
 	if end >= len(full) {
+		// The window reaches the field's end: a flag it shows says so.
+		judgeStateFlags(t, c, string(full[start:end]), true, fmt.Sprintf("the window %d..%d, which ends where the %d-character field does, has no more after it", start, end, len(full)), "has_more", "more")
 		return
 	}
 	judgeStateFlags(t, c, string(full[start:end]), false, fmt.Sprintf("the window %d..%d of a %d-character field", start, end, len(full)))
@@ -155,6 +170,41 @@ func judgeWindow(t *T, f probe.FieldRead, c *Call, full []rune, start, end int) 
 	t.Differs(c, whole, append(probe.FixtureStrings(t), f.Value, small.Value, f.Handle, small.Handle),
 		"a window that ends before the field does must say it is incomplete: it reads the same as a whole small field's read")
 }
+
+// numberRe is a number of a text; two joined by punctuation or "to"
+// ("100".."200", 100–200, 100 to 200) are a range, and two joined by a
+// name (from=0 len=256, "offset":0,"limit":256) are not.
+var (
+	numberRe   = regexp.MustCompile(`\d+`)
+	rangeGapRe = regexp.MustCompile(`^[\s"'.\-–—~:]{0,6}(?:(?:to|through|until|up to)[\s"'.:]{0,3})?$`)
+)
+
+// judgeServedRange holds the ranges an answer's text states for its
+// window to the window served (start..end): a range of the window's length
+// that starts elsewhere misstates it. The served text and the calls the
+// text prints ({...} arguments) are set aside. structuredContent's keys come in any order, so its numbers
+// are not read as pairs.
+func judgeServedRange(t *T, c *Call, served string, start, end int) {
+	s := jsonObjectRe.ReplaceAllString(strings.ReplaceAll(c.Text(), served, ""), "{}")
+	nums := numberRe.FindAllStringIndex(s, -1)
+	for i := 0; i+1 < len(nums); i++ {
+		gap := s[nums[i][1]:nums[i+1][0]]
+		a, _ := strconv.Atoi(s[nums[i][0]:nums[i][1]])
+		b, _ := strconv.Atoi(s[nums[i+1][0]:nums[i+1][1]])
+		if !rangeGapRe.MatchString(gap) || b-a != end-start || a == start {
+			continue
+		}
+		excerpt := s[nums[i][0]:nums[i+1][1]]
+		t.AssertWith(false, func() (conformance.Witness, error) {
+			return conformance.Present(excerpt, conformance.Shown("the text of "+c.Describe(), s))
+		}, "the window served is %d..%d of the field, but its text states the range %d..%d (%s)", start, end, a, b, excerpt)
+		return
+	}
+}
+
+// jsonObjectRe is a flat JSON object written into a text (a printed call's
+// arguments).
+var jsonObjectRe = regexp.MustCompile(`\{[^{}]*\}`)
 
 // distinctIn is a piece of full[start:end] found nowhere else in full, so
 // a window that serves other text of a repetitive field (the one after,
