@@ -74,7 +74,7 @@ var s003 = &Check{ID: "S003", Slug: "descriptions-routable", Mode: ModeBB, Run: 
 				"tool %s: the description must point to the schema tool or the instructions for cross-cutting details: %q", tool.Name, d)
 			// A pointer must lead somewhere: to a tool the seeds keep off the
 			// surface and the target does not serve, it leads nowhere.
-			for _, name := range snakeNameRe.FindAllString(d, -1) {
+			for _, name := range pointedTools(d) {
 				why, forbidden := t.Settings.Surface.Forbidden(name)
 				t.AssertWith(!forbidden || slices.ContainsFunc(t.Target.Tools, func(x *mcp.Tool) bool { return x.Name == name }), func() (conformance.Witness, error) {
 					return conformance.Present(name, desc)
@@ -84,8 +84,24 @@ var s003 = &Check{ID: "S003", Slug: "descriptions-routable", Mode: ModeBB, Run: 
 	}
 }}
 
-// snakeNameRe is a snake_case name a description may give a tool by.
-var snakeNameRe = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
+// snakeNameRe is a snake_case name a description may give a tool by;
+// goneRe marks a sentence that names a tool to say it is gone.
+var (
+	snakeNameRe = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
+	goneRe      = regexp.MustCompile(`(?i)\b(no|not|never|without|removed|replaces?|replaced|instead of|deprecated|retired|gone)\b|n't\b`)
+)
+
+// pointedTools are the snake_case names the sentences of a description
+// send the agent to: a sentence that says a tool is gone points to none.
+func pointedTools(d string) []string {
+	var out []string
+	for _, sentence := range sentenceSplitRe.Split(d, -1) {
+		if !goneRe.MatchString(sentence) {
+			out = append(out, snakeNameRe.FindAllString(sentence, -1)...)
+		}
+	}
+	return out
+}
 
 // routeRe is an RS route a description names.
 var routeRe = regexp.MustCompile(`/v1/[A-Za-z0-9_{}:/.-]*[A-Za-z0-9_}]`)

@@ -99,12 +99,19 @@ func expectSameSurface(t *T, plain, other []json.RawMessage, what, msg string) {
 	}
 }
 
-// selectorOption is the first flag or variable text names that is itself
-// a profile or toolset selector (--surface, PDPP_MCP_TOOLSETS), or "".
+// selectorOption is the first flag or variable a sentence of text offers
+// that is itself a profile or toolset selector (--surface,
+// PDPP_MCP_TOOLSETS), or "". A sentence that says there is none offers
+// none.
 func selectorOption(text string) string {
-	for _, opt := range helpOptionRe.FindAllString(text, -1) {
-		if opt = strings.TrimSpace(opt); selectorNameRe.MatchString(opt) {
-			return opt
+	for _, sentence := range sentenceSplitRe.Split(text, -1) {
+		if goneRe.MatchString(sentence) {
+			continue
+		}
+		for _, opt := range helpOptionRe.FindAllString(sentence, -1) {
+			if opt = strings.TrimSpace(opt); selectorNameRe.MatchString(opt) {
+				return opt
+			}
 		}
 	}
 	return ""
