@@ -98,6 +98,24 @@ func staleFetchMirror(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Documen
 	r.setText(compactJSON(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL}))
 }
 
+// shortLongMirrorText mirrors a document whose text runs over 400
+// characters with that text cut; structuredContent keeps it whole.
+func shortLongMirrorText(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, r *result) {
+	if len([]rune(doc.Text)) <= 400 {
+		return
+	}
+	r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata})
+	r.setText(compactJSON(map[string]any{"id": doc.ID, "title": doc.Title, "text": string([]rune(doc.Text)[:240]) + "…", "url": doc.URL, "metadata": doc.Metadata}))
+}
+
+// cutLengthAsTotal states a cut fetch text's shown length as the field's
+// total size; the cut mark and continuation stay.
+func cutLengthAsTotal(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
+	if doc.Metadata["text_truncated"] == true {
+		doc.Metadata["text_total_chars"] = len([]rune(doc.Text))
+	}
+}
+
 // silentCutFetchText keeps the cut of a long text but not what says so.
 func silentCutFetchText(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
 	if doc.Metadata["text_truncated"] != true {
@@ -208,6 +226,17 @@ func onWindow(f func(req *mcp.CallToolRequest, header *string, sc map[string]any
 	}))
 }
 
+// windowTextDropsLead shows each window's text without its first 12
+// characters in content[]; the served range and structuredContent stay.
+func windowTextDropsLead() func(*Seams) {
+	return withMiddleware(onResult("read_record_field", func(_ *mcp.CallToolRequest, r *result) {
+		window, _ := r.structured()["window"].(map[string]any)
+		if w := str(window["text"]); !r.IsError && len([]rune(w)) > 24 {
+			r.setText(strings.Replace(r.text(), "\n"+w, "\n"+string([]rune(w)[12:]), 1))
+		}
+	}))
+}
+
 // windowEndSaysMore is an off-by-one at a window's end: a window that
 // reaches the field's end still says more exists and offers the next
 // window, which starts at the end and reads nothing.
@@ -299,12 +328,23 @@ func rangeLagsByAWindow(req *mcp.CallToolRequest, header *string, sc map[string]
 // its start say has_more=true, in text and structuredContent, with no next
 // continuation.
 func lastWindowSaysMore(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	lastWindowClaims(header, sc, "has_more", " has_more=true")
+}
+
+// lastWindowSaysMoreFollows says it in words, under a key of its own.
+func lastWindowSaysMoreFollows(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	lastWindowClaims(header, sc, "more_after", " (partial: more text follows)")
+}
+
+// lastWindowClaims marks a window read from past the field's start to its
+// end as having more: key in structuredContent, words in the header.
+func lastWindowClaims(header *string, sc map[string]any, key, words string) {
 	window, _ := sc["window"].(map[string]any)
 	if intOf(window["start_chars"]) == 0 || intOf(window["end_chars"]) != intOf(window["total_chars"]) {
 		return
 	}
-	window["has_more"] = true
+	window[key] = true
 	lines := strings.SplitN(*header, "\n", 2)
-	lines[0] += " has_more=true"
+	lines[0] += words
 	*header = strings.Join(lines, "\n")
 }

@@ -204,6 +204,9 @@ func lastPageSaysMore(_ *mcp.CallToolRequest, r *result) {
 
 var recordLineIDRe = regexp.MustCompile(`(?m)^(record\[\d+\] id=)(\S+)`)
 
+// recordLineHandleRe is a record line's handle, with the space before it.
+var recordLineHandleRe = regexp.MustCompile(`(?m)^(record\[\d+\]) id=\S+`)
+
 // rotateRecordHandles prints each record line of query_records' text with
 // the next record's handle.
 func rotateRecordHandles(text string) string {

@@ -37,7 +37,7 @@ var tsDialect = &dialect{
 	ids:      segmentIDs{sep: "::"},
 	ellipsis: "...", mark: [2]string{"<em>", "</em>"}, num: groupedNumber(","),
 	hitsKey: "hits", recordsKey: "records", pageKey: "page",
-	style:  style{layout: markdownLayout, complete: "complete", partial: "partial, more follows", moreHits: "More results are available.", moreRecords: "More records are available.", cut: "cut", indentFetch: true},
+	style:  style{layout: markdownLayout, complete: "complete", partial: "partial", moreHits: "More results are available.", moreRecords: "More records are available.", cut: "cut", indentFetch: true},
 	text:   dialectText{call: jsonCall},
 	legend: tableLegend,
 	flags: map[string]string{"open": " (", "close": ")", "join": "; ", "list": "/", "sep": ", ", "t": "", "role": "role ", "eq": "exact", "r": "range ",

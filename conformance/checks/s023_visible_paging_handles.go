@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 
@@ -38,6 +39,7 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 					if !t.Shows(conformance.TextOf(ch), read.Text(want), "a client that reads only content[] cannot resume the changes feed: next_changes_since %q is not in the text", want) {
 						return
 					}
+					judgeLabelledRole(t, on, ch, want, chArgs, dialect.Cursor, pageLabelRe, changesLabelRe)
 					r := on.CallRoles("query_records", src.Roles(dialect.Args{dialect.ChangesSince: want}))
 					if t.Works(r, conformance.Answers(conformance.TextOf(ch), probe.GrantNames(t)), "the next_changes_since shown in text must resume the feed") && ownRS(t, on) {
 						judgeResumeEffect(t, on, src, ch, want)
@@ -89,6 +91,9 @@ func judgePaging(t, on *T, tool, path string, total int, page *Call, env map[str
 		from := conformance.Answers(text, probe.GrantNames(t))
 		if !t.Works(next, from, "the cursor shown in the %s text must page forward", tool) {
 			return
+		}
+		if tool == "query_records" && on.HasRole(tool, dialect.ChangesSince) {
+			judgeLabelledRole(t, on, page, cursor, args, dialect.ChangesSince, changesLabelRe, pageLabelRe)
 		}
 		got := shows(next)
 		if !t.AssertWith(len(got) > 0, func() (conformance.Witness, error) {
@@ -169,6 +174,33 @@ func followToTheEnd(t, on *T, tool, path string, args dialect.Args, cursor strin
 		}, "%s: paging to the end from text never shows record %s of the %d the source holds", tool, r.Ref, total)
 		return
 	}
+}
+
+// changesLabelRe and pageLabelRe are the labels of a change bookmark
+// and a page cursor.
+var (
+	changesLabelRe = regexp.MustCompile(`(?i)change`)
+	pageLabelRe    = regexp.MustCompile(`(?i)cursor|page`)
+)
+
+// judgeLabelledRole holds the label the text prints a handle under to
+// what the handle is: a token printed under a label of the other role
+// (label matches, own does not), used in that role as a content-only
+// client would, must work. A page cursor printed as the change bookmark
+// that fails as changes_since misleads such a client (S023.2).
+func judgeLabelledRole(t, on *T, page *Call, token string, args dialect.Args, role dialect.Role, label, own *regexp.Regexp) {
+	lbl := probe.LabelBefore(page.Text(), token)
+	if lbl == "" || !label.MatchString(lbl) || own.MatchString(lbl) {
+		return
+	}
+	use := maps.Clone(args)
+	delete(use, dialect.Cursor)
+	delete(use, dialect.ChangesSince)
+	use[role] = token
+	r := on.CallRoles("query_records", use)
+	t.AssertWith(!r.IsError(), func() (conformance.Witness, error) {
+		return conformance.Refused(r, conformance.TextOf(page))
+	}, "query_records: the text prints %s under the label %q, but used as that, it fails: a client that reads only content[] cannot tell a page cursor from a change bookmark", clipText(token, 40), lbl)
 }
 
 // pagedSource finds a source whose first page of two records has more

@@ -29,7 +29,8 @@ var s028 = &Check{ID: "S028", Slug: "search-connection-scoped", Mode: ModeBBD, T
 	}
 	matches := counts[conn]
 	limit := min(2, matches)
-	scoped := t.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Connection: conn, dialect.Limit: limit})
+	args := dialect.Args{dialect.Query: term, dialect.Connection: conn, dialect.Limit: limit}
+	scoped, env := probe.CallWithEnvelope(t, "search", args, "/v1/search")
 	if scoped.IsError() {
 		t.Clause(1, func() {
 			t.Works(scoped, conformance.Answers(conformance.TextOf(c), probe.GrantNames(t)), "a search scoped to granted connection %s must succeed", conn)
@@ -57,6 +58,7 @@ var s028 = &Check{ID: "S028", Slug: "search-connection-scoped", Mode: ModeBBD, T
 			}, "with connection_id=%s every hit comes from that connection, not %s (%s)", conn, h.Ref.Conn, h.Ref)
 		}
 	})
+	judgeScopedNextPage(t, scoped, args, conn, probe.HandlesOf(env).Cursor)
 	t.Clause(2, func() {
 		t.AssertWith(len(hs) <= limit, func() (conformance.Witness, error) {
 			w, err := conformance.Present(hs[limit].Ref.ID, scoped)
@@ -75,6 +77,31 @@ var s028 = &Check{ID: "S028", Slug: "search-connection-scoped", Mode: ModeBBD, T
 			"%s has %d hits for %q, so limit %d must be filled from that connection's hits, not applied before scoping: %d came back", conn, matches, term, limit, len(in))
 	})
 }}
+
+// judgeScopedNextPage follows the cursor a scoped search's text shows
+// (rsNext, the RS's, where it does): the next page must work and stay in
+// conn (seed 002: a continuation "SHALL remain inside the same ...
+// source ... scope"). A cursor the text does not show is S023's.
+func judgeScopedNextPage(t *T, scoped *Call, args dialect.Args, conn, rsNext string) {
+	if rsNext == "" {
+		return
+	}
+	shows := func(c *Call) []probe.RecordRef { return probe.HitRefs(t, c) }
+	cur, next := probe.VisibleCursor(t, scoped, args, shows(scoped), rsNext, shows)
+	if cur == "" || next == nil {
+		return
+	}
+	t.Clause(1, func() {
+		if !t.Works(next, scoped, "the next page of a search scoped to %s, by the cursor its text shows, must work", conn) {
+			return
+		}
+		for _, h := range probe.Hits(t, next) {
+			t.AssertWith(h.Ref.Conn == conn, func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessCall, Fact: h.Ref.String(), In: []string{next.Describe() + " shows hit " + h.Ref.String(), "built from " + scoped.Describe()}}, nil
+			}, "the next page of a search scoped to %s must keep to it, not show %s", conn, h.Ref)
+		}
+	})
+}
 
 // hitIDsIn are the record ids, one per line, of a search's hits of conn.
 func hitIDsIn(t *T, c *Call, conn string) string {

@@ -207,8 +207,12 @@ func judgeRecordsText(t *T, c *Call, s probe.Source) {
 			}, "the query_records text shows record %s without any of its content", ref)
 		})
 		t.Clause(2, func() {
-			t.AssertWith(handles[ref] != "", func() (conformance.Witness, error) { return conformance.Absent(read.Text(ref.ID), text) },
-				"the query_records text shows record %s without a handle fetch takes; its identity is left to structuredContent", ref)
+			t.AssertWith(handles[ref] != "", func() (conformance.Witness, error) {
+				if r, ok := probe.RefusedInText(t, c, ref); ok {
+					return conformance.Refused(r, text)
+				}
+				return conformance.Absent(read.Text(ref.ID), text)
+			}, "the query_records text shows record %s without a handle fetch takes; its identity is left to structuredContent", ref)
 			judgeHandleBeside(t, t, c, ref, handles[ref], s.Stream)
 		})
 	}

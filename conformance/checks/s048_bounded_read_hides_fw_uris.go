@@ -77,7 +77,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 		if t.Works(p, conformance.TextOf(n), "the previous arguments of the second window must read") {
 			head := wordsHead(full[:size])
 			t.AssertWith(read.ContainsToken(p.Text(), head), func() (conformance.Witness, error) {
-				return conformance.Undelivered(p, read.Text(head), conformance.TextOf(n))
+				return conformance.Absent(read.Text(head), conformance.TextOf(p))
 			},
 				"the previous arguments of the second window must read the first window again")
 		}
@@ -144,12 +144,15 @@ func judgeWindow(t *T, f probe.FieldRead, c *Call, full []rune, start, end int) 
 	head := wordsHead(full[start:end])
 	text := conformance.TextOf(c)
 	t.Shows(text, read.Text(distinctIn(full, start, end)), "the window text must be inline: the text the field holds at %d..%d", start, end)
+	if lead := leadIn(full, start, end); lead != "" {
+		t.Shows(text, read.Text(lead), "the window text must start where its range does: the words the field holds just after %d", start)
+	}
 	t.Shows(text, read.Number(start), "the text must show the window's start offset %d", start)
 	t.Shows(text, read.Number(end), "the text must show the window's end offset %d", end)
 	judgeServedRange(t, c, string(full[start:end]), start, end)
 	if end >= len(full) {
 		// The window reaches the field's end: a flag it shows says so.
-		judgeStateFlags(t, c, string(full[start:end]), true, fmt.Sprintf("the window %d..%d, which ends where the %d-character field does, has no more after it", start, end, len(full)), "has_more", "more")
+		judgeStateFlags(t, c, string(full[start:end]), true, fmt.Sprintf("the window %d..%d, which ends where the %d-character field does, has no more after it", start, end, len(full)), "has_more", "more", "more_after", "more_follows")
 		return
 	}
 	judgeStateFlags(t, c, string(full[start:end]), false, fmt.Sprintf("the window %d..%d of a %d-character field", start, end, len(full)))
@@ -226,6 +229,22 @@ func distinctIn(full []rune, start, end int) string {
 		}
 	}
 	return wordsHead(full[start:end])
+}
+
+// leadIn is the window's second to fourth words, the first it surely
+// holds whole (its first may be cut by the offset): what its text must
+// show for the window to start where its range says. "" for a short
+// window or words a layout may escape.
+func leadIn(full []rune, start, end int) string {
+	words := strings.Fields(string(full[start:end]))
+	if len(words) < 5 {
+		return ""
+	}
+	piece := strings.Join(words[1:4], " ")
+	if strings.ContainsAny(piece, "\"\\<>&") {
+		return ""
+	}
+	return piece
 }
 
 // wordsHead is the first words of a window's text (up to 40 characters,

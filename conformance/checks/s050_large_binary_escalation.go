@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -129,6 +130,7 @@ func largeFetchText(t, v *T, large probe.FieldRead) {
 	doc := f.Structured()
 	text := probe.String(doc["text"])
 	total := utf8.RuneCountInString(large.Value)
+	t.Clause(1, func() { judgeStatedTotal(t, f, large.Field, total) })
 	if !probe.PartShown(text, large.Value) {
 		return // the document's text is not this field's
 	}
@@ -173,6 +175,55 @@ func largeFetchText(t, v *T, large probe.FieldRead) {
 		}
 		followToEnd(t, v, conts[0], conformance.Shown("fetch's document", probe.CompactJSON(doc)), large, utf8.RuneCountInString(text))
 	})
+}
+
+// judgeStatedTotal holds the size an answer states for a cut field to
+// the fixture's (total characters): a total, size or length key of an
+// object that names the field, in structuredContent, and a cut mark's
+// "N of N" in text, which claims the shown part is all of it.
+func judgeStatedTotal(t *T, f *Call, field string, total int) {
+	in := conformance.Shown("the structuredContent of "+f.Describe(), probe.CompactJSON(f.Structured()))
+	probe.EachObject(f.Structured(), func(m map[string]any) {
+		if !namesField(m, field) {
+			return
+		}
+		for k, v := range m {
+			n, isNum := v.(float64)
+			if !isNum || !totalKeyRe.MatchString(k) || partKeyRe.MatchString(k) || int(n) == total || int(n) <= 0 {
+				continue
+			}
+			if float64(total)/n > 1.5 { // a byte count runs a little over the characters; a cut length far under
+				fact := fmt.Sprintf("%q:%v", k, v)
+				t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(fact, in) },
+					"the answer states %s's size as %s=%v, but the field holds %d characters", field, k, v, total)
+			}
+		}
+	})
+	for _, m := range sameOfRe.FindAllStringSubmatch(f.Text(), -1) {
+		if m[1] == m[2] {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 && float64(total)/float64(n) > 1.5 {
+				t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(m[0], conformance.TextOf(f)) },
+					"the text says %q of the cut %s, which holds %d characters: it claims the shown part is the whole", m[0], field, total)
+			}
+		}
+	}
+}
+
+var (
+	totalKeyRe = regexp.MustCompile(`(?i)total|size|length|chars|bytes`)
+	partKeyRe  = regexp.MustCompile(`(?i)preview|shown|served|window|limit|offset|start|end|returned|clip|cut|max`)
+	sameOfRe   = regexp.MustCompile(`\b(\d+)\s+(?:of|/)\s+(\d+)\b`)
+)
+
+// namesField reports whether an object is about field: the field's name
+// as one of its keys' string values (field_path: body, attr: body).
+func namesField(m map[string]any, field string) bool {
+	for _, v := range m {
+		if s, ok := v.(string); ok && s == field {
+			return true
+		}
+	}
+	return false
 }
 
 // followFieldContinuation judges the continuation a preview gives for a

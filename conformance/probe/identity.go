@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/url"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -362,11 +363,15 @@ func HandlesInText(t *conformance.T, c *conformance.Call, want []RecordRef) map[
 // identity of ref does not work. At most four are followed.
 func RefusedInText(t *conformance.T, c *conformance.Call, ref RecordRef) (*conformance.Call, bool) {
 	tried := 0
-	for _, cand := range handleCandidates(t, c, []RecordRef{ref}, false) {
+	cands := handleCandidates(t, c, []RecordRef{ref}, false)
+	// The bare id first; a mail address that holds the id is a value, not
+	// a handle the text offers.
+	slices.SortStableFunc(cands, func(a, b string) int { return cmpBool(a != ref.ID, b != ref.ID) })
+	for _, cand := range cands {
 		if tried == 4 {
 			break
 		}
-		if !strings.Contains(cand, ref.ID) {
+		if !strings.Contains(cand, ref.ID) || mailAddressRe.MatchString(cand) {
 			continue
 		}
 		tried++
@@ -375,6 +380,19 @@ func RefusedInText(t *conformance.T, c *conformance.Call, ref RecordRef) (*confo
 		}
 	}
 	return nil, false
+}
+
+// mailAddressRe is a mail address: a local part, @, and a dotted domain.
+var mailAddressRe = regexp.MustCompile(`^[^@/\s]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$`)
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func handles(t *conformance.T, c *conformance.Call, want []RecordRef, structured bool) map[RecordRef]string {

@@ -196,3 +196,17 @@ func TestSegment(t *testing.T) {
 		t.Errorf("absent: %q", got)
 	}
 }
+
+func TestLabelBefore(t *testing.T) {
+	for text, want := range map[string]string{
+		`has_more=true. next_changes_since="abc123"`: "next_changes_since",
+		"more pages: yes\nnext_cursor: abc123":       "next_cursor",
+		"resume changes later: abc123 (keep it)":     "resume changes later",
+		`next: query_records {"cursor":"abc123"}`:    "cursor",
+		"abc123 first": "",
+	} {
+		if got := LabelBefore(text, "abc123"); got != want {
+			t.Errorf("LabelBefore(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -48,15 +48,23 @@ var NextLabel = regexp.MustCompile(`(?i)^\W*(next|continue|more)\b`)
 
 // A StateClaim is an explicit completion flag an answer shows: a key of
 // completion (complete, whole, is_complete) or of more (truncated, partial,
-// has_more, more) given a yes/no value, in text (key=value, key: value) or
-// as a structuredContent boolean. Whole says what it claims of the value.
+// has_more, more; more_after and has_next as more_after) given a yes/no
+// value, in text (key=value, key: value) or as a structuredContent
+// boolean, or a statement that more follows (key more_follows). Whole says
+// what it claims of the value. A window's more_after may sit in a page's
+// hits, so a page is judged by its own keys.
 type StateClaim struct {
 	Key, Excerpt string // the flag's key, lower-cased; what was found
 	Whole        bool
 }
 
 // stateFlag is an explicit flag in text or compact JSON.
-var stateFlag = regexp.MustCompile(`(?i)["']?\b(is_complete|complete|whole|truncated|is_truncated|partial|has_more|more)["']?\s*[=:]\s*["']?(true|false|yes|no)\b`)
+var stateFlag = regexp.MustCompile(`(?i)["']?\b(is_complete|complete|whole|truncated|is_truncated|partial|has_more|more|more_after|has_next)["']?\s*[=:]\s*["']?(true|false|yes|no)\b`)
+
+// moreFollows says, as a statement, that more of the value comes after
+// what is shown ("more text follows"); one after if/when/whether is a
+// condition, not a claim.
+var moreFollows = regexp.MustCompile(`(?i)(\b(?:if|when|whether|unless)\s+(?:\w+\s+){0,3})?\bmore\s+(?:text\s+|content\s+)?follows\b`)
 
 // StateClaims are the explicit completion flags in s (text, or compact
 // structuredContent). A reader only: no flag found proves nothing.
@@ -68,8 +76,15 @@ func StateClaims(s string) []StateClaim {
 		switch key {
 		case "is_complete", "complete", "whole":
 			out = append(out, StateClaim{Key: key, Excerpt: m[0], Whole: yes})
+		case "more_after", "has_next":
+			out = append(out, StateClaim{Key: "more_after", Excerpt: m[0], Whole: !yes})
 		default:
 			out = append(out, StateClaim{Key: key, Excerpt: m[0], Whole: !yes})
+		}
+	}
+	for _, m := range moreFollows.FindAllStringSubmatch(s, -1) {
+		if m[1] == "" {
+			out = append(out, StateClaim{Key: "more_follows", Excerpt: m[0], Whole: false})
 		}
 	}
 	return out

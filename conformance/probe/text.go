@@ -31,3 +31,25 @@ func LineWith(text string, tokens ...string) bool {
 	}
 	return false
 }
+
+// labelRe is the label right before a value: the last run of words
+// (letters, digits, _, -, spaces) ahead of the punctuation before it.
+var labelRe = regexp.MustCompile("([A-Za-z][A-Za-z0-9_ \\-]{0,40}?)[\\s\"'`=:(\\[{]*$")
+
+// LabelBefore is the label text prints value under, on value's first
+// line: "next_cursor" in next_cursor="abc", "resume changes" in
+// "resume changes: abc"; "" when value is not in text or has none.
+func LabelBefore(text, value string) string {
+	i := strings.Index(text, value)
+	if i < 0 {
+		return ""
+	}
+	line := text[:i]
+	if j := strings.LastIndex(line, "\n"); j >= 0 {
+		line = line[j+1:]
+	}
+	if m := labelRe.FindStringSubmatch(line); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
+}
