@@ -76,6 +76,8 @@ var readsMutants = []Variation{
 		Apply: onSearchText(dropSourceMix)},
 	{ID: "miscount-source-mix", Kills: []string{"S025.1"}, Doc: "the source mix counts hits of every connection after the first twice",
 		Apply: onSearchText(miscountSourceMix)},
+	{ID: "collapse-source-mix", Kills: []string{"S025.1"}, Doc: "the source mix credits every hit to its first connection and names no other",
+		Apply: onSearchText(collapseSourceMix)},
 	{ID: "strip-closing-marks", Kills: []string{"S026.1"}, Doc: "search snippets lose their </mark> tags",
 		Apply: onSearchResults(func(res map[string]any) {
 			if s, ok := res["snippet"].(string); ok {
@@ -116,6 +118,16 @@ var readsMutants = []Variation{
 		Apply: onFetch(guessDocumentByName)},
 	{ID: "stale-fetch-mirror", Kills: []string{"S029.2"}, Collateral: []string{"S038"}, Doc: "fetch's content[] mirror drops the document's metadata; structuredContent keeps it (S038 too: the binary field's metadata leaves the text)",
 		Apply: onFetch(staleFetchMirror)},
+	{ID: "mirror-shortens-long-text", Kills: []string{"S029.2"}, Doc: "fetch's content[] mirror cuts a document text over 400 characters to 240; structuredContent keeps the whole text",
+		Apply: onFetch(shortLongMirrorText)},
+	{ID: "scoped-search-cursor-drops-connection", Kills: []string{"S028.1"}, Doc: "search forwards a cursor without its connection_id, so the next page of a scoped search leaves the connection (the RS refuses the cursor)",
+		Apply: withMiddleware(onArgs("search", func(_ context.Context, args map[string]json.RawMessage) {
+			if _, paged := args["cursor"]; paged {
+				delete(args, "connection_id")
+			}
+		}))},
+	{ID: "fetch-total-is-cut-length", Kills: []string{"S050.1"}, Doc: "fetch states a cut text's shown length as the field's total size in metadata; the cut mark and continuation stay",
+		Apply: onFetch(cutLengthAsTotal)},
 	{ID: "ignore-fetch-fields", Kills: []string{"S030.2"}, Collateral: []string{"S050"}, Doc: "fetch(fields) neither forwards nor applies the projection",
 		Apply: withMiddleware(onArgs("fetch", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "fields") }))},
 	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030.2"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata (seen only against an RS that ignores fields: mcpcheck's own defence in depth, recommended)",
@@ -130,6 +142,12 @@ var readsMutants = []Variation{
 		Apply: structuredOnlyOmissions()},
 	{ID: "drop-hit-connector-key", Kills: []string{"S024.2"}, Doc: "search hits carry no connector_key",
 		Apply: onSearchResults(func(res map[string]any) { delete(res, "connector_key") })},
+	{ID: "metadata-hit-claims-body-match", Kills: []string{"S045.1"}, Doc: "search labels each hit without an evidence snippet as matched in body (matched_fields in structuredContent), though its match is metadata only",
+		Apply: onSearchResults(func(res map[string]any) {
+			if _, evidenced := res["snippet"]; !evidenced && res["stream"] == "messages" {
+				res["matched_fields"] = []any{"body"}
+			}
+		})},
 	{ID: "sentinel-highlights", Kills: []string{"S026.2"}, Doc: "search hits' snippets in structuredContent write highlights as **term** instead of <mark> tags",
 		Apply: onSearchResults(func(res map[string]any) {
 			if s, ok := res["snippet"].(string); ok {
@@ -175,6 +193,17 @@ var readsMutants = []Variation{
 		Apply: withMiddleware(onResult("query_records", lastPageSaysMore))},
 	{ID: "rotate-record-handles", Kills: []string{"S034.2"}, Doc: "query_records' text prints each record's content under the next record's handle (structuredContent is right)",
 		Apply: onRecordsText(rotateRecordHandles)},
+	{ID: "drop-record-handles-from-text", Kills: []string{"S034.2"}, Collateral: []string{"S033"}, Doc: "query_records' text prints each record without its handle; structuredContent keeps the ids (S033 too: the records the text shows past the preview cannot be told by id)",
+		Apply: onRecordsText(func(text string) string { return recordLineHandleRe.ReplaceAllString(text, "$1") })},
+	{ID: "cursor-labelled-as-bookmark", Kills: []string{"S023.2"}, Doc: "query_records' text prints the page cursor of a page that has no change bookmark as next_changes_since (structuredContent is right)",
+		Apply: onRecordsText(func(text string) string {
+			if strings.Contains(text, "next_changes_since=") {
+				return text
+			}
+			return strings.Replace(text, " next_cursor=", " next_changes_since=", 1)
+		})},
+	{ID: "bookmark-labelled-as-cursor", Kills: []string{"S023.2"}, Doc: "query_records' text prints the change bookmark under the label next_cursor (structuredContent is right)",
+		Apply: onRecordsText(func(text string) string { return strings.Replace(text, " next_changes_since=", " next_cursor=", 1) })},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037", "S050"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",

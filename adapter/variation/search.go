@@ -251,6 +251,24 @@ func miscountSourceMix(text string) string {
 	})
 }
 
+// collapseSourceMix credits every hit to the mix's first connection.
+func collapseSourceMix(text string) string {
+	return sourceMixRe.ReplaceAllStringFunc(text, func(m string) string {
+		parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(m, " source_mix="), "."), "|")
+		total := 0
+		for _, p := range parts {
+			if c := mixCountRe.FindStringSubmatch(p); c != nil {
+				n, _ := strconv.Atoi(c[1])
+				total += n
+			}
+		}
+		if len(parts) < 2 || total == 0 {
+			return m
+		}
+		return " source_mix=" + mixCountRe.ReplaceAllString(parts[0], ":"+strconv.Itoa(total)+"}") + strings.TrimPrefix(m, strings.TrimSuffix(m, "."))
+	})
+}
+
 // hideFetchIDs lists search's top results, and drops first_fetch_id,
 // without the hits' ids (evidence lines keep theirs), and points at
 // structuredContent for the ids.

@@ -34,11 +34,22 @@ var s005 = &Check{ID: "S005", Slug: "structured-not-hidden", Mode: ModeBB, Run: 
 	for tool, texts := range probe.ToolDescriptions(t.Target) {
 		t.Clause(1, func() {
 			for _, d := range texts {
-				claim := hiddenClaimRe.FindString(d)
+				claim := hiddenClaim(d)
 				t.AssertWith(claim == "", func() (conformance.Witness, error) {
 					return conformance.Present(claim, conformance.Shown("the "+tool+" descriptions", d))
 				}, "tool %s claims structured data is hidden from the model: %q", tool, d)
 			}
+		})
+	}
+	// Seed 000: the adapter "SHALL treat both content[] and
+	// structuredContent as potentially model-visible"; instructions that
+	// tell the model otherwise break that as a description would.
+	if in := t.Target.Init.Instructions; in != "" {
+		t.Clause(1, func() {
+			claim := hiddenClaim(in)
+			t.AssertWith(claim == "", func() (conformance.Witness, error) {
+				return conformance.Present(claim, conformance.Shown("the server instructions", in))
+			}, "the server instructions claim result data is kept from the model: %q", claim)
 		})
 	}
 	t.Clause(2, func() {
@@ -52,6 +63,39 @@ var s005 = &Check{ID: "S005", Slug: "structured-not-hidden", Mode: ModeBB, Run: 
 		t.BlockedBy("S012", "the target serves no query_records, the tool that reads full records")
 	})
 }}
+
+// A claim that data is kept from the model need not name
+// structuredContent: "rows go straight to the client and are never placed
+// in the conversation". A sentence claims it when it denies the model sees
+// something (denyRe) and names where the data goes instead (deliveredRe:
+// structured output, the client or host); one that says the data is
+// visible is no claim.
+var (
+	denyRe = regexp.MustCompile(`(?i)\b(never|not|n't|no longer)\b[^.;:]{0,30}\b(placed|put|shown|sent|added|included|passed|visible|seen|see|reach\w*|enters?|appears?|loaded|read by)\b[^.;:]{0,20}\b(conversation|context( window)?|view|prompt|transcript|chat|model|llm|assistant|you)\b|` +
+		`\b(outside|out of|beyond|hidden from|invisible to|away from|kept from|withheld from)\s+(the |your |its |the model's )?(view|context|conversation|prompt|model|sight|llm|assistant|you)\b`)
+	deliveredRe = regexp.MustCompile(`(?i)structured|\b(client|host|application|app|ui|widget|renderer|display)\b`)
+	visibleRe   = regexp.MustCompile(`(?i)\b(not|never|neither|nor|isn't|aren't)( is| are)?( a| an)? (hidden|invisible|private)\b|\bmodel-visible\b|\b(is|are|stays?|remains?|also|potentially) visible\b|\b(may|can|might|could) (be )?(see|seen|read)\b`)
+)
+
+// hiddenClaim is the first claim of d, sentence by sentence, that
+// structured data is hidden from the model: the structuredContent wording
+// (hiddenClaimRe), or a denial that the model sees data delivered
+// elsewhere; a sentence that says it is visible claims nothing. "" when
+// none.
+func hiddenClaim(d string) string {
+	for _, sentence := range sentenceSplitRe.Split(d, -1) {
+		if visibleRe.MatchString(sentence) {
+			continue
+		}
+		if c := hiddenClaimRe.FindString(sentence); c != "" {
+			return c
+		}
+		if denyRe.MatchString(sentence) && deliveredRe.MatchString(sentence) {
+			return strings.TrimSpace(sentence)
+		}
+	}
+	return ""
+}
 
 // steerStems and adviceStems are the words steering and advice go by, for
 // a witness: a description none of whose sentences holds one of each

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +54,17 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 		judgeArgumentEffects(t, ft)
 	})
 
+	// What the surface tells the model: no advice to retry with an owner's
+	// or operator's credential in place of the grant's.
+	t.Clause(2, func() {
+		for where, text := range surfaceTexts(t.Target) {
+			if s := ownerRetryAdvice(text); s != "" {
+				t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(s, conformance.Shown(where, text)) },
+					"%s: they tell the model to retry with an owner's or operator's credential in place of the grant's: %q", where, s)
+			}
+		}
+	})
+
 	// The RS refuses the bearer.
 	ft.RS().InjectFault("/v1/", fakers.Fault{Status: 401})
 	for _, tool := range []struct {
@@ -75,6 +87,40 @@ var s014 = &Check{ID: "S014", Slug: "no-grant-broadening", Mode: ModeCTRL, Needs
 		})
 	}
 }}
+
+// Advice to retry with another person's credential: a sentence naming a
+// credential, a retry, and an owner's or operator's side of it, with no
+// negation ("never retry with owner credentials" forbids it).
+var (
+	credNounRe  = regexp.MustCompile(`(?i)\b(keys?|tokens?|credentials?|bearers?|passwords?|secrets?|sessions?|logins?|cookies?|api[- ]keys?)\b`)
+	retryRe     = regexp.MustCompile(`(?i)\b(retry|repeat|again|in place of|instead|replac\w*|swap\w*|switch\w*|re-?run|resend)\b`)
+	ownerSideRe = regexp.MustCompile(`(?i)\b(owner\w*|dashboard|admin\w*|operator\w*|root|master|full[- ]access|unrestricted|their (own )?(account|login|session|dashboard))\b`)
+	negatedRe   = regexp.MustCompile(`(?i)\b(never|not|no|don't|doesn't|cannot|can't|won't|refuse[sd]?|reject\w*)\b`)
+)
+
+// ownerRetryAdvice is the first sentence of text that advises retrying
+// with an owner's or operator's credential; "" when none does.
+func ownerRetryAdvice(text string) string {
+	for _, sentence := range sentenceSplitRe.Split(text, -1) {
+		if credNounRe.MatchString(sentence) && retryRe.MatchString(sentence) && ownerSideRe.MatchString(sentence) && !negatedRe.MatchString(sentence) {
+			return strings.TrimSpace(sentence)
+		}
+	}
+	return ""
+}
+
+// surfaceTexts are what the surface tells the model: the instructions and
+// each tool's descriptions, by where they are.
+func surfaceTexts(tg *conformance.Target) map[string]string {
+	out := map[string]string{}
+	if tg.Init != nil && tg.Init.Instructions != "" {
+		out["the server instructions"] = tg.Init.Instructions
+	}
+	for tool, texts := range probe.ToolDescriptions(tg) {
+		out["the "+tool+" descriptions"] = strings.Join(texts, "\n")
+	}
+	return out
+}
 
 // rsLog is the RS's request log as evidence: one line per request, with
 // the credential it carried.

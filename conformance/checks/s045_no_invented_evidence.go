@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -81,6 +82,7 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 			break
 		}
 	}
+	judgeMatchedFields(t, c, shownRefs, term)
 	// The read or fetch path a metadata-only hit's text block offers is
 	// followed as printed: a path that fails is no path.
 	followed := 0
@@ -234,4 +236,74 @@ func textFieldNamed(rec probe.FixtureRecord, line, term string) string {
 		}
 	}
 	return ""
+}
+
+// judgeMatchedFields holds the field a metadata-only hit says it matched
+// in to the fixture: a matched-fields key of the hit in structuredContent,
+// or a line of its text block that says "matched", naming a text field
+// whose value does not hold the term, claims a body match the RS never
+// made.
+func judgeMatchedFields(t *T, c *Call, refs []probe.RecordRef, term string) {
+	inText := probe.HandlesInText(t, c, refs)
+	for _, h := range probe.Hits(t, c) {
+		if !slices.Contains(refs, h.Ref) {
+			continue
+		}
+		rec, _ := probe.FindRecord(t, h.Ref)
+		for k, v := range h.Raw {
+			if !matchedKeyRe.MatchString(k) {
+				continue
+			}
+			for _, name := range stringsOf(v) {
+				if field := textFieldNamed(rec, name, term); field != "" && field == name {
+					t.Clause(1, func() {
+						t.AssertWith(false, func() (conformance.Witness, error) {
+							return conformance.Present(fmt.Sprintf("%q:%s", k, probe.CompactJSON(v)), conformance.Shown("hit "+h.Ref.String()+" in structuredContent", probe.CompactJSON(h.Raw)))
+						}, "hit %s matched metadata only; it says it matched in %s, whose value does not hold %q", h.Ref, field, term)
+					})
+				}
+			}
+		}
+		hd := inText[h.Ref]
+		if hd == "" {
+			continue
+		}
+		blk := probe.BlocksWith(c.Text(), hd)
+		for _, line := range strings.Split(blk, "\n") {
+			m := matchedSaysRe.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			if field := textFieldNamed(rec, m[1], term); field != "" {
+				t.Clause(1, func() {
+					t.AssertWith(false, func() (conformance.Witness, error) {
+						return conformance.Present(strings.TrimSpace(line), conformance.Shown("the text block of hit "+hd, blk))
+					}, "hit %s matched metadata only; its text says it matched in %s, whose value does not hold %q", h.Ref, field, term)
+				})
+				break
+			}
+		}
+	}
+}
+
+var (
+	matchedKeyRe  = regexp.MustCompile(`(?i)match`)
+	matchedSaysRe = regexp.MustCompile(`(?i)\bmatch\w*\b([^;|·\n]{0,40})`)
+)
+
+// stringsOf is v as strings: a string, or the strings of a list.
+func stringsOf(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
