@@ -6,6 +6,9 @@ import (
 	"net/url"
 )
 
+// CursorParam is the RS read contract's query parameter for a page cursor.
+const CursorParam = "cursor"
+
 // MaxQueryBytes bounds a request's query string. Longer ones, and ones
 // url.ParseQuery refuses (a bad escape, more parameters than Go allows),
 // get a typed 400: r.URL.Query() would drop them silently, and a read

@@ -237,6 +237,34 @@ func windowTextDropsLead() func(*Seams) {
 	}))
 }
 
+// previousSkipsBack points each window's previous continuation one
+// window further back than the window before it (clamped at 0).
+func previousSkipsBack(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	start, end := intOf(window["start_chars"]), intOf(window["end_chars"])
+	if start <= 0 || end <= start {
+		return
+	}
+	prev, back := max(0, start-(end-start)), max(0, start-2*(end-start))
+	*header = strings.ReplaceAll(*header, fmt.Sprintf(`"offset_chars":%d}`, prev), fmt.Sprintf(`"offset_chars":%d}`, back))
+	*header = strings.Replace(*header, fmt.Sprintf("previous_offset_chars=%d", prev), fmt.Sprintf("previous_offset_chars=%d", back), 1)
+}
+
+// endPastField states a last window's end as its start plus the length
+// asked, past the field's end.
+func endPastField(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	start, end, total := intOf(window["start_chars"]), intOf(window["end_chars"]), intOf(window["total_chars"])
+	var in struct {
+		Limit int `json:"limit_chars"`
+	}
+	if json.Unmarshal(req.Params.Arguments, &in) != nil || in.Limit == 0 || end != total || start+in.Limit <= end {
+		return
+	}
+	window["end_chars"] = start + in.Limit
+	*header = strings.Replace(*header, fmt.Sprintf(`chars="%d".."%d"`, start, end), fmt.Sprintf(`chars="%d".."%d"`, start, start+in.Limit), 1)
+}
+
 // windowEndSaysMore is an off-by-one at a window's end: a window that
 // reaches the field's end still says more exists and offers the next
 // window, which starts at the end and reads nothing.

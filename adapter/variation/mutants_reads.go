@@ -204,6 +204,18 @@ var readsMutants = []Variation{
 		})},
 	{ID: "bookmark-labelled-as-cursor", Kills: []string{"S023.2"}, Doc: "query_records' text prints the change bookmark under the label next_cursor (structuredContent is right)",
 		Apply: onRecordsText(func(text string) string { return strings.Replace(text, " next_changes_since=", " next_cursor=", 1) })},
+	{ID: "changes-page-says-no-more", Kills: []string{"S023.2"}, Doc: "a changes page that has a next cursor says has_more=false, in text and structuredContent",
+		Apply: withMiddleware(onResult("query_records", changesPageSaysNoMore))},
+	{ID: "changes-cursor-as-listing", Kills: []string{"S023.2"}, Doc: "a changes page's next cursor is re-minted as an ordinary listing cursor at the same offset, in text and structuredContent: following it leaves the feed",
+		Apply: withMiddleware(onResult("query_records", changesCursorAsListing))},
+	{ID: "later-page-count-less-offset", Kills: []string{"S023.2"}, Doc: "the text of a page reached with a cursor states the count less three (structuredContent keeps the RS's)",
+		Apply: withMiddleware(onResult("query_records", countLessOffset))},
+	{ID: "search-cursor-drops-limit", Kills: []string{"S024.1"}, Doc: "search forwards a cursor without its limit, so the next page holds the RS's default number of hits",
+		Apply: withMiddleware(onArgs("search", func(_ context.Context, args map[string]json.RawMessage) {
+			if _, paged := args["cursor"]; paged {
+				delete(args, "limit")
+			}
+		}))},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037", "S050"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",

@@ -2,10 +2,13 @@ package variation
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -201,6 +204,57 @@ func lastPageSaysMore(_ *mcp.CallToolRequest, r *result) {
 		r.setText(strings.Replace(r.text(), "record(s).", "record(s). has_more=true.", 1))
 	}
 }
+
+// changesPageSaysNoMore makes a changes page that has a next cursor say
+// has_more=false, in text and structuredContent.
+func changesPageSaysNoMore(req *mcp.CallToolRequest, r *result) {
+	sc := r.structured()
+	env, _ := sc["data"].(map[string]any)
+	if r.IsError || !strings.Contains(string(req.Params.Arguments), "changes_since") || env["has_more"] != true {
+		return
+	}
+	env["has_more"] = false
+	r.setStructured(sc)
+	r.setText(strings.Replace(r.text(), "has_more=true", "has_more=false", 1))
+}
+
+// countLessOffset states a later page's count as what remains after the
+// records before it, in text only.
+func countLessOffset(req *mcp.CallToolRequest, r *result) {
+	var in struct {
+		Cursor string `json:"cursor"`
+	}
+	if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || in.Cursor == "" {
+		return
+	}
+	r.setText(countExactRe.ReplaceAllStringFunc(r.text(), func(m string) string {
+		n, _ := strconv.Atoi(countExactRe.FindStringSubmatch(m)[1])
+		return "count=exact:" + strconv.Itoa(max(0, n-3))
+	}))
+}
+
+// changesCursorAsListing re-mints a changes page's next cursor as an
+// ordinary listing cursor at the same offset, in text and
+// structuredContent: following it leaves the feed.
+func changesCursorAsListing(_ *mcp.CallToolRequest, r *result) {
+	sc := r.structured()
+	env, _ := sc["data"].(map[string]any)
+	cur, _ := env["next_cursor"].(string)
+	raw, err := base64.StdEncoding.DecodeString(cur)
+	var c struct {
+		Session     string `json:"session"`
+		AfterOffset int    `json:"after_offset"`
+	}
+	if r.IsError || cur == "" || err != nil || json.Unmarshal(raw, &c) != nil || c.Session != "changes" {
+		return
+	}
+	listing := base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf(`{"kind":"page","session":"records","order":"DESC","offset":%d}`, c.AfterOffset)))
+	env["next_cursor"] = listing
+	r.setStructured(sc)
+	r.setText(strings.ReplaceAll(r.text(), cur, listing))
+}
+
+var countExactRe = regexp.MustCompile(`count=exact:(\d+)`)
 
 var recordLineIDRe = regexp.MustCompile(`(?m)^(record\[\d+\] id=)(\S+)`)
 

@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -94,6 +95,9 @@ func judgePaging(t, on *T, tool, path string, total int, page *Call, env map[str
 		}
 		if tool == "query_records" && on.HasRole(tool, dialect.ChangesSince) {
 			judgeLabelledRole(t, on, page, cursor, args, dialect.ChangesSince, changesLabelRe, pageLabelRe)
+		}
+		if tool == "query_records" && on.HasRole(tool, dialect.Count) {
+			judgeCountOnLaterPage(t, on, path, args, cursor)
 		}
 		got := shows(next)
 		if !t.AssertWith(len(got) > 0, func() (conformance.Witness, error) {
@@ -203,6 +207,19 @@ func judgeLabelledRole(t, on *T, page *Call, token string, args dialect.Args, ro
 	}, "query_records: the text prints %s under the label %q, but used as that, it fails: a client that reads only content[] cannot tell a page cursor from a change bookmark", clipText(token, 40), lbl)
 }
 
+// judgeCountOnLaterPage asks for the count on the page the shown cursor
+// reaches: the text must show the RS's count there too, not one of the
+// page's own making.
+func judgeCountOnLaterPage(t, on *T, path string, args dialect.Args, cursor string) {
+	counted := maps.Clone(args)
+	counted[dialect.Cursor], counted[dialect.Count] = cursor, "exact"
+	c, env := probe.CallWithEnvelope(on, "query_records", counted, path)
+	if n := probe.HandlesOf(env).Count; n != "" && !c.IsError() {
+		t.Shows(conformance.WithoutContent(conformance.TextOf(c), probe.FixtureStrings(on)), read.Text(n),
+			"query_records: the page after the cursor, asked for an exact count, must show the RS's count %s in text", n)
+	}
+}
+
 // pagedSource finds a source whose first page of two records has more
 // after it, with an exact count where the target declares a count mode,
 // with its arguments and RS envelope.
@@ -275,8 +292,14 @@ func judgeChangesToTheEnd(t, on *T, src probe.Source, size int) {
 	path := probe.RecordsPath(src.Stream)
 	shows := func(c *Call) []probe.RecordRef { return probe.RecordsShown(on, c, src.Stream) }
 	args := src.Roles(dialect.Args{dialect.Limit: max(2, (size+maxChangesPages-2)/(maxChangesPages-1)), dialect.ChangesSince: "beginning"})
+	seq := rsSeq(on)
 	page, env := probe.CallWithEnvelope(on, "query_records", args, path)
 	seen := shows(page)
+	if !page.IsError() {
+		t.Clause(2, func() {
+			judgeStateFlags(t, page, "", probe.HandlesOf(env).Cursor == "", "query_records: the first changes page", "has_more", "more")
+		})
+	}
 	for step := 2; step <= maxChangesPages && !page.IsError(); step++ {
 		rsNext := probe.HandlesOf(env).Cursor
 		if rsNext == "" {
@@ -284,11 +307,42 @@ func judgeChangesToTheEnd(t, on *T, src probe.Source, size int) {
 		}
 		cur, _ := probe.VisibleCursor(on, page, args, seen, rsNext, shows)
 		if cur == "" {
-			return // a cursor the text does not show is clause 1's and 2's, judged on the first read
+			t.Clause(2, func() {
+				t.AssertWith(false, func() (conformance.Witness, error) {
+					return conformance.Absent(read.Text(rsNext), conformance.TextOf(page))
+				}, "query_records: changes page %d's text shows no cursor that pages on through the feed, though the RS has more (its next_cursor %q)", step-1, rsNext)
+			})
+			return
 		}
 		pageArgs := maps.Clone(args)
 		pageArgs[dialect.Cursor] = cur
+		prev := page
+		want := rsNextPage(on, path, seq, rsNext)
+		seq = rsSeq(on)
 		page, env = probe.CallWithEnvelope(on, "query_records", pageArgs, path)
+		if got := shows(page); len(want) > 0 && len(got) > 0 && !page.IsError() && !slices.ContainsFunc(got, func(r probe.RecordRef) bool { return r.ID == want[0] }) {
+			t.Clause(2, func() {
+				t.AssertWith(false, func() (conformance.Witness, error) {
+					return conformance.Absent(read.Text(want[0]), conformance.TextOf(page))
+				}, "query_records: changes page %d, followed from the cursor page %d's text shows, lacks %s, which the RS's next page of the feed starts with", step, step-1, want[0])
+			})
+			return
+		}
+		repeated := slices.IndexFunc(shows(page), func(ref probe.RecordRef) bool { return slices.Contains(seen, ref) })
+		t.Clause(2, func() {
+			if !page.IsError() {
+				judgeStateFlags(t, page, "", probe.HandlesOf(env).Cursor == "", fmt.Sprintf("query_records: changes page %d, followed from the cursor page %d's text shows", step, step-1), "has_more", "more")
+			}
+			if repeated >= 0 {
+				ref := shows(page)[repeated]
+				t.AssertWith(false, func() (conformance.Witness, error) {
+					return conformance.Witness{Kind: conformance.WitnessCall, Fact: ref.String(), In: []string{page.Describe() + " repeats " + ref.String() + ", shown on an earlier changes page", "built from " + prev.Describe()}}, nil
+				}, "query_records: following the cursor changes page %d's text shows repeats %s of an earlier page", step-1, ref)
+			}
+		})
+		if repeated >= 0 {
+			return
+		}
 		seen = append(seen, shows(page)...)
 		if want := probe.HandlesOf(env).Changes; want != "" && !page.IsError() {
 			t.Clause(2, func() {
@@ -296,6 +350,33 @@ func judgeChangesToTheEnd(t, on *T, src probe.Source, size int) {
 			})
 		}
 	}
+}
+
+// rsSeq is the last RS request's sequence number, 0 off a controlled RS.
+func rsSeq(on *T) int64 {
+	if !on.Target.Has(CapControlledRS) {
+		return 0
+	}
+	return probe.LastSeq(on)
+}
+
+// rsNextPage is the record ids of the RS's page after the last request
+// to path since seq, replayed with the RS's own next cursor; nil off a
+// controlled RS.
+func rsNextPage(on *T, path string, since int64, rsNext string) []string {
+	if !on.Target.Has(CapControlledRS) {
+		return nil
+	}
+	reqs := probe.RequestsSince(on, path, since)
+	if len(reqs) == 0 {
+		return nil
+	}
+	q, err := url.ParseQuery(reqs[len(reqs)-1].RawQuery)
+	if err != nil {
+		return nil
+	}
+	q.Set(fakers.CursorParam, rsNext)
+	return rsRecordIDs(on, path, q)
 }
 
 // changeMarker is the text of the record mcpcheck changes after a

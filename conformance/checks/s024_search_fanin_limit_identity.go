@@ -36,6 +36,19 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 		}, "limit %d caps the merged hits across all connections, not the hits per connection: %d came back", n, len(hs))
 		t.AssertWith(len(hs) > 0, func() (conformance.Witness, error) { return conformance.AbsentAll(facts(rsHitIDs(env)...), c) },
 			"%q finds %d hits across connections, so a search with limit %d must return some", term, len(probe.Hits(t, wide)), n)
+		// The limit holds on the page its text's cursor reaches too.
+		args := dialect.Args{dialect.Query: term, dialect.Limit: n}
+		shows := func(r *Call) []probe.RecordRef { return probe.HitRefs(t, r) }
+		if rsNext := probe.HandlesOf(env).Cursor; rsNext != "" {
+			if _, next := probe.VisibleCursor(t.Private(), c, args, shows(c), rsNext, shows); next != nil && !next.IsError() {
+				nh := probe.Hits(t, next)
+				t.AssertWith(len(nh) <= n, func() (conformance.Witness, error) {
+					w, err := conformance.Present(nh[n].Ref.ID, next)
+					w.Fact = fmt.Sprintf("hit %d of %d (%s)", n+1, len(nh), nh[n].Ref)
+					return w, err
+				}, "limit %d caps the next page too, reached by the cursor the first page's text shows: %d came back", n, len(nh))
+			}
+		}
 	})
 	t.Clause(2, func() {
 		if c.IsError() {

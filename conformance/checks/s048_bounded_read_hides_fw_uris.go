@@ -64,6 +64,17 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 				if t.Works(n2, conformance.TextOf(n), "the second window's next arguments must read the third window") {
 					judgeWindow(t, f, n2, full, 2*size, 3*size)
 					sameTotal(n2)
+					// Its previous arguments go back one window, to the second.
+					if prev2 := windowContinuation(t, n2, f.Handle, func(off int) bool { return off < 2*size }); prev2 != nil {
+						p2 := followOnce(t, *prev2)
+						reads = append(reads, p2)
+						if t.Works(p2, conformance.TextOf(n2), "the third window's previous arguments must read") {
+							head := wordsHead(full[size : 2*size])
+							t.AssertWith(read.ContainsToken(p2.Text(), head), func() (conformance.Witness, error) {
+								return conformance.Absent(read.Text(head), conformance.TextOf(p2))
+							}, "the previous arguments of the third window must read the second window (%d..%d)", size, 2*size)
+						}
+					}
 				}
 			}
 		}
@@ -194,8 +205,8 @@ func judgeServedRange(t *T, c *Call, served string, start, end int) {
 		gap := s[nums[i][1]:nums[i+1][0]]
 		a, _ := strconv.Atoi(s[nums[i][0]:nums[i][1]])
 		b, _ := strconv.Atoi(s[nums[i+1][0]:nums[i+1][1]])
-		if !rangeGapRe.MatchString(gap) || b-a != end-start || a == start {
-			continue
+		if !rangeGapRe.MatchString(gap) || b <= a || (a == start) == (b == end) || a != start && b-a != end-start {
+			continue // not a range, the window's own, or another of another length
 		}
 		excerpt := s[nums[i][0]:nums[i+1][1]]
 		t.AssertWith(false, func() (conformance.Witness, error) {
