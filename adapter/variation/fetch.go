@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pdpp-connect/mcpcheck/adapter"
@@ -114,6 +115,24 @@ func cutLengthAsTotal(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Documen
 	if doc.Metadata["text_truncated"] == true {
 		doc.Metadata["text_total_chars"] = len([]rune(doc.Text))
 	}
+}
+
+// staleMirrorTitle mirrors each fetched document with the title of the
+// document fetched before it; structuredContent keeps its own.
+func staleMirrorTitle() func(*Seams) {
+	var mu sync.Mutex
+	last := ""
+	return onFetch(func(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, r *result) {
+		mu.Lock()
+		prev := last
+		last = doc.Title
+		mu.Unlock()
+		if prev == "" || prev == doc.Title {
+			return
+		}
+		r.setStructured(map[string]any{"id": doc.ID, "title": doc.Title, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata})
+		r.setText(compactJSON(map[string]any{"id": doc.ID, "title": prev, "text": doc.Text, "url": doc.URL, "metadata": doc.Metadata}))
+	})
 }
 
 // silentCutFetchText keeps the cut of a long text but not what says so.

@@ -128,6 +128,8 @@ var readsMutants = []Variation{
 		}))},
 	{ID: "fetch-total-is-cut-length", Kills: []string{"S050.1"}, Doc: "fetch states a cut text's shown length as the field's total size in metadata; the cut mark and continuation stay",
 		Apply: onFetch(cutLengthAsTotal)},
+	{ID: "stale-mirror-title", Kills: []string{"S029.2"}, Collateral: []string{"S030", "S034"}, Doc: "fetch's content[] mirror carries the title of the document fetched before it; structuredContent is right (S030 and S034 too: the text a content-only host reads names another document)",
+		Apply: staleMirrorTitle()},
 	{ID: "ignore-fetch-fields", Kills: []string{"S030.2"}, Collateral: []string{"S050"}, Doc: "fetch(fields) neither forwards nor applies the projection",
 		Apply: withMiddleware(onArgs("fetch", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "fields") }))},
 	{ID: "leak-unrequested-fields-to-metadata", Kills: []string{"S030.2"}, Doc: "fetch(fields) copies fields the RS added beyond the projection into metadata (seen only against an RS that ignores fields: mcpcheck's own defence in depth, recommended)",
@@ -216,6 +218,12 @@ var readsMutants = []Variation{
 				delete(args, "limit")
 			}
 		}))},
+	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent",
+		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
+	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",
+		Apply: onRecordsText(encodedBlobSize)},
+	{ID: "page-count-is-limit", Kills: []string{"S023.2"}, Doc: "query_records' text states every page's record count as the limit asked, a short last page included (structuredContent is right)",
+		Apply: withMiddleware(onResult("query_records", pageCountIsLimit))},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037", "S050"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",

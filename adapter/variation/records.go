@@ -254,6 +254,46 @@ func changesCursorAsListing(_ *mcp.CallToolRequest, r *result) {
 	r.setText(strings.ReplaceAll(r.text(), cur, listing))
 }
 
+// countCappedAtPage states an ungrouped count over 25 as 25, one
+// default page's worth, in text and structuredContent.
+func countCappedAtPage(_ *mcp.CallToolRequest, r *result) {
+	sc := r.structured()
+	env, _ := sc["data"].(map[string]any)
+	n := intOf(env["value"])
+	if r.IsError || env["metric"] != "count" || env["group_by"] != nil || n <= 25 {
+		return
+	}
+	env["value"], env["filtered_record_count"] = 25, 25
+	r.setStructured(sc)
+	r.setText(strings.Replace(r.text(), fmt.Sprintf(") = %d.", n), ") = 25.", 1))
+}
+
+// binaryBytesRe is the size in a binary field's descriptor.
+var binaryBytesRe = regexp.MustCompile(`(binary-only[^\]\n]*?)(\d+) bytes`)
+
+// encodedBlobSize states each binary field's size as its base64 length
+// (4/3 of its bytes) in query_records' text.
+func encodedBlobSize(text string) string {
+	return binaryBytesRe.ReplaceAllStringFunc(text, func(m string) string {
+		sub := binaryBytesRe.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(sub[2])
+		return sub[1] + strconv.Itoa((n+2)/3*4) + " bytes"
+	})
+}
+
+// pageCountIsLimit states a short page's record count as the limit asked.
+func pageCountIsLimit(req *mcp.CallToolRequest, r *result) {
+	var in struct {
+		Limit int `json:"limit"`
+	}
+	if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || in.Limit == 0 {
+		return
+	}
+	r.setText(pageCountRe.ReplaceAllString(r.text(), fmt.Sprintf(": %d record(s).", in.Limit)))
+}
+
+var pageCountRe = regexp.MustCompile(`: \d+ record\(s\)\.`)
+
 var countExactRe = regexp.MustCompile(`count=exact:(\d+)`)
 
 var recordLineIDRe = regexp.MustCompile(`(?m)^(record\[\d+\] id=)(\S+)`)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -141,6 +142,9 @@ func followToTheEnd(t, on *T, tool, path string, args dialect.Args, cursor strin
 		rsNext := probe.HandlesOf(env).Cursor
 		if !page.IsError() {
 			judgeStateFlags(t, page, "", rsNext == "", fmt.Sprintf("%s: page %d, followed from the cursor page %d's text shows", tool, step, step-1), "has_more", "more")
+			if tool == "query_records" {
+				judgeRecordCount(t, on, page, env, shows)
+			}
 		}
 		if page.IsError() || rsNext == "" {
 			break // the RS has no more
@@ -206,6 +210,32 @@ func judgeLabelledRole(t, on *T, page *Call, token string, args dialect.Args, ro
 		return conformance.Refused(r, conformance.TextOf(page))
 	}, "query_records: the text prints %s under the label %q, but used as that, it fails: a client that reads only content[] cannot tell a page cursor from a change bookmark", clipText(token, 40), lbl)
 }
+
+// recordCountRe is a number of records a text states ("20 record(s)",
+// "3 records"), with what comes before it.
+var recordCountRe = regexp.MustCompile(`(?i)(\b\w+\s+)?\b(\d+)\s+records?\b(?:\(s\))?`)
+
+// judgeRecordCount holds the numbers of records a page's text states to
+// the page: each must be the records the RS gave it, the RS's count, or
+// the records its text shows; a bound ("up to 5", "limit 60", "of 80")
+// is no such statement.
+func judgeRecordCount(t, on *T, page *Call, env map[string]any, shows func(*Call) []probe.RecordRef) {
+	data, _ := env["data"].([]any)
+	ok := map[string]bool{strconv.Itoa(len(data)): true, strconv.Itoa(len(shows(page))): true, probe.HandlesOf(env).Count: true}
+	text := conformance.WithoutContent(conformance.TextOf(page), probe.FixtureStrings(on)).Strings()[0]
+	for _, m := range recordCountRe.FindAllStringSubmatch(text, -1) {
+		if ok[m[2]] || boundWordRe.MatchString(m[1]) {
+			continue
+		}
+		t.AssertWith(false, func() (conformance.Witness, error) {
+			return conformance.Present(strings.TrimSpace(m[0]), conformance.TextOf(page))
+		},
+			"query_records: a page followed by the cursor its text shows states %s records, but the RS gave it %d (its count %q)", m[2], len(data), probe.HandlesOf(env).Count)
+		return
+	}
+}
+
+var boundWordRe = regexp.MustCompile(`(?i)^(limit|max|maximum|up|to|of|most|per|first|last|next|previous)\s+$`)
 
 // judgeCountOnLaterPage asks for the count on the page the shown cursor
 // reaches: the text must show the RS's count there too, not one of the

@@ -72,12 +72,25 @@ var s029 = &Check{ID: "S029", Slug: "fetch-document-shape", Mode: ModeBBD, Tools
 	})
 	t.Clause(2, func() {
 		judgeDocumentMirror(t, f)
-		// A short first hit can hide a mirror that cuts long text, so the
-		// record with a long text field is fetched too, where fetch takes
-		// the handle its page shows.
+		// A mirror can go wrong only on a later fetch (a stale title) or
+		// on long text, so another hit's record and the record with a
+		// long text field are fetched too, where fetch takes the handle.
+		var more []string
+		for _, o := range probe.Hits(t, c)[1:] {
+			if o.Ref != h.Ref {
+				more = append(more, probe.HitHandle(t, c, o))
+				break
+			}
+		}
 		if long, ok := probe.LongField(t); ok {
-			if lf := t.CallRoles("fetch", dialect.Args{dialect.RecordID: long.Handle}); !lf.IsError() && lf.Structured() != nil {
-				judgeDocumentMirror(t, lf)
+			more = append(more, long.Handle)
+		}
+		for _, id := range more {
+			if id == "" {
+				continue
+			}
+			if o := t.CallRoles("fetch", dialect.Args{dialect.RecordID: id}); !o.IsError() && o.Structured() != nil {
+				judgeDocumentMirror(t, o)
 			}
 		}
 	})

@@ -342,6 +342,9 @@ func binaryPreview(t, v *T, b probe.FieldRead) {
 			if mt := probe.String(obj["mime_type"]); mt != "" {
 				t.Shows(block, read.Text(mt), "the preview must show the media type %s of %s (%s)", mt, name, rec.Ref)
 			}
+			if n, err := strconv.Atoi(probe.String(obj["size_bytes"])); err == nil && n > 0 {
+				t.Shows(block, read.Size(n), "the preview must show the size of %s of %s: %d bytes, as the data says", name, rec.Ref, n)
+			}
 		})
 		if route := probe.String(obj["fetch_url"]); route != "" {
 			t.Clause(2, func() {
