@@ -254,7 +254,7 @@ func judgeMatchedFields(t *T, c *Call, refs []probe.RecordRef, term string) {
 			if !matchedKeyRe.MatchString(k) {
 				continue
 			}
-			for _, name := range stringsOf(v) {
+			for _, name := range probe.StringList(v) {
 				if field := textFieldNamed(rec, name, term); field != "" && field == name {
 					t.Clause(1, func() {
 						t.AssertWith(false, func() (conformance.Witness, error) {
@@ -290,20 +290,3 @@ var (
 	matchedKeyRe  = regexp.MustCompile(`(?i)match`)
 	matchedSaysRe = regexp.MustCompile(`(?i)\bmatch\w*\b([^;|·\n]{0,40})`)
 )
-
-// stringsOf is v as strings: a string, or the strings of a list.
-func stringsOf(v any) []string {
-	switch x := v.(type) {
-	case string:
-		return []string{x}
-	case []any:
-		var out []string
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
