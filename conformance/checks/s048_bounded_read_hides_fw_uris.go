@@ -205,7 +205,8 @@ func judgeServedRange(t *T, c *Call, served string, start, end int) {
 		gap := s[nums[i][1]:nums[i+1][0]]
 		a, _ := strconv.Atoi(s[nums[i][0]:nums[i][1]])
 		b, _ := strconv.Atoi(s[nums[i+1][0]:nums[i+1][1]])
-		if !rangeGapRe.MatchString(gap) || b <= a || (a == start) == (b == end) || a != start && b-a != end-start {
+		own, other := a == start && b == end, a != start && b-a != end-start
+		if !rangeGapRe.MatchString(gap) || b <= a || own || other {
 			continue // not a range, the window's own, or another of another length
 		}
 		excerpt := s[nums[i][0]:nums[i+1][1]]
