@@ -224,6 +224,23 @@ var readsMutants = []Variation{
 		Apply: onRecordsText(encodedBlobSize)},
 	{ID: "page-count-is-limit", Kills: []string{"S023.2"}, Doc: "query_records' text states every page's record count as the limit asked, a short last page included (structuredContent is right)",
 		Apply: withMiddleware(onResult("query_records", pageCountIsLimit))},
+	{ID: "aggregate-metric-as-count", Kills: []string{"S014.1"}, Doc: "aggregate forwards every metric as count and drops its field",
+		Apply: withMiddleware(onArgs("aggregate", func(_ context.Context, args map[string]json.RawMessage) {
+			if _, has := args["metric"]; has {
+				args["metric"] = json.RawMessage(`"count"`)
+				delete(args, "field")
+			}
+		}))},
+	{ID: "changes-read-drops-fields", Kills: []string{"S031.1"}, Doc: "query_records does not forward fields on a changes read (changes_since set), so those records come whole",
+		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
+			if _, changes := args["changes_since"]; changes {
+				delete(args, "fields")
+			}
+		}))},
+	{ID: "drop-records-filter", Kills: []string{"S014.1"}, Collateral: []string{"U01"}, Doc: "query_records accepts filter but does not forward it, so the page comes unfiltered (U01 too: the RS never receives the filter)",
+		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "filter") }))},
+	{ID: "drop-aggregate-filter", Kills: []string{"S014.1"}, Collateral: []string{"U01"}, Doc: "aggregate accepts filter but does not forward it, so it counts the unfiltered stream (U01 too: the RS never receives the filter)",
+		Apply: withMiddleware(onArgs("aggregate", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "filter") }))},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037", "S050"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",

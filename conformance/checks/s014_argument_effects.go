@@ -39,6 +39,8 @@ func judgeArgumentEffects(t, ft *T) {
 		}
 	}
 	judgeGroupedCount(t, ft, fx, content)
+	judgeMetric(t, ft, fx, content)
+	judgeFilter(t, ft)
 	judgeSearchStreams(t, ft, fx)
 }
 
@@ -154,6 +156,112 @@ func judgeGroupedCount(t, ft *T, fx *fakers.Fixture, content []string) {
 			return
 		}
 	}
+}
+
+// judgeMetric judges aggregate's metric and field: the sum of a field
+// the fixture declares summable must show the RS's sum, stated outside the
+// fixture's values, where it differs from the count.
+func judgeMetric(t, ft *T, fx *fakers.Fixture, content []string) {
+	if !probe.Serves(ft.Target, "aggregate") || !ft.HasRole("aggregate", dialect.Metric) || !ft.HasRole("aggregate", dialect.Field) {
+		return
+	}
+	for _, s := range fx.Streams {
+		for _, f := range s.Fields {
+			if !slices.Contains(f.Aggregate, "sum") || len(s.Records) == 0 {
+				continue
+			}
+			conn := s.Records[0].ConnectionID
+			path := "/v1/streams/" + url.PathEscape(s.Name) + "/aggregate"
+			sum, count := rsAggregateValue(ft, path, url.Values{"connection_id": {conn}, "metric": {"sum"}, "field": {f.Name}}),
+				rsAggregateValue(ft, path, url.Values{"connection_id": {conn}, "metric": {"count"}})
+			if sum == "" || sum == count || slices.Contains(content, sum) {
+				continue
+			}
+			c := ft.CallRoles("aggregate", dialect.Args{dialect.Stream: s.Name, dialect.Connection: conn, dialect.Metric: "sum", dialect.Field: f.Name})
+			if c.IsError() {
+				return // refused: validated, not ignored
+			}
+			t.Shows(conformance.WithoutContent(c, content), read.Text(sum),
+				"aggregate sum of %s.%s must show the RS's sum %s (its count is %s): the metric and field must be forwarded", s.Name, f.Name, sum, count)
+			return
+		}
+	}
+}
+
+// judgeFilter judges query_records' filter by value: filtered on an
+// exact field to a value some of the source's records hold and some do
+// not, an answer (the RS may refuse the filter instead) must show no
+// record the filter excludes.
+func judgeFilter(t, ft *T) {
+	if !ft.HasRole("query_records", dialect.Filter) {
+		return
+	}
+	f, ok, _ := findFilterable(ft)
+	if !ok {
+		return
+	}
+	// The value most records of the source hold, short of all of them.
+	var value any
+	var recs, others []probe.FixtureRecord
+	held := map[string]int{}
+	for _, r := range probe.FixtureRecords(ft) {
+		if r.Ref.Stream == f.src.Stream && (f.src.Conn == "" || r.Ref.Conn == f.src.Conn) {
+			recs = append(recs, r)
+			if v, has := r.Data[f.eq]; has {
+				held[fmt.Sprint(v)]++
+			}
+		}
+	}
+	for _, r := range recs {
+		if v, has := r.Data[f.eq]; has && held[fmt.Sprint(v)] < len(recs) && (value == nil || held[fmt.Sprint(v)] > held[fmt.Sprint(value)]) {
+			value = v
+		}
+	}
+	for _, r := range recs {
+		if fmt.Sprint(r.Data[f.eq]) != fmt.Sprint(value) {
+			others = append(others, r)
+		}
+	}
+	if value == nil || len(others) == 0 {
+		return
+	}
+	matching := len(recs) - len(others)
+	if ft.HasRole("aggregate", dialect.Filter) && ft.HasRole("aggregate", dialect.Metric) {
+		a := ft.CallRoles("aggregate", f.src.Roles(dialect.Args{dialect.Filter: map[string]any{f.eq: value}, dialect.Metric: "count"}))
+		if content := probe.FixtureStrings(ft); !a.IsError() && !slices.Contains(content, strconv.Itoa(matching)) {
+			t.Shows(conformance.WithoutContent(a, content), read.Number(matching),
+				"aggregate count filtered to %s=%s must count the %d records the filter keeps, not the unfiltered stream", f.eq, clipText(fmt.Sprint(value), 60), matching)
+		}
+	}
+	c := ft.CallRoles("query_records", f.src.Roles(dialect.Args{dialect.Filter: map[string]any{f.eq: value}, dialect.Limit: 5}))
+	if c.IsError() {
+		return // refused, by the adapter or the RS: not ignored
+	}
+	for _, ref := range probe.RecordsShown(ft, c, f.src.Stream) {
+		if !slices.ContainsFunc(others, func(o probe.FixtureRecord) bool { return o.Ref == ref }) {
+			continue
+		}
+		rec, _ := probe.FindRecord(ft, ref)
+		t.AssertWith(false, func() (conformance.Witness, error) {
+			w, err := conformance.Present(ref.ID, c)
+			w.Fact = fmt.Sprintf("record %s, whose %s is %s", ref.ID, f.eq, clipText(fmt.Sprint(rec.Data[f.eq]), 60))
+			return w, err
+		}, "query_records filtered to %s=%s shows record %s, whose %s is %s: the filter was accepted but not applied", f.eq, clipText(fmt.Sprint(value), 60), ref, f.eq, clipText(fmt.Sprint(rec.Data[f.eq]), 60))
+		return
+	}
+}
+
+// rsAggregateValue is the value of the RS's aggregate answer to path?q,
+// as its JSON writes it; "" when the RS gives none.
+func rsAggregateValue(t *T, path string, q url.Values) string {
+	status, body, ok := t.ReadRS(path, q)
+	var agg struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if !ok || status != 200 || json.Unmarshal(body, &agg) != nil || len(agg.Value) == 0 || string(agg.Value) == "null" {
+		return ""
+	}
+	return string(agg.Value)
 }
 
 // judgeSearchStreams judges search's streams argument: a word the

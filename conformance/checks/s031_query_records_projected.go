@@ -106,7 +106,19 @@ func (p projection) judge(t, on *T, required bool) {
 			_, nextExtra = p.unrequested(on, n)
 		}
 	}
+	// The projection holds on a changes read as on a listing.
+	var changes *Call
+	var changesExtra map[string]string
+	if required && on.HasRole("query_records", dialect.ChangesSince) {
+		if ch := on.CallRoles("query_records", src.Roles(dialect.Args{dialect.Fields: fields, dialect.Limit: 5, dialect.ChangesSince: "beginning"})); !ch.IsError() {
+			changes = ch
+			_, changesExtra = p.unrequested(on, ch)
+		}
+	}
 	t.Clause(1, func() {
+		for _, k := range slices.Sorted(maps.Keys(changesExtra)) {
+			t.ShowsNone(changes, changesExtra[k], "a changes read of records projected to %v holds payload field %s, neither requested nor the stream's identity field (primary key %v)", fields, k, keys)
+		}
 		if len(refs) == 0 {
 			if required {
 				t.Inconclusive("the projected read of %s shows no record of the grant by value: %s", src.Stream, c.Describe())
