@@ -66,7 +66,8 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 	// In any notation: a line of a metadata-only hit's text block that
 	// marks a match and names one of the record's text fields renders an
 	// evidence window the RS never proved.
-	for ref, h := range probe.HandlesInText(t, c, shownRefs) {
+	inText := probe.HandlesInText(t, c, shownRefs)
+	for ref, h := range inText {
 		rec, _ := probe.FindRecord(t, ref)
 		blk := probe.BlocksWith(c.Text(), h)
 		for _, line := range strings.Split(blk, "\n") {
@@ -82,11 +83,10 @@ var s045 = &Check{ID: "S045", Slug: "no-invented-evidence", Mode: ModeBBD, Tools
 			break
 		}
 	}
-	judgeMatchedFields(t, c, shownRefs, term)
+	judgeMatchedFields(t, c, shownRefs, inText, term)
 	// The read or fetch path a metadata-only hit's text block offers is
 	// followed as printed: a path that fails is no path.
 	followed := 0
-	inText := probe.HandlesInText(t, c, shownRefs)
 	for _, ref := range shownRefs {
 		h := inText[ref]
 		if h == "" {
@@ -243,8 +243,7 @@ func textFieldNamed(rec probe.FixtureRecord, line, term string) string {
 // or a line of its text block that says "matched", naming a text field
 // whose value does not hold the term, claims a body match the RS never
 // made.
-func judgeMatchedFields(t *T, c *Call, refs []probe.RecordRef, term string) {
-	inText := probe.HandlesInText(t, c, refs)
+func judgeMatchedFields(t *T, c *Call, refs []probe.RecordRef, inText map[probe.RecordRef]string, term string) {
 	for _, h := range probe.Hits(t, c) {
 		if !slices.Contains(refs, h.Ref) {
 			continue
