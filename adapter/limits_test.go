@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -307,11 +308,15 @@ func TestServeUnderAttack(t *testing.T) {
 	t.Run("1,000 connections sending headers", func(t *testing.T) {
 		// Headers come before any credential: half send 1 MB of them
 		// (net/http's own cap), half stop just under --max-header.
+		// The stalled bodies must be gone first: over --max-conns in all,
+		// the cap would evict some of these silent connections.
+		t.Logf("serve holds %d descriptors before the flood", settle(t, pid).fds)
 		line := "X-Pad: " + strings.Repeat("a", 8000) + "\r\n"
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		var held []net.Conn
-		var refused atomic.Int64
+		var refused, reset atomic.Int64
+		var other sync.Map // first line read by a 1 MB sender that was neither refused nor reset
 		for i := range 1000 {
 			wg.Add(1)
 			go func() {
@@ -334,8 +339,16 @@ func TestServeUnderAttack(t *testing.T) {
 					go func() { // the refusal comes while the headers are still being sent
 						defer wg.Done()
 						_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-						if status, _ := bufio.NewReader(c).ReadString('\n'); strings.HasPrefix(status, "HTTP/1.1 431 ") {
+						status, err := bufio.NewReader(c).ReadString('\n')
+						switch {
+						case strings.HasPrefix(status, "HTTP/1.1 431 "):
 							refused.Add(1)
+						case errors.Is(err, syscall.ECONNRESET):
+							// net/http closes 500 ms after its 431; the reset of a
+							// sender still writing discards a 431 not yet read.
+							reset.Add(1)
+						default:
+							other.Store(i, fmt.Sprintf("%q %v", status, err))
 						}
 					}()
 				}
@@ -349,8 +362,13 @@ func TestServeUnderAttack(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		if refused.Load() != 500 {
-			t.Errorf("%d of 500 connections sending 1 MB of headers were refused with 431", refused.Load())
+		t.Logf("of 500 connections sending 1 MB of headers, %d read 431 and %d were reset before reading it", refused.Load(), reset.Load())
+		other.Range(func(i, got any) bool {
+			t.Errorf("connection %d sending 1 MB of headers was neither refused with 431 nor reset: %s", i, got)
+			return true
+		})
+		if refused.Load() == 0 {
+			t.Error("no connection sending 1 MB of headers read a 431")
 		}
 		time.Sleep(500 * time.Millisecond)
 		peak("the header floods")
