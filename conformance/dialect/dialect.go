@@ -169,8 +169,24 @@ func (d *Dialect) Resolve(tool string, args Args) (map[string]any, error) {
 			return nil, err
 		}
 		out[name] = args[r]
+		if d.booleanCountArg(tool, r, name) {
+			out[name] = args[r] != "none" && args[r] != false
+		}
 	}
 	return out, nil
+}
+
+// booleanCountArg reports whether name, tool's argument for role r, is
+// a count mode declared as a boolean.
+func (d *Dialect) booleanCountArg(tool string, r Role, name string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	td := d.tools[tool]
+	if td == nil {
+		return false
+	}
+	i := slices.IndexFunc(td.props, func(p property) bool { return p.Name == name })
+	return i >= 0 && booleanCount(r, td.props[i])
 }
 
 // Value is the value a call of tool, with args in the target's names,

@@ -90,6 +90,12 @@ func admits(types []string, k kind) bool {
 	return slices.ContainsFunc(types, func(t string) bool { return slices.Contains(want, t) })
 }
 
+// booleanCount reports a count mode declared as a boolean (count: true for
+// an exact count): Resolve sends it true for any mode but none.
+func booleanCount(r Role, p property) bool {
+	return r == Count && slices.Equal(p.Types, []string{"boolean"})
+}
+
 // minScore is the least evidence that binds a property to a role: a
 // name of the role's, or two of its words.
 const minScore = 4
@@ -97,7 +103,7 @@ const minScore = 4
 // score weighs how well property p fits role r (0: not at all).
 func score(r Role, p property) int {
 	spec := roles[r]
-	if !admits(p.Types, spec.kind) {
+	if !admits(p.Types, spec.kind) && !booleanCount(r, p) {
 		return 0
 	}
 	s := 0
