@@ -239,6 +239,8 @@ var readsMutants = []Variation{
 		}))},
 	{ID: "drop-records-filter", Kills: []string{"S014.1"}, Collateral: []string{"U01"}, Doc: "query_records accepts filter but does not forward it, so the page comes unfiltered (U01 too: the RS never receives the filter)",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "filter") }))},
+	{ID: "drop-count-argument", Kills: []string{"S014.1"}, Doc: "query_records accepts count but does not forward it, so no count comes back",
+		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "count") }))},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037", "S050"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",

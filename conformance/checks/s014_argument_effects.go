@@ -37,11 +37,38 @@ func judgeArgumentEffects(t, ft *T) {
 			judgeFirstRecord(t, ft, path, base, url.Values{"changes_since": {"beginning"}},
 				dialect.Args{dialect.Stream: name, dialect.Connection: conn, dialect.Limit: 2, dialect.ChangesSince: "beginning"}, "changes_since beginning")
 		}
+		// count: the exact count of a source larger than the page.
+		if ft.HasRole("query_records", dialect.Count) {
+			judgeCount(t, ft, path, base, dialect.Args{dialect.Stream: name, dialect.Connection: conn, dialect.Limit: 2, dialect.Count: "exact"}, content)
+		}
 	}
 	judgeGroupedCount(t, ft, fx, content)
 	judgeMetric(t, ft, fx, content)
 	judgeFilter(t, ft)
 	judgeSearchStreams(t, ft, fx)
+}
+
+// judgeCount judges query_records' count: asked for an exact count, the
+// answer must show the count the RS gives the same request, which the
+// RS gives none of without it.
+func judgeCount(t, ft *T, path string, base url.Values, args dialect.Args, content []string) {
+	q := maps.Clone(base)
+	q.Set("count", "exact")
+	status, body, ok := ft.ReadRS(path, q)
+	var env map[string]any
+	if !ok || status != 200 || json.Unmarshal(body, &env) != nil {
+		return
+	}
+	n := probe.HandlesOf(env).Count
+	if n == "" || slices.Contains(content, n) {
+		return
+	}
+	c := ft.CallRoles("query_records", args)
+	if c.IsError() {
+		return // refused: validated, not ignored
+	}
+	t.Shows(conformance.WithoutContent(c, content), read.Text(n),
+		"query_records asked for an exact count must show the RS's count %s: the count argument must be forwarded", n)
 }
 
 // oneConnectionStream is a stream and one connection that holds at least
