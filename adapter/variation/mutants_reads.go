@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,6 +47,8 @@ var readsMutants = []Variation{
 				args["changes_since"] = json.RawMessage(`"beginning"`)
 			}
 		}))},
+	{ID: "search-cursor-from-first-search", Kills: []string{"S023.2"}, Doc: "each new search shows the first search's next_cursor as its own (text and structuredContent): a later search's next page is refused",
+		Apply: firstSearchCursor()},
 	{ID: "cursor-repeats-page-two", Kills: []string{"S023.2"}, Doc: "a page reached with a cursor shows that same cursor as its next one (text and structuredContent), so the first step pages on and the second repeats the page",
 		Apply: withMiddleware(onResult("query_records", repeatCursor))},
 	{ID: "hide-search-cursor", Kills: []string{"S023.1", "S023.2"}, Doc: "search text drops next_cursor",
@@ -401,4 +404,31 @@ func textOfUnprojectedRead(ctx context.Context, req *mcp.CallToolRequest, next c
 		(&result{res}).setText((&result{whole}).text())
 	}
 	return res, nil
+}
+
+// firstSearchCursor keeps the next_cursor of the first search the adapter
+// answers and shows it as every later new search's own.
+func firstSearchCursor() func(*Seams) {
+	var mu sync.Mutex
+	var first string
+	return withMiddleware(onResult("search", func(req *mcp.CallToolRequest, r *result) {
+		var args struct {
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(req.Params.Arguments, &args)
+		next := valueOf(r.structured(), "next_cursor")
+		if args.Cursor != "" || next == "" || r.IsError {
+			return
+		}
+		mu.Lock()
+		if first == "" {
+			first = next
+		}
+		kept := first
+		mu.Unlock()
+		r.setText(strings.ReplaceAll(r.text(), next, kept))
+		var sc any
+		_ = decodeJSON([]byte(strings.ReplaceAll(string(mustJSON(r.StructuredContent)), next, kept)), &sc)
+		r.StructuredContent = sc
+	}))
 }

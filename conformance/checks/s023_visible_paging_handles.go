@@ -51,12 +51,20 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 			judgeChangesToTheEnd(t, on, src, sourceSize(on, src))
 		}
 	}
-	if term, _, _ := probe.FanInTerm(t); term != "" {
-		args := dialect.Args{dialect.Query: term, dialect.Limit: 2}
-		s, env := probe.CallWithEnvelope(on, "search", args, "/v1/search")
-		if !s.IsError() && len(probe.Hits(on, s)) > 0 && probe.HandlesOf(env).Cursor != "" {
-			judged = true
-			judgePaging(t, on, "search", "/v1/search", 0, s, env, args, probe.HitRefs(on, s), func(c *Call) []probe.RecordRef { return probe.HitRefs(on, c) })
+	if term, fanIn, _ := probe.FanInTerm(t); term != "" {
+		// A second search of the session, scoped to the connection with the
+		// most hits, pages too: its cursor must be its own search's, not
+		// one kept from the session's first.
+		searches := []dialect.Args{{dialect.Query: term, dialect.Limit: 2}}
+		if conn, n := busiestConnection(t, fanIn); n > 1 && on.HasRole("search", dialect.Connection) {
+			searches = append(searches, dialect.Args{dialect.Query: term, dialect.Connection: conn, dialect.Limit: 1})
+		}
+		for _, args := range searches {
+			s, env := probe.CallWithEnvelope(on, "search", args, "/v1/search")
+			if !s.IsError() && len(probe.Hits(on, s)) > 0 && probe.HandlesOf(env).Cursor != "" {
+				judged = true
+				judgePaging(t, on, "search", "/v1/search", 0, s, env, args, probe.HitRefs(on, s), func(c *Call) []probe.RecordRef { return probe.HitRefs(on, c) })
+			}
 		}
 	}
 	if !judged {

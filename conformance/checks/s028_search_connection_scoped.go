@@ -20,14 +20,7 @@ var s028 = &Check{ID: "S028", Slug: "search-connection-scoped", Mode: ModeBBD, T
 		probe.SkipNoFanIn(t)
 	}
 	// The connection with the most hits, so a limit below them must be filled.
-	counts := probe.ConnectionsOf(probe.Hits(t, c))
-	var conn string
-	for k, n := range counts {
-		if m := counts[conn]; k != "" && (n > m || (n == m && k < conn)) {
-			conn = k
-		}
-	}
-	matches := counts[conn]
+	conn, matches := busiestConnection(t, c)
 	limit := min(2, matches)
 	args := dialect.Args{dialect.Query: term, dialect.Connection: conn, dialect.Limit: limit}
 	scoped, env := probe.CallWithEnvelope(t, "search", args, "/v1/search")
@@ -101,6 +94,22 @@ func judgeScopedNextPage(t *T, scoped *Call, args dialect.Args, conn, rsNext str
 			}, "the next page of a search scoped to %s must keep to it, not show %s", conn, h.Ref)
 		}
 	})
+}
+
+// busiestConnection is the connection with the most hits in search c (the
+// first by name of those tied), with its number of hits.
+func busiestConnection(t *T, c *Call) (string, int) {
+	if c == nil {
+		return "", 0
+	}
+	counts := probe.ConnectionsOf(probe.Hits(t, c))
+	var conn string
+	for k, n := range counts {
+		if m := counts[conn]; k != "" && (n > m || (n == m && k < conn)) {
+			conn = k
+		}
+	}
+	return conn, counts[conn]
 }
 
 // hitIDsIn are the record ids, one per line, of a search's hits of conn.
