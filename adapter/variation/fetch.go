@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -394,4 +395,24 @@ func lastWindowClaims(header *string, sc map[string]any, key, words string) {
 	lines := strings.SplitN(*header, "\n", 2)
 	lines[0] += words
 	*header = strings.Join(lines, "\n")
+}
+
+// offsetCharsRe is an offset_chars argument in compact JSON.
+var offsetCharsRe = regexp.MustCompile(`"offset_chars":(\d+)`)
+
+// continuationSkipsAhead doubles the offset of each read_record_field
+// continuation a fetched document offers, in its text and metadata: the
+// read skips as much as the document showed.
+func continuationSkipsAhead(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
+	double := func(s string) string {
+		return offsetCharsRe.ReplaceAllStringFunc(s, func(m string) string {
+			n, _ := strconv.Atoi(offsetCharsRe.FindStringSubmatch(m)[1])
+			return `"offset_chars":` + strconv.Itoa(2*n)
+		})
+	}
+	doc.Text = double(doc.Text)
+	var md map[string]any
+	if decodeJSON([]byte(double(compactJSON(doc.Metadata))), &md) == nil {
+		doc.Metadata = md
+	}
 }

@@ -34,6 +34,8 @@ var evidenceMutants = []Variation{
 		Apply: hideBinaryFields()},
 	{ID: "hide-evidence-lines", Kills: []string{"S043.1", "S043.3"}, Doc: "search text drops the evidence excerpts",
 		Apply: onSearchText(hideEvidenceLines)},
+	{ID: "hit-handle-names-first-stream", Kills: []string{"S033.1"}, Doc: "search hits of another stream than the first hit's show an id naming the first hit's stream (text and structuredContent): fetch refuses it",
+		Apply: withMiddleware(onResult("search", firstStreamHandles))},
 	{ID: "evidence-without-id", Kills: []string{"S043.2"}, Doc: "search's evidence lines name no record id, so the bounded read cannot be asked for from them",
 		Apply: onSearchText(func(text string) string { return evidenceIDRe.ReplaceAllString(text, "$1") })},
 	{ID: "evidence-field-as-data-path", Kills: []string{"S043.2"}, Collateral: []string{"S045"}, Doc: "search's evidence lines name the field as data.<field>, a path read_record_field does not take (S045 too: evidence claimed in a field the record does not have reads as invented)",

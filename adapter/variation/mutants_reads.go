@@ -131,6 +131,8 @@ var readsMutants = []Variation{
 		}))},
 	{ID: "fetch-total-is-cut-length", Kills: []string{"S050.1"}, Doc: "fetch states a cut text's shown length as the field's total size in metadata; the cut mark and continuation stay",
 		Apply: onFetch(cutLengthAsTotal)},
+	{ID: "fetch-continuation-skips-ahead", Kills: []string{"S033.2", "S050.2"}, Doc: "a fetched document's read_record_field continuation starts at twice the offset where its text stopped, in text and metadata: the read skips as much as was shown",
+		Apply: onFetch(continuationSkipsAhead)},
 	{ID: "stale-mirror-title", Kills: []string{"S029.2"}, Collateral: []string{"S030", "S034"}, Doc: "fetch's content[] mirror carries the title of the document fetched before it; structuredContent is right (S030 and S034 too: the text a content-only host reads names another document)",
 		Apply: staleMirrorTitle()},
 	{ID: "ignore-fetch-fields", Kills: []string{"S030.2"}, Collateral: []string{"S050"}, Doc: "fetch(fields) neither forwards nor applies the projection",

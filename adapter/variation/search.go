@@ -499,3 +499,34 @@ func firstPageSaysNoMore(req *mcp.CallToolRequest, r *result) {
 	r.setStructured(sc)
 	r.setText(strings.Replace(r.text(), "has_more=true", "has_more=false", 1))
 }
+
+// firstStreamHandles gives each hit of another stream than the first
+// hit's an id naming the first hit's stream, in text and
+// structuredContent: its record stays right, its handle fetches nothing.
+func firstStreamHandles(_ *mcp.CallToolRequest, r *result) {
+	if r.IsError {
+		return
+	}
+	list, _ := r.structured()["results"].([]any)
+	var pairs []string
+	first := ""
+	for _, x := range list {
+		h, _ := x.(map[string]any)
+		id, _ := h["id"].(string)
+		stream, _ := h["stream"].(string)
+		switch {
+		case first == "":
+			first = stream
+		case stream != first && strings.Contains(id, "/"+stream+":"):
+			pairs = append(pairs, id, strings.Replace(id, "/"+stream+":", "/"+first+":", 1))
+		}
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	rep := strings.NewReplacer(pairs...)
+	r.setText(rep.Replace(r.text()))
+	var sc any
+	_ = decodeJSON([]byte(rep.Replace(string(mustJSON(r.StructuredContent)))), &sc)
+	r.StructuredContent = sc
+}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -40,6 +41,9 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 			judged += followWindows(t, page, handle, field, v)
 			judged += followFetchedText(t, page, handle, rec, field, v)
 		}
+	}
+	if term, _, ok := twoStreamWord(t.RS().Fixture()); ok && probe.Serves(t.Target, "search") && probe.Serves(t.Target, "fetch") {
+		judged += followHitHandles(t, term)
 	}
 	if judged == 0 {
 		t.Skipf("the target's visible output left out nothing to follow")
@@ -126,6 +130,52 @@ func followHiddenRecords(t *T, first *Call, s probe.Source) int {
 		t.Clause(2, func() { expectInSource(t, f.cont, f.r, s) })
 	}
 	return 1
+}
+
+// followHitHandles searches a word two streams hold and follows, for the
+// first hit of each stream after the first hit's, the string it holds
+// where the first hit holds the handle fetch took for it (learned by
+// following): it must fetch that hit's own record (S033.1), not one of
+// another stream or source (S033.2). It returns the hits followed.
+func followHitHandles(t *T, term string) int {
+	c := t.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Limit: 10})
+	hs := probe.Hits(t, c)
+	if c.IsError() || len(hs) < 2 {
+		return 0
+	}
+	handle := probe.HitHandle(t, c, hs[0])
+	key := ""
+	for k, v := range hs[0].Raw {
+		if v == handle && handle != "" {
+			key = k
+		}
+	}
+	if key == "" {
+		return 0 // the first hit's own handle is S029's
+	}
+	streams := map[string]bool{hs[0].Ref.Stream: true}
+	n := 0
+	for _, h := range hs[1:] {
+		v := probe.String(h.Raw[key])
+		if streams[h.Ref.Stream] || v == "" {
+			continue
+		}
+		streams[h.Ref.Stream] = true
+		n++
+		f := probe.Follow(t, v)
+		refused := func() (conformance.Witness, error) {
+			return conformance.Witness{Kind: conformance.WitnessCall, Fact: v, In: []string{f.Call.Describe(), "built from hit " + h.Ref.String() + " of " + c.Describe()}}, nil
+		}
+		t.Clause(1, func() {
+			t.AssertWith(f.OK, refused, "hit %s of a search spanning streams shows %s under %s, where the first hit shows the id fetch takes; fetch must take it", h.Ref, v, key)
+		})
+		if f.OK {
+			t.Clause(2, func() {
+				t.AssertWith(f.Ref == h.Ref, refused, "hit %s's %s %s fetches %s, another record", h.Ref, key, v, f.Ref)
+			})
+		}
+	}
+	return n
 }
 
 // shownInText are the records of want a call's text shows: by their ids
@@ -334,8 +384,7 @@ func followWindows(t *T, page *Call, handle, field, v string) int {
 			return conformance.AbsentAll(facts(continuationTools(t, w)...), textOnly(w))
 		}, "a window of %d of %d characters of %s must show the call that reads on:\n%s", end, len([]rune(v)), field, clipText(w.Text(), 400))
 	})
-	rest := []rune(v)[end:]
-	want := string(rest[:min(len(rest), probe.ChunkRunes)])
+	want := nextPiece(v, end, end/2)
 	for _, c := range next {
 		r := followOnce(t, c)
 		t.Clause(1, func() { t.Works(r, textOnly(w), "the next window %v must be readable", c.Args) })
@@ -385,8 +434,7 @@ func followFetchedText(t *T, page *Call, handle string, rec probe.FixtureRecord,
 		}, "fetch shows %d of the %d characters of %s's %s; the document must offer the read_record_field call that continues it:\n%s",
 			end, len([]rune(v)), rec.Ref, field, clipText(f.Text(), 400))
 	})
-	rest := []rune(v)[end:]
-	want := string(rest[:min(len(rest), probe.ChunkRunes)])
+	want := nextPiece(v, end, end/2)
 	for _, c := range conts {
 		r := followOnce(t, c)
 		t.Clause(1, func() { t.Works(r, f, "the continuation %v of the fetched text must work", c.Args) })
@@ -402,6 +450,20 @@ func followFetchedText(t *T, page *Call, handle string, rec probe.FixtureRecord,
 		})
 	}
 	return 1
+}
+
+// nextPiece is the text of v from rune end on that a continuation must
+// start with: long enough to occur in v only there (a text of repeated
+// sentences repeats short pieces, so any window would show one), up to
+// max runes, never under probe.ChunkRunes.
+func nextPiece(v string, end, max int) string {
+	r := []rune(v)
+	for n := probe.ChunkRunes; ; n += probe.ChunkRunes {
+		p := string(r[end:min(len(r), end+n)])
+		if end+n >= len(r) || n >= max || strings.Count(v, p) == 1 {
+			return p
+		}
+	}
 }
 
 // documentCalls are the calls a fetch document offers: objects of a tool
