@@ -59,6 +59,14 @@ var readsMutants = []Variation{
 		Apply: probeChildren()},
 	{ID: "list-13-ambiguity-entries", Kills: []string{"S032.4"}, Doc: "the ambiguity error lists 13 connections",
 		Apply: tune(func(t *adapter.Tuning) { t.AmbiguityListLimit = 13 })},
+	{ID: "cap-small-ambiguity-list", Kills: []string{"S032.3"}, Doc: "the ambiguity error lists one connection, even for a package of three (flagged as truncated)",
+		Apply: tune(func(t *adapter.Tuning) { t.AmbiguityListLimit = 1 })},
+	{ID: "ambiguity-list-says-whole", Kills: []string{"S032.4"}, Doc: "a capped ambiguity list says it is not truncated and omits none",
+		Apply: onError(func(e map[string]any) {
+			if _, ok := e["available_connections_truncated"]; ok {
+				e["available_connections_truncated"], e["available_connections_omitted"] = false, 0
+			}
+		})},
 	{ID: "drop-grant-id-from-ambiguity", Kills: []string{"S032.3"}, Doc: "ambiguity entries lack grant_id",
 		Apply: ambiguity(func(entry map[string]any) { delete(entry, "grant_id") })},
 	{ID: "hide-other-count", Kills: []string{"U09.2"}, Doc: "grouped aggregate text drops other_count",
@@ -246,6 +254,8 @@ var readsMutants = []Variation{
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "filter") }))},
 	{ID: "drop-count-argument", Kills: []string{"S014.1"}, Doc: "query_records accepts count but does not forward it, so no count comes back",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "count") }))},
+	{ID: "fan-in-text-credits-first-source", Kills: []string{"S032.1"}, Doc: "query_records fans in over a stream several connections serve, and its text names every record's connection as the first record's (structuredContent right)",
+		Apply: all(tune(func(t *adapter.Tuning) { t.UnscopedLists = adapter.UnscopedListsFanIn }), onRecordsText(creditFirstConnection))},
 	{ID: "records-ids-only", Kills: []string{"S034.1"}, Collateral: []string{"S037", "S050"}, Doc: "query_records previews each record by its id alone, none of its content",
 		Apply: onRecordsText(func(text string) string { return previewLineRe.ReplaceAllString(text, "record id=$1") })},
 	{ID: "forward-sort-and-order", Kills: []string{"U17.2"}, Doc: "query_records forwards sort and order as given (sort=field&order=desc) instead of canonical sort, so the RS refuses a descending read: sort and order disagree",
@@ -433,4 +443,17 @@ func firstSearchCursor() func(*Seams) {
 		_ = decodeJSON([]byte(strings.ReplaceAll(string(mustJSON(r.StructuredContent)), next, kept)), &sc)
 		r.StructuredContent = sc
 	}))
+}
+
+// fixtureConnRe is a connection id of mcpcheck's fixtures.
+var fixtureConnRe = regexp.MustCompile(`\bcin_[A-Za-z0-9_]+`)
+
+// creditFirstConnection names every connection in text as the first one
+// it names.
+func creditFirstConnection(text string) string {
+	first := fixtureConnRe.FindString(text)
+	if first == "" {
+		return text
+	}
+	return fixtureConnRe.ReplaceAllString(text, first)
 }

@@ -21,6 +21,12 @@ import (
 // anchor's): seed 001 says only that large lists are capped.
 const ambiguityListMax = 12
 
+// smallPackageMax is where mcpcheck stops calling a package small: seed
+// 001 wants "enough source identity for immediate retry on small
+// packages" without saying where small ends, and two or three sources are
+// small under any reading.
+const smallPackageMax = 3
+
 var schemaHintRe = regexp.MustCompile(`\bschema\b`)
 
 // The ambiguity error is judged wherever the adapter gives one for a read
@@ -45,12 +51,25 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 	}
 	on := t.Private()
 	refusals, plain := ambiguityRefusals(t, on, name)
+	// A plain read fanned in (beside refusals of other reads, or not)
+	// must credit each record to its own source in text too.
+	credited := false
+	if plain != nil && !plain.IsError() {
+		credited = creditsAnotherSource(t, on, plain, probe.RecordsShown(on, plain, name), name)
+		if !credited {
+			// A page of several records, so there is a source to mix up.
+			wide := on.CallRoles("query_records", dialect.Args{dialect.Stream: name, dialect.Limit: 6})
+			credited = !wide.IsError() && creditsAnotherSource(t, on, wide, probe.RecordsShown(on, wide, name), name)
+		}
+	}
 	if len(refusals) == 0 {
-		judgeFanIn(t, on, plain, name)
+		if !credited {
+			judgeFanIn(t, on, plain, name)
+		}
 		return
 	}
 	for _, r := range refusals {
-		avail := expectAmbiguity(t, on, r.call, name, r.total)
+		avail := expectAmbiguity(t, on, r, name)
 		if on != t {
 			t.Clause(2, func() { expectNoChildProbes(t, r) })
 		} else {
@@ -85,18 +104,19 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 		return
 	}
 	for _, r := range wideRefusals {
-		expectAmbiguity(t, wide, r.call, "messages", r.total)
+		expectAmbiguity(t, wide, r, "messages")
 		t.Clause(2, func() { expectNoChildProbes(t, r) })
 	}
 }}
 
 // A refusal is a read the target refused for an ambiguous source, with
-// the RS requests it made meanwhile and the number of connections the
-// read could mean.
+// the RS requests it made meanwhile, the number of connections the read
+// could mean and, where mcpcheck holds the fixture, which they are.
 type refusal struct {
 	call  *Call
 	reqs  []fakers.Request
 	total int
+	conns []string
 }
 
 // ambiguousRe is an error's word for an ambiguous source: an error that
@@ -116,10 +136,11 @@ func ambiguityRefusals(t, on *T, stream string) ([]refusal, *Call) {
 		tool  string
 		args  dialect.Args
 		total int
+		conns []string
 	}
 	var tries []try
-	conns := len(streamConnections(on, stream))
-	add := func(tool string, args dialect.Args) { tries = append(tries, try{tool, args, conns}) }
+	conns, held := len(streamConnections(on, stream)), fixtureStreamConnections(on, stream)
+	add := func(tool string, args dialect.Args) { tries = append(tries, try{tool, args, conns, held}) }
 	add("query_records", dialect.Args{dialect.Stream: stream, dialect.Limit: 1})
 	if on.HasRole("query_records", dialect.ChangesSince) {
 		add("query_records", dialect.Args{dialect.Stream: stream, dialect.Limit: 1, dialect.ChangesSince: "beginning"})
@@ -129,7 +150,8 @@ func ambiguityRefusals(t, on *T, stream string) ([]refusal, *Call) {
 	}
 	if shared != "" {
 		for _, id := range []string{stream + ":" + shared, shared} {
-			tries = append(tries, try{"fetch", dialect.Args{dialect.RecordID: id}, len(recordConnections(on, stream, shared))})
+			holders := recordConnections(on, stream, shared)
+			tries = append(tries, try{"fetch", dialect.Args{dialect.RecordID: id}, len(holders), holders})
 		}
 	}
 	var out []refusal
@@ -151,7 +173,7 @@ func ambiguityRefusals(t, on *T, stream string) ([]refusal, *Call) {
 		}
 		// Refused for want of a connection: the same read naming one
 		// works (an error that calls the source ambiguous says so itself).
-		r := refusal{call: c, total: try.total}
+		r := refusal{call: c, total: try.total, conns: try.conns}
 		if on.Target.Has(CapControlledRS) {
 			r.reqs = on.RS().Requests()[before:]
 		}
@@ -189,6 +211,35 @@ func plantSharedRecord(fx *fakers.Fixture, stream string) {
 			s.Records = append(s.Records, fakers.Record{ID: "mcpcheck-shared", ConnectionID: conn, EmittedAt: r.EmittedAt, Data: data})
 		}
 	}
+}
+
+// fixtureStreamConnections are the connections the fixture's grant serves
+// stream on, or nil where mcpcheck does not hold the fixture.
+func fixtureStreamConnections(t *T, stream string) []string {
+	if !t.Target.Has(CapControlledRS) {
+		return nil
+	}
+	fx := t.RS().Fixture()
+	var out []string
+	for _, st := range fx.StreamsNamed(stream) {
+		for _, conn := range st.Connections {
+			if grantedConnection(fx, stream, conn) && !slices.Contains(out, conn) {
+				out = append(out, conn)
+			}
+		}
+	}
+	return out
+}
+
+// grantedConnection reports whether the fixture's grant covers conn for
+// stream: a grant stream naming no instances covers them all.
+func grantedConnection(fx *fakers.Fixture, stream, conn string) bool {
+	for _, gs := range fx.Grant.Streams {
+		if gs.Name == stream && len(gs.InstanceIDs) > 0 {
+			return slices.Contains(gs.InstanceIDs, conn)
+		}
+	}
+	return true
 }
 
 // streamConnections are the connections the grant serves stream on.
@@ -268,11 +319,46 @@ func judgeFanIn(t, on *T, c *Call, stream string) {
 	})
 }
 
+// creditsAnotherSource holds the text about each record of a fanned-in
+// read to the record's connection, as S024 holds a hit's: a record's lines
+// that name another connection of the stream, and not its own, show it
+// under the wrong source (S032.1's "each record's connection_id"). It
+// reports whether one did.
+func creditsAnotherSource(t, on *T, c *Call, refs []probe.RecordRef, stream string) bool {
+	conns := fixtureStreamConnections(on, stream)
+	ids := map[string]int{}
+	for _, r := range refs {
+		ids[r.ID]++
+	}
+	others := slices.Collect(maps.Keys(ids))
+	for _, r := range refs {
+		if ids[r.ID] > 1 {
+			continue // the same id in two connections: its lines are not its own
+		}
+		seg := probe.Segment(c.Text(), r.ID, others)
+		if seg == "" || read.ContainsToken(seg, r.Conn) {
+			continue
+		}
+		for _, other := range conns {
+			if other != r.Conn && read.ContainsToken(seg, other) {
+				t.Clause(1, func() {
+					t.AssertWith(false, func() (conformance.Witness, error) {
+						return conformance.Present(other, conformance.Shown("the text about record "+r.String(), seg))
+					}, "query_records on stream %q without connection_id fans in, but its text shows %s, a record of %s, under connection %s", stream, r, r.Conn, other)
+				})
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // expectAmbiguity judges an ambiguity error against seed 001: its type
 // (S032.1), its entries (S032.3) and, when it lists fewer connections than
-// there are, its totals and schema hint (S032.4), c being a call on on. It
-// returns the entries.
-func expectAmbiguity(t, on *T, c *Call, stream string, total int) []map[string]any {
+// there are, its totals and schema hint (S032.4), r's call being one on
+// on. It returns the entries.
+func expectAmbiguity(t, on *T, r refusal, stream string) []map[string]any {
+	c, total := r.call, r.total
 	e := c.ErrorObject()
 	t.Clause(1, func() {
 		t.Shows(c, read.Text("ambiguous_connection"), "%s without connection_id on stream %q, served by %d connections, must fail with a typed ambiguous_connection error", c.Tool, stream, total)
@@ -298,6 +384,7 @@ func expectAmbiguity(t, on *T, c *Call, stream string, total int) []map[string]a
 			}
 			judgeCandidate(t, on, am, stream)
 		}
+		judgeSmallPackage(t, r, avail)
 	})
 	// Clause 4 is about large packages: a list cut short of a package
 	// over mcpcheck's cap (an empty list is clause 3's failure).
@@ -316,6 +403,7 @@ func expectAmbiguity(t, on *T, c *Call, stream string, total int) []map[string]a
 			return conformance.AbsentAll(facts("truncat", "more", "omit", "partial", "remaining", strconv.Itoa(total-len(avail))), obj)
 		}, "a list of %d of %d connections must say it is truncated (a flag, or the %d left out): %s",
 			len(avail), total, total-len(avail), clipText(probe.CompactJSON(e), 400))
+		judgeListState(t, e, total-len(avail), obj)
 		t.AssertWith(schemaHintRe.MatchString(c.Text()), func() (conformance.Witness, error) {
 			return conformance.Absent(read.Text("schema"), conformance.TextOf(c))
 		},
@@ -341,16 +429,8 @@ func judgeCandidate(t, on *T, am map[string]any, stream string) {
 	if conn == "" {
 		return
 	}
-	granted := func(conn string) bool {
-		for _, gs := range fx.Grant.Streams {
-			if gs.Name == stream && len(gs.InstanceIDs) > 0 {
-				return slices.Contains(gs.InstanceIDs, conn)
-			}
-		}
-		return true
-	}
 	for _, st := range fx.StreamsNamed(stream) {
-		if slices.Contains(st.Connections, conn) && granted(conn) {
+		if slices.Contains(st.Connections, conn) && grantedConnection(fx, stream, conn) {
 			if key := probe.String(am["connector_key"]); key != "" && key != st.Connector {
 				// The witness is the other connector's key in the entry: its
 				// own key may well be inside the connection id or label.
@@ -362,6 +442,43 @@ func judgeCandidate(t, on *T, am map[string]any, stream string) {
 	}
 	t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(conn, entry) },
 		"the ambiguity error for stream %q lists connection %s, which does not serve it in the grant", stream, conn)
+}
+
+// judgeSmallPackage holds the error for a small package to seed 001's
+// "enough source identity for immediate retry": every connection the read
+// could mean, in the fixture, is named in it (a capped list is for large
+// packages). The witness is a candidate named nowhere in the answer.
+func judgeSmallPackage(t *T, r refusal, avail []map[string]any) {
+	if len(r.conns) < 2 || len(r.conns) > smallPackageMax || len(avail) == 0 {
+		return
+	}
+	label, all := "the ambiguity error's text and structuredContent", r.call.Text()+"\n"+probe.CompactJSON(r.call.Structured())
+	for _, conn := range r.conns {
+		t.AssertWith(read.ContainsToken(all, conn), func() (conformance.Witness, error) {
+			return conformance.Absent(read.Text(conn), conformance.Shown(label, all))
+		},
+			"%s: a package of %d connections is small, so the error must name every one to retry with at once (seed 001), but %s is named nowhere: %s",
+			r.call.Tool, len(r.conns), conn, clipText(r.call.Text(), 400))
+	}
+}
+
+// judgeListState holds the truncation metadata of an error listing fewer
+// candidates than the read could mean: a truncation flag set false, or a
+// count of those left out set to zero, is the forbidden value. (How many
+// are left out depends on whether the adapter counts a record's holders
+// or its stream's connections, so only zero is false under both.)
+func judgeListState(t *T, e map[string]any, omitted int, obj conformance.Evidence) {
+	for _, k := range slices.Sorted(maps.Keys(e)) {
+		lk, v := strings.ToLower(k), e[k]
+		if v == false && (strings.Contains(lk, "truncat") || strings.Contains(lk, "partial")) {
+			t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(fmt.Sprintf("%q:false", k), obj) },
+				"the error lists %d fewer connections than the package holds, but says %s: false", omitted, k)
+		}
+		if n, ok := v.(float64); ok && (strings.Contains(lk, "omit") || strings.Contains(lk, "not_shown") || strings.Contains(lk, "remaining")) && n == 0 {
+			t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(fmt.Sprintf("%q:%v", k, v), obj) },
+				"the error leaves %d connections out of its list, but says %s: 0", omitted, k)
+		}
+	}
 }
 
 // numberIn reports whether n is a number anywhere in v.
