@@ -500,6 +500,32 @@ func firstPageSaysNoMore(req *mcp.CallToolRequest, r *result) {
 	r.setText(strings.Replace(r.text(), "has_more=true", "has_more=false", 1))
 }
 
+// cutPreviewsSayComplete labels each cut evidence preview of a search
+// complete: in its text line, or in structuredContent's preview_status.
+func cutPreviewsSayComplete(inText bool) func(*mcp.CallToolRequest, *result) {
+	return func(_ *mcp.CallToolRequest, r *result) {
+		if r.IsError {
+			return
+		}
+		if inText {
+			r.setText(strings.ReplaceAll(r.text(), " complete=false ", " complete=true "))
+			return
+		}
+		sc := r.structured()
+		list, _ := sc["results"].([]any)
+		for _, x := range list {
+			h, _ := x.(map[string]any)
+			ev, _ := h["evidence_excerpts"].([]any)
+			for _, e := range ev {
+				if em, _ := e.(map[string]any); em["preview_status"] == "truncated" {
+					em["preview_status"] = "complete"
+				}
+			}
+		}
+		r.setStructured(sc)
+	}
+}
+
 // firstStreamHandles gives each hit of another stream than the first
 // hit's an id naming the first hit's stream, in text and
 // structuredContent: its record stays right, its handle fetches nothing.

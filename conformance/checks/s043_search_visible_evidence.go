@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -90,6 +91,7 @@ func judgeVisibleEvidence(t, on *T, c *Call, q, whole string) bool {
 				t.AssertWith(len(line) < len(whole), func() (conformance.Witness, error) {
 					return conformance.Present(tailWords(whole), text)
 				}, "the preview of %s shows the whole %d-character field: it must be bounded", w.Field, len(whole))
+				judgeCutPreviewState(t, c, line, term, whole)
 			})
 		}
 		t.Clause(2, func() {
@@ -295,6 +297,74 @@ var fieldTokenRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_.-]*[A-Za-z0-9_]`)
 func tailWords(s string) string {
 	f := strings.Fields(s)
 	return strings.Join(f[max(0, len(f)-6):], " ")
+}
+
+// judgeCutPreviewState holds the completion flags shown with a preview
+// cut from the long field whole to the fixture (seed 004: never "as if
+// complete"): those on the text line showing the preview, and those of
+// the structuredContent object holding it. The flag saying complete is the
+// witness.
+func judgeCutPreviewState(t *T, c *Call, block, term, whole string) {
+	for _, l := range strings.Split(block, "\n") {
+		if !strings.Contains(probe.Plain(l), probe.Plain(term)) {
+			continue
+		}
+		in := conformance.Shown("the text line showing the preview", l)
+		for _, claim := range probe.StateClaims(strings.ReplaceAll(l, term, "")) {
+			if claim.Key == "more" || strings.Contains(claim.Key, "has_") || strings.Contains(claim.Key, "more_") {
+				continue // a page's or window's, not the preview's
+			}
+			t.AssertWith(!claim.Whole, func() (conformance.Witness, error) { return conformance.Present(claim.Excerpt, in) },
+				"the preview of a %d-character field is cut, but its text line says %s", len(whole), claim.Excerpt)
+		}
+	}
+	sc := conformance.Shown("the structuredContent of "+c.Describe(), probe.CompactJSON(c.Structured()))
+	probe.EachObject(c.Structured(), func(m map[string]any) {
+		holds := false
+		for _, v := range m {
+			// More than the term (a query echoed is no preview), less than
+			// the field.
+			if s, ok := v.(string); ok && len(s) < len(whole) && probe.Plain(s) != probe.Plain(term) && strings.Contains(probe.Plain(s), probe.Plain(term)) {
+				holds = true
+			}
+		}
+		if !holds {
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if said, ok := wholeFlag(k, m[k]); ok && said {
+				fact := strings.TrimPrefix(strings.TrimSuffix(probe.CompactJSON(map[string]any{k: m[k]}), "}"), "{")
+				t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(fact, sc) },
+					"the preview of a %d-character field is cut, but its structuredContent says %s", len(whole), fact)
+			}
+		}
+	})
+}
+
+// wholeFlag reads a completion flag of a preview object: a boolean under a
+// key of completion or of truncation, or a status naming one. ok is false
+// for any other entry.
+func wholeFlag(key string, v any) (whole, ok bool) {
+	k := strings.ToLower(key)
+	switch x := v.(type) {
+	case bool:
+		switch {
+		case strings.Contains(k, "incomplete"), strings.Contains(k, "truncat"), strings.Contains(k, "partial"), strings.Contains(k, "clipped"):
+			return !x, true
+		case strings.Contains(k, "complete"), strings.Contains(k, "whole"):
+			return x, true
+		}
+	case string:
+		if strings.Contains(k, "status") {
+			switch strings.ToLower(x) {
+			case "complete", "whole", "full":
+				return true, true
+			case "truncated", "partial", "clipped", "cut":
+				return false, true
+			}
+		}
+	}
+	return false, false
 }
 
 // visibleEvidence is the text block (a line, or a hit with its indented
