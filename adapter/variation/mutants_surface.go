@@ -114,6 +114,13 @@ var surfaceMutants = []Variation{
 				e["message"] = strings.Replace(msg, " Consult GET /v1/schema (expand_capabilities) before passing expand; unadvertised relations are rejected.", "", 1)
 			}
 		})},
+	{ID: "expand-error-points-to-records-route", Kills: []string{"S008.2"}, Doc: "the invalid_expand message sends the client to the stream's records route for its expand_capabilities, and names the schema tool only in passing",
+		Apply: onError(func(e map[string]any) {
+			if msg, ok := e["message"].(string); ok && e["code"] == "invalid_expand" && strings.Count(msg, "'") >= 2 {
+				route := "GET /v1/streams/" + strings.SplitN(msg, "'", 3)[1] + "/records"
+				e["message"] = strings.Replace(msg, "Consult GET /v1/schema (expand_capabilities) before passing expand;", "Consult "+route+" (expand_capabilities) before passing expand, or the `schema` tool;", 1)
+			}
+		})},
 	{ID: "cache-expand-schema", Kills: []string{"S009.1"}, Doc: "the expand gate remembers the first schema it saw per stream",
 		Apply: cacheExpandSchema()},
 	{ID: "side-read-with-service-credential", Kills: []string{"S014.1"}, Doc: "beside each aggregate read, the adapter reads with a service credential of its own",

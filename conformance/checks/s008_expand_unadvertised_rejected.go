@@ -2,6 +2,7 @@ package checks
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -15,6 +16,9 @@ var (
 	// schema tool that reads it, and the field to read there.
 	schemaPointerRe      = regexp.MustCompile("(?i)/v1/schema\\b|\\bschema\\s*\\(|`schema`|\\bschema tool\\b")
 	expandCapabilitiesRe = regexp.MustCompile(`(?i)\bexpand[_ ]capabilities\b`)
+	// A sentence about the capabilities, and the RS routes it names.
+	capabilitySentenceRe = regexp.MustCompile(`(?i)capabilit`)
+	rsRouteRe            = regexp.MustCompile(`/v1/[A-Za-z0-9_./{}:-]*`)
 )
 
 // Seed 000: the adapter "SHALL reject expand and expand_limit arguments at
@@ -92,6 +96,10 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 			t.AssertWith(expandCapabilitiesRe.MatchString(msg), func() (conformance.Witness, error) {
 				return conformance.Absent(read.Text("expand_capabilities"), said)
 			}, "the invalid_expand message for %s must name expand_capabilities: %q", g.what, msg)
+			if route := otherCapabilityRoute(msg); route != "" {
+				t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(route, said) },
+					"the invalid_expand message for %s names %s as where the capabilities are; seed 000's source is GET /v1/schema: %q", g.what, route, msg)
+			}
 		})
 		t.Clause(3, func() {
 			if !logged {
@@ -101,6 +109,24 @@ var s008 = &Check{ID: "S008", Slug: "expand-unadvertised-rejected", Mode: ModeBB
 		})
 	}
 }}
+
+// otherCapabilityRoute is an RS route other than /v1/schema that a
+// sentence of msg about capabilities names, or "".
+func otherCapabilityRoute(msg string) string {
+	for _, sentence := range probe.Sentences(msg) {
+		for _, part := range strings.Split(sentence, ";") {
+			if !capabilitySentenceRe.MatchString(part) {
+				continue
+			}
+			for _, route := range rsRouteRe.FindAllString(part, -1) {
+				if r := strings.TrimRight(route, "./:"); r != "/v1/schema" {
+					return r
+				}
+			}
+		}
+	}
+	return ""
+}
 
 // hitIDOnStream is the id of a search hit on the target's stream, as the
 // target shows it, or "": search (scoped to the stream, then not) for a
