@@ -38,6 +38,13 @@ var surfaceMutants = []Variation{
 			}
 			return tools
 		}))},
+	{ID: "repeat-paging-paragraph", Kills: []string{"S002.3", "S004.3"}, Doc: "every tool description ends with the same paging paragraph of short sentences, each under mcpcheck's long-sentence length",
+		Apply: withMiddleware(onTools(func(tools []*mcp.Tool) []*mcp.Tool {
+			for _, t := range tools {
+				t.Description += " Paging and narrowing: ask for small pages with limit. Keep the cursor each page shows. Narrow wide records with fields. Prefer aggregate when a count will do."
+			}
+			return tools
+		}))},
 	{ID: "aggregate-names-search-route", Kills: []string{"S003.1"}, Doc: "the aggregate description names GET /v1/search, a route aggregate never requests, as the one it maps to",
 		Apply: describe("aggregate", func(d string) string {
 			return strings.Replace(d, "GET /v1/streams/{stream}/aggregate", "GET /v1/search", 1)

@@ -1,7 +1,9 @@
 package probe
 
 import (
+	"cmp"
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -58,6 +60,40 @@ func Sentences(s string) []string {
 		}
 	}
 	return out
+}
+
+// guidanceOnEveryTool are the sentences of four words or more, other than
+// connection_id guidance, that the descriptions of every tool repeat
+// verbatim, longest first, when together they make long guidance.
+func guidanceOnEveryTool(descs map[string][]string) []string {
+	if len(descs) < repeatedAcrossMin {
+		return nil
+	}
+	count := map[string]int{}
+	for _, texts := range descs {
+		seen := map[string]bool{}
+		for _, text := range texts {
+			for _, s := range Sentences(text) {
+				if len(strings.Fields(s)) >= 4 && !seen[s] && !connectionIDRe.MatchString(s) {
+					seen[s] = true
+					count[s]++
+				}
+			}
+		}
+	}
+	var shared []string
+	n := 0
+	for s, c := range count {
+		if c == len(descs) {
+			shared = append(shared, s)
+			n += len([]rune(s))
+		}
+	}
+	if n < longSentence {
+		return nil
+	}
+	slices.SortFunc(shared, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return shared
 }
 
 // repeatedGuidance finds sentences of at least minLen characters that appear
@@ -209,8 +245,20 @@ func ExpectNoRepeatedConnectionGuidance(t *conformance.T) {
 }
 
 // ExpectNoRepeatedGuidance judges every other long sentence repeated
-// across many tool or argument descriptions: mcpcheck's threshold.
+// across many tool or argument descriptions: mcpcheck's threshold. Long
+// guidance every tool repeats is "repeated verbatim across many tool
+// schemas" under any reading of many: required.
 func ExpectNoRepeatedGuidance(t *conformance.T) {
+	descs := ToolDescriptions(t.Target)
+	if shared := guidanceOnEveryTool(descs); len(shared) > 0 {
+		t.AssertWith(false, func() (conformance.Witness, error) {
+			var in []conformance.Evidence
+			for _, tool := range slices.Sorted(maps.Keys(descs)) {
+				in = append(in, conformance.Shown("the "+tool+" tool's descriptions", strings.Join(descs[tool], "\n")))
+			}
+			return conformance.Present(shared[0], in...)
+		}, "guidance repeated verbatim in the descriptions of every one of the %d tools must live in the instructions or one discovery tool: %q", len(descs), shared)
+	}
 	var many []string
 	for s, tools := range repeatedGuidance(ToolDescriptions(t.Target), longSentence, repeatedAcrossMin) {
 		if !connectionIDRe.MatchString(s) {
