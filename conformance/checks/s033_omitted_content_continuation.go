@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -145,8 +146,8 @@ func followHitHandles(t *T, term string) int {
 	}
 	handle := probe.HitHandle(t, c, hs[0])
 	key := ""
-	for k, v := range hs[0].Raw {
-		if v == handle && handle != "" {
+	for _, k := range slices.Sorted(maps.Keys(hs[0].Raw)) {
+		if hs[0].Raw[k] == handle && handle != "" && key == "" {
 			key = k
 		}
 	}

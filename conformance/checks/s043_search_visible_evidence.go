@@ -305,6 +305,9 @@ func tailWords(s string) string {
 // the structuredContent object holding it. The flag saying complete is the
 // witness.
 func judgeCutPreviewState(t *T, c *Call, block, term, whole string) {
+	if probe.Plain(term) == "" {
+		return // no match to find the preview by
+	}
 	for _, l := range strings.Split(block, "\n") {
 		if !strings.Contains(probe.Plain(l), probe.Plain(term)) {
 			continue
