@@ -131,7 +131,7 @@ var readsMutants = []Variation{
 		Apply: onFetch(staleFetchMirror)},
 	{ID: "mirror-shortens-long-text", Kills: []string{"S029.2"}, Doc: "fetch's content[] mirror cuts a document text over 400 characters to 240; structuredContent keeps the whole text",
 		Apply: onFetch(shortLongMirrorText)},
-	{ID: "scoped-search-cursor-drops-connection", Kills: []string{"S028.1"}, Doc: "search forwards a cursor without its connection_id, so the next page of a scoped search leaves the connection (the RS refuses the cursor)",
+	{ID: "scoped-search-cursor-drops-connection", Kills: []string{"S028.1"}, Collateral: []string{"S023"}, Doc: "search forwards a cursor without its connection_id, so the next page of a scoped search leaves the connection (the RS refuses the cursor; S023 too: it pages a scoped search from its text)",
 		Apply: withMiddleware(onArgs("search", func(_ context.Context, args map[string]json.RawMessage) {
 			if _, paged := args["cursor"]; paged {
 				delete(args, "connection_id")
