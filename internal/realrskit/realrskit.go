@@ -40,6 +40,9 @@ const runMargin = 4 * time.Minute
 // startTimeout bounds start.sh: a first start downloads about 127 MB.
 const startTimeout = 15 * time.Minute
 
+// stopTimeout bounds stop.sh.
+const stopTimeout = time.Minute
+
 // Kit is a running reference RS: its URL and token files.
 type Kit struct {
 	// URL is the RS's base URL, without a trailing slash.
@@ -165,8 +168,12 @@ func Launch(ctx context.Context, o Options) (*Kit, error) {
 		return nil, fmt.Errorf("unpack the reference RS launcher into %s: %w", work, err)
 	}
 	env := kitEnv(work, o.State, archive)
-	vals, already, err := runStart(kitDir, env, o.Archive.Log)
+	vals, already, err := runStart(ctx, kitDir, env, o.Archive.Log)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Interrupted mid-start: what start.sh left running goes too.
+			_ = runStop(kitDir, env)
+		}
 		return nil, err
 	}
 	stop := func() error { return runStop(kitDir, env) }
@@ -178,7 +185,7 @@ func Launch(ctx context.Context, o Options) (*Kit, error) {
 		if err := stop(); err != nil {
 			return nil, err
 		}
-		if vals, already, err = runStart(kitDir, env, o.Archive.Log); err != nil {
+		if vals, already, err = runStart(ctx, kitDir, env, o.Archive.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -335,8 +342,8 @@ func tokensStale(stateDir string) bool {
 // runStart runs start.sh; already says the kit was running before. Its
 // progress (what it downloads, installs and builds, and where) goes to
 // progress too, when that is set.
-func runStart(kitDir string, env []string, progress io.Writer) (vals map[string]string, already bool, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+func runStart(ctx context.Context, kitDir string, env []string, progress io.Writer) (vals map[string]string, already bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", filepath.Join(kitDir, "start.sh"))
 	var out, log bytes.Buffer
@@ -355,7 +362,10 @@ func runStart(kitDir string, env []string, progress io.Writer) (vals map[string]
 }
 
 func runStop(kitDir string, env []string) error {
-	cmd := exec.Command("bash", filepath.Join(kitDir, "stop.sh"))
+	// Not the caller's context: a stop must run after an interrupt too.
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(kitDir, "stop.sh"))
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s/stop.sh: %w\n%s", kitDir, err, tail(string(out), 20))
