@@ -231,6 +231,14 @@ var readsMutants = []Variation{
 				delete(args, "limit")
 			}
 		}))},
+	{ID: "records-cursor-drops-limit", Kills: []string{"S014.1"}, Doc: "query_records forwards a cursor without its limit, so the next page holds the RS's default number of records",
+		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
+			if _, paged := args["cursor"]; paged {
+				delete(args, "limit")
+			}
+		}))},
+	{ID: "ignore-window-length", Kills: []string{"S014.1"}, Collateral: []string{"S048"}, Doc: "read_record_field accepts limit_chars but does not forward it, so every window is the RS's default 4096 characters, truthfully labelled (S048 too: its windows end elsewhere)",
+		Apply: withMiddleware(onArgs("read_record_field", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "limit_chars") }))},
 	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",

@@ -41,7 +41,12 @@ func judgeArgumentEffects(t, ft *T) {
 		if ft.HasRole("query_records", dialect.Count) {
 			judgeCount(t, ft, path, base, dialect.Args{dialect.Stream: name, dialect.Connection: conn, dialect.Limit: 2, dialect.Count: "exact"}, content)
 		}
+		// limit: the page size, on the first page and the next.
+		if ft.HasRole("query_records", dialect.Limit) {
+			judgeRecordLimit(t, ft, name, conn)
+		}
 	}
+	judgeWindowLength(t, ft)
 	judgeGroupedCount(t, ft, fx, content)
 	judgeMetric(t, ft, fx, content)
 	judgeFilter(t, ft)
@@ -69,6 +74,65 @@ func judgeCount(t, ft *T, path string, base url.Values, args dialect.Args, conte
 	}
 	t.Shows(conformance.WithoutContent(c, content), read.Text(n),
 		"query_records asked for an exact count must show the RS's count %s: the count argument must be forwarded", n)
+}
+
+// recordLimit is the page size judgeRecordLimit asks for.
+const recordLimit = 2
+
+// judgeRecordLimit judges query_records' limit on a source of one
+// connection, where the RS's page holds no more records than asked: the
+// first page, and the page the cursor its text shows reaches, must show
+// no more than the limit.
+func judgeRecordLimit(t, ft *T, stream, conn string) {
+	args := dialect.Args{dialect.Stream: stream, dialect.Connection: conn, dialect.Limit: recordLimit}
+	shows := func(c *Call) []probe.RecordRef { return probe.RecordsShown(ft, c, stream) }
+	page, env := probe.CallWithEnvelope(ft, "query_records", args, probe.RecordsPath(stream))
+	for step := 1; step <= 2 && page != nil && !page.IsError(); step++ {
+		shown := shows(page)
+		if len(shown) > recordLimit {
+			extra := shown[recordLimit]
+			t.AssertWith(false, func() (conformance.Witness, error) {
+				w, err := conformance.Present(extra.ID, page)
+				w.Fact = fmt.Sprintf("record %s, one of %d shown", extra.ID, len(shown))
+				return w, err
+			}, "query_records asked for %d records of %s shows %d on page %d (%s among them): the limit was accepted but not applied", recordLimit, stream, len(shown), step, extra)
+			return
+		}
+		if step == 2 {
+			return
+		}
+		_, page = probe.VisibleCursor(ft, page, args, shown, probe.HandlesOf(env).Cursor, shows)
+	}
+}
+
+// windowLength is the length judgeWindowLength asks a window for.
+const windowLength = 200
+
+// judgeWindowLength judges read_record_field's window length: a window
+// asked for 200 characters of a long field, which the RS's limit_chars
+// serves, must not show the field's text well past them (at 440..600).
+func judgeWindowLength(t, ft *T) {
+	if !ft.HasRole("read_record_field", dialect.Length) {
+		return
+	}
+	f, ok := probe.LongField(ft)
+	full := []rune(f.Value)
+	if !ok || len(full) < 4*windowLength {
+		return
+	}
+	past := distinctIn(full, 2*windowLength+40, 3*windowLength)
+	if strings.Count(f.Value, past) != 1 {
+		return
+	}
+	win := f.Read(ft, dialect.Args{dialect.Length: windowLength})
+	if win.IsError() || !read.Find(win.Strings(), read.Text(past)).Seen() {
+		return
+	}
+	t.AssertWith(false, func() (conformance.Witness, error) {
+		w, err := conformance.Present(past, win)
+		w.Fact = fmt.Sprintf("%q, which %s holds at %d..%d", past, f.Field, 2*windowLength+40, 3*windowLength)
+		return w, err
+	}, "read_record_field asked for a %d-character window of %s shows the field's text at %d..%d: the window length was accepted but not applied", windowLength, f.Field, 2*windowLength+40, 3*windowLength)
 }
 
 // oneConnectionStream is a stream and one connection that holds at least
