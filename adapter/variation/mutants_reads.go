@@ -239,6 +239,12 @@ var readsMutants = []Variation{
 		}))},
 	{ID: "ignore-window-length", Kills: []string{"S014.1"}, Collateral: []string{"S048"}, Doc: "read_record_field accepts limit_chars but does not forward it, so every window is the RS's default 4096 characters, truthfully labelled (S048 too: its windows end elsewhere)",
 		Apply: withMiddleware(onArgs("read_record_field", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "limit_chars") }))},
+	{ID: "ignore-granularity", Kills: []string{"S014.1"}, Doc: "aggregate forwards every time grouping by day, whatever granularity was asked",
+		Apply: withMiddleware(onArgs("aggregate", func(_ context.Context, args map[string]json.RawMessage) {
+			if _, timed := args["granularity"]; timed {
+				args["granularity"] = json.RawMessage(`"day"`)
+			}
+		}))},
 	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",

@@ -49,6 +49,7 @@ func judgeArgumentEffects(t, ft *T) {
 	judgeWindowLength(t, ft)
 	judgeGroupedCount(t, ft, fx, content)
 	judgeMetric(t, ft, fx, content)
+	judgeTimeBuckets(t, ft, fx, content)
 	judgeFilter(t, ft)
 	judgeSearchStreams(t, ft, fx)
 }
@@ -274,6 +275,51 @@ func judgeMetric(t, ft *T, fx *fakers.Fixture, content []string) {
 			}
 			t.Shows(conformance.WithoutContent(c, content), read.Text(sum),
 				"aggregate sum of %s.%s must show the RS's sum %s (its count is %s): the metric and field must be forwarded", s.Name, f.Name, sum, count)
+			return
+		}
+	}
+}
+
+// judgeTimeBuckets judges aggregate's granularity by contrast: counts of
+// a field the fixture declares time-groupable, by month and by day, which
+// the RS answers with different buckets, must read differently, the words
+// of the granularity aside.
+func judgeTimeBuckets(t, ft *T, fx *fakers.Fixture, content []string) {
+	if !probe.Serves(ft.Target, "aggregate") || !ft.HasRole("aggregate", dialect.GroupByTime) || !ft.HasRole("aggregate", dialect.Granularity) {
+		return
+	}
+	if grans := roleEnum(ft, "aggregate", dialect.Granularity); len(grans) > 0 && (!slices.Contains(grans, "month") || !slices.Contains(grans, "day")) {
+		return
+	}
+	for _, s := range fx.Streams {
+		for _, f := range s.Fields {
+			if !slices.Contains(f.Aggregate, "group_by_time") || len(s.Records) == 0 {
+				continue
+			}
+			conn := s.Records[0].ConnectionID
+			buckets := func(gran string) string {
+				status, body, ok := ft.ReadRS("/v1/streams/"+url.PathEscape(s.Name)+"/aggregate",
+					url.Values{"connection_id": {conn}, "metric": {"count"}, "group_by_time": {f.Name}, "granularity": {gran}})
+				var agg struct {
+					Groups json.RawMessage `json:"groups"`
+				}
+				if !ok || status != 200 || json.Unmarshal(body, &agg) != nil {
+					return ""
+				}
+				return string(agg.Groups)
+			}
+			if m, d := buckets("month"), buckets("day"); m == "" || d == "" || m == d {
+				continue
+			}
+			call := func(gran string) *Call {
+				return ft.CallRoles("aggregate", dialect.Args{dialect.Stream: s.Name, dialect.Connection: conn, dialect.Metric: "count", dialect.GroupByTime: f.Name, dialect.Granularity: gran})
+			}
+			month, day := call("month"), call("day")
+			if month.IsError() || day.IsError() {
+				return // refused: validated, not ignored
+			}
+			t.Differs(month, day, append(slices.Clone(content), "monthly", "daily", "Monthly", "Daily", "month", "day", "Month", "Day"),
+				"aggregate counts of %s by %s per month and per day read the same, while the RS's buckets differ: the granularity must be forwarded", s.Name, f.Name)
 			return
 		}
 	}
