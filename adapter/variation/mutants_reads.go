@@ -245,7 +245,9 @@ var readsMutants = []Variation{
 				args["granularity"] = json.RawMessage(`"day"`)
 			}
 		}))},
-	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent",
+	{ID: "aggregate-text-count-off-by-one", Kills: []string{"S023.1"}, Collateral: []string{"U09"}, Doc: "aggregate's text states an ungrouped count one less than the RS's (structuredContent is right)",
+		Apply: withMiddleware(onResult("aggregate", textCountOffByOne))},
+	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent (S023 too: the count in text is not the RS's)",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",
 		Apply: onRecordsText(encodedBlobSize)},

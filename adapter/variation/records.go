@@ -268,6 +268,16 @@ func countCappedAtPage(_ *mcp.CallToolRequest, r *result) {
 	r.setText(strings.Replace(r.text(), fmt.Sprintf(") = %d.", n), ") = 25.", 1))
 }
 
+// textCountOffByOne states an ungrouped count one less in text only.
+func textCountOffByOne(_ *mcp.CallToolRequest, r *result) {
+	env, _ := r.structured()["data"].(map[string]any)
+	n := intOf(env["value"])
+	if r.IsError || env["metric"] != "count" || env["group_by"] != nil || n < 2 {
+		return
+	}
+	r.setText(strings.Replace(r.text(), fmt.Sprintf(") = %d.", n), fmt.Sprintf(") = %d.", n-1), 1))
+}
+
 // binaryBytesRe is the size in a binary field's descriptor.
 var binaryBytesRe = regexp.MustCompile(`(binary-only[^\]\n]*?)(\d+) bytes`)
 

@@ -20,8 +20,9 @@ import (
 // value; the cursor and change bookmark the text shows are found by
 // following them (a token of the text that pages on, or resumes the feed,
 // is one), never by a label. Paging from text alone is followed to the
-// next page, which must hold records the first does not.
-var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Tools: []string{"query_records", "search"}, Run: func(t *T) {
+// next page, which must hold records the first does not. An aggregate's
+// count is count metadata too.
+var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Tools: []string{"query_records", "search", "aggregate"}, Run: func(t *T) {
 	index := probe.Grant(t)
 	on := t.Private()
 	judged := false
@@ -67,10 +68,46 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 			}
 		}
 	}
+	if judgeAggregateCount(t, on, index) {
+		judged = true
+	}
 	if !judged {
-		t.Skipf("no read in the target's grant has a page with more after it")
+		t.Skipf("no read in the target's grant has a page with more after it, or an aggregate count")
 	}
 }}
+
+// judgeAggregateCount judges the count an aggregate returns, count
+// metadata too: its content[] text must show the RS's count of the first
+// source the RS counts, looked for outside the fixture's values.
+func judgeAggregateCount(t, on *T, index []probe.SchemaRow) bool {
+	if !probe.Serves(on.Target, "aggregate") || !on.HasRole("aggregate", dialect.Metric) {
+		return false
+	}
+	content := probe.FixtureStrings(on)
+	for i, s := range probe.Sources(index) {
+		if i == probe.MaxStreamProbes {
+			break
+		}
+		q := url.Values{"metric": {"count"}}
+		if s.Conn != "" {
+			q.Set("connection_id", s.Conn)
+		}
+		n, err := strconv.Atoi(rsAggregateValue(on, "/v1/streams/"+url.PathEscape(s.Stream)+"/aggregate", q))
+		if err != nil || n < 2 || slices.Contains(content, strconv.Itoa(n)) {
+			continue
+		}
+		c := on.CallRoles("aggregate", s.Roles(dialect.Args{dialect.Metric: "count"}))
+		if c.IsError() {
+			continue
+		}
+		t.Clause(1, func() {
+			t.Shows(conformance.WithoutContent(conformance.TextOf(c), content), read.Number(n),
+				"aggregate: the count %d the RS gives %s %s must appear in content[] text for hosts that hide structuredContent", n, s.Stream, s.Conn)
+		})
+		return true
+	}
+	return false
+}
 
 // judgePaging judges one read whose RS envelope has more after it: its
 // cursor (or the adapter's own) and count shown in text (S023.1), and the
