@@ -255,6 +255,17 @@ func nextSkipsAWindow(_ *mcp.CallToolRequest, header *string, sc map[string]any,
 	moveNext(header, window, end, end+(end-start))
 }
 
+// nextSkipsFromFourthWindow skips a window in the next arguments of
+// windows that start three of their lengths or more into the field.
+func nextSkipsFromFourthWindow(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	start, end := intOf(window["start_chars"]), intOf(window["end_chars"])
+	if end <= start || start < 3*(end-start) || window["next_cursor"] == nil {
+		return
+	}
+	moveNext(header, window, end, end+(end-start))
+}
+
 // qNextRestarts: the next arguments of a window read around a match (q)
 // restart at the field's start plus the window's length, before the match.
 func qNextRestarts(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {

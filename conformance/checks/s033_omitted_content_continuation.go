@@ -445,9 +445,11 @@ func followFetchedText(t *T, page *Call, handle string, rec probe.FixtureRecord,
 		// Continuing the cut text in its field is what makes it a
 		// continuation of it.
 		t.Clause(2, func() {
-			t.AssertWith(probe.ShownIn(r.Text(), want), func() (conformance.Witness, error) {
+			if t.AssertWith(probe.ShownIn(r.Text(), want), func() (conformance.Witness, error) {
 				return conformance.Undelivered(r, read.Text(want), f)
-			}, "the continuation %v must go on in %s where the fetched text ended (%q):\n%s", c.Args, field, want, clipText(r.Text(), 400))
+			}, "the continuation %v must go on in %s where the fetched text ended (%q):\n%s", c.Args, field, want, clipText(r.Text(), 400)) {
+				readOnToTheEnd(t, t, r, v, field, end+probe.ShownPrefix(r.Text(), string([]rune(v)[end:])))
+			}
 		})
 	}
 	return 1

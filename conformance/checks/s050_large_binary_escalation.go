@@ -257,9 +257,9 @@ func noFieldRead(c *Call, large probe.FieldRead, reads []fieldRead) (conformance
 		In: []string{c.Describe()}, Excerpt: "the reads it prints for the record are of " + strings.Join(fields, ", ")}, nil
 }
 
-// followToEnd follows a field continuation: it must work, and the calls
-// each answer prints after it must go on in the field (at most 40 calls),
-// or the first answer must show the value past where it was cut.
+// followToEnd follows a field continuation: it must work and show the
+// value past where it was cut, and the reads each answer prints after it
+// must go on in the field to its end (readOnToTheEnd).
 func followToEnd(t, v *T, c probe.Continuation, from conformance.Evidence, large probe.FieldRead, shown int) {
 	r := followOnce(v, c)
 	if !t.Works(r, from, "the continuation %s %v for %s of %s must work", c.Tool, c.Args, large.Field, large.Rec.Ref) {
@@ -273,9 +273,14 @@ func followToEnd(t, v *T, c probe.Continuation, from conformance.Evidence, large
 	if want == "" {
 		return
 	}
-	t.AssertWith(probe.ShownIn(strings.Join(r.Strings(), "\n"), want) || probe.PartShown(r.Text(), string(rest)), func() (conformance.Witness, error) {
+	if !t.AssertWith(probe.ShownIn(strings.Join(r.Strings(), "\n"), want) || probe.PartShown(r.Text(), string(rest)), func() (conformance.Witness, error) {
 		return conformance.Undelivered(r, read.Text(want), from)
-	}, "the continuation %s %v must go on in %s of %s where the text stopped", c.Tool, c.Args, large.Field, large.Rec.Ref)
+	}, "the continuation %s %v must go on in %s of %s where the text stopped", c.Tool, c.Args, large.Field, large.Rec.Ref) {
+		return
+	}
+	if c.Tool == "read_record_field" && probe.ShownIn(r.Text(), want) {
+		readOnToTheEnd(t, v, r, large.Value, large.Field, shown+probe.ShownPrefix(r.Text(), string(rest)))
+	}
 }
 
 // binaryRecords are the fixture records of the grant with a binary value
