@@ -208,6 +208,15 @@ var readsMutants = []Variation{
 		Apply: withMiddleware(onResult("query_records", lastPageSaysMore))},
 	{ID: "rotate-record-handles", Kills: []string{"S034.2"}, Doc: "query_records' text prints each record's content under the next record's handle (structuredContent is right)",
 		Apply: onRecordsText(rotateRecordHandles)},
+	{ID: "rotate-record-handles-on-later-pages", Kills: []string{"S034.2"}, Doc: "on a page read with a cursor, query_records' text prints each record's content under the next record's handle (the first page and structuredContent are right)",
+		Apply: withMiddleware(onResult("query_records", func(req *mcp.CallToolRequest, r *result) {
+			var in struct {
+				Cursor string `json:"cursor"`
+			}
+			if !r.IsError && json.Unmarshal(req.Params.Arguments, &in) == nil && in.Cursor != "" {
+				r.setText(rotateRecordHandles(r.text()))
+			}
+		}))},
 	{ID: "drop-record-handles-from-text", Kills: []string{"S034.2"}, Collateral: []string{"S033"}, Doc: "query_records' text prints each record without its handle; structuredContent keeps the ids (S033 too: the records the text shows past the preview cannot be told by id)",
 		Apply: onRecordsText(func(text string) string { return recordLineHandleRe.ReplaceAllString(text, "$1") })},
 	{ID: "cursor-labelled-as-bookmark", Kills: []string{"S023.2"}, Doc: "query_records' text prints the page cursor of a page that has no change bookmark as next_changes_since (structuredContent is right)",

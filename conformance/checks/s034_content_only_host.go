@@ -55,6 +55,11 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 			judgeRecordsText(t, c, s)
 		}
 	}
+	// So is a record page reached by the cursor the first page's text shows.
+	if next, s := recordsPageTwo(t); next != nil {
+		judged = true
+		judgeRecordsText(t, next, s)
+	}
 	if !judged {
 		t.Skipf("no search or query_records answer of the target's data to read from text")
 	}
@@ -283,6 +288,29 @@ func matchContext(t *T, cont probe.Continuation, val string) []read.Fact {
 	}
 	end := i + len(q)
 	return facts(val[max(0, i-12):end], val[i:min(len(val), end+12)])
+}
+
+// recordsPageTwo is the second page of records of the first source whose
+// page of three has more, reached by the cursor the first page's text
+// shows (found by following), with its source; nil when none is.
+func recordsPageTwo(t *T) (*Call, probe.Source) {
+	for i, s := range probe.Sources(probe.Grant(t)) {
+		if i == 3 {
+			break
+		}
+		args := s.Roles(dialect.Args{dialect.Limit: 3})
+		first, env := probe.CallWithEnvelope(t, "query_records", args, probe.RecordsPath(s.Stream))
+		cur := probe.HandlesOf(env).Cursor
+		if first.IsError() || cur == "" {
+			continue
+		}
+		shows := func(c *Call) []probe.RecordRef { return probe.RecordsShown(t, c, s.Stream) }
+		if shown, next := probe.VisibleCursor(t, first, args, shows(first), cur, shows); shown != "" && next != nil && !next.IsError() && len(shows(next)) > 0 {
+			return next, s
+		}
+		return nil, probe.Source{}
+	}
+	return nil, probe.Source{}
 }
 
 // searchPageTwo is the second page of a search that fans in, reached by
