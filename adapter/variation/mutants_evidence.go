@@ -40,6 +40,8 @@ var evidenceMutants = []Variation{
 		Apply: withMiddleware(onResult("search", cutPreviewsSayComplete(false)))},
 	{ID: "hit-handle-names-first-stream", Kills: []string{"S033.1"}, Doc: "search hits of another stream than the first hit's show an id naming the first hit's stream (text and structuredContent): fetch refuses it",
 		Apply: withMiddleware(onResult("search", firstStreamHandles))},
+	{ID: "hit-source-from-first-hit", Kills: []string{"S024.2"}, Collateral: []string{"S028"}, Doc: "search states every hit's connection_id, connector_key and display label as the first hit's, in structuredContent and the text's titles (ids and handles stay right; S028 too: a scoped search's hits claim another connection)",
+		Apply: withMiddleware(onResult("search", hitSourceFromFirst))},
 	{ID: "evidence-without-id", Kills: []string{"S043.2"}, Doc: "search's evidence lines name no record id, so the bounded read cannot be asked for from them",
 		Apply: onSearchText(func(text string) string { return evidenceIDRe.ReplaceAllString(text, "$1") })},
 	{ID: "evidence-field-as-data-path", Kills: []string{"S043.2"}, Collateral: []string{"S045"}, Doc: "search's evidence lines name the field as data.<field>, a path read_record_field does not take (S045 too: evidence claimed in a field the record does not have reads as invented)",

@@ -556,3 +556,37 @@ func firstStreamHandles(_ *mcp.CallToolRequest, r *result) {
 	_ = decodeJSON([]byte(rep.Replace(string(mustJSON(r.StructuredContent)))), &sc)
 	r.StructuredContent = sc
 }
+
+// hitSourceFromFirst states every hit's source (connection_id,
+// connector_key, display_name) as the first hit's, in structuredContent and
+// in the text's titles; ids and handles stay right.
+func hitSourceFromFirst(_ *mcp.CallToolRequest, r *result) {
+	if r.IsError {
+		return
+	}
+	sc := r.structured()
+	list, _ := sc["results"].([]any)
+	var first map[string]any
+	text := r.text()
+	for _, x := range list {
+		h, _ := x.(map[string]any)
+		if h == nil {
+			continue
+		}
+		if first == nil {
+			first = h
+			continue
+		}
+		if label, _ := h["display_name"].(string); label != "" && label != first["display_name"] {
+			text = strings.ReplaceAll(text, `title="`+label+" /", `title="`+str(first["display_name"])+" /")
+		}
+		for _, k := range []string{"connection_id", "connector_key", "display_name"} {
+			h[k] = first[k]
+		}
+	}
+	if first == nil {
+		return
+	}
+	r.setStructured(sc)
+	r.setText(text)
+}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -68,6 +69,7 @@ var s024 = &Check{ID: "S024", Slug: "search-fanin-limit-identity", Mode: ModeBBD
 				t.Shows(in, read.Text(label), "hit %s must carry the display label %q of connection %s", h.Ref, label, h.Ref.Conn)
 			}
 			judgeTextConnector(t, c, hs, h, r.Stream.Connector)
+			judgeHitSource(t, c, h)
 		}
 	})
 }}
@@ -92,6 +94,35 @@ func judgeTextConnector(t *T, c *Call, hs []probe.Hit, h probe.Hit, key string) 
 				return conformance.Present(cn.Key, conformance.Shown("the text about hit "+h.Ref.String(), seg))
 			}, "the text shows hit %s, a record of connector %s, under connector %s", h.Ref, key, cn.Key)
 			return
+		}
+	}
+}
+
+// judgeHitSource holds the source hit h's object states to its record's,
+// learned by following its handle: a whole value of the object that is
+// another connection's id or display label of the grant, where none is its
+// own, shows the hit under the wrong source.
+func judgeHitSource(t *T, c *Call, h probe.Hit) {
+	handle := probe.HitHandle(t, c, h)
+	if handle == "" || probe.Follow(t, handle).Ref != h.Ref {
+		return
+	}
+	own := map[string]bool{h.Ref.Conn: true, probe.ConnectionLabel(t, h.Ref.Conn): true}
+	values := probe.StringValues(h.Raw)
+	if slices.ContainsFunc(values, func(v string) bool { return own[v] }) {
+		return
+	}
+	for _, cn := range t.RS().Fixture().Connectors {
+		for _, o := range cn.Connections {
+			for _, v := range []string{o.ID, o.DisplayName} {
+				if v == "" || own[v] || !slices.Contains(values, v) {
+					continue
+				}
+				t.AssertWith(false, func() (conformance.Witness, error) {
+					return conformance.Present(v, conformance.Shown(fmt.Sprintf("hit %s's object", h.Ref), probe.CompactJSON(h.Raw)))
+				}, "hit %s, a record of connection %s (its handle %s fetches it), states its source as %s", h.Ref, h.Ref.Conn, handle, v)
+				return
+			}
 		}
 	}
 }
