@@ -87,6 +87,7 @@ func (t *T) callOn(tgt *Target, name string, args map[string]any, asGiven bool) 
 	if res.IsError {
 		tgt.failedCalls.Add(1)
 	}
+	lineFeedsOnly(res)
 	c := &Call{Tool: name, Args: args, Result: res, redact: tgt.redact, dialect: tgt.Dialect(), memo: &callMemo{}}
 	if seen {
 		c.Raw = ex.Result
@@ -133,6 +134,16 @@ func (c *Call) Text() string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// lineFeedsOnly reads a text's CRLF line ends as LF: a notation, which
+// readers of lines would otherwise take as part of the line.
+func lineFeedsOnly(res *mcp.CallToolResult) {
+	for _, p := range res.Content {
+		if tc, ok := p.(*mcp.TextContent); ok && strings.Contains(tc.Text, "\r\n") {
+			tc.Text = strings.ReplaceAll(tc.Text, "\r\n", "\n")
+		}
+	}
 }
 
 // IsError reports a tool-level error result.
