@@ -314,6 +314,19 @@ func cutWindowSaysComplete(_ *mcp.CallToolRequest, header *string, sc map[string
 	}
 }
 
+// qWindowSaysComplete: a window read around a match (q) says complete.
+func qWindowSaysComplete(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	var in struct {
+		Q string `json:"q"`
+	}
+	window, _ := sc["window"].(map[string]any)
+	if json.Unmarshal(req.Params.Arguments, &in) != nil || in.Q == "" || window["complete"] != false {
+		return
+	}
+	window["complete"] = true
+	*header = strings.Replace(*header, "complete=false", "complete=true", 1)
+}
+
 // windowHandle is a pdpp://field-window/ handle of a window's arguments.
 func windowHandle(req *mcp.CallToolRequest, sc map[string]any) string {
 	record, _ := sc["record"].(map[string]any)

@@ -125,6 +125,10 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 				return
 			}
 			t.Shows(m, read.Number(at), "a q window must show where the match is: its offset %d in the field", at)
+			// A window around a match holds less than the long field.
+			if len(full) > 4*size {
+				judgeStateFlags(t, m, "", false, fmt.Sprintf("the window around the match at %d of the %d-character field", at, len(full)))
+			}
 			// The window around a match that ends before the field does
 			// continues after the match, not from the field's start.
 			if at+len([]rune(q))+size < len(full) {
