@@ -256,6 +256,13 @@ var readsMutants = []Variation{
 		}))},
 	{ID: "aggregate-text-count-off-by-one", Kills: []string{"S023.1"}, Collateral: []string{"U09"}, Doc: "aggregate's text states an ungrouped count one less than the RS's (structuredContent is right)",
 		Apply: withMiddleware(onResult("aggregate", textCountOffByOne))},
+	{ID: "forward-first-field-only", Kills: []string{"S014.1"}, Doc: "query_records forwards only the first of several fields asked for",
+		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
+			var fields []string
+			if json.Unmarshal(args["fields"], &fields) == nil && len(fields) > 1 {
+				args["fields"], _ = json.Marshal(fields[:1])
+			}
+		}))},
 	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent (S023 too: the count in text is not the RS's)",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",

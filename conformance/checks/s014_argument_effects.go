@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +45,10 @@ func judgeArgumentEffects(t, ft *T) {
 		// limit: the page size, on the first page and the next.
 		if ft.HasRole("query_records", dialect.Limit) {
 			judgeRecordLimit(t, ft, name, conn)
+		}
+		// fields: every field of a projection, not the first alone.
+		if ft.HasRole("query_records", dialect.Fields) {
+			judgeFieldsForwarded(t, ft, fx, name, conn)
 		}
 	}
 	judgeWindowLength(t, ft)
@@ -105,6 +110,63 @@ func judgeRecordLimit(t, ft *T, stream, conn string) {
 		_, page = probe.VisibleCursor(ft, page, args, shown, probe.HandlesOf(env).Cursor, shows)
 	}
 }
+
+// judgeFieldsForwarded judges query_records' fields: asked for two text
+// fields of a source, which the RS serves, each record the answer shows
+// must show its value of the second, not the first field's alone.
+func judgeFieldsForwarded(t, ft *T, fx *fakers.Fixture, stream, conn string) {
+	var recs []fakers.Record
+	for _, s := range fx.StreamsNamed(stream) {
+		for _, r := range s.Records {
+			if r.ConnectionID == conn && len(recs) < 3 {
+				recs = append(recs, r)
+			}
+		}
+	}
+	textual := func(f string) bool {
+		for _, r := range recs {
+			v, ok := r.Data[f].(string)
+			if !ok || len(v) < 6 || probe.LooksBinary(v) || dateLike(v) {
+				return false
+			}
+		}
+		return len(recs) > 0
+	}
+	var pick []string
+	for _, s := range fx.StreamsNamed(stream) {
+		for _, f := range s.Fields {
+			if len(pick) < 2 && !slices.Contains(pick, f.Name) && textual(f.Name) {
+				pick = append(pick, f.Name)
+			}
+		}
+	}
+	if len(pick) < 2 {
+		return
+	}
+	if status, _, ok := ft.ReadRS(probe.RecordsPath(stream), url.Values{"connection_id": {conn}, "fields": {strings.Join(pick, ",")}, "limit": {"3"}}); !ok || status != 200 {
+		return
+	}
+	c := ft.CallRoles("query_records", dialect.Args{dialect.Stream: stream, dialect.Connection: conn, dialect.Fields: pick, dialect.Limit: 3})
+	if c.IsError() {
+		return // refused: validated, not ignored
+	}
+	for _, ref := range probe.RecordsShown(ft, c, stream) {
+		rec, _ := probe.FindRecord(ft, ref)
+		v, _ := rec.Data[pick[1]].(string)
+		if v == "" || strings.Contains(probe.String(rec.Data[pick[0]]), valueHead(v)) {
+			continue
+		}
+		t.AssertWith(read.Find(c.Strings(), read.Text(valueHead(v))).Seen(), func() (conformance.Witness, error) {
+			return conformance.Absent(read.Text(valueHead(v)), c)
+		}, "query_records asked for fields %v shows record %s without its %s: the projection was accepted but not forwarded whole", pick, ref, pick[1])
+		return
+	}
+}
+
+// dateLikeRe is a value a layout may write as a date of its own.
+var dateLikeRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
+
+func dateLike(v string) bool { return dateLikeRe.MatchString(v) }
 
 // windowLength is the length judgeWindowLength asks a window for.
 const windowLength = 200
