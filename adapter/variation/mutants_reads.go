@@ -263,6 +263,13 @@ var readsMutants = []Variation{
 				args["fields"], _ = json.Marshal(fields[:1])
 			}
 		}))},
+	{ID: "forward-first-stream-only", Kills: []string{"S014.1"}, Doc: "search forwards only the first of several streams asked for",
+		Apply: withMiddleware(onArgs("search", func(_ context.Context, args map[string]json.RawMessage) {
+			var streams []string
+			if json.Unmarshal(args["streams"], &streams) == nil && len(streams) > 1 {
+				args["streams"], _ = json.Marshal(streams[:1])
+			}
+		}))},
 	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent (S023 too: the count in text is not the RS's)",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",

@@ -466,6 +466,7 @@ func judgeSearchStreams(t, ft *T, fx *fakers.Fixture) {
 	if !ok {
 		return
 	}
+	judgeSearchBothStreams(t, ft, fx)
 	r := ft.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Streams: []string{only}, dialect.Limit: 10})
 	if r.IsError() {
 		return
@@ -483,9 +484,62 @@ func judgeSearchStreams(t, ft *T, fx *fakers.Fixture) {
 	}
 }
 
-// twoStreamWord is a word (of six letters or more) that lexical fields of
-// two streams hold, and the first of those streams by name.
-func twoStreamWord(fx *fakers.Fixture) (string, string, bool) {
+// judgeSearchBothStreams judges search's streams argument with two
+// streams: for a word of two streams whose hits the RS's answer to the
+// search restricted to both holds within ten, the answer must show a hit
+// of each, not of the first stream alone.
+func judgeSearchBothStreams(t, ft *T, fx *fakers.Fixture) {
+	for i, c := range streamWords(fx) {
+		if i == 12 {
+			return
+		}
+		status, body, ok := ft.ReadRS("/v1/search", url.Values{"q": {c.word}, "streams": c.streams, "limit": {"10"}})
+		var env struct {
+			Data []struct {
+				Stream    string `json:"stream"`
+				RecordKey string `json:"record_key"`
+			} `json:"data"`
+		}
+		if !ok || status != 200 || json.Unmarshal(body, &env) != nil {
+			continue
+		}
+		firstOf := map[string]string{}
+		for _, h := range env.Data {
+			if firstOf[h.Stream] == "" {
+				firstOf[h.Stream] = h.RecordKey
+			}
+		}
+		if firstOf[c.streams[0]] == "" || firstOf[c.streams[1]] == "" {
+			continue
+		}
+		r := ft.CallRoles("search", dialect.Args{dialect.Query: c.word, dialect.Streams: c.streams, dialect.Limit: 10})
+		if r.IsError() {
+			return
+		}
+		for _, name := range c.streams {
+			if !slices.ContainsFunc(probe.Hits(ft, r), func(h probe.Hit) bool { return h.Ref.Stream == name }) {
+				t.AssertWith(false, func() (conformance.Witness, error) {
+					w, err := conformance.Absent(read.Text(firstOf[name]), r)
+					w.In = append(w.In, fmt.Sprintf("while the RS's answer to the same search has %s of %s", firstOf[name], name))
+					return w, err
+				}, "search for %q restricted to streams %v shows no hit of %s, which the RS's answer to the same search has: the streams were accepted but not all forwarded", c.word, c.streams, name)
+				return
+			}
+		}
+		return
+	}
+}
+
+// A streamWord is a word (of six letters or more) that lexical fields of
+// two streams hold, with those streams.
+type streamWord struct {
+	word    string
+	streams []string
+}
+
+// streamWords are the fixture's words of two streams or more, each with
+// the first two streams by name, in the words' order.
+func streamWords(fx *fakers.Fixture) []streamWord {
 	in := map[string]map[string]bool{}
 	for _, s := range fx.Streams {
 		for _, f := range s.Fields {
@@ -505,10 +559,20 @@ func twoStreamWord(fx *fakers.Fixture) (string, string, bool) {
 			}
 		}
 	}
+	var out []streamWord
 	for _, w := range slices.Sorted(maps.Keys(in)) {
 		if len(in[w]) >= 2 {
-			return w, slices.Sorted(maps.Keys(in[w]))[0], true
+			out = append(out, streamWord{w, slices.Sorted(maps.Keys(in[w]))[:2]})
 		}
+	}
+	return out
+}
+
+// twoStreamWord is a word (of six letters or more) that lexical fields of
+// two streams hold, and the first of those streams by name.
+func twoStreamWord(fx *fakers.Fixture) (string, string, bool) {
+	if ws := streamWords(fx); len(ws) > 0 {
+		return ws[0].word, ws[0].streams[0], true
 	}
 	return "", "", false
 }
