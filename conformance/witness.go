@@ -254,11 +254,26 @@ func SameAnswer(a, b Evidence, content []string) (Witness, error) {
 	return Witness{Kind: WitnessContrast, In: []string{a.Describe(), b.Describe()}, Excerpt: ClipText(na, 300)}, nil
 }
 
+// SameValues witnesses that a and b, answers two requests the clause
+// says must read differently, state the same values once content is
+// removed: numbers are kept.
+func SameValues(a, b Evidence, content []string) (Witness, error) {
+	na, nb := normalizedWith(a, content, read.NormalizeValues), normalizedWith(b, content, read.NormalizeValues)
+	if na != nb {
+		return Witness{}, noWitness("the two answers differ: %s", firstDifference(na, nb))
+	}
+	return Witness{Kind: WitnessContrast, In: []string{a.Describe(), b.Describe()}, Excerpt: ClipText(na, 300)}, nil
+}
+
 func normalized(e Evidence, content []string) string {
+	return normalizedWith(e, content, read.Normalize)
+}
+
+func normalizedWith(e Evidence, content []string, norm func(string, []string) string) string {
 	ss := e.Strings()
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = read.Normalize(s, content)
+		out[i] = norm(s, content)
 	}
 	slices.Sort(out) // structuredContent's keys come in map order
 	return strings.Join(out, "\n")
@@ -462,6 +477,18 @@ func (t *T) Works(c *Call, from Evidence, format string, args ...any) bool {
 func (t *T) Differs(a, b Evidence, content []string, format string, args ...any) bool {
 	t.asserting()
 	w, err := SameAnswer(a, b, content)
+	if err != nil {
+		return true
+	}
+	t.run.witnessed(fmt.Sprintf(format, args...), &w)
+	return false
+}
+
+// DiffersInValues is Differs for two answers that must state different
+// values: numbers count (SameValues).
+func (t *T) DiffersInValues(a, b Evidence, content []string, format string, args ...any) bool {
+	t.asserting()
+	w, err := SameValues(a, b, content)
 	if err != nil {
 		return true
 	}

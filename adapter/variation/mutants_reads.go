@@ -270,6 +270,14 @@ var readsMutants = []Variation{
 				args["streams"], _ = json.Marshal(streams[:1])
 			}
 		}))},
+	{ID: "coarsen-granularity", Kills: []string{"S014.1"}, Doc: "aggregate forwards each time grouping one granularity coarser (day as week, week as month, month as year)",
+		Apply: withMiddleware(onArgs("aggregate", func(_ context.Context, args map[string]json.RawMessage) {
+			var g string
+			coarser := map[string]string{"day": "week", "week": "month", "month": "year"}
+			if json.Unmarshal(args["granularity"], &g) == nil && coarser[g] != "" {
+				args["granularity"], _ = json.Marshal(coarser[g])
+			}
+		}))},
 	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent (S023 too: the count in text is not the RS's)",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",

@@ -24,6 +24,19 @@ func Normalize(s string, content []string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// NormalizeValues is Normalize keeping numbers: for two answers that must
+// differ in the values they state (counts, dates), not in their shape.
+func NormalizeValues(s string, content []string) string {
+	s = WithoutContent(HighlightTag.ReplaceAllString(s, ""), content)
+	s = opaqueTokenRe.ReplaceAllStringFunc(s, func(tok string) string {
+		if strings.ContainsAny(tok, "0123456789") && strings.IndexFunc(tok, isLetter) >= 0 {
+			return "⟨t⟩"
+		}
+		return tok
+	})
+	return strings.Join(strings.Fields(s), " ")
+}
+
 // WithoutContent is s with the fixture's own content (as written, as it
 // reads inside a JSON string, and any long run of it) replaced by a mark:
 // what an answer says about the data rather than of it.
