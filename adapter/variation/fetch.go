@@ -314,6 +314,27 @@ func cutWindowSaysComplete(_ *mcp.CallToolRequest, header *string, sc map[string
 	}
 }
 
+// textSwapsNextPrevious swaps the arguments of a window's next and
+// previous read_record_field lines in its text.
+func textSwapsNextPrevious(_ *mcp.CallToolRequest, header *string, _ map[string]any, _ *result) {
+	const next, prev = "next read_record_field args=", "previous read_record_field args="
+	lines := strings.Split(*header, "\n")
+	ni, pi := -1, -1
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, next):
+			ni = i
+		case strings.HasPrefix(l, prev):
+			pi = i
+		}
+	}
+	if ni < 0 || pi < 0 {
+		return
+	}
+	lines[ni], lines[pi] = next+strings.TrimPrefix(lines[pi], prev), prev+strings.TrimPrefix(lines[ni], next)
+	*header = strings.Join(lines, "\n")
+}
+
 // qWindowSaysComplete: a window read around a match (q) says complete.
 func qWindowSaysComplete(req *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
 	var in struct {

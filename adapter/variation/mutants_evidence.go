@@ -74,6 +74,8 @@ var evidenceMutants = []Variation{
 		Apply: onWindow(cutWindowSaysComplete)},
 	{ID: "q-window-says-complete", Kills: []string{"S048.1"}, Doc: "a window read around a match says complete=true in structuredContent (its text's flag too), though it holds a part of a long field",
 		Apply: onWindow(qWindowSaysComplete)},
+	{ID: "text-swaps-next-previous", Kills: []string{"S048.1"}, Doc: "a window's text prints the previous window's read_record_field arguments under next and the next window's under previous (structuredContent is right)",
+		Apply: onWindow(textSwapsNextPrevious)},
 	{ID: "next-skips-a-window", Kills: []string{"S048.1"}, Collateral: []string{"S033", "S050"}, Doc: "from the second window on, the next read_record_field arguments skip a window: text and structuredContent point one window further on (S033 and S050 too: they read a field to its end)",
 		Apply: onWindow(nextSkipsAWindow)},
 	{ID: "next-skips-from-fourth-window", Kills: []string{"S033.2", "S050.2"}, Doc: "from the fourth window of a field on, the next read_record_field arguments skip a window: text and structuredContent point one window further on",

@@ -52,6 +52,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 			return
 		}
 		judgeWindow(t, f, n, full, size, 2*size)
+		judgeWindowLabels(t, n, f.Handle, size, 2*size)
 		sameTotal(n)
 		// A continuation works past its first step: the second window's
 		// next arguments read the third window, none skipped or repeated.
@@ -291,6 +292,36 @@ func windowContinuation(t *T, c *Call, handle string, pick func(int) bool) *prob
 		}
 	}
 	return nil
+}
+
+// Labels a window's text prints its continuations under.
+var (
+	nextLabelRe     = regexp.MustCompile(`(?i)\b(next|forward|following|later|after)\b`)
+	previousLabelRe = regexp.MustCompile(`(?i)\b(prev|previous|back|backward|earlier|before|preceding)\b`)
+)
+
+// judgeWindowLabels holds the label a window's text prints each of its
+// read_record_field calls under to where the call reads: a call labelled
+// next that reads before the window, or labelled previous that reads at
+// or past its end, sends a client that reads only text the wrong way.
+func judgeWindowLabels(t *T, c *Call, handle string, start, end int) {
+	for _, k := range probe.ContinuationsIn(c.Text()) {
+		if kid := probe.String(probe.RoleOf(t, k, dialect.RecordID)); k.Tool != "read_record_field" || kid != handle && !strings.Contains(kid, handle) {
+			continue
+		}
+		off, err := strconv.Atoi(probe.FirstNonEmpty(probe.String(probe.RoleOf(t, k, dialect.Offset)), probe.String(probe.RoleOf(t, k, dialect.Cursor))))
+		label, _, _ := strings.Cut(k.At, k.Tool)
+		next, prev := nextLabelRe.MatchString(label), previousLabelRe.MatchString(label)
+		if err != nil || next == prev {
+			continue // no label, or both
+		}
+		if next && off < start || prev && off >= end {
+			t.AssertWith(false, func() (conformance.Witness, error) {
+				return conformance.Present(strings.TrimSpace(k.At), conformance.TextOf(c))
+			}, "the window %d..%d prints a read_record_field call at offset %d under the label %q: it reads the other way", start, end, off, strings.TrimSpace(label))
+			return
+		}
+	}
 }
 
 // noWindowCall witnesses a window whose text prints no read_record_field
