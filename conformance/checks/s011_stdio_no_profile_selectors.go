@@ -17,8 +17,8 @@ var (
 	helpOptionRe = regexp.MustCompile(`(^|\s)--?[A-Za-z][\w-]*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b`)
 	// What makes such a line a profile selector.
 	// A flag or variable whose own name selects a profile or toolset.
-	selectorNameRe    = regexp.MustCompile(`(?i)^--?(profile|tool-?sets?|surface|tool-?profile)$|^[A-Z0-9_]*(PROFILE|TOOLSETS?|SURFACE)[A-Z0-9_]*$`)
-	profileSelectorRe = regexp.MustCompile(`(?i)--?(profile|tool-?sets?|surface)\b|[A-Z0-9_]*(PROFILE|TOOLSETS?)[A-Z0-9_]*|\bprofiles?\b|\btool-?sets?\b|\b(core|events|full)\s*[|/,]\s*(core|events|full)\b`)
+	selectorNameRe    = regexp.MustCompile(`(?i)^--?(profile|tools|tool-?sets?|surface|tool-?profile)$|^[A-Z0-9_]*(PROFILE|TOOLSETS?|SURFACE)[A-Z0-9_]*$|^[A-Z0-9_]*_TOOLS$`)
+	profileSelectorRe = regexp.MustCompile(`(?i)--?(profile|tools|tool-?sets?|surface)\b|[A-Z0-9_]*(PROFILE|TOOLSETS?)[A-Z0-9_]*|\bprofiles?\b|\btool-?sets?\b|\b(core|events|full)\s*[|/,]\s*(core|events|full)\b`)
 )
 
 // profileSelectorEnv asks for the widest surface by every name a profile
