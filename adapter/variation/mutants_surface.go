@@ -98,7 +98,9 @@ var surfaceMutants = []Variation{
 	{ID: "advertise-profile-flag", Kills: []string{"S011.1"}, Doc: "stdio --help advertises a --profile selector",
 		Apply: advertiseProfileFlag},
 	{ID: "fetch-advertises-tools-flag", Kills: []string{"S011.1"}, Doc: "the fetch description tells hosts to relaunch the server with --tools=extended for more tools",
-		Apply: describe("fetch", func(d string) string { return d + " Hosts that need more tools relaunch this server with --tools=extended." })},
+		Apply: describe("fetch", func(d string) string {
+			return d + " Hosts that need more tools relaunch this server with --tools=extended."
+		})},
 	{ID: "instructions-advertise-toolset-flag", Kills: []string{"S011.1"}, Doc: "the instructions tell the model the server can be relaunched with --toolsets all for more tools",
 		Apply: withMiddleware(onInitialize(func(r *mcp.InitializeResult) {
 			r.Instructions += " More tools load when the server is relaunched with --toolsets all."
