@@ -33,7 +33,7 @@ var readsMutants = []Variation{
 		Apply: withMiddleware(onResult("query_records", bookmarkIsPageCursor))},
 	{ID: "count-text-stale", Kills: []string{"S023.1"}, Doc: "query_records text shows the count of the session's previous count-bearing read; structuredContent keeps the right one",
 		Apply: staleCountText()},
-	{ID: "aggregate-connection-dropped", Kills: []string{"S014.1"}, Doc: "aggregate accepts connection_id but never sends it to the RS, so a count covers every connection of the stream",
+	{ID: "aggregate-connection-dropped", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate accepts connection_id but never sends it to the RS, so a count covers every connection of the stream (S023 too: the count in text is not the RS's for the connection)",
 		Apply: all(tracked(), onQuery(inTool("aggregate", isAggregate), func(_ *http.Request, q url.Values) { q.Del("connection_id") }))},
 	{ID: "records-connection-sticky", Kills: []string{"S014.1"}, Collateral: []string{"S033"}, Doc: "query_records sends the first connection_id it was given on every later read of the same stream, whatever the call names (S033 too: its continuation of another connection's page shows the first connection's records)",
 		Apply: all(tracked(), stickyConnection())},
@@ -69,13 +69,13 @@ var readsMutants = []Variation{
 		})},
 	{ID: "drop-grant-id-from-ambiguity", Kills: []string{"S032.3"}, Doc: "ambiguity entries lack grant_id",
 		Apply: ambiguity(func(entry map[string]any) { delete(entry, "grant_id") })},
-	{ID: "hide-other-count", Kills: []string{"U09.2"}, Doc: "grouped aggregate text drops other_count",
+	{ID: "hide-other-count", Kills: []string{"S023.1", "U09.2"}, Doc: "grouped aggregate text drops other_count, count metadata a client reading only text needs (S023.1)",
 		Apply: onAggregateText(hideOtherCount)},
 	{ID: "unbounded-buckets", Kills: []string{"U09.3"}, Doc: "grouped aggregate text previews every group, with no more_groups",
 		Apply: tune(func(t *adapter.Tuning) { t.AggregateGroups = math.MaxInt32 })},
 	{ID: "skip-granularity-gate", Kills: []string{"U09.5"}, Doc: "group_by_time without granularity (or the reverse) goes to the RS unchecked",
 		Apply: skipGranularityGate()},
-	{ID: "hide-aggregate-value", Kills: []string{"U09.1"}, Doc: "a scalar aggregate's text leaves its value to structuredContent",
+	{ID: "hide-aggregate-value", Kills: []string{"S023.1", "U09.1"}, Doc: "a scalar aggregate's text leaves its value to structuredContent: a count, count metadata a client reading only text needs (S023.1)",
 		Apply: onAggregateText(func(text string) string { return scalarValueRe.ReplaceAllString(text, "$1 computed.") })},
 	{ID: "describe-aggregate-without-other-count", Kills: []string{"U09.4"}, Doc: "the aggregate description no longer names other_count",
 		Apply: describe("aggregate", func(d string) string {
@@ -107,7 +107,7 @@ var readsMutants = []Variation{
 				q.Del("changes_since")
 			}
 		})},
-	{ID: "ignore-aggregate-grouping", Kills: []string{"S014.1"}, Collateral: []string{"U09"}, Doc: "aggregate accepts group_by but never forwards it: a grouped count returns one total (U09 too: its aggregate text shows no groups)",
+	{ID: "ignore-aggregate-grouping", Kills: []string{"S014.1"}, Collateral: []string{"S023", "U09"}, Doc: "aggregate accepts group_by but never forwards it: a grouped count returns one total (S023 and U09 too: its aggregate text shows no groups)",
 		Apply: onQuery(isAggregate, func(_ *http.Request, q url.Values) { q.Del("group_by"); q.Del("limit") })},
 	{ID: "ignore-search-streams", Kills: []string{"S014.1"}, Doc: "search accepts streams but never forwards it: a search restricted to one stream returns hits of every stream",
 		Apply: onQuery(pathIs("/v1/search"), func(_ *http.Request, q url.Values) { q.Del("streams"); q.Del("streams[]") })},

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
@@ -71,10 +72,57 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 	if judgeAggregateCount(t, on, index) {
 		judged = true
 	}
+	if judgeGroupedCountText(t, on) {
+		judged = true
+	}
 	if !judged {
 		t.Skipf("no read in the target's grant has a page with more after it, or an aggregate count")
 	}
 }}
+
+// judgeGroupedCountText judges a grouped count's counts as count metadata:
+// grouped by a field the fixture declares groupable, with limit 1, the
+// content[] text must show the RS's largest group's count and the count
+// of the groups cut off, each stated outside the fixture's values.
+func judgeGroupedCountText(t, on *T) bool {
+	if !probe.Serves(on.Target, "aggregate") || !on.HasRole("aggregate", dialect.GroupBy) || !on.HasRole("aggregate", dialect.Limit) {
+		return false
+	}
+	content := probe.FixtureStrings(on)
+	for _, s := range on.RS().Fixture().Streams {
+		for _, f := range s.Fields {
+			if !slices.Contains(f.Aggregate, "group_by") || len(s.Records) == 0 {
+				continue
+			}
+			conn := s.Records[0].ConnectionID
+			status, body, ok := on.ReadRS("/v1/streams/"+url.PathEscape(s.Name)+"/aggregate",
+				url.Values{"connection_id": {conn}, "metric": {"count"}, "group_by": {f.Name}, "limit": {"1"}})
+			var agg struct {
+				Groups []struct {
+					Count int `json:"count"`
+				} `json:"groups"`
+				OtherCount int `json:"other_count"`
+			}
+			if !ok || status != 200 || json.Unmarshal(body, &agg) != nil || len(agg.Groups) != 1 || agg.OtherCount == 0 {
+				continue
+			}
+			c := on.CallRoles("aggregate", dialect.Args{dialect.Stream: s.Name, dialect.Connection: conn, dialect.Metric: "count", dialect.GroupBy: f.Name, dialect.Limit: 1})
+			if c.IsError() {
+				return false
+			}
+			t.Clause(1, func() {
+				text := conformance.WithoutContent(conformance.TextOf(c), content)
+				for _, n := range []int{agg.Groups[0].Count, agg.OtherCount} {
+					if !slices.Contains(content, strconv.Itoa(n)) {
+						t.Shows(text, read.Number(n), "aggregate: the counts the RS gives %s grouped by %s (limit 1: its largest group %d, the groups cut off %d) must appear in content[] text", s.Name, f.Name, agg.Groups[0].Count, agg.OtherCount)
+					}
+				}
+			})
+			return true
+		}
+	}
+	return false
+}
 
 // judgeAggregateCount judges the count an aggregate returns, count
 // metadata too: its content[] text must show the RS's count of the first
