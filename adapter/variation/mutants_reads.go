@@ -39,7 +39,7 @@ var readsMutants = []Variation{
 		Apply: all(tracked(), stickyConnection())},
 	{ID: "evidence-read-points-to-neighbour", Kills: []string{"S043.2"}, Collateral: []string{"S045"}, Doc: "each evidence line's id (and its structured read) names the next evidence hit's record, so reading a preview's field reads the neighbour's (S045 too: a preview is then not text of the field its id reads)",
 		Apply: all(onSearchText(rotateEvidenceIDs), withMiddleware(onResult("search", rotateEvidenceReads)))},
-	{ID: "search-next-page-ids-unscoped", Kills: []string{"S034.2"}, Doc: "a search page reached with a cursor names its hits without their connection (stream:id), in text and structuredContent: fetch then finds the id ambiguous",
+	{ID: "search-next-page-ids-unscoped", Kills: []string{"S034.2"}, Collateral: []string{"S033"}, Doc: "a search page reached with a cursor names its hits without their connection (stream:id), in text and structuredContent: fetch then finds the id ambiguous (S033 too: it follows the handles of that page)",
 		Apply: withMiddleware(onResult("search", unscopeNextPageIDs))},
 	{ID: "changes-bookmark-restarts", Kills: []string{"S023.2"}, Doc: "query_records accepts a next_changes_since but reads the feed from the beginning again",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {

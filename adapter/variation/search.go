@@ -590,3 +590,26 @@ func hitSourceFromFirst(_ *mcp.CallToolRequest, r *result) {
 	r.setStructured(sc)
 	r.setText(text)
 }
+
+// swapHitHandlesOnLaterPages swaps the handles of the first two hits of a
+// search page read with a cursor, in structuredContent and text.
+func swapHitHandlesOnLaterPages(req *mcp.CallToolRequest, r *result) {
+	var in struct {
+		Cursor string `json:"cursor"`
+	}
+	list, _ := r.structured()["results"].([]any)
+	if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || in.Cursor == "" || len(list) < 2 {
+		return
+	}
+	a, _ := list[0].(map[string]any)
+	b, _ := list[1].(map[string]any)
+	ida, idb := str(a["id"]), str(b["id"])
+	if ida == "" || idb == "" {
+		return
+	}
+	rep := strings.NewReplacer(ida, idb, idb, ida)
+	r.setText(rep.Replace(r.text()))
+	var sc any
+	_ = decodeJSON([]byte(rep.Replace(string(mustJSON(r.StructuredContent)))), &sc)
+	r.StructuredContent = sc
+}

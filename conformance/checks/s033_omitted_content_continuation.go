@@ -137,28 +137,51 @@ func followHiddenRecords(t *T, first *Call, s probe.Source) int {
 // first hit of each stream after the first hit's, the string it holds
 // where the first hit holds the handle fetch took for it (learned by
 // following): it must fetch that hit's own record (S033.1), not one of
-// another stream or source (S033.2). It returns the hits followed.
+// another stream or source (S033.2). Every hit of the page a fan-in
+// search's cursor reaches is followed the same way. It returns the hits
+// followed.
 func followHitHandles(t *T, term string) int {
 	c := t.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Limit: 10})
-	hs := probe.Hits(t, c)
-	if c.IsError() || len(hs) < 2 {
-		return 0
+	n := 0
+	if key := hitHandleKey(t, c); key != "" {
+		n += followHitsUnder(t, c, probe.Hits(t, c)[1:], key, true)
 	}
-	handle := probe.HitHandle(t, c, hs[0])
-	key := ""
-	for _, k := range slices.Sorted(maps.Keys(hs[0].Raw)) {
-		if hs[0].Raw[k] == handle && handle != "" && key == "" {
-			key = k
+	if first, next := searchPageTwo(t); next != nil {
+		if key := hitHandleKey(t, first); key != "" {
+			n += followHitsUnder(t, next, probe.Hits(t, next), key, false)
 		}
 	}
-	if key == "" {
-		return 0 // the first hit's own handle is S029's
+	return n
+}
+
+// hitHandleKey is the key under which the first hit of search answer c
+// holds the handle fetch takes for it, learned by following; "" when none.
+func hitHandleKey(t *T, c *Call) string {
+	hs := probe.Hits(t, c)
+	if c.IsError() || len(hs) < 2 {
+		return ""
 	}
-	streams := map[string]bool{hs[0].Ref.Stream: true}
+	handle := probe.HitHandle(t, c, hs[0])
+	for _, k := range slices.Sorted(maps.Keys(hs[0].Raw)) {
+		if hs[0].Raw[k] == handle && handle != "" {
+			return k
+		}
+	}
+	return "" // the first hit's own handle is S029's
+}
+
+// followHitsUnder follows the string each hit of hs holds under key: it
+// must fetch that hit's own record. otherStreams follows only the first
+// hit of each stream not yet seen (the first hit's stream counts seen).
+func followHitsUnder(t *T, c *Call, hs []probe.Hit, key string, otherStreams bool) int {
+	streams := map[string]bool{}
+	if first := probe.Hits(t, c); otherStreams && len(first) > 0 {
+		streams[first[0].Ref.Stream] = true
+	}
 	n := 0
-	for _, h := range hs[1:] {
+	for _, h := range hs {
 		v := probe.String(h.Raw[key])
-		if streams[h.Ref.Stream] || v == "" {
+		if otherStreams && streams[h.Ref.Stream] || v == "" {
 			continue
 		}
 		streams[h.Ref.Stream] = true
@@ -168,7 +191,7 @@ func followHitHandles(t *T, term string) int {
 			return conformance.Witness{Kind: conformance.WitnessCall, Fact: v, In: []string{f.Call.Describe(), "built from hit " + h.Ref.String() + " of " + c.Describe()}}, nil
 		}
 		t.Clause(1, func() {
-			t.AssertWith(f.OK, refused, "hit %s of a search spanning streams shows %s under %s, where the first hit shows the id fetch takes; fetch must take it", h.Ref, v, key)
+			t.AssertWith(f.OK, refused, "hit %s of %s shows %s under %s, where the first hit of a search shows the id fetch takes; fetch must take it", h.Ref, c.Describe(), v, key)
 		})
 		if f.OK {
 			t.Clause(2, func() {

@@ -34,7 +34,7 @@ var s034 = &Check{ID: "S034", Slug: "content-only-host", Mode: ModeBBD, Tools: [
 	}
 	// A page reached by following the cursor its text shows is read the
 	// same way: its handles must work too.
-	if next := searchPageTwo(t); next != nil {
+	if _, next := searchPageTwo(t); next != nil {
 		judged = true
 		judgeSearchText(t, t, next)
 	}
@@ -314,21 +314,22 @@ func recordsPageTwo(t *T) (*Call, probe.Source) {
 }
 
 // searchPageTwo is the second page of a search that fans in, reached by
-// the cursor the first page's text shows (found by following), or nil.
-func searchPageTwo(t *T) *Call {
+// the cursor the first page's text shows (found by following), with the
+// first page; nil when there is none.
+func searchPageTwo(t *T) (first, next *Call) {
 	term, _, _ := probe.FanInTerm(t)
 	if term == "" {
-		return nil
+		return nil, nil
 	}
 	args := dialect.Args{dialect.Query: term, dialect.Limit: 2}
 	first, env := probe.CallWithEnvelope(t, "search", args, "/v1/search")
 	cur := probe.HandlesOf(env).Cursor
 	if first.IsError() || cur == "" {
-		return nil
+		return nil, nil
 	}
 	shows := func(c *Call) []probe.RecordRef { return probe.HitRefs(t, c) }
 	if shown, next := probe.VisibleCursor(t, first, args, shows(first), cur, shows); shown != "" && next != nil && !next.IsError() && len(probe.Hits(t, next)) > 0 {
-		return next
+		return first, next
 	}
-	return nil
+	return nil, nil
 }
