@@ -278,6 +278,15 @@ var readsMutants = []Variation{
 				args["granularity"], _ = json.Marshal(coarser[g])
 			}
 		}))},
+	{ID: "fetch-ambiguity-as-not-found", Kills: []string{"S032.1"}, Doc: "fetch of a record id several connections hold answers not_found instead of the ambiguous_connection error",
+		Apply: withMiddleware(onResult("fetch", func(_ *mcp.CallToolRequest, r *result) {
+			if !r.IsError || !strings.Contains(r.text(), "ambiguous_connection") {
+				return
+			}
+			notFound := map[string]any{"code": "not_found", "message": "Record was not found in the granted streams.", "type": "adapter_error"}
+			r.setStructured(map[string]any{"error": notFound})
+			r.setText(string(mustJSON(notFound)))
+		}))},
 	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent (S023 too: the count in text is not the RS's)",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",

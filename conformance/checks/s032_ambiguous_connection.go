@@ -51,6 +51,7 @@ var s032 = &Check{ID: "S032", Slug: "ambiguous-connection", Mode: ModeBBD, Tools
 	}
 	on := t.Private()
 	refusals, plain := ambiguityRefusals(t, on, name)
+	judgeHiddenAmbiguity(t, on, name)
 	// A plain read fanned in (beside refusals of other reads, or not)
 	// must credit each record to its own source in text too.
 	credited := false
@@ -183,6 +184,35 @@ func ambiguityRefusals(t, on *T, stream string) ([]refusal, *Call) {
 		out = append(out, r)
 	}
 	return out, plain
+}
+
+// judgeHiddenAmbiguity judges a fetch of a record id that several
+// connections of the grant hold: refused with an error that names no
+// connection, while the same fetch naming one of them works, it passes the
+// ambiguity off as something else (not found, say) and gives the client
+// nothing to retry with.
+func judgeHiddenAmbiguity(t, on *T, stream string) {
+	shared := sharedRecordID(on, stream)
+	holders := recordConnections(on, stream, shared)
+	if shared == "" || len(holders) < 2 || !probe.Serves(on.Target, "fetch") || !on.HasRole("fetch", dialect.Connection) {
+		return
+	}
+	for _, id := range []string{stream + ":" + shared, shared} {
+		c := on.CallRoles("fetch", dialect.Args{dialect.RecordID: id})
+		if !c.IsError() || read.ContainsToken(c.Text()+probe.CompactJSON(c.Structured()), "connection_id") || ambiguousRe.MatchString(c.Text()+" "+c.ErrorCode()) {
+			continue
+		}
+		scoped := on.CallRoles("fetch", dialect.Args{dialect.RecordID: id, dialect.Connection: holders[0]})
+		if scoped.IsError() {
+			continue
+		}
+		t.Clause(1, func() {
+			t.AssertWith(false, func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessCall, Fact: id, In: []string{c.Describe(), "while " + scoped.Describe() + " works"}}, nil
+			}, "fetch of %s, which connections %v of the grant hold, is refused without the ambiguous_connection error (%s): the same fetch naming %s works", id, holders, c.ErrorCode(), holders[0])
+		})
+		return
+	}
 }
 
 // allDeclared reports whether the target declares an argument for every
