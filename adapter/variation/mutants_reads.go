@@ -287,6 +287,11 @@ var readsMutants = []Variation{
 			r.setStructured(map[string]any{"error": notFound})
 			r.setText(string(mustJSON(notFound)))
 		}))},
+	{ID: "ignore-match-context", Kills: []string{"S014.1"}, Doc: "read_record_field accepts before_chars and after_chars but does not forward them, so a read around a match is the RS's default 4096-character window",
+		Apply: withMiddleware(onArgs("read_record_field", func(_ context.Context, args map[string]json.RawMessage) {
+			delete(args, "before_chars")
+			delete(args, "after_chars")
+		}))},
 	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent (S023 too: the count in text is not the RS's)",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",

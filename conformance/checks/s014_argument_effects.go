@@ -52,6 +52,7 @@ func judgeArgumentEffects(t, ft *T) {
 		}
 	}
 	judgeWindowLength(t, ft)
+	judgeMatchContext(t, ft)
 	judgeGroupedCount(t, ft, fx, content)
 	judgeMetric(t, ft, fx, content)
 	judgeTimeBuckets(t, ft, fx, content)
@@ -109,6 +110,40 @@ func judgeRecordLimit(t, ft *T, stream, conn string) {
 		}
 		_, page = probe.VisibleCursor(ft, page, args, shown, probe.HandlesOf(env).Cursor, shows)
 	}
+}
+
+// shownPiece witnesses a piece of a field that a read shows where it
+// must not (what, said of the piece).
+func shownPiece(c *Call, piece, what string) conformance.Witness {
+	return conformance.Witness{Kind: conformance.WitnessPresent, Fact: what, In: []string{c.Describe()}, Excerpt: read.Find(c.Strings(), read.Text(piece)).Excerpt}
+}
+
+// judgeMatchContext judges read_record_field's context around a match: a
+// read asked for a word of a long field with 20 characters of context on
+// either side, which the RS's before_chars and after_chars serve, must not
+// show the field's text well after the match (200..240 characters past it).
+func judgeMatchContext(t, ft *T) {
+	if !ft.HasRole("read_record_field", dialect.Query) || !ft.HasRole("read_record_field", dialect.Before) || !ft.HasRole("read_record_field", dialect.After) {
+		return
+	}
+	f, ok := probe.LongField(ft)
+	full := []rune(f.Value)
+	q, at := matchWord(full)
+	from := at + len([]rune(q)) + 200
+	if !ok || q == "" || from+40 > len(full) {
+		return
+	}
+	past := distinctIn(full, from, min(len(full), from+120))
+	if strings.Count(f.Value, past) != 1 {
+		return
+	}
+	r := f.Read(ft, dialect.Args{dialect.Query: q, dialect.Before: 20, dialect.After: 20})
+	if r.IsError() || !read.Find(r.Strings(), read.Text(past)).Seen() {
+		return
+	}
+	t.AssertWith(false, func() (conformance.Witness, error) {
+		return shownPiece(r, past, fmt.Sprintf("%q, which %s holds 200 characters past the match of %q", past, f.Field, q)), nil
+	}, "read_record_field asked for %q with 20 characters of context shows the field's text 200 characters past the match: the context was accepted but not applied", q)
 }
 
 // judgeFieldsForwarded judges query_records' fields: asked for two text
@@ -192,9 +227,7 @@ func judgeWindowLength(t, ft *T) {
 		return
 	}
 	t.AssertWith(false, func() (conformance.Witness, error) {
-		w, err := conformance.Present(past, win)
-		w.Fact = fmt.Sprintf("%q, which %s holds at %d..%d", past, f.Field, 2*windowLength+40, 3*windowLength)
-		return w, err
+		return shownPiece(win, past, fmt.Sprintf("%q, which %s holds at %d..%d", past, f.Field, 2*windowLength+40, 3*windowLength)), nil
 	}, "read_record_field asked for a %d-character window of %s shows the field's text at %d..%d: the window length was accepted but not applied", windowLength, f.Field, 2*windowLength+40, 3*windowLength)
 }
 
