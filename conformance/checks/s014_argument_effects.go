@@ -112,6 +112,19 @@ func judgeRecordLimit(t, ft *T, stream, conn string) {
 	}
 }
 
+// sentToRS reports whether an RS request the target made after the
+// first `before` of the log carried param=value: forwarded, whatever the
+// answer shows.
+func sentToRS(ft *T, before int, param, value string) bool {
+	reqs := ft.RS().Requests()
+	for _, r := range reqs[min(before, len(reqs)):] {
+		if r.Query.Get(param) == value {
+			return true
+		}
+	}
+	return false
+}
+
 // shownPiece witnesses a piece of a field that a read shows where it
 // must not (what, said of the piece).
 func shownPiece(c *Call, piece, what string) conformance.Witness {
@@ -137,9 +150,10 @@ func judgeMatchContext(t, ft *T) {
 	if strings.Count(f.Value, past) != 1 {
 		return
 	}
+	before := len(ft.RS().Requests())
 	r := f.Read(ft, dialect.Args{dialect.Query: q, dialect.Before: 20, dialect.After: 20})
-	if r.IsError() || !read.Find(r.Strings(), read.Text(past)).Seen() {
-		return
+	if r.IsError() || !read.Find(r.Strings(), read.Text(past)).Seen() || sentToRS(ft, before, "after_chars", "20") {
+		return // a context sent on is forwarded, whatever window size the adapter adds
 	}
 	t.AssertWith(false, func() (conformance.Witness, error) {
 		return shownPiece(r, past, fmt.Sprintf("%q, which %s holds 200 characters past the match of %q", past, f.Field, q)), nil
@@ -222,8 +236,9 @@ func judgeWindowLength(t, ft *T) {
 	if strings.Count(f.Value, past) != 1 {
 		return
 	}
+	before := len(ft.RS().Requests())
 	win := f.Read(ft, dialect.Args{dialect.Length: windowLength})
-	if win.IsError() || !read.Find(win.Strings(), read.Text(past)).Seen() {
+	if win.IsError() || !read.Find(win.Strings(), read.Text(past)).Seen() || sentToRS(ft, before, "limit_chars", strconv.Itoa(windowLength)) {
 		return
 	}
 	t.AssertWith(false, func() (conformance.Witness, error) {
