@@ -475,8 +475,13 @@ func (t *T) Works(c *Call, from Evidence, format string, args ...any) bool {
 // says must read differently, do: failed, with a no-contrast witness,
 // when they read the same once the fixture's content is removed.
 func (t *T) Differs(a, b Evidence, content []string, format string, args ...any) bool {
+	return t.differs(SameAnswer, a, b, content, format, args...)
+}
+
+// differs fails the clause with same's witness when a and b read alike.
+func (t *T) differs(same func(a, b Evidence, content []string) (Witness, error), a, b Evidence, content []string, format string, args ...any) bool {
 	t.asserting()
-	w, err := SameAnswer(a, b, content)
+	w, err := same(a, b, content)
 	if err != nil {
 		return true
 	}
@@ -487,13 +492,7 @@ func (t *T) Differs(a, b Evidence, content []string, format string, args ...any)
 // DiffersInValues is Differs for two answers that must state different
 // values: numbers count (SameValues).
 func (t *T) DiffersInValues(a, b Evidence, content []string, format string, args ...any) bool {
-	t.asserting()
-	w, err := SameValues(a, b, content)
-	if err != nil {
-		return true
-	}
-	t.run.witnessed(fmt.Sprintf(format, args...), &w)
-	return false
+	return t.differs(SameValues, a, b, content, format, args...)
 }
 
 // Inconclusive records that one judgement of the clause being judged

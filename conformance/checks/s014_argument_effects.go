@@ -152,7 +152,7 @@ func judgeMatchContext(t, ft *T) {
 	}
 	before := len(ft.RS().Requests())
 	r := f.Read(ft, dialect.Args{dialect.Query: q, dialect.Before: 20, dialect.After: 20})
-	if r.IsError() || !read.Find(r.Strings(), read.Text(past)).Seen() || sentToRS(ft, before, "after_chars", "20") {
+	if r.IsError() || !read.Find(r.Strings(), read.Text(past)).Seen() || sentToRS(ft, before, rsAfterChars, "20") {
 		return // a context sent on is forwarded, whatever window size the adapter adds
 	}
 	t.AssertWith(false, func() (conformance.Witness, error) {
@@ -238,7 +238,7 @@ func judgeWindowLength(t, ft *T) {
 	}
 	before := len(ft.RS().Requests())
 	win := f.Read(ft, dialect.Args{dialect.Length: windowLength})
-	if win.IsError() || !read.Find(win.Strings(), read.Text(past)).Seen() || sentToRS(ft, before, "limit_chars", strconv.Itoa(windowLength)) {
+	if win.IsError() || !read.Find(win.Strings(), read.Text(past)).Seen() || sentToRS(ft, before, rsLimitChars, strconv.Itoa(windowLength)) {
 		return
 	}
 	t.AssertWith(false, func() (conformance.Witness, error) {
@@ -325,15 +325,8 @@ func judgeGroupedCount(t, ft *T, fx *fakers.Fixture, content []string) {
 				continue
 			}
 			conn := s.Records[0].ConnectionID
-			status, body, ok := ft.ReadRS("/v1/streams/"+url.PathEscape(s.Name)+"/aggregate",
-				url.Values{"connection_id": {conn}, "metric": {"count"}, "group_by": {f.Name}, "limit": {"1"}})
-			var agg struct {
-				Groups []struct {
-					Count int `json:"count"`
-				} `json:"groups"`
-				OtherCount int `json:"other_count"`
-			}
-			if !ok || status != 200 || json.Unmarshal(body, &agg) != nil || len(agg.Groups) != 1 || agg.OtherCount == 0 || agg.Groups[0].Count == agg.OtherCount {
+			group, other, ok := rsLargestGroup(ft, s.Name, f.Name, conn)
+			if !ok || group == other {
 				continue // two equal counts are hard to tell apart in a text
 			}
 			args := dialect.Args{dialect.Stream: s.Name, dialect.Connection: conn, dialect.Metric: "count", dialect.GroupBy: f.Name}
@@ -345,7 +338,6 @@ func judgeGroupedCount(t, ft *T, fx *fakers.Fixture, content []string) {
 				return
 			}
 			shown := conformance.WithoutContent(c, content)
-			group, other := agg.Groups[0].Count, agg.OtherCount
 			msg := fmt.Sprintf("aggregate count of %s grouped by %s (limit 1) must show the RS's answer: its largest group counts %d and the groups cut off count %d", s.Name, f.Name, group, other)
 			for _, n := range []int{group, other} {
 				if slices.Contains(content, strconv.Itoa(n)) {
@@ -358,6 +350,24 @@ func judgeGroupedCount(t, ft *T, fx *fakers.Fixture, content []string) {
 			return
 		}
 	}
+}
+
+// rsLargestGroup is the RS's count of stream's records of conn grouped by
+// field with limit 1: its largest group's count and the count of the
+// groups cut off; false when the RS gives no such cut.
+func rsLargestGroup(on *T, stream, field, conn string) (group, other int, ok bool) {
+	status, body, ok := on.ReadRS("/v1/streams/"+url.PathEscape(stream)+"/aggregate",
+		url.Values{"connection_id": {conn}, "metric": {"count"}, "group_by": {field}, "limit": {"1"}})
+	var agg struct {
+		Groups []struct {
+			Count int `json:"count"`
+		} `json:"groups"`
+		OtherCount int `json:"other_count"`
+	}
+	if !ok || status != 200 || json.Unmarshal(body, &agg) != nil || len(agg.Groups) != 1 || agg.OtherCount == 0 {
+		return 0, 0, false
+	}
+	return agg.Groups[0].Count, agg.OtherCount, true
 }
 
 // judgeMetric judges aggregate's metric and field: the sum of a field
@@ -559,7 +569,7 @@ func judgeSearchBothStreams(t, ft *T, fx *fakers.Fixture) {
 		if i == 12 {
 			return
 		}
-		status, body, ok := ft.ReadRS("/v1/search", url.Values{"q": {c.word}, "streams": c.streams, "limit": {"10"}})
+		status, body, ok := ft.ReadRS("/v1/search", url.Values{rsSearchText: {c.word}, "streams": c.streams, "limit": {"10"}})
 		var env struct {
 			Data []struct {
 				Stream    string `json:"stream"`

@@ -13,15 +13,7 @@ import (
 // normalise alike say the same thing about the fixture's state, in
 // whatever notation.
 func Normalize(s string, content []string) string {
-	s = WithoutContent(HighlightTag.ReplaceAllString(s, ""), content)
-	s = opaqueTokenRe.ReplaceAllStringFunc(s, func(tok string) string {
-		if strings.ContainsAny(tok, "0123456789") && strings.IndexFunc(tok, isLetter) >= 0 {
-			return "⟨t⟩"
-		}
-		return tok
-	})
-	s = numberRunRe.ReplaceAllString(s, "#")
-	return strings.Join(strings.Fields(s), " ")
+	return numberRunRe.ReplaceAllString(NormalizeValues(s, content), "#")
 }
 
 // NormalizeValues is Normalize keeping numbers: for two answers that must
