@@ -121,6 +121,16 @@ func onResult(tool string, f func(req *mcp.CallToolRequest, r *result)) mcp.Midd
 	})
 }
 
+// dropArgWhen drops one tool's argument drop, unread, when the call
+// carries when.
+func dropArgWhen(tool, drop, when string) func(*Seams) {
+	return withMiddleware(onArgs(tool, func(_ context.Context, args map[string]json.RawMessage) {
+		if _, ok := args[when]; ok {
+			delete(args, drop)
+		}
+	}))
+}
+
 // onArgs rewrites one tool's arguments before the adapter reads them.
 func onArgs(tool string, f func(ctx context.Context, args map[string]json.RawMessage)) mcp.Middleware {
 	return onCall(func(ctx context.Context, req *mcp.CallToolRequest, next callNext) (*mcp.CallToolResult, error) {

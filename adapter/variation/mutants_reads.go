@@ -235,17 +235,9 @@ var readsMutants = []Variation{
 	{ID: "later-page-count-less-offset", Kills: []string{"S023.2"}, Doc: "the text of a page reached with a cursor states the count less three (structuredContent keeps the RS's)",
 		Apply: withMiddleware(onResult("query_records", countLessOffset))},
 	{ID: "search-cursor-drops-limit", Kills: []string{"S024.1"}, Doc: "search forwards a cursor without its limit, so the next page holds the RS's default number of hits",
-		Apply: withMiddleware(onArgs("search", func(_ context.Context, args map[string]json.RawMessage) {
-			if _, paged := args["cursor"]; paged {
-				delete(args, "limit")
-			}
-		}))},
+		Apply: dropArgWhen("search", "limit", "cursor")},
 	{ID: "records-cursor-drops-limit", Kills: []string{"S014.1"}, Doc: "query_records forwards a cursor without its limit, so the next page holds the RS's default number of records",
-		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
-			if _, paged := args["cursor"]; paged {
-				delete(args, "limit")
-			}
-		}))},
+		Apply: dropArgWhen("query_records", "limit", "cursor")},
 	{ID: "ignore-window-length", Kills: []string{"S014.1"}, Collateral: []string{"S048"}, Doc: "read_record_field accepts limit_chars but does not forward it, so every window is the RS's default 4096 characters, truthfully labelled (S048 too: its windows end elsewhere)",
 		Apply: withMiddleware(onArgs("read_record_field", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "limit_chars") }))},
 	{ID: "ignore-granularity", Kills: []string{"S014.1"}, Doc: "aggregate forwards every time grouping by day, whatever granularity was asked",
@@ -306,11 +298,7 @@ var readsMutants = []Variation{
 			}
 		}))},
 	{ID: "changes-read-drops-fields", Kills: []string{"S031.1"}, Doc: "query_records does not forward fields on a changes read (changes_since set), so those records come whole",
-		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
-			if _, changes := args["changes_since"]; changes {
-				delete(args, "fields")
-			}
-		}))},
+		Apply: dropArgWhen("query_records", "fields", "changes_since")},
 	{ID: "drop-records-filter", Kills: []string{"S014.1"}, Collateral: []string{"U01"}, Doc: "query_records accepts filter but does not forward it, so the page comes unfiltered (U01 too: the RS never receives the filter)",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) { delete(args, "filter") }))},
 	{ID: "drop-count-argument", Kills: []string{"S014.1"}, Doc: "query_records accepts count but does not forward it, so no count comes back",
