@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
@@ -112,54 +111,6 @@ func judgeRecordLimit(t, ft *T, stream, conn string) {
 	}
 }
 
-// sentToRS reports whether an RS request the target made after the
-// first `before` of the log carried param=value: forwarded, whatever the
-// answer shows.
-func sentToRS(ft *T, before int, param, value string) bool {
-	reqs := ft.RS().Requests()
-	for _, r := range reqs[min(before, len(reqs)):] {
-		if r.Query.Get(param) == value {
-			return true
-		}
-	}
-	return false
-}
-
-// shownPiece witnesses a piece of a field that a read shows where it
-// must not (what, said of the piece).
-func shownPiece(c *Call, piece, what string) conformance.Witness {
-	return conformance.Witness{Kind: conformance.WitnessPresent, Fact: what, In: []string{c.Describe()}, Excerpt: read.Find(c.Strings(), read.Text(piece)).Excerpt}
-}
-
-// judgeMatchContext judges read_record_field's context around a match: a
-// read asked for a word of a long field with 20 characters of context on
-// either side, which the RS's before_chars and after_chars serve, must not
-// show the field's text well after the match (200..240 characters past it).
-func judgeMatchContext(t, ft *T) {
-	if !ft.HasRole("read_record_field", dialect.Query) || !ft.HasRole("read_record_field", dialect.Before) || !ft.HasRole("read_record_field", dialect.After) {
-		return
-	}
-	f, ok := probe.LongField(ft)
-	full := []rune(f.Value)
-	q, at := matchWord(full)
-	from := at + len([]rune(q)) + 200
-	if !ok || q == "" || from+40 > len(full) {
-		return
-	}
-	past := distinctIn(full, from, min(len(full), from+120))
-	if strings.Count(f.Value, past) != 1 {
-		return
-	}
-	before := len(ft.RS().Requests())
-	r := f.Read(ft, dialect.Args{dialect.Query: q, dialect.Before: 20, dialect.After: 20})
-	if r.IsError() || !read.Find(r.Strings(), read.Text(past)).Seen() || sentToRS(ft, before, rsAfterChars, "20") {
-		return // a context sent on is forwarded, whatever window size the adapter adds
-	}
-	t.AssertWith(false, func() (conformance.Witness, error) {
-		return shownPiece(r, past, fmt.Sprintf("%q, which %s holds 200 characters past the match of %q", past, f.Field, q)), nil
-	}, "read_record_field asked for %q with 20 characters of context shows the field's text 200 characters past the match: the context was accepted but not applied", q)
-}
-
 // judgeFieldsForwarded judges query_records' fields: asked for two text
 // fields of a source, which the RS serves, each record the answer shows
 // must show its value of the second, not the first field's alone.
@@ -216,35 +167,6 @@ func judgeFieldsForwarded(t, ft *T, fx *fakers.Fixture, stream, conn string) {
 var dateLikeRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
 
 func dateLike(v string) bool { return dateLikeRe.MatchString(v) }
-
-// windowLength is the length judgeWindowLength asks a window for.
-const windowLength = 200
-
-// judgeWindowLength judges read_record_field's window length: a window
-// asked for 200 characters of a long field, which the RS's limit_chars
-// serves, must not show the field's text well past them (at 440..600).
-func judgeWindowLength(t, ft *T) {
-	if !ft.HasRole("read_record_field", dialect.Length) {
-		return
-	}
-	f, ok := probe.LongField(ft)
-	full := []rune(f.Value)
-	if !ok || len(full) < 4*windowLength {
-		return
-	}
-	past := distinctIn(full, 2*windowLength+40, 3*windowLength)
-	if strings.Count(f.Value, past) != 1 {
-		return
-	}
-	before := len(ft.RS().Requests())
-	win := f.Read(ft, dialect.Args{dialect.Length: windowLength})
-	if win.IsError() || !read.Find(win.Strings(), read.Text(past)).Seen() || sentToRS(ft, before, rsLimitChars, strconv.Itoa(windowLength)) {
-		return
-	}
-	t.AssertWith(false, func() (conformance.Witness, error) {
-		return shownPiece(win, past, fmt.Sprintf("%q, which %s holds at %d..%d", past, f.Field, 2*windowLength+40, 3*windowLength)), nil
-	}, "read_record_field asked for a %d-character window of %s shows the field's text at %d..%d: the window length was accepted but not applied", windowLength, f.Field, 2*windowLength+40, 3*windowLength)
-}
 
 // oneConnectionStream is a stream and one connection that holds at least
 // n of its records.
@@ -311,158 +233,6 @@ func judgeFirstRecord(t, ft *T, path string, base, with url.Values, args dialect
 	}, "query_records with %s must forward it: the RS's page starts with %s, which the answer does not show", what, want)
 }
 
-// judgeGroupedCount judges aggregate's group_by: grouped by a field the
-// fixture declares groupable, with limit 1, the answer must show the RS's
-// largest group's count and, where the cut leaves records out, their
-// count, each stated outside the fixture's values.
-func judgeGroupedCount(t, ft *T, fx *fakers.Fixture, content []string) {
-	if !probe.Serves(ft.Target, "aggregate") || !ft.HasRole("aggregate", dialect.GroupBy) || !ft.HasRole("aggregate", dialect.Metric) {
-		return
-	}
-	for _, s := range fx.Streams {
-		for _, f := range s.Fields {
-			if !slices.Contains(f.Aggregate, "group_by") || len(s.Records) == 0 {
-				continue
-			}
-			conn := s.Records[0].ConnectionID
-			group, other, ok := rsLargestGroup(ft, s.Name, f.Name, conn)
-			if !ok || group == other {
-				continue // two equal counts are hard to tell apart in a text
-			}
-			args := dialect.Args{dialect.Stream: s.Name, dialect.Connection: conn, dialect.Metric: "count", dialect.GroupBy: f.Name}
-			if ft.HasRole("aggregate", dialect.Limit) {
-				args[dialect.Limit] = 1
-			}
-			c := ft.CallRoles("aggregate", args)
-			if c.IsError() {
-				return
-			}
-			shown := conformance.WithoutContent(c, content)
-			msg := fmt.Sprintf("aggregate count of %s grouped by %s (limit 1) must show the RS's answer: its largest group counts %d and the groups cut off count %d", s.Name, f.Name, group, other)
-			for _, n := range []int{group, other} {
-				if slices.Contains(content, strconv.Itoa(n)) {
-					continue
-				}
-				if !t.Shows(shown, read.Number(n), "%s", msg) {
-					return
-				}
-			}
-			return
-		}
-	}
-}
-
-// rsLargestGroup is the RS's count of stream's records of conn grouped by
-// field with limit 1: its largest group's count and the count of the
-// groups cut off; false when the RS gives no such cut.
-func rsLargestGroup(on *T, stream, field, conn string) (group, other int, ok bool) {
-	status, body, ok := on.ReadRS("/v1/streams/"+url.PathEscape(stream)+"/aggregate",
-		url.Values{"connection_id": {conn}, "metric": {"count"}, "group_by": {field}, "limit": {"1"}})
-	var agg struct {
-		Groups []struct {
-			Count int `json:"count"`
-		} `json:"groups"`
-		OtherCount int `json:"other_count"`
-	}
-	if !ok || status != 200 || json.Unmarshal(body, &agg) != nil || len(agg.Groups) != 1 || agg.OtherCount == 0 {
-		return 0, 0, false
-	}
-	return agg.Groups[0].Count, agg.OtherCount, true
-}
-
-// judgeMetric judges aggregate's metric and field: the sum of a field
-// the fixture declares summable must show the RS's sum, stated outside the
-// fixture's values, where it differs from the count.
-func judgeMetric(t, ft *T, fx *fakers.Fixture, content []string) {
-	if !probe.Serves(ft.Target, "aggregate") || !ft.HasRole("aggregate", dialect.Metric) || !ft.HasRole("aggregate", dialect.Field) {
-		return
-	}
-	for _, s := range fx.Streams {
-		for _, f := range s.Fields {
-			if !slices.Contains(f.Aggregate, "sum") || len(s.Records) == 0 {
-				continue
-			}
-			conn := s.Records[0].ConnectionID
-			path := "/v1/streams/" + url.PathEscape(s.Name) + "/aggregate"
-			sum, count := rsAggregateValue(ft, path, url.Values{"connection_id": {conn}, "metric": {"sum"}, "field": {f.Name}}),
-				rsAggregateValue(ft, path, url.Values{"connection_id": {conn}, "metric": {"count"}})
-			if sum == "" || sum == count || slices.Contains(content, sum) {
-				continue
-			}
-			c := ft.CallRoles("aggregate", dialect.Args{dialect.Stream: s.Name, dialect.Connection: conn, dialect.Metric: "sum", dialect.Field: f.Name})
-			if c.IsError() {
-				return // refused: validated, not ignored
-			}
-			t.Shows(conformance.WithoutContent(c, content), read.Text(sum),
-				"aggregate sum of %s.%s must show the RS's sum %s (its count is %s): the metric and field must be forwarded", s.Name, f.Name, sum, count)
-			return
-		}
-	}
-}
-
-// granularities are aggregate's bucket sizes judgeTimeBuckets contrasts,
-// each with the next.
-var granularities = []string{"day", "week", "month", "year"}
-
-// judgeTimeBuckets judges aggregate's granularity by contrast: counts of
-// a field the fixture declares time-groupable, by each granularity and
-// the next coarser one, which the RS answers with different buckets, must
-// read differently, the words of the granularity aside.
-func judgeTimeBuckets(t, ft *T, fx *fakers.Fixture, content []string) {
-	if !probe.Serves(ft.Target, "aggregate") || !ft.HasRole("aggregate", dialect.GroupByTime) || !ft.HasRole("aggregate", dialect.Granularity) {
-		return
-	}
-	grans := slices.Clone(granularities)
-	if enum := roleEnum(ft, "aggregate", dialect.Granularity); len(enum) > 0 {
-		grans = slices.DeleteFunc(grans, func(g string) bool { return !slices.Contains(enum, g) })
-	}
-	echoes := slices.Clone(content)
-	for _, g := range granularities {
-		echoes = append(echoes, g, strings.ToUpper(g[:1])+g[1:], g+"s", g+"ly", strings.ToUpper(g[:1])+g[1:]+"ly")
-	}
-	echoes = append(echoes, "daily", "Daily")
-	for _, s := range fx.Streams {
-		for _, f := range s.Fields {
-			if !slices.Contains(f.Aggregate, "group_by_time") || len(s.Records) == 0 {
-				continue
-			}
-			conn := s.Records[0].ConnectionID
-			buckets := func(gran string) string {
-				status, body, ok := ft.ReadRS("/v1/streams/"+url.PathEscape(s.Name)+"/aggregate",
-					url.Values{"connection_id": {conn}, "metric": {"count"}, "group_by_time": {f.Name}, "granularity": {gran}})
-				var agg struct {
-					Groups json.RawMessage `json:"groups"`
-				}
-				if !ok || status != 200 || json.Unmarshal(body, &agg) != nil {
-					return ""
-				}
-				return string(agg.Groups)
-			}
-			answers := map[string]*Call{}
-			call := func(gran string) *Call {
-				if answers[gran] == nil {
-					answers[gran] = ft.CallRoles("aggregate", dialect.Args{dialect.Stream: s.Name, dialect.Connection: conn, dialect.Metric: "count", dialect.GroupByTime: f.Name, dialect.Granularity: gran})
-				}
-				return answers[gran]
-			}
-			for i := 0; i+1 < len(grans); i++ {
-				fine, coarse := grans[i], grans[i+1]
-				if a, b := buckets(fine), buckets(coarse); a == "" || b == "" || a == b {
-					continue
-				}
-				if call(fine).IsError() || call(coarse).IsError() {
-					return // refused: validated, not ignored
-				}
-				if !t.DiffersInValues(call(fine), call(coarse), echoes,
-					"aggregate counts of %s by %s per %s and per %s read the same, while the RS's buckets differ: the granularity must be forwarded", s.Name, f.Name, fine, coarse) {
-					return
-				}
-			}
-			return
-		}
-	}
-}
-
 // judgeFilter judges query_records' filter by value: filtered on an
 // exact field to a value some of the source's records hold and some do
 // not, an answer (the RS may refuse the filter instead) must show no
@@ -516,19 +286,6 @@ func judgeFilter(t, ft *T) {
 		}, "query_records filtered to %s=%s shows record %s, whose %s is %s: the filter was accepted but not applied", f.eq, clipText(fmt.Sprint(value), 60), ref, f.eq, clipText(fmt.Sprint(rec.Data[f.eq]), 60))
 		return
 	}
-}
-
-// rsAggregateValue is the value of the RS's aggregate answer to path?q,
-// as its JSON writes it; "" when the RS gives none.
-func rsAggregateValue(t *T, path string, q url.Values) string {
-	status, body, ok := t.ReadRS(path, q)
-	var agg struct {
-		Value json.RawMessage `json:"value"`
-	}
-	if !ok || status != 200 || json.Unmarshal(body, &agg) != nil || len(agg.Value) == 0 || string(agg.Value) == "null" {
-		return ""
-	}
-	return string(agg.Value)
 }
 
 // judgeSearchStreams judges search's streams argument: a word the
