@@ -13,20 +13,25 @@ import (
 // normalise alike say the same thing about the fixture's state, in
 // whatever notation.
 func Normalize(s string, content []string) string {
-	return numberRunRe.ReplaceAllString(NormalizeValues(s, content), "#")
+	return strings.Join(strings.Fields(numberRunRe.ReplaceAllString(withoutTokens(s, content), "#")), " ")
 }
 
 // NormalizeValues is Normalize keeping numbers: for two answers that must
 // differ in the values they state (counts, dates), not in their shape.
 func NormalizeValues(s string, content []string) string {
+	return strings.Join(strings.Fields(withoutTokens(s, content)), " ")
+}
+
+// withoutTokens is s without highlight tags, the fixture's content and
+// opaque tokens.
+func withoutTokens(s string, content []string) string {
 	s = WithoutContent(HighlightTag.ReplaceAllString(s, ""), content)
-	s = opaqueTokenRe.ReplaceAllStringFunc(s, func(tok string) string {
+	return opaqueTokenRe.ReplaceAllStringFunc(s, func(tok string) string {
 		if strings.ContainsAny(tok, "0123456789") && strings.IndexFunc(tok, isLetter) >= 0 {
 			return "⟨t⟩"
 		}
 		return tok
 	})
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // WithoutContent is s with the fixture's own content (as written, as it
