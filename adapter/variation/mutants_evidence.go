@@ -40,7 +40,7 @@ var evidenceMutants = []Variation{
 		Apply: withMiddleware(onResult("search", cutPreviewsSayComplete(false)))},
 	{ID: "hit-handle-names-first-stream", Kills: []string{"S033.1"}, Doc: "search hits of another stream than the first hit's show an id naming the first hit's stream (text and structuredContent): fetch refuses it",
 		Apply: withMiddleware(onResult("search", firstStreamHandles))},
-	{ID: "swap-hit-handles-on-later-pages", Kills: []string{"S033.2"}, Collateral: []string{"S034"}, Doc: "on a search page read with a cursor, the first two hits carry each other's handles, in structuredContent and text (S034 too: its text shows each hit under the other's handle)",
+	{ID: "swap-hit-handles-on-later-pages", Kills: []string{"S033.2", "S034.2"}, Doc: "on a search page read with a cursor, the first two hits carry each other's handles, in structuredContent and text, so the text shows each hit under the other's handle",
 		Apply: withMiddleware(onResult("search", swapHitHandlesOnLaterPages))},
 	{ID: "hit-source-from-first-hit", Kills: []string{"S024.2"}, Collateral: []string{"S028"}, Doc: "search states every hit's connection_id, connector_key and display label as the first hit's, in structuredContent and the text's titles (ids and handles stay right; S028 too: a scoped search's hits claim another connection)",
 		Apply: withMiddleware(onResult("search", hitSourceFromFirst))},

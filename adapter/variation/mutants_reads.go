@@ -284,7 +284,7 @@ var readsMutants = []Variation{
 			delete(args, "before_chars")
 			delete(args, "after_chars")
 		}))},
-	{ID: "count-capped-at-page", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent (S023 too: the count in text is not the RS's)",
+	{ID: "count-capped-at-page", Kills: []string{"S014.1", "S023.1"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent, so the count in text is not the RS's",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",
 		Apply: onRecordsText(encodedBlobSize)},

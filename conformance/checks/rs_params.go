@@ -1,6 +1,6 @@
 package checks
 
-// The RS read contract's own parameter names (rs-read-contract §8, §10),
+// The RS read contract's own parameter names (docs/RS-CONTRACT.md §8, §10),
 // for mcpcheck's replays and its reading of the RS request log: the
 // contract fixes them, whatever an adapter calls its arguments.
 const (
