@@ -67,7 +67,14 @@ func shownPiece(c *Call, piece, what string) conformance.Witness {
 // either side, which the RS's before_chars and after_chars serve, must not
 // show the field's text well after the match (200..240 characters past it).
 func judgeMatchContext(t, ft *T) {
-	if !ft.HasRole("read_record_field", dialect.Query) || !ft.HasRole("read_record_field", dialect.Before) || !ft.HasRole("read_record_field", dialect.After) {
+	context := dialect.Args{dialect.Before: 20, dialect.After: 20}
+	switch {
+	case !ft.HasRole("read_record_field", dialect.Query):
+		return
+	case ft.HasRole("read_record_field", dialect.Before) && ft.HasRole("read_record_field", dialect.After):
+	case ft.HasRole("read_record_field", dialect.Context): // one argument sizes both sides
+		context = dialect.Args{dialect.Context: 20}
+	default:
 		return
 	}
 	f, ok := probe.LongField(ft)
@@ -82,7 +89,8 @@ func judgeMatchContext(t, ft *T) {
 		return
 	}
 	before := len(ft.RS().Requests())
-	r := f.Read(ft, dialect.Args{dialect.Query: q, dialect.Before: 20, dialect.After: 20})
+	context[dialect.Query] = q
+	r := f.Read(ft, context)
 	if r.IsError() || !read.Find(r.Strings(), read.Text(past)).Seen() || sentToRS(ft, before, rsAfterChars, "20") {
 		return // a context sent on is forwarded, whatever window size the adapter adds
 	}

@@ -220,3 +220,16 @@ func TestSeedNameSettlesATie(t *testing.T) {
 		}
 	}
 }
+
+// One argument that sizes the context on both sides of a match plays the
+// context role, not the window's length beside it.
+func TestSymmetricContextIsItsOwnRole(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{
+		"id":{"type":"string"},"field":{"type":"string"},"query":{"type":"string"},
+		"max_chars":{"type":"integer","description":"Window size in characters."},
+		"context_chars":{"type":"integer","description":"With query: characters of context before and after the match."}}}`)
+	bound, _ := inferTool("read_record_field", properties(schema))
+	if bound[Context].Name != "context_chars" || bound[Length].Name != "max_chars" {
+		t.Errorf("context = %q, length = %q; want context_chars, max_chars", bound[Context].Name, bound[Length].Name)
+	}
+}

@@ -23,6 +23,7 @@ const (
 	Length       Role = "length"         // how many characters a field window holds
 	Before       Role = "context before" // characters before a match in a field read
 	After        Role = "context after"  // characters after a match in a field read
+	Context      Role = "context"        // characters on either side of a match, one argument for both
 	Query        Role = "query"          // the text a search or a field read looks for
 	Limit        Role = "limit"          // how many hits, records or groups
 	Cursor       Role = "cursor"         // the handle of the next page or window
@@ -76,6 +77,7 @@ var roles = map[Role]roleSpec{
 	Length:       {kInteger, []string{"limitchars", "length", "maxchars", "chars", "window", "windowchars", "size", "len", "take", "maxlength", "limit", "count", "windowsize", "characters"}, []string{"characters", "chars", "length", "window", "size"}, nil, ""},
 	Before:       {kInteger, []string{"beforechars", "before", "contextbefore", "charsbefore", "leading", "pre"}, []string{"before", "preceding", "leading"}, nil, ""},
 	After:        {kInteger, []string{"afterchars", "after", "contextafter", "charsafter", "trailing", "post"}, []string{"after", "following", "trailing"}, nil, ""},
+	Context:      {kInteger, []string{"contextchars", "context", "contextsize", "contextlength", "surrounding", "surroundingchars", "aroundchars", "padding"}, []string{"context", "surrounding"}, nil, ""},
 	Query:        {kString, []string{"q", "query", "text", "term", "terms", "search", "keywords", "phrase", "needle", "match", "find", "querytext", "searchtext", "around", "contains"}, []string{"search", "query", "match", "find", "terms", "keyword", "phrase"}, nil, ""},
 	Limit:        {kInteger, []string{"limit", "maxresults", "topk", "k", "n", "pagesize", "max", "size", "maxhits", "count", "perpage"}, []string{"limit", "maximum", "max", "results", "hits", "page"}, nil, "limit"},
 	Cursor:       {kString, []string{"cursor", "pagetoken", "nextcursor", "continuation", "token", "page", "next", "after", "resume"}, []string{"cursor", "token", "continuation", "next"}, nil, ""},
@@ -106,7 +108,7 @@ var toolRoles = map[string][]Role{
 	"aggregate":         {Stream, Connection, Metric, Field, GroupBy, GroupByTime, Granularity, TimeZone, Limit, Filter},
 	"search":            {Query, Streams, Connection, Limit, Cursor},
 	"fetch":             {RecordID, Connection, Fields, Expand},
-	"read_record_field": {RecordID, Field, Connection, Offset, Length, Cursor, Query, Before, After},
+	"read_record_field": {RecordID, Field, Connection, Offset, Length, Cursor, Query, Before, After, Context},
 }
 
 // rolesOf lists the roles tool's arguments can play, in a fixed order.
