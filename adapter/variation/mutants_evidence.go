@@ -42,6 +42,8 @@ var evidenceMutants = []Variation{
 		Apply: withMiddleware(onResult("search", firstStreamHandles))},
 	{ID: "swap-hit-handles-on-later-pages", Kills: []string{"S033.2", "S034.2"}, Doc: "on a search page read with a cursor, the first two hits carry each other's handles, in structuredContent and text, so the text shows each hit under the other's handle",
 		Apply: withMiddleware(onResult("search", swapHitHandlesOnLaterPages))},
+	{ID: "text-titles-shifted", Kills: []string{"S034.2"}, Doc: "search's text prints each hit's handle beside the next hit's title; structuredContent keeps the right titles",
+		Apply: onSearchText(shiftTextTitles)},
 	{ID: "hit-source-from-first-hit", Kills: []string{"S024.2"}, Collateral: []string{"S028"}, Doc: "search states every hit's connection_id, connector_key and display label as the first hit's, in structuredContent and the text's titles (ids and handles stay right; S028 too: a scoped search's hits claim another connection)",
 		Apply: withMiddleware(onResult("search", hitSourceFromFirst))},
 	{ID: "evidence-without-id", Kills: []string{"S043.2"}, Doc: "search's evidence lines name no record id, so the bounded read cannot be asked for from them",

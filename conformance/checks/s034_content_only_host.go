@@ -115,6 +115,9 @@ func judgeSearchText(t, v *T, c *Call) {
 				judgeHandleBeside(t, v, c, h.Ref, handles[h.Ref], "")
 			})
 		}
+		if handles[h.Ref] != "" {
+			t.Clause(2, func() { judgeTitleBeside(t, c, h, hits, handles[h.Ref]) })
+		}
 	}
 	if len(hits) == 0 || handles[hits[0].Ref] == "" {
 		return
@@ -243,6 +246,29 @@ func judgeHandleBeside(t, on *T, c *Call, ref probe.RecordRef, h, stream string)
 	t.AssertWith(false, func() (conformance.Witness, error) {
 		return conformance.Present(h, conformance.Shown(fmt.Sprintf("the text block showing %s's content", shown[0]), blk))
 	}, "the text prints handle %s, which names %s, beside the content of %s: a content-only client reads one record under another's handle", h, ref, shown[0])
+}
+
+// judgeTitleBeside holds the title printed beside a hit's handle to the
+// hit: the text block where handle h of hit h stands must not show
+// another hit's title (as the answer's hits state them) without its own,
+// or a content-only client reads one record's identity under another's
+// handle.
+func judgeTitleBeside(t *T, c *Call, hit probe.Hit, hits []probe.Hit, h string) {
+	own := strings.TrimSpace(probe.WithoutMarks(hit.Title))
+	blk := probe.BlocksWith(probe.WithoutMarks(c.Text()), h)
+	if len(own) < 8 || blk == "" || strings.Contains(blk, own) {
+		return
+	}
+	for _, o := range hits {
+		other := strings.TrimSpace(probe.WithoutMarks(o.Title))
+		if o.Ref == hit.Ref || len(other) < 8 || strings.Contains(own, other) || strings.Contains(other, own) || !strings.Contains(blk, other) {
+			continue
+		}
+		t.AssertWith(false, func() (conformance.Witness, error) {
+			return conformance.Present(other, conformance.Shown(fmt.Sprintf("the text block holding %s's handle %s", hit.Ref, h), blk))
+		}, "the search text prints hit %s's handle %s under the title of hit %s (%q), not its own (%q): a content-only client reads one record's identity under another's handle", hit.Ref, h, o.Ref, other, own)
+		return
+	}
 }
 
 // continuedValue is the fixture's value of the field a read_record_field
