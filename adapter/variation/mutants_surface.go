@@ -29,6 +29,10 @@ var surfaceMutants = []Variation{
 		Apply: instructions(func(s string) string {
 			return strings.Repeat("This server exposes personal data that belongs to its owner. ", 10) + s
 		})},
+	{ID: "filters-taught-as-query-string", Kills: []string{"S001.2"}, Doc: "the instructions teach filters in the RS's query-string form (filter[field]=value), which query_records does not take",
+		Apply: instructions(func(s string) string {
+			return strings.Replace(s, "Filters are typed objects: {field: value} or {field: {gte|gt|lte|lt: value}}.", "Filters are typed: filter[field]=value or filter[field][gte]=value.", 1)
+		})},
 	{ID: "duplicate-connection-prose", Kills: []string{"S002.2", "S004.3"}, Doc: "every connection_id argument repeats a long recovery paragraph",
 		Apply: duplicateConnectionProse()},
 	{ID: "repeat-grant-guidance", Kills: []string{"S002.3", "S004.3"}, Doc: "every tool description repeats one long sentence about grant scope and bounded results",

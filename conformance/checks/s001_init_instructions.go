@@ -32,7 +32,9 @@ var s001 = &Check{ID: "S001", Slug: "init-instructions", Mode: ModeBB, Run: func
 		head := conformance.Shown("the first 512 characters of the instructions", probe.FirstRunes(instr, window))
 		for _, topic := range instructionTopics(t) {
 			if t.ShowsAny(head, topic.names, "the first %d characters of the instructions must cover %s; they read:\n%s", window, topic.name, probe.FirstRunes(instr, window)) && topic.also != nil {
-				if !topic.also.MatchString(probe.FirstRunes(instr, window)) {
+				if ex := untypedFilterExample(probe.FirstRunes(instr, window)); ex != "" {
+					judgeFilterExample(t, head, ex)
+				} else if !topic.also.MatchString(probe.FirstRunes(instr, window)) {
 					t.Inconclusive("the first %d characters name %s but mcpcheck cannot tell that they teach %s", window, topic.names[0].Value, topic.name)
 				}
 			}
@@ -78,6 +80,45 @@ func instructionTopics(t *T) []topic {
 		{name: "typed filters", names: named("query_records", dialect.Filter, "filter", "filters"), also: typedFilterRe},
 		{name: "bounded paging or narrowing", names: paging},
 	}
+}
+
+// queryStringFilterRe finds a filter written as a query string
+// (filter[field][gte]=v, filter=field:v): the RS's wire form, not a typed
+// argument.
+var queryStringFilterRe = regexp.MustCompile(`\bfilters?(?:\[[\w.]+\])+=[^\s,;)` + "`" + `]+|\bfilters?=[^\s{,;)` + "`" + `][^\s,;)` + "`" + `]*`)
+
+// objectRe finds an object written out ({field: value}); a path template
+// ({stream}) is none.
+var objectRe = regexp.MustCompile(`\{\s*"?[\w.]+"?\s*:`)
+
+// untypedFilterExample is the head's query-string filter example, where
+// the head shows no filter object at all: "" otherwise.
+func untypedFilterExample(head string) string {
+	if objectRe.MatchString(head) {
+		return ""
+	}
+	return queryStringFilterRe.FindString(head)
+}
+
+// judgeFilterExample follows a query-string filter example the head of the
+// instructions teaches: query_records given it as written, on a granted
+// stream, refusing it is the witness that the head teaches no typed
+// filter.
+func judgeFilterExample(t *T, head conformance.Evidence, ex string) {
+	sources := probe.Sources(probe.Grant(t))
+	if len(sources) == 0 || !t.HasRole("query_records", dialect.Filter) {
+		t.Inconclusive("the instructions teach filters as %q, and no granted stream or filter argument lets mcpcheck try it", ex)
+		return
+	}
+	index := t.CallRoles("schema", dialect.Args{})
+	c := t.CallRoles("query_records", dialect.Args{dialect.Stream: sources[0].Stream, dialect.Filter: ex, dialect.Limit: 1})
+	if !c.IsError() {
+		t.Inconclusive("the instructions teach filters as %q, which query_records accepts as written", ex)
+		return
+	}
+	t.AssertWith(false, func() (conformance.Witness, error) {
+		return conformance.Refused(c, head, conformance.TextOf(index))
+	}, "the first characters of the instructions teach filters as %q, a query string, which query_records refuses as written: they do not teach typed filters", ex)
 }
 
 // typedFilterRe tells a mention of filters that teaches their typing: an
