@@ -31,7 +31,7 @@ var readsMutants = []Variation{
 		}))},
 	{ID: "changes-bookmark-is-page-cursor", Kills: []string{"S023.2"}, Doc: "a changes page read with a cursor gives that cursor as its next_changes_since, in text and structuredContent: only the first page's bookmark resumes the feed",
 		Apply: withMiddleware(onResult("query_records", bookmarkIsPageCursor))},
-	{ID: "count-text-stale", Kills: []string{"S023.1"}, Doc: "query_records text shows the count of the session's previous count-bearing read; structuredContent keeps the right one",
+	{ID: "count-text-stale", Kills: []string{"S023.2"}, Doc: "query_records text shows the count of the session's previous count-bearing read; structuredContent keeps the right one",
 		Apply: staleCountText()},
 	{ID: "aggregate-connection-dropped", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate accepts connection_id but never sends it to the RS, so a count covers every connection of the stream (S023 too: the count in text is not the RS's for the connection)",
 		Apply: all(tracked(), onQuery(inTool("aggregate", isAggregate), func(_ *http.Request, q url.Values) { q.Del("connection_id") }))},
@@ -246,7 +246,7 @@ var readsMutants = []Variation{
 				args["granularity"] = json.RawMessage(`"day"`)
 			}
 		}))},
-	{ID: "aggregate-text-count-off-by-one", Kills: []string{"S023.1"}, Collateral: []string{"U09"}, Doc: "aggregate's text states an ungrouped count one less than the RS's (structuredContent is right)",
+	{ID: "aggregate-text-count-off-by-one", Kills: []string{"S023.2"}, Collateral: []string{"U09"}, Doc: "aggregate's text states an ungrouped count one less than the RS's (structuredContent is right)",
 		Apply: withMiddleware(onResult("aggregate", textCountOffByOne))},
 	{ID: "forward-first-field-only", Kills: []string{"S014.1"}, Doc: "query_records forwards only the first of several fields asked for",
 		Apply: withMiddleware(onArgs("query_records", func(_ context.Context, args map[string]json.RawMessage) {
@@ -284,7 +284,7 @@ var readsMutants = []Variation{
 			delete(args, "before_chars")
 			delete(args, "after_chars")
 		}))},
-	{ID: "count-capped-at-page", Kills: []string{"S014.1", "S023.1"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent, so the count in text is not the RS's",
+	{ID: "count-capped-at-page", Kills: []string{"S014.1", "S023.2"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent, so no client can check the RS's count from the text",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",
 		Apply: onRecordsText(encodedBlobSize)},

@@ -79,6 +79,30 @@ var s023 = &Check{ID: "S023", Slug: "visible-paging-handles", Mode: ModeBBD, Too
 	}
 }}
 
+// countClause is the clause a count the RS gives (n, among the counts
+// the answer must state: all), which an answer's text must state, is
+// judged under: S023.2 where the text states another count in its place,
+// or the answer holds it nowhere (a client that checks counts from the
+// text reads a false one, or none), S023.1 where only the text leaves out
+// a count its structuredContent holds.
+func countClause(c *Call, n read.Fact, all []string, content []string) int {
+	text := read.WithoutContent(c.Text(), content)
+	for _, m := range statedCountRe.FindAllStringSubmatch(text, -1) {
+		if got := m[1] + m[2]; !slices.Contains(all, got) {
+			return 2
+		}
+	}
+	if !read.Find([]string{read.WithoutContent(probe.CompactJSON(c.Structured()), content)}, n).Seen() {
+		return 2
+	}
+	return 1
+}
+
+// statedCountRe finds a number a text states as a count: after a count
+// word ("count=exact:2", "count(messages) = 41", "total: 2") or before one
+// ("2 hit(s)").
+var statedCountRe = regexp.MustCompile(`(?i)\b(?:count|total|matches|results|records|hits)\b(?:\([^)]{0,40}\))?\W{0,3}(?:exact\W{1,2}|estimated?\W{1,2})?(\d+)\b|\b(\d+)\s+(?:hits?|matches|results|records?)\b`)
+
 // judgeGroupedCountText judges a grouped count's counts as count metadata:
 // grouped by a field the fixture declares groupable, with limit 1, the
 // content[] text must show the RS's largest group's count and the count
@@ -102,14 +126,14 @@ func judgeGroupedCountText(t, on *T) bool {
 			if c.IsError() {
 				return false
 			}
-			t.Clause(1, func() {
-				text := conformance.WithoutContent(conformance.TextOf(c), content)
-				for _, n := range []int{group, other} {
-					if !slices.Contains(content, strconv.Itoa(n)) {
+			text := conformance.WithoutContent(conformance.TextOf(c), content)
+			for _, n := range []int{group, other} {
+				if !slices.Contains(content, strconv.Itoa(n)) {
+					t.Clause(countClause(c, read.Number(n), []string{strconv.Itoa(group), strconv.Itoa(other)}, content), func() {
 						t.Shows(text, read.Number(n), "aggregate: the counts the RS gives %s grouped by %s (limit 1: its largest group %d, the groups cut off %d) must appear in content[] text", s.Name, f.Name, group, other)
-					}
+					})
 				}
-			})
+			}
 			return true
 		}
 	}
@@ -140,7 +164,7 @@ func judgeAggregateCount(t, on *T, index []probe.SchemaRow) bool {
 		if c.IsError() {
 			continue
 		}
-		t.Clause(1, func() {
+		t.Clause(countClause(c, read.Number(n), []string{strconv.Itoa(n)}, content), func() {
 			t.Shows(conformance.WithoutContent(conformance.TextOf(c), content), read.Number(n),
 				"aggregate: the count %d the RS gives %s %s must appear in content[] text for hosts that hide structuredContent", n, s.Stream, s.Conn)
 		})
@@ -162,10 +186,12 @@ func judgePaging(t, on *T, tool, path string, total int, page *Call, env map[str
 	noCursor := func(msg string) {
 		t.AssertWith(cursor != "", func() (conformance.Witness, error) { return conformance.Absent(read.Text(h.Cursor), text) }, msg, tool, h.Cursor)
 	}
+	if h.Count != "" {
+		t.Clause(countClause(page, read.Text(h.Count), []string{h.Count}, nil), func() {
+			t.Shows(text, read.Text(h.Count), "%s: the envelope's count %s must appear in content[] text, for hosts that hide structuredContent and for clients that check counts from the text alone", tool, h.Count)
+		})
+	}
 	t.Clause(1, func() {
-		if h.Count != "" {
-			t.Shows(text, read.Text(h.Count), "%s: the envelope's count %s must appear in content[] text for hosts that hide structuredContent", tool, h.Count)
-		}
 		noCursor("%s: the envelope's next_cursor %q (or the adapter's own cursor) must appear in content[] text for hosts that hide structuredContent")
 		// The RS has more after this page: a has-more flag it shows must say so.
 		judgeStateFlags(t, page, "", false, fmt.Sprintf("%s: the first page, which the RS has more after", tool), "has_more", "more")
@@ -377,7 +403,7 @@ func judgeLaterCount(t, on *T, index []probe.SchemaRow, first probe.Source, firs
 		if c.IsError() || err != nil || strconv.Itoa(n) == firstCount || slices.Contains(content, strconv.Itoa(n)) {
 			continue
 		}
-		t.Clause(1, func() {
+		t.Clause(countClause(c, read.Number(n), []string{strconv.Itoa(n)}, content), func() {
 			t.Shows(conformance.WithoutContent(conformance.TextOf(c), content), read.Number(n), "query_records: a later count in the same session (stream %s %s, after stream %s %s counted %s) must show its own envelope count %d in content[] text", s.Stream, s.Conn, first.Stream, first.Conn, firstCount, n)
 		})
 		return
