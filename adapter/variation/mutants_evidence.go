@@ -42,6 +42,8 @@ var evidenceMutants = []Variation{
 		Apply: withMiddleware(onResult("search", firstStreamHandles))},
 	{ID: "swap-hit-handles-on-later-pages", Kills: []string{"S033.2", "S034.2"}, Doc: "on a search page read with a cursor, the first two hits carry each other's handles, in structuredContent and text, so the text shows each hit under the other's handle",
 		Apply: withMiddleware(onResult("search", swapHitHandlesOnLaterPages))},
+	{ID: "swap-first-hit-handles", Kills: []string{"S033.2", "S034.2", "S045.1"}, Doc: "the first two hits of every search page carry each other's handles, in structuredContent and text; each keeps its own stated record, title and snippet (so the text shows each hit's evidence under the other's handle, a metadata-only hit's among them)",
+		Apply: withMiddleware(onResult("search", swapFirstHitHandles))},
 	{ID: "text-titles-shifted", Kills: []string{"S034.2"}, Doc: "search's text prints each hit's handle beside the next hit's title; structuredContent keeps the right titles",
 		Apply: onSearchText(shiftTextTitles)},
 	{ID: "hit-source-from-first-hit", Kills: []string{"S024.2"}, Collateral: []string{"S028"}, Doc: "search states every hit's connection_id, connector_key and display label as the first hit's, in structuredContent and the text's titles (ids and handles stay right; S028 too: a scoped search's hits claim another connection)",

@@ -51,8 +51,18 @@ func swapHitHandlesOnLaterPages(req *mcp.CallToolRequest, r *result) {
 	var in struct {
 		Cursor string `json:"cursor"`
 	}
+	if json.Unmarshal(req.Params.Arguments, &in) != nil || in.Cursor == "" {
+		return
+	}
+	swapFirstHitHandles(req, r)
+}
+
+// swapFirstHitHandles swaps the handles of the first two hits of a search
+// page, in structuredContent and text; each hit's stated record, title and
+// snippet stay its own.
+func swapFirstHitHandles(_ *mcp.CallToolRequest, r *result) {
 	list, _ := r.structured()["results"].([]any)
-	if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || in.Cursor == "" || len(list) < 2 {
+	if r.IsError || len(list) < 2 {
 		return
 	}
 	a, _ := list[0].(map[string]any)

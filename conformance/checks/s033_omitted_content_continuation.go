@@ -142,7 +142,7 @@ func followHiddenRecords(t *T, first *Call, s probe.Source) int {
 // followed.
 func followHitHandles(t *T, term string) int {
 	c := t.CallRoles("search", dialect.Args{dialect.Query: term, dialect.Limit: 10})
-	n := 0
+	n := judgeHitHandleOwners(t, c)
 	if key := hitHandleKey(t, c); key != "" {
 		n += followHitsUnder(t, c, probe.Hits(t, c)[1:], key, true)
 	}
@@ -200,6 +200,65 @@ func followHitsUnder(t *T, c *Call, hs []probe.Hit, key string, otherStreams boo
 		}
 	}
 	return n
+}
+
+// judgeHitHandleOwners follows the handle-like strings of each of the
+// first hits' objects: a hit whose object holds no string that fetches its
+// own record (its stated record, found in the fixture), but one that
+// fetches another hit's record of the page, carries its neighbour's handle
+// (S033.2). It returns the hits judged.
+func judgeHitHandleOwners(t *T, c *Call) int {
+	hs := probe.Hits(t, c)
+	if c.IsError() || len(hs) < 2 {
+		return 0
+	}
+	others := map[probe.RecordRef]bool{}
+	for _, h := range hs {
+		others[h.Ref] = true
+	}
+	n := 0
+	for _, h := range hs[:min(len(hs), 4)] {
+		if _, ok := probe.FindRecord(t, h.Ref); !ok {
+			continue
+		}
+		var own, neighbour []probe.Followed
+		for _, v := range handleLike(h) {
+			switch f := probe.Follow(t, v); {
+			case !f.OK:
+			case f.Ref == h.Ref:
+				own = append(own, f)
+			case others[f.Ref]:
+				neighbour = append(neighbour, f)
+			}
+		}
+		if len(own) > 0 || len(neighbour) == 0 {
+			continue
+		}
+		n++
+		f := neighbour[0]
+		t.Clause(2, func() {
+			t.AssertWith(false, func() (conformance.Witness, error) {
+				return conformance.Witness{Kind: conformance.WitnessCall, Fact: f.Handle, In: []string{f.Call.Describe(), "built from hit " + h.Ref.String() + " of " + c.Describe()}}, nil
+			}, "hit %s (its stated record) holds %s, which fetches %s, another hit of the page, and nothing in it fetches its own record", h.Ref, f.Handle, f.Ref)
+		})
+	}
+	return n
+}
+
+// handleLike are the strings of a hit's object that could be a handle:
+// single tokens other than its source's names, at most six.
+func handleLike(h probe.Hit) []string {
+	var out []string
+	for _, v := range probe.StringValues(h.Raw) {
+		if len(out) == 6 {
+			break
+		}
+		if len(v) < 3 || len(v) > 300 || strings.ContainsAny(v, " \n") || slices.Contains([]string{h.Conn, h.Key, h.Stream, h.Label, h.Title}, v) || slices.Contains(out, v) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // shownInText are the records of want a call's text shows: by their ids
