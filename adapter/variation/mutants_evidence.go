@@ -76,7 +76,7 @@ var evidenceMutants = []Variation{
 		Apply: onWindow(dropWindowArgs(false))},
 	{ID: "window-end-says-more", Kills: []string{"S049.1"}, Doc: "a window that reaches its field's end still says complete=false and offers a next window from the end, which reads nothing",
 		Apply: onWindow(windowEndSaysMore)},
-	{ID: "cut-window-says-complete", Kills: []string{"S048.1"}, Doc: "the text of a window that ends before its field says complete=true (structuredContent still says false)",
+	{ID: "cut-window-says-complete", Kills: []string{"S048.1", "S050.3"}, Doc: "the text of a window that ends before its field says complete=true (structuredContent still says false): a large field read on from its preview passes for whole",
 		Apply: onWindow(cutWindowSaysComplete)},
 	{ID: "q-window-says-complete", Kills: []string{"S048.1"}, Doc: "a window read around a match says complete=true in structuredContent (its text's flag too), though it holds a part of a long field",
 		Apply: onWindow(qWindowSaysComplete)},
