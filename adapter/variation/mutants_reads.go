@@ -31,6 +31,12 @@ var readsMutants = []Variation{
 		}))},
 	{ID: "changes-bookmark-is-page-cursor", Kills: []string{"S023.2"}, Doc: "a changes page read with a cursor gives that cursor as its next_changes_since, in text and structuredContent: only the first page's bookmark resumes the feed",
 		Apply: withMiddleware(onResult("query_records", bookmarkIsPageCursor))},
+	{ID: "cut-field-read-names-subject", Kills: []string{"S033.2", "S050.2"}, Doc: "query_records' text offers each cut field's read_record_field call on the record's subject instead of the field cut (a large field's among them)",
+		Apply: withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+			if !r.IsError {
+				r.setText(cutFieldReadRe.ReplaceAllString(r.text(), `${1}"subject"`))
+			}
+		}))},
 	{ID: "count-text-stale", Kills: []string{"S023.2"}, Doc: "query_records text shows the count of the session's previous count-bearing read; structuredContent keeps the right one",
 		Apply: staleCountText()},
 	{ID: "aggregate-connection-dropped", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate accepts connection_id but never sends it to the RS, so a count covers every connection of the stream (S023 too: the count in text is not the RS's for the connection)",
@@ -506,3 +512,6 @@ func creditFirstConnection(text string) string {
 	}
 	return fixtureConnRe.ReplaceAllString(text, first)
 }
+
+// cutFieldReadRe is the field of a cut field's read in query_records' text.
+var cutFieldReadRe = regexp.MustCompile(`(\.\w+ truncated read_record_field args=\{"field_path":)"\w+"`)

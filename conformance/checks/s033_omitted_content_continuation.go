@@ -35,6 +35,13 @@ var s033 = &Check{ID: "S033", Slug: "omitted-content-continuation", Mode: ModeBB
 		}
 		judged += followHiddenRecords(t, c, s)
 		judged += followCutValues(t, c, s)
+		// A short page, which a target may show in full where a long one
+		// is previewed: the values it cuts need their own continuations.
+		if i == 0 && t.HasRole("query_records", dialect.Limit) {
+			if short := t.CallRoles("query_records", s.Roles(dialect.Args{dialect.Limit: 2})); !short.IsError() {
+				judged += followCutValues(t, short, s)
+			}
+		}
 	}
 	if rec, field, ok := longestValue(t); ok {
 		if page, handle := handleShown(t, rec); handle != "" {
