@@ -77,6 +77,17 @@ var readsMutants = []Variation{
 		Apply: ambiguity(func(entry map[string]any) { delete(entry, "grant_id") })},
 	{ID: "hide-other-count", Kills: []string{"S023.1", "U09.2"}, Doc: "grouped aggregate text drops other_count, count metadata a client reading only text needs (S023.1)",
 		Apply: onAggregateText(hideOtherCount)},
+	{ID: "other-count-zeroed", Kills: []string{"S023.2", "U09.2"}, Doc: "a grouped aggregate states other_count as 0, in text and structuredContent, hiding that groups were cut",
+		Apply: withMiddleware(onResult("aggregate", func(_ *mcp.CallToolRequest, r *result) {
+			sc := r.structured()
+			data, _ := sc["data"].(map[string]any)
+			if r.IsError || data == nil || data["other_count"] == nil {
+				return
+			}
+			data["other_count"] = 0
+			r.setStructured(sc)
+			r.setText(otherCountRe.ReplaceAllString(r.text(), " other_count=0;"))
+		}))},
 	{ID: "unbounded-buckets", Kills: []string{"U09.3"}, Doc: "grouped aggregate text previews every group, with no more_groups",
 		Apply: tune(func(t *adapter.Tuning) { t.AggregateGroups = math.MaxInt32 })},
 	{ID: "skip-granularity-gate", Kills: []string{"U09.5"}, Doc: "group_by_time without granularity (or the reverse) goes to the RS unchecked",
@@ -290,7 +301,7 @@ var readsMutants = []Variation{
 			delete(args, "before_chars")
 			delete(args, "after_chars")
 		}))},
-	{ID: "count-capped-at-page", Kills: []string{"S014.1", "S023.2"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent, so no client can check the RS's count from the text",
+	{ID: "count-capped-at-page", Kills: []string{"S014.1", "S023.2", "U09.1"}, Doc: "aggregate states an ungrouped count over 25 as 25, one default page's worth, in text and structuredContent, so no client can check the RS's count from the text",
 		Apply: withMiddleware(onResult("aggregate", countCappedAtPage))},
 	{ID: "blob-size-as-encoded", Kills: []string{"S050.1"}, Doc: "query_records' text states each binary field's size as its base64 length, not its bytes",
 		Apply: onRecordsText(encodedBlobSize)},

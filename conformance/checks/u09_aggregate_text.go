@@ -2,7 +2,9 @@ package checks
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -52,13 +54,20 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 			}
 		}
 	}
+	if groupBy == "" && t.Target.Has(CapControlledRS) {
+		src, groupBy, timeBy = fixtureGroupBy(t)
+	}
 	if groupBy == "" {
 		if truth, ok := probe.GrantTruth(t); ok && !declaresAggregation(truth, "group_by") {
 			t.SkipFor(CapFixture, "no stream of the grant declares a group_by field, in the target's schema or in the RS's own /v1/schema; mcpcheck's fixture RS declares some")
 		}
 		t.Skipf("no stream in the target's grant shows a group_by field")
 	}
-	scalar := t.CallRoles("aggregate", src.Roles(dialect.Args{dialect.Metric: "count"}))
+	// The value and other_count judged are the RS's, from its answer to the
+	// request the adapter made (probe.CallWithEnvelope), not the adapter's
+	// report of them.
+	path := "/v1/streams/" + url.PathEscape(src.Stream) + "/aggregate"
+	scalar, scalarEnv := probe.CallWithEnvelope(t, "aggregate", src.Roles(dialect.Args{dialect.Metric: "count"}), path)
 	t.Clause(1, func() {
 		if !t.Assert(!scalar.IsError(), "aggregate count must succeed: %s", scalar.Describe()) {
 			return
@@ -66,23 +75,23 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 		text := scalar.Text()
 		t.Assert(probe.ContainsToken(text, "count"), "the text must name the metric count: %s", text)
 		t.Assert(probe.ContainsToken(text, src.Stream), "the text must name the stream %q: %s", src.Stream, text)
-		if v, ok := scalar.Data()["value"]; ok {
+		if v, ok := scalarEnv["value"]; ok {
 			t.Assert(probe.ContainsToken(text, fmt.Sprint(v)), "the text must carry the value %v: %s", v, text)
 		}
 	})
-	grouped := t.CallRoles("aggregate", src.Roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 2}))
+	grouped, groupedEnv := probe.CallWithEnvelope(t, "aggregate", src.Roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 2}), path)
 	if !grouped.IsError() {
-		t.Clause(1, func() { expectGroupsShown(t, grouped) })
-		if oc, ok := grouped.Data()["other_count"]; ok {
+		t.Clause(1, func() { expectGroupsShown(t, grouped, groupedEnv) })
+		if oc, ok := groupedEnv["other_count"]; ok {
 			t.Clause(2, func() {
 				t.Assert(probe.ContainsToken(grouped.Text(), fmt.Sprint(oc)), "the envelope's other_count %v must be visible in the text: %s", oc, grouped.Text())
 			})
 		}
 	}
-	many := t.CallRoles("aggregate", src.Roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 20}))
-	switch all, _ := many.Data()["groups"].([]any); {
+	many, manyEnv := probe.CallWithEnvelope(t, "aggregate", src.Roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 20}), path)
+	switch all, _ := manyEnv["groups"].([]any); {
 	case !many.IsError() && len(all) > maxPreviewGroups:
-		t.Clause(3, func() { expectBoundedBuckets(t, many) })
+		t.Clause(3, func() { expectBoundedBuckets(t, many, manyEnv) })
 	case t.Target.Has(CapFixture):
 		fx, err := fakers.Scale(manyGroups)
 		if err != nil {
@@ -90,10 +99,10 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 		}
 		fx.SpecClientReads = true
 		wide := t.On(t.Fork(fx))
-		c := wide.CallRoles("aggregate", dialect.Args{dialect.Stream: fx.Streams[0].Name, dialect.Metric: "count", dialect.GroupBy: "field_5", dialect.Limit: 20})
+		c, env := probe.CallWithEnvelope(wide, "aggregate", dialect.Args{dialect.Stream: fx.Streams[0].Name, dialect.Metric: "count", dialect.GroupBy: "field_5", dialect.Limit: 20}, "/v1/streams/"+url.PathEscape(fx.Streams[0].Name)+"/aggregate")
 		t.Clause(3, func() {
 			if t.Assert(!c.IsError(), "a grouped aggregate over the many-groups fixture must succeed: %s", c.Describe()) {
-				expectBoundedBuckets(t, c)
+				expectBoundedBuckets(t, c, env)
 			}
 		})
 	default:
@@ -169,11 +178,36 @@ func aggregationsOf(caps any) string {
 	return out
 }
 
-// expectGroupsShown judges U09.1 on a grouped answer: the text shows some
+// fixtureGroupBy is a source and field the fixture declares groupable
+// (and a field it declares time-bucketable), where the target's schema
+// text did not show one: the truth is mcpcheck's, whatever the target's
+// notation.
+func fixtureGroupBy(t *T) (src probe.Source, groupBy, timeBy string) {
+	for _, s := range t.RS().Fixture().Streams {
+		if len(s.Records) == 0 || !probe.InGrant(t, probe.RecordRef{Conn: s.Records[0].ConnectionID, Stream: s.Name, ID: s.Records[0].ID}) {
+			continue
+		}
+		for _, f := range s.Fields {
+			if slices.Contains(f.Aggregate, "group_by") && groupBy == "" {
+				src, groupBy = probe.Source{Stream: s.Name, Conn: s.Records[0].ConnectionID}, f.Name
+			}
+			if slices.Contains(f.Aggregate, "group_by_time") && timeBy == "" && src.Stream == s.Name {
+				timeBy = f.Name
+			}
+		}
+		if groupBy != "" {
+			return src, groupBy, timeBy
+		}
+	}
+	return probe.Source{}, "", ""
+}
+
+// expectGroupsShown judges U09.1 on a grouped answer, its groups the RS's
+// (env): the text shows some
 // group key with its count beside it, and no key without its count.
-func expectGroupsShown(t *T, c *Call) {
+func expectGroupsShown(t *T, c *Call, env map[string]any) {
 	text := c.Text()
-	groups, _ := c.Data()["groups"].([]any)
+	groups, _ := env["groups"].([]any)
 	shown := 0
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
@@ -192,9 +226,9 @@ func expectGroupsShown(t *T, c *Call) {
 
 // expectBoundedBuckets judges U09.3 on a grouped answer with more than
 // maxPreviewGroups groups: a bounded preview that says more exist.
-func expectBoundedBuckets(t *T, c *Call) {
+func expectBoundedBuckets(t *T, c *Call, env map[string]any) {
 	text := c.Text()
-	all, _ := c.Data()["groups"].([]any)
+	all, _ := env["groups"].([]any)
 	shown := 0
 	for _, g := range all {
 		gm, _ := g.(map[string]any)
@@ -205,7 +239,7 @@ func expectBoundedBuckets(t *T, c *Call) {
 	t.Record("aggregate groups returned / shown in text", fmt.Sprintf("%d / %d", len(all), shown))
 	t.Assert(shown <= maxPreviewGroups, "the text must preview at most %d of %d groups, not %d:\n%s", maxPreviewGroups, len(all), shown, clipText(text, 800))
 	t.Assert(shown > 0, "the text must preview some groups with their counts:\n%s", clipText(text, 800))
-	oc, hasOC := c.Data()["other_count"]
+	oc, hasOC := env["other_count"]
 	hidden := regexp.QuoteMeta(fmt.Sprint(len(all) - shown))
 	moreRe := regexp.MustCompile(`(?i)\bmore\b[^\n]{0,24}?\b` + hidden + `\b|\b` + hidden + `\b[^\n]{0,24}?\bmore\b`)
 	said := truncationSignalRe.MatchString(text) || moreRe.MatchString(text) || (hasOC && probe.ContainsToken(text, fmt.Sprint(oc)))
