@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -223,4 +224,23 @@ func compactJSON(v any) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// rotateGroup gives each match of re in text the next match's group g
+// (the last the first's), the rest of each match kept.
+func rotateGroup(re *regexp.Regexp, text string, g int) string {
+	ms := re.FindAllStringSubmatchIndex(text, -1)
+	if len(ms) < 2 {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for i, m := range ms {
+		next := ms[(i+1)%len(ms)]
+		b.WriteString(text[last:m[2*g]])
+		b.WriteString(text[next[2*g]:next[2*g+1]])
+		last = m[2*g+1]
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }

@@ -313,21 +313,7 @@ var recordLineHandleRe = regexp.MustCompile(`(?m)^(record\[\d+\]) id=\S+`)
 
 // rotateRecordHandles prints each record line of query_records' text with
 // the next record's handle.
-func rotateRecordHandles(text string) string {
-	var ids []string
-	for _, m := range recordLineIDRe.FindAllStringSubmatch(text, -1) {
-		ids = append(ids, m[2])
-	}
-	if len(ids) < 2 {
-		return text
-	}
-	i := 0
-	return recordLineIDRe.ReplaceAllStringFunc(text, func(m string) string {
-		sub := recordLineIDRe.FindStringSubmatch(m)
-		i++
-		return sub[1] + ids[i%len(ids)]
-	})
-}
+func rotateRecordHandles(text string) string { return rotateGroup(recordLineIDRe, text, 2) }
 
 // bookmarkIsPageCursor: a changes page read with a cursor gives that
 // cursor as its next_changes_since, in text and structuredContent.

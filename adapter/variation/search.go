@@ -381,19 +381,7 @@ var evidenceIDLineRe = regexp.MustCompile(`(?m)^(\d+\. result=\d+ field_path=.* 
 
 // rotateEvidenceIDs gives each evidence line the next line's id (the last
 // the first's).
-func rotateEvidenceIDs(text string) string {
-	ms := evidenceIDLineRe.FindAllStringSubmatch(text, -1)
-	if len(ms) < 2 {
-		return text
-	}
-	i := 0
-	return evidenceIDLineRe.ReplaceAllStringFunc(text, func(line string) string {
-		next := ms[(i+1)%len(ms)][2]
-		i++
-		m := evidenceIDLineRe.FindStringSubmatch(line)
-		return m[1] + next + m[3]
-	})
-}
+func rotateEvidenceIDs(text string) string { return rotateGroup(evidenceIDLineRe, text, 2) }
 
 // rotateEvidenceReads gives each hit's evidence read the next evidence
 // hit's id, in structuredContent.

@@ -82,15 +82,4 @@ var hitTitleRe = regexp.MustCompile(`(?m)^(\d+\. id=\S+ title=")([^"]*)(")`)
 
 // shiftTextTitles gives each hit line of a search text the next hit's
 // title, the last the first's.
-func shiftTextTitles(text string) string {
-	titles := hitTitleRe.FindAllStringSubmatch(text, -1)
-	if len(titles) < 2 {
-		return text
-	}
-	i := 0
-	return hitTitleRe.ReplaceAllStringFunc(text, func(line string) string {
-		m := hitTitleRe.FindStringSubmatch(line)
-		i++
-		return m[1] + titles[i%len(titles)][2] + m[3]
-	})
-}
+func shiftTextTitles(text string) string { return rotateGroup(hitTitleRe, text, 2) }

@@ -253,19 +253,22 @@ func judgeHitHandleOwners(t *T, c *Call) int {
 }
 
 // handleLike are the strings of a hit's object that could be a handle:
-// single tokens other than its source's names, at most six.
+// single tokens other than its source's names, those that hold its record
+// id first, at most twelve.
 func handleLike(h probe.Hit) []string {
-	var out []string
+	var holding, rest []string
 	for _, v := range probe.StringValues(h.Raw) {
-		if len(out) == 6 {
-			break
-		}
-		if len(v) < 3 || len(v) > 300 || strings.ContainsAny(v, " \n") || slices.Contains([]string{h.Conn, h.Key, h.Stream, h.Label, h.Title}, v) || slices.Contains(out, v) {
+		if len(v) < 3 || len(v) > 300 || strings.ContainsAny(v, " \n") || slices.Contains([]string{h.Conn, h.Key, h.Stream, h.Label, h.Title}, v) || slices.Contains(holding, v) || slices.Contains(rest, v) {
 			continue
 		}
-		out = append(out, v)
+		if h.Ref.ID != "" && strings.Contains(v, h.Ref.ID) {
+			holding = append(holding, v)
+		} else {
+			rest = append(rest, v)
+		}
 	}
-	return out
+	out := append(holding, rest...)
+	return out[:min(len(out), 12)]
 }
 
 // shownInText are the records of want a call's text shows: by their ids
