@@ -4,6 +4,7 @@ package checks
 
 import (
 	"encoding/json"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -40,6 +41,16 @@ func judgeGroupedCount(t, ft *T, fx *fakers.Fixture, content []string) {
 			}
 			c := ft.CallRoles("aggregate", args)
 			if c.IsError() {
+				return
+			}
+			// Contrast first: the same count not grouped, which the RS
+			// answers with one total (its largest group and the groups cut
+			// off together), must read differently.
+			flat := maps.Clone(args)
+			delete(flat, dialect.GroupBy)
+			delete(flat, dialect.Limit) // the RS takes a limit for groups only
+			if whole := ft.CallRoles("aggregate", flat); !whole.IsError() && !t.DiffersInValues(whole, c, append(slices.Clone(content), f.Name),
+				"aggregate count of %s grouped by %s (limit 1) reads the same as the count not grouped, while the RS's largest group counts %d of %d: the group_by must be forwarded", s.Name, f.Name, group, group+other) {
 				return
 			}
 			// The largest group's count shows the grouping applied; the
