@@ -450,3 +450,37 @@ func continuationSkipsAhead(_ *mcp.CallToolRequest, _ *callState, doc *adapter.D
 		doc.Metadata = md
 	}
 }
+
+// structuredTotalOff states the field's total 37 characters over in the
+// window's structuredContent only.
+func structuredTotalOff(_ *mcp.CallToolRequest, _ *string, sc map[string]any, _ *result) {
+	if window, _ := sc["window"].(map[string]any); window["total_chars"] != nil {
+		window["total_chars"] = intOf(window["total_chars"]) + 37
+	}
+}
+
+// textRangeEndShort states the served range in the window's text as
+// ending 10 characters short of the text it shows.
+func textRangeEndShort(_ *mcp.CallToolRequest, header *string, sc map[string]any, _ *result) {
+	window, _ := sc["window"].(map[string]any)
+	start, end := intOf(window["start_chars"]), intOf(window["end_chars"])
+	if end-start > 20 {
+		*header = strings.Replace(*header, fmt.Sprintf(`chars="%d".."%d"`, start, end), fmt.Sprintf(`chars="%d".."%d"`, start, end-10), 1)
+	}
+}
+
+// cutFetchTextSaysWhole says a cut fetch text is not truncated, in its
+// metadata only.
+func cutFetchTextSaysWhole(_ *mcp.CallToolRequest, _ *callState, doc *adapter.Document, _ *result) {
+	if doc.Metadata["text_truncated"] == true {
+		doc.Metadata["text_truncated"] = false
+	}
+}
+
+// matchStartOffInStructure states a match's start 5 characters late in
+// the window's structuredContent only.
+func matchStartOffInStructure(_ *mcp.CallToolRequest, _ *string, sc map[string]any, _ *result) {
+	if window, _ := sc["window"].(map[string]any); window["match_start_chars"] != nil {
+		window["match_start_chars"] = intOf(window["match_start_chars"]) + 5
+	}
+}

@@ -379,3 +379,25 @@ func stickyConnection() func(*Seams) {
 		})(s)
 	}
 }
+
+// cutPreviewStatusCompleteInRecords gives each cut preview of the content
+// ladder the status complete, in structuredContent only.
+func cutPreviewStatusCompleteInRecords() func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if r.IsError {
+			return
+		}
+		sc := r.structured()
+		ladder, _ := sc["content_ladder"].(map[string]any)
+		recs, _ := ladder["records"].([]any)
+		for _, rec := range recs {
+			fields, _ := rec.(map[string]any)["fields"].([]any)
+			for _, f := range fields {
+				if m, _ := f.(map[string]any); m["preview_status"] == "truncated" {
+					m["preview_status"] = "complete"
+				}
+			}
+		}
+		r.setStructured(sc)
+	}))
+}

@@ -126,6 +126,7 @@ var s048 = &Check{ID: "S048", Slug: "bounded-read-hides-fw-uris", Mode: ModeBBD,
 				return
 			}
 			t.Shows(m, read.Number(at), "a q window must show where the match is: its offset %d in the field", at)
+			judgeMatchNumbers(t, m, f.Value, q, at)
 			// A window around a match holds less than the long field.
 			if len(full) > 4*size {
 				judgeStateFlags(t, m, "", false, fmt.Sprintf("the window around the match at %d of the %d-character field", at, len(full)))
@@ -166,6 +167,7 @@ func judgeWindow(t *T, f probe.FieldRead, c *Call, full []rune, start, end int) 
 	t.Shows(text, read.Number(start), "the text must show the window's start offset %d", start)
 	t.Shows(text, read.Number(end), "the text must show the window's end offset %d", end)
 	judgeServedRange(t, c, string(full[start:end]), start, end)
+	judgeWindowNumbers(t, c, f.Value, string(full[start:end]), start, fmt.Sprintf("the window %d..%d of %s's %s", start, end, f.Rec.Ref, f.Field))
 	if end >= len(full) {
 		// The window reaches the field's end: a flag it shows says so.
 		judgeStateFlags(t, c, string(full[start:end]), true, fmt.Sprintf("the window %d..%d, which ends where the %d-character field does, has no more after it", start, end, len(full)), "has_more", "more", "more_after", "more_follows")

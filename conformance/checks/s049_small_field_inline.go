@@ -35,9 +35,11 @@ var s049 = &Check{ID: "S049", Slug: "small-field-inline", Mode: ModeBBD, Tools: 
 		t.Shows(r, read.Number(total), "the read must show the field's total size")
 		judgeNoMoreAfterWhole(t, r, f)
 		judgeStateFlags(t, r, f.Value, true, fmt.Sprintf("the read of all %d characters of %s's field %s", total, f.Rec.Ref, f.Field))
+		judgeWindowNumbers(t, r, f.Value, f.Value, 0, fmt.Sprintf("the read of all of %s's %s", f.Rec.Ref, f.Field))
 		// A window shorter than the field tells its total from its end.
 		if part := f.Read(t, dialect.Args{dialect.Length: total / 2}); !part.IsError() && !read.ContainsToken(part.Text(), f.Value) {
 			t.Shows(part, read.Number(total), "a read of part of the small field must show the field's total size %d", total)
+			judgeWindowNumbers(t, part, f.Value, string([]rune(f.Value)[:total/2]), 0, fmt.Sprintf("the read of the first %d characters of %s's %s", total/2, f.Rec.Ref, f.Field))
 		}
 		long, ok := probe.LongField(t)
 		if !ok {

@@ -80,6 +80,9 @@ func largePreview(t, v *T, large probe.FieldRead) {
 	}
 	content := append(probe.FixtureStrings(v), large.Value, large.Handle)
 	t.Clause(3, func() {
+		if !probe.ShownIn(q.Text(), large.Value) {
+			judgeCutValueFlags(t, v, q, large.Value, otherFields(large), fmt.Sprintf("the preview of %s's %s", large.Rec.Ref, large.Field))
+		}
 		if probe.ShownIn(q.Text(), large.Value) || probe.CutLabel.MatchString(line) {
 			t.Held()
 			return
@@ -97,6 +100,18 @@ func largePreview(t, v *T, large probe.FieldRead) {
 		t.Shows(q, read.Size(total), "the preview of the %d-character field %s of %s must show its size", total, large.Field, large.Rec.Ref)
 	})
 	t.Clause(2, func() { followFieldContinuation(t, v, q, large) })
+}
+
+// otherFields are the names of the record's fields other than the large
+// one: a flag named for one of them is not about the large field.
+func otherFields(large probe.FieldRead) []string {
+	var out []string
+	for k := range large.Rec.Data {
+		if k != large.Field {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // wholeLine is the preview line of another record of q whose value of the
@@ -139,6 +154,7 @@ func largeFetchText(t, v *T, large probe.FieldRead) {
 		return
 	}
 	t.Clause(3, func() {
+		judgeCutValueFlags(t, v, f, large.Value, otherFields(large), fmt.Sprintf("fetch's text of %s's %s", large.Rec.Ref, large.Field))
 		tail := text[max(0, len(text)-600):]
 		meta := probe.CompactJSON(doc["metadata"])
 		if probe.CutLabel.MatchString(tail) && (probe.CutLabel.MatchString(meta) || read.Find([]string{meta}, read.Size(total)).Exact) {
