@@ -190,6 +190,15 @@ var readsMutants = []Variation{
 		Apply: onFetch(dropSourceIdentity)},
 	{ID: "render-before-projection", Kills: []string{"S030.1"}, Doc: "fetch(fields) renders the document from the stream's text and drops the requested fields' values from it",
 		Apply: onFetch(dropRequestedValues)},
+	{ID: "text-drops-last-record", Kills: []string{"S033.1", "S034.2", "S050.1"}, Doc: "query_records' text leaves out the page's last record line; its header and structuredContent still hold it (S033 and S050 too: the record's preview and the calls to it are gone from the text)",
+		Apply: dropLastRecordLine()},
+	{ID: "schema-ambiguity-code-generic", Kills: []string{"S022.2"}, Doc: "schema(stream, detail: full)'s disambiguation error for a stream of several sources is coded invalid_request; it keeps retry_with and its candidates",
+		Apply: withMiddleware(onResult("schema", func(_ *mcp.CallToolRequest, r *result) {
+			if e := r.errorObject(); e != nil && strings.HasPrefix(str(e["code"]), "ambiguous") {
+				e["code"] = "invalid_request"
+				r.setError(e)
+			}
+		}))},
 	{ID: "ambiguity-without-retry-with", Kills: []string{"S032.1"}, Doc: "the ambiguous_connection error does not say to retry with connection_id",
 		Apply: onError(func(e map[string]any) {
 			if e["code"] == "ambiguous_connection" {
@@ -279,7 +288,7 @@ var readsMutants = []Variation{
 				args["streams"], _ = json.Marshal(streams[:1])
 			}
 		}))},
-	{ID: "coarsen-granularity", Kills: []string{"S014.1"}, Doc: "aggregate forwards each time grouping one granularity coarser (day as week, week as month, month as year)",
+	{ID: "coarsen-granularity", Kills: []string{"S014.1", "U09.1"}, Doc: "aggregate forwards each time grouping one granularity coarser (day as week, week as month, month as year)",
 		Apply: withMiddleware(onArgs("aggregate", func(_ context.Context, args map[string]json.RawMessage) {
 			var g string
 			coarser := map[string]string{"day": "week", "week": "month", "month": "year"}

@@ -401,3 +401,21 @@ func cutPreviewStatusCompleteInRecords() func(*Seams) {
 		r.setStructured(sc)
 	}))
 }
+
+var lastRecordLineRe = regexp.MustCompile(`(?m)^record\[(\d+)\] .*\n?`)
+
+// dropLastRecordLine leaves the page's last record out of query_records'
+// text; its header and structuredContent still hold it.
+func dropLastRecordLine() func(*Seams) {
+	return withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+		if r.IsError {
+			return
+		}
+		locs := lastRecordLineRe.FindAllStringIndex(r.text(), -1)
+		if len(locs) < 2 {
+			return
+		}
+		last := locs[len(locs)-1]
+		r.setText(r.text()[:last[0]] + r.text()[last[1]:])
+	}))
+}

@@ -544,3 +544,23 @@ func firstStreamHandles(_ *mcp.CallToolRequest, r *result) {
 	_ = decodeJSON([]byte(rep.Replace(string(mustJSON(r.StructuredContent)))), &sc)
 	r.StructuredContent = sc
 }
+
+var (
+	firstEvidenceLineRe = regexp.MustCompile(`(?m)^(1\. result=\d+ )field_path=\S+(.*? id=(\S+) .*?read=read_record_field)`)
+	topSnippetRe        = regexp.MustCompile(`(?m)^(\d+\. id=\S+ title="(?:[^"\\]|\\.)*") snippet="(?:[^"\\]|\\.)*"`)
+)
+
+// relabelFirstEvidenceField echoes the query in search's header, names the
+// first evidence line's field subject and prints its read on subject, and
+// shows the top results without snippets, in text only: the evidence line
+// is then the one block of the text that shows the preview.
+func relabelFirstEvidenceField(req *mcp.CallToolRequest, r *result) {
+	var in struct {
+		Q string `json:"q"`
+	}
+	if r.IsError || json.Unmarshal(req.Params.Arguments, &in) != nil || !firstEvidenceLineRe.MatchString(r.text()) {
+		return
+	}
+	text := firstEvidenceLineRe.ReplaceAllString(r.text(), `${1}field_path=subject${2} {"field_path":"subject","id":"${3}"}`)
+	r.setText("search " + strconv.Quote(in.Q) + ":\n" + topSnippetRe.ReplaceAllString(text, "$1"))
+}

@@ -63,6 +63,12 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 		t.AssertWith(probe.TypedRejection(amb, "connection_id") && amb.ErrorCode() != "", func() (conformance.Witness, error) {
 			return conformance.Witness{Kind: conformance.WitnessAbsent, Fact: "an error code", In: []string{amb.Describe()}}, nil
 		}, "the disambiguation error must be typed (an error code): %s", amb.Describe())
+		// Typed as a disambiguation: its code names the ambiguity or the
+		// source to choose, not a request merely invalid.
+		if code := amb.ErrorCode(); code != "" && !disambiguationCodeRe.MatchString(code) {
+			t.AssertWith(false, func() (conformance.Witness, error) { return conformance.Present(code, amb) },
+				"stream %q resolves to several sources, but the error's code %q types it as something else than a disambiguation (seed 001: a typed disambiguation error)", shared, code)
+		}
 		t.AssertWith(retriesWithConnection(amb), func() (conformance.Witness, error) { return wrongRetry(amb) },
 			"the disambiguation error must say retry_with: \"connection_id\": %s", amb.Describe())
 		// The candidates it lists, if any, are the stream's: a connection
@@ -166,6 +172,10 @@ func judgeScopedFull(t, on *T, c *Call, stream, conn string) {
 		}, "%s lists rows %v both in top-level streams and in connectors[].streams", what, rep)
 	})
 }
+
+// disambiguationCodeRe is an error code that types a disambiguation: it
+// names the ambiguity, or the connection or source to choose.
+var disambiguationCodeRe = regexp.MustCompile(`(?i)ambig|connection|source|multiple`)
 
 // carriesRawSchema reports a row (or any object within v) that keeps a
 // per-field JSON Schema: a schema object with non-empty properties.

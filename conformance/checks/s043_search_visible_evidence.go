@@ -71,11 +71,11 @@ func judgeVisibleEvidence(t, on *T, c *Call, q, whole string) bool {
 		t.Clause(3, judge)
 		// The block only w's record could have written, by value: reads
 		// from it are judged for the record they reach too.
-		own := blockOf(on, c.Text(), w, windows, term, true)
+		own := blockOf(on, c.Text(), w, windows, term, q, true)
 		if line == "" && own == "" && i < maxIdentityWindows {
 			// A preview of the field shown under another field's name: the
 			// reads its block offers must still reach this field.
-			if shown := blockOf(on, c.Text(), w, windows, term, false); shown != "" {
+			if shown := blockOf(on, c.Text(), w, windows, term, q, false); shown != "" {
 				t.Clause(2, func() { judgePreviewIdentity(t, on, c, w, shown, term, true) })
 			}
 		}
@@ -181,7 +181,8 @@ func judgePreviewIdentity(t, on *T, c *Call, w probe.ProvenWindow, line, term st
 // blockOf is the text block that shows window w's evidence (naming its
 // field, where named is set) and holds a run of its record's field found
 // in no other proven window's record, or "" when no single block does.
-func blockOf(on *T, text string, w probe.ProvenWindow, windows []probe.ProvenWindow, term string, named bool) string {
+// The search query q, which a header may echo, is no such run.
+func blockOf(on *T, text string, w probe.ProvenWindow, windows []probe.ProvenWindow, term, q string, named bool) string {
 	rec, ok := probe.FindRecord(on, w.Ref)
 	if !ok {
 		return ""
@@ -202,7 +203,11 @@ func blockOf(on *T, text string, w probe.ProvenWindow, windows []probe.ProvenWin
 		if (named && !strings.Contains(b, w.Field)) || !strings.Contains(probe.Plain(b), probe.Plain(term)) {
 			continue
 		}
-		if sharedRun(probe.Plain(b), probe.Plain(value), strings.Join(others, "\n")) == "" {
+		plain := probe.Plain(b)
+		if pq := probe.Plain(q); pq != "" {
+			plain = strings.ReplaceAll(plain, pq, " ")
+		}
+		if sharedRun(plain, probe.Plain(value), strings.Join(others, "\n")) == "" {
 			continue
 		}
 		if found != "" {

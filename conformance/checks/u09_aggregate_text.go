@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -88,6 +89,7 @@ var u09 = &Check{ID: "U09", Slug: "aggregate-text", Mode: ModeBBD, Tools: []stri
 			})
 		}
 	}
+	judgeTimeGroupsShown(t, src, timeBy, path)
 	many, manyEnv := probe.CallWithEnvelope(t, "aggregate", src.Roles(dialect.Args{dialect.Metric: "count", dialect.GroupBy: groupBy, dialect.Limit: 20}), path)
 	switch all, _ := manyEnv["groups"].([]any); {
 	case !many.IsError() && len(all) > maxPreviewGroups:
@@ -200,6 +202,37 @@ func fixtureGroupBy(t *T) (src probe.Source, groupBy, timeBy string) {
 		}
 	}
 	return probe.Source{}, "", ""
+}
+
+// judgeTimeGroupsShown judges U09.1 on counts grouped by a time field at
+// the finest granularity aggregate takes: the groups are the RS's answer
+// to the request as the client made it (read by mcpcheck, not through the
+// adapter), so a granularity changed on the way shows other keys.
+func judgeTimeGroupsShown(t *T, src probe.Source, timeBy, path string) {
+	if timeBy == "" || !t.HasRole("aggregate", dialect.GroupByTime) || !t.HasRole("aggregate", dialect.Granularity) {
+		return
+	}
+	gran := "day"
+	if enum := roleEnum(t, "aggregate", dialect.Granularity); len(enum) > 0 && !slices.Contains(enum, gran) {
+		return
+	}
+	q := url.Values{"metric": {"count"}, "group_by_time": {timeBy}, "granularity": {gran}}
+	if src.Conn != "" {
+		q.Set("connection_id", src.Conn)
+	}
+	status, body, ok := t.ReadRS(path, q)
+	var env map[string]any
+	if !ok || status != 200 || json.Unmarshal(body, &env) != nil {
+		return
+	}
+	if groups, _ := env["groups"].([]any); len(groups) == 0 {
+		return
+	}
+	c := t.CallRoles("aggregate", src.Roles(dialect.Args{dialect.Metric: "count", dialect.GroupByTime: timeBy, dialect.Granularity: gran}))
+	if c.IsError() {
+		return // refused: U17 judges the pair
+	}
+	t.Clause(1, func() { expectGroupsShown(t, c, env) })
 }
 
 // expectGroupsShown judges U09.1 on a grouped answer, its groups the RS's
