@@ -170,7 +170,7 @@ var readsMutants = []Variation{
 		Apply: tune(func(t *adapter.Tuning) { t.IDs = laxIDs{} })},
 	{ID: "drop-preview-ids", Kills: []string{"S033.1", "S034.2", "S050.2"}, Collateral: []string{"S038"}, Doc: "cut record previews carry no id and no continuation",
 		Apply: onRecordsText(dropPreviewIDs)},
-	{ID: "structured-only-omission-markers", Kills: []string{"S033.1"}, Doc: "more_results, more_records and more_fields point only at structuredContent",
+	{ID: "structured-only-omission-markers", Kills: []string{"S033.1", "S034.2"}, Doc: "more_results, more_records and more_fields point only at structuredContent (S034 too: records past the text are then reached only there)",
 		Apply: structuredOnlyOmissions()},
 	{ID: "drop-hit-connector-key", Kills: []string{"S024.2"}, Doc: "search hits carry no connector_key",
 		Apply: onSearchResults(func(res map[string]any) { delete(res, "connector_key") })},

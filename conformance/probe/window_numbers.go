@@ -62,13 +62,17 @@ var (
 // is set aside by the caller.
 func WindowNumberClaims(s string) []NumberClaim {
 	var out []NumberClaim
-	for _, m := range totalLabelRe.FindAllStringSubmatch(s, -1) {
+	for _, i := range totalLabelRe.FindAllStringSubmatchIndex(s, -1) {
+		m := groups(s, i)
+		if abbreviated(s, i) {
+			continue
+		}
 		n, _ := atoi(m[1] + m[2])
 		out = append(out, NumberClaim{"total", n, m[0]})
 	}
 	for _, i := range rangeOfRe.FindAllStringSubmatchIndex(s, -1) {
 		m := groups(s, i)
-		if m[1] == "" && m[4] == "" || strings.Contains(strings.ToLower(s[max(0, i[0]-24):i[0]]), "match") {
+		if abbreviated(s, i) || m[1] == "" && m[4] == "" || strings.Contains(strings.ToLower(s[max(0, i[0]-24):i[0]]), "match") {
 			continue // two numbers joined with no label of a range, or a match's
 		}
 		a, _ := atoi(m[2])
@@ -82,7 +86,11 @@ func WindowNumberClaims(s string) []NumberClaim {
 			out = append(out, NumberClaim{"total", n, m[0]})
 		}
 	}
-	for _, m := range remainRe.FindAllStringSubmatch(s, -1) {
+	for _, i := range remainRe.FindAllStringSubmatchIndex(s, -1) {
+		m := groups(s, i)
+		if abbreviated(s, i) {
+			continue
+		}
 		n, _ := atoi(m[1])
 		out = append(out, NumberClaim{"remain", n, m[0]})
 	}
@@ -107,7 +115,11 @@ var matchNumberRe = regexp.MustCompile(`(?i)\bmatch(_?(?:start|end|offset|at|pos
 // (roles start and end).
 func MatchNumberClaims(s string) []NumberClaim {
 	var out []NumberClaim
-	for _, m := range matchNumberRe.FindAllStringSubmatch(s, -1) {
+	for _, i := range matchNumberRe.FindAllStringSubmatchIndex(s, -1) {
+		m := groups(s, i)
+		if abbreviated(s, i) {
+			continue
+		}
 		a, _ := atoi(m[2])
 		if strings.Contains(strings.ToLower(m[1]), "end") {
 			out = append(out, NumberClaim{"end", a, m[0]})
@@ -148,3 +160,17 @@ func groups(s string, idx []int) []string {
 	}
 	return out
 }
+
+// abbreviated reports whether a number of the match ends in a magnitude
+// suffix (30k, 1.2M): a rounded number, no exact claim.
+func abbreviated(s string, idx []int) bool {
+	for g := 1; 2*g+1 < len(idx); g++ {
+		if end := idx[2*g+1]; idx[2*g] >= 0 && end < len(s) && strings.ContainsRune("kKmM", rune(s[end])) &&
+			(end+1 == len(s) || !isLetter(s[end+1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
