@@ -46,7 +46,7 @@ var evidenceMutants = []Variation{
 		Apply: withMiddleware(onResult("search", swapFirstHitHandles))},
 	{ID: "text-titles-shifted", Kills: []string{"S034.2"}, Doc: "search's text prints each hit's handle beside the next hit's title; structuredContent keeps the right titles",
 		Apply: onSearchText(shiftTextTitles)},
-	{ID: "hit-source-from-first-hit", Kills: []string{"S024.2"}, Collateral: []string{"S028"}, Doc: "search states every hit's connection_id, connector_key and display label as the first hit's, in structuredContent and the text's titles (ids and handles stay right; S028 too: a scoped search's hits claim another connection)",
+	{ID: "hit-source-from-first-hit", Kills: []string{"S024.2", "S034.2"}, Collateral: []string{"S028"}, Doc: "search states every hit's connection_id, connector_key and display label as the first hit's, in structuredContent and the text's titles (ids and handles stay right; S028 too: a scoped search's hits claim another connection)",
 		Apply: withMiddleware(onResult("search", hitSourceFromFirst))},
 	{ID: "evidence-without-id", Kills: []string{"S043.2"}, Doc: "search's evidence lines name no record id, so the bounded read cannot be asked for from them",
 		Apply: onSearchText(func(text string) string { return evidenceIDRe.ReplaceAllString(text, "$1") })},

@@ -192,6 +192,21 @@ var readsMutants = []Variation{
 		Apply: onFetch(dropRequestedValues)},
 	{ID: "text-drops-last-record", Kills: []string{"S033.1", "S034.2", "S050.1"}, Doc: "query_records' text leaves out the page's last record line; its header and structuredContent still hold it (S033 and S050 too: the record's preview and the calls to it are gone from the text)",
 		Apply: dropLastRecordLine()},
+	{ID: "schema-ambiguity-retries-with-connector", Kills: []string{"S022.2"}, Doc: "schema(stream, detail: full)'s disambiguation error says retry_with connector_id; its message still names connection_id",
+		Apply: withMiddleware(onResult("schema", func(_ *mcp.CallToolRequest, r *result) {
+			if e := r.errorObject(); e != nil && e["retry_with"] != nil {
+				e["retry_with"] = "connector_id"
+				r.setError(e)
+			}
+		}))},
+	{ID: "preview-read-skips-past-cut", Kills: []string{"S033.1"}, Doc: "the read query_records' text offers for a text it cut starts at character 4096, past what the preview left out (structuredContent is unchanged)",
+		Apply: withMiddleware(onResult("query_records", func(_ *mcp.CallToolRequest, r *result) {
+			if !r.IsError {
+				r.setText(cutReadFromStartRe.ReplaceAllString(r.text(), `${1}"offset_chars":4096}`))
+			}
+		}))},
+	{ID: "top-result-title-other-label", Kills: []string{"S034.2"}, Doc: "search's text titles its first top result with the second's connection label when they differ (structuredContent is right)",
+		Apply: onSearchText(firstTitleTakesSecondLabel)},
 	{ID: "schema-ambiguity-code-generic", Kills: []string{"S022.2"}, Doc: "schema(stream, detail: full)'s disambiguation error for a stream of several sources is coded invalid_request; it keeps retry_with and its candidates",
 		Apply: withMiddleware(onResult("schema", func(_ *mcp.CallToolRequest, r *result) {
 			if e := r.errorObject(); e != nil && strings.HasPrefix(str(e["code"]), "ambiguous") {

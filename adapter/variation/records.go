@@ -419,3 +419,7 @@ func dropLastRecordLine() func(*Seams) {
 		r.setText(r.text()[:last[0]] + r.text()[last[1]:])
 	}))
 }
+
+// cutReadFromStartRe is the read a cut text field's line offers from its
+// start (record[0].body truncated read_record_field args={…,"offset_chars":0}).
+var cutReadFromStartRe = regexp.MustCompile(`(?m)^(record\[\d+\]\.\S+ truncated read_record_field args=\{.*)"offset_chars":0\}`)

@@ -564,3 +564,19 @@ func relabelFirstEvidenceField(req *mcp.CallToolRequest, r *result) {
 	text := firstEvidenceLineRe.ReplaceAllString(r.text(), `${1}field_path=subject${2} {"field_path":"subject","id":"${3}"}`)
 	r.setText("search " + strconv.Quote(in.Q) + ":\n" + topSnippetRe.ReplaceAllString(text, "$1"))
 }
+
+var topTitleLabelRe = regexp.MustCompile(`(?m)^(\d+)\. id=(\S+) title="([^"/]+) / `)
+
+// firstTitleTakesSecondLabel gives the first top result's title the
+// second's connection label, where they differ.
+func firstTitleTakesSecondLabel(text string) string {
+	m := topTitleLabelRe.FindAllStringSubmatchIndex(text, 2)
+	if len(m) < 2 {
+		return text
+	}
+	first, second := text[m[0][6]:m[0][7]], text[m[1][6]:m[1][7]]
+	if first == second {
+		return text
+	}
+	return text[:m[0][6]] + second + text[m[0][7]:]
+}

@@ -134,7 +134,7 @@ var typedFilterRe = regexp.MustCompile(`(?i)\b(typed|objects?|structured|json|op
 var (
 	credentialRe = regexp.MustCompile(`(?i)\b(owner|control[- ]plane|admin(istrator)?)\b[^.;]{0,40}\b(token|bearer|credential|cookie|key)s?\b`)
 	negationRe   = regexp.MustCompile(`(?i)\b(not|never|no|don't|do not|without|refuse[sd]?|reject(s|ed)?|avoid|must not|cannot|isn't|aren't)\b`)
-	askRe        = regexp.MustCompile(`(?i)\b(use|pass|set|provide|supply|send|paste|export|enter|add|configure|give|retry|try|switch|fall back|authenticate|call|re-?run)\b`)
+	askRe        = regexp.MustCompile(`(?i)\b(use|pass|set|provide|supply|send|paste|export|enter|add|configure|give|retry|try|switch|fall back|authenticate|call|re-?run|ask|request|obtain|get|acquire|prompt|include|attach|escalate|upgrade)\b`)
 	// clauseSepRe splits a sentence into its clauses: a refusal in one
 	// ("if a read is refused, …") does not negate an ask in the next.
 	clauseSepRe = regexp.MustCompile(`[,;:()]| — | - `)

@@ -252,13 +252,20 @@ func wrongRetry(c *Call) (conformance.Witness, error) {
 }
 
 func retriesWithConnection(c *Call) bool {
-	if retryWith(c.ErrorObject()["retry_with"]) == "connection_id" {
-		return true
+	if v := retryWith(c.ErrorObject()["retry_with"]); v != "" {
+		return v == "connection_id" // the value it gives, whatever the text says
 	}
 	text := c.Text()
+	if m := retryWithTextRe.FindStringSubmatch(text); m != nil {
+		return m[1] == "connection_id"
+	}
 	i := strings.Index(text, "retry_with")
 	return i >= 0 && strings.Contains(text[i:min(len(text), i+80)], "connection_id")
 }
+
+// retryWithTextRe is retry_with and the name a text gives it
+// (retry_with: connection_id, "retry_with":"connection_id").
+var retryWithTextRe = regexp.MustCompile("retry_with[\"'`]?\\s*[:=]\\s*[\"'`]?([A-Za-z_]+)")
 
 // retryWith reads retry_with as a string or as {field, guidance} (catalog C6).
 func retryWith(v any) string {

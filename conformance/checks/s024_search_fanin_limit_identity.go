@@ -2,7 +2,9 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/pdpp-connect/mcpcheck/conformance"
 	"github.com/pdpp-connect/mcpcheck/conformance/dialect"
@@ -85,7 +87,11 @@ func judgeTextConnector(t *T, c *Call, hs []probe.Hit, h probe.Hit, key string) 
 		}
 	}
 	seg := probe.Segment(c.Text(), h.Ref.ID, others)
-	if seg == "" || read.ContainsToken(seg, key) {
+	if seg == "" {
+		return
+	}
+	judgeTextConnection(t, t, c.Text(), h, others)
+	if read.ContainsToken(seg, key) {
 		return
 	}
 	for _, cn := range t.RS().Fixture().Connectors {
@@ -93,6 +99,56 @@ func judgeTextConnector(t *T, c *Call, hs []probe.Hit, h probe.Hit, key string) 
 			t.AssertWith(false, func() (conformance.Witness, error) {
 				return conformance.Present(cn.Key, conformance.Shown("the text about hit "+h.Ref.String(), seg))
 			}, "the text shows hit %s, a record of connector %s, under connector %s", h.Ref, key, cn.Key)
+			return
+		}
+	}
+}
+
+// connectionClaimRe is a connection a text states under its label:
+// connection_id=cin_home, "connection_id":"cin_home", connection cin_home.
+var connectionClaimRe = regexp.MustCompile(`(?i)\bconnection(?:_id)?["']?\s*[:=]?\s*["']?([A-Za-z0-9_.:-]+)`)
+
+// judgeTextConnection holds the source a text states for hit h to the
+// hit's, line by line: a line that names the hit (its record id) and no
+// other hit, and states one connection of the grant, or shows one
+// connection's display label, that is another's shows the hit under the
+// wrong source. A line naming several (a source mix) states no one hit's.
+// on holds the fixture the hit is of.
+func judgeTextConnection(t, on *T, text string, h probe.Hit, others []string) {
+	ids, labels := map[string]string{}, map[string]string{}
+	for _, cn := range on.RS().Fixture().Connectors {
+		for _, o := range cn.Connections {
+			ids[o.ID] = o.ID
+			if o.DisplayName != "" {
+				labels[o.DisplayName] = o.ID
+			}
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if !read.ContainsToken(line, h.Ref.ID) || slices.ContainsFunc(others, func(o string) bool { return o != h.Ref.ID && read.ContainsToken(line, o) }) {
+			continue
+		}
+		claimed := map[string]string{} // connection id → what the line shows
+		for _, m := range connectionClaimRe.FindAllStringSubmatch(line, -1) {
+			if id, ok := ids[m[1]]; ok {
+				claimed[id] = m[0]
+			}
+		}
+		for label, id := range labels {
+			if strings.Contains(line, label) && claimed[id] == "" {
+				claimed[id] = label
+			}
+		}
+		if len(claimed) != 1 {
+			continue
+		}
+		for id, shown := range claimed {
+			if id == h.Ref.Conn {
+				continue
+			}
+			t.AssertWith(false, func() (conformance.Witness, error) {
+				return conformance.Present(shown, conformance.Shown("the text line about hit "+h.Ref.String(), line))
+			}, "the text shows hit %s, a record of connection %s, under connection %s (%s)", h.Ref, h.Ref.Conn, id, shown)
 			return
 		}
 	}

@@ -326,7 +326,9 @@ func followCutValues(t *T, c *Call, s probe.Source) int {
 				if fr.field == field {
 					done = true
 					t.Clause(1, func() {
-						t.Works(fr.r, textOnly(c), "the read_record_field call the text prints for %s's %s must work", ref, field)
+						if t.Works(fr.r, textOnly(c), "the read_record_field call the text prints for %s's %s must work", ref, field) {
+							judgeGoesOnFromCut(t, c, fr, rec.Data[field])
+						}
 					})
 				}
 			}
@@ -362,6 +364,34 @@ func followCutValues(t *T, c *Call, s probe.Source) int {
 		}
 	}
 	return judged
+}
+
+// judgeGoesOnFromCut holds a read a page's text offers for a value it
+// cut (x) to where the text stopped: the read must show the value from
+// its start again, or the piece of it that follows the cut (a word's room
+// after it, for a read that starts at a word). One that starts further on
+// skips what the text left out, so it does not work as the continuation.
+func judgeGoesOnFromCut(t *T, c *Call, fr fieldRead, x any) {
+	v, ok := x.(string)
+	if !ok {
+		return
+	}
+	r := []rune(v)
+	shown := probe.ShownPrefix(c.Text(), v)
+	if shown+2*probe.ChunkRunes >= len(r) || probe.ShownIn(fr.r.Text(), valueHead(v)) {
+		return
+	}
+	for k := 0; k <= 24; k++ {
+		if probe.ShownIn(fr.r.Text(), nextPiece(v, shown+k, 256)) {
+			return
+		}
+	}
+	want := nextPiece(v, shown, 256)
+	t.AssertWith(false, func() (conformance.Witness, error) {
+		return conformance.Undelivered(fr.r, read.Text(want), textOnly(c))
+	},
+		"the text shows %d of the %d characters of %s and offers %v to read on, which shows neither the value's start nor what follows the cut (%q): it skips what the text left out",
+		shown, len(r), fr.field, fr.cont.Args, clipText(want, 60))
 }
 
 // A fieldRead is a read_record_field call a text prints for a record,

@@ -118,6 +118,7 @@ func judgeSearchText(t, v *T, c *Call) {
 		if handles[h.Ref] != "" {
 			t.Clause(2, func() { judgeTitleBeside(t, c, h, hits, handles[h.Ref]) })
 		}
+		t.Clause(2, func() { judgeTextConnection(t, v, c.Text(), h, hitIDs(hits)) })
 	}
 	if len(hits) == 0 || handles[hits[0].Ref] == "" {
 		return
@@ -267,6 +268,15 @@ func judgeRecordsReachable(t *T, c *Call, s probe.Source, inPage, shown []probe.
 		},
 			"query_records' answer holds record %s, but its text shows it nowhere (no id, value or handle), nor does any of the %d query_records calls it prints: structuredContent is the only path to its identity", ref, followed)
 	}
+}
+
+// hitIDs are the record ids of hits.
+func hitIDs(hits []probe.Hit) []string {
+	out := make([]string, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, h.Ref.ID)
+	}
+	return out
 }
 
 // judgeHandleBeside holds a handle to the content printed beside it: the
