@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Trial 9 analysis: caught, masked, not fired, wrong reason, false alarms."""
+"""Recall trial analysis (issue 34): caught, masked, not fired, wrong reason, false alarms."""
 import json, os, sys
 from collections import defaultdict
-OUT = os.environ["OUT"]; TRIAL = os.environ.get("TRIAL", "/work/recall-trial-9")
+OUT = os.environ["OUT"]; TRIAL = os.environ["TRIAL"]
 faults = json.load(open(f"{TRIAL}/faults.json"))
 def clauses(path):
     try: r = json.load(open(path))

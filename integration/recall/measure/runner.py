@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Trial 7 runner: mcpcheck (MC) against p, s, t, y behind the frozen
+"""Recall trial runner (issue 34): mcpcheck (MC) against p, s, t, y behind the frozen
 fault proxy. Baseline (fault none) and conforming rewrites (kind ok) run
 the whole registry; each fault runs its target scenarios only.
 Env: MC (mcpcheck binary), OUT (output dir), J (parallel, default 2),
-TRIAL (default /work/recall-trial-7), ONLY (comma list of fault names)."""
+TRIAL (the fault set's folder), BIN (the adapter binaries: pdpp-mcp, s, t, y), ONLY (comma list of fault names)."""
 import json, os, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 MC = os.environ["MC"]; OUT = os.environ["OUT"]; J = int(os.environ.get("J", "2"))
-TRIAL = os.environ.get("TRIAL", "/work/recall-trial-7")
-BIN = "/tmp/trial7/bin"
+TRIAL = os.environ["TRIAL"]
+BIN = os.environ["BIN"]
 CMD = {"p": f"{BIN}/pdpp-mcp --provider-url {{rs_url}}", "s": f"{BIN}/s --provider-url {{rs_url}}",
        "t": f"{BIN}/t --rs-url {{rs_url}}", "y": f"{BIN}/y --rs-url {{rs_url}}"}
 faults = json.load(open(f"{TRIAL}/faults.json"))
