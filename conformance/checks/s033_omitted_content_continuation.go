@@ -73,63 +73,27 @@ func continuationTools(t *T, c *Call) []string {
 
 // followHiddenRecords judges the records a page holds (in
 // structuredContent) whose ids its text does not show: the calls of the
-// same tool the text prints, followed on, must show them.
+// same tool the text prints, followed on, must work and show them.
 func followHiddenRecords(t *T, first *Call, s probe.Source) int {
-	inPage := probe.RecordsShown(t, first, s.Stream)
-	inText := shownInText(t, first, s.Stream, inPage)
-	var hidden []probe.RecordRef
-	for _, r := range inPage {
-		if !slices.Contains(inText, r) {
-			hidden = append(hidden, r)
-		}
-	}
+	hidden := hiddenRecords(t, first, s)
 	if len(hidden) == 0 {
 		return 0
 	}
-	type followed struct {
-		cont probe.Continuation
-		r    *Call
-	}
-	var done []followed
-	texts := []conformance.Evidence{textOnly(first)}
+	missing, done := reachHidden(t, first, s, hidden)
 	t.Clause(1, func() {
-		reached := map[probe.RecordRef]bool{}
-		seen := map[string]bool{}
-		queue := []*Call{first}
-		for len(queue) > 0 && len(done) < 40 && len(reached) < len(hidden) {
-			c := queue[0]
-			queue = queue[1:]
-			for _, cont := range probe.NextCalls(c) {
-				if cont.Tool != first.Tool || seen[probe.CallKey(cont)] {
-					continue
-				}
-				seen[probe.CallKey(cont)] = true
-				r := t.Follow(cont)
-				done = append(done, followed{cont, r})
-				if !t.Works(r, textOnly(c), "the %s continuation %v shown in the text must work", cont.Tool, cont.Args) {
-					continue
-				}
-				texts = append(texts, textOnly(r))
-				n := len(reached)
-				for _, ref := range shownInText(t, r, s.Stream, hidden) {
-					if slices.Contains(hidden, ref) {
-						reached[ref] = true
-					}
-				}
-				if len(reached) > n {
-					queue = append(queue, r)
-				}
+		texts := []conformance.Evidence{textOnly(first)}
+		for _, f := range done {
+			if t.Works(f.r, textOnly(f.from), "the %s continuation %v shown in the text must work", f.cont.Tool, f.cont.Args) {
+				texts = append(texts, textOnly(f.r))
 			}
 		}
-		var missing []string
-		for _, ref := range hidden {
-			if !reached[ref] {
-				missing = append(missing, ref.ID)
-			}
+		ids := make([]string, 0, len(missing))
+		for _, ref := range missing {
+			ids = append(ids, ref.ID)
 		}
-		t.AssertWith(len(missing) == 0, func() (conformance.Witness, error) { return conformance.AbsentAll(facts(missing...), texts...) },
+		t.AssertWith(len(missing) == 0, func() (conformance.Witness, error) { return conformance.AbsentAll(facts(ids...), texts...) },
 			"%s shows %d of its %d records in text; the calls its text offers must reach the others, but never show %v:\n%s",
-			first.Tool, len(inPage)-len(hidden), len(inPage), missing, clipText(first.Text(), 600))
+			first.Tool, len(probe.RecordsShown(t, first, s.Stream))-len(hidden), len(probe.RecordsShown(t, first, s.Stream)), ids, clipText(first.Text(), 600))
 	})
 	for _, f := range done {
 		if f.r.IsError() {
@@ -138,6 +102,68 @@ func followHiddenRecords(t *T, first *Call, s probe.Source) int {
 		t.Clause(2, func() { expectInSource(t, f.cont, f.r, s) })
 	}
 	return 1
+}
+
+// hiddenRecords are the records of s a page holds (in structuredContent)
+// that its text does not show, by id, values or a handle.
+func hiddenRecords(t *T, page *Call, s probe.Source) []probe.RecordRef {
+	inPage := probe.RecordsShown(t, page, s.Stream)
+	inText := shownInText(t, page, s.Stream, inPage)
+	var hidden []probe.RecordRef
+	for _, r := range inPage {
+		if !slices.Contains(inText, r) {
+			hidden = append(hidden, r)
+		}
+	}
+	return hidden
+}
+
+// A followedCall is a call a text printed, followed, with the answer
+// whose text printed it.
+type followedCall struct {
+	cont probe.Continuation
+	r    *Call
+	from *Call
+}
+
+// reachHidden follows the calls of first's tool that first's text prints,
+// and those the answers that show hidden records print in turn (breadth
+// first, at most 40), until every hidden record is shown: missing are
+// those none showed.
+func reachHidden(t *T, first *Call, s probe.Source, hidden []probe.RecordRef) (missing []probe.RecordRef, done []followedCall) {
+	reached := map[probe.RecordRef]bool{}
+	seen := map[string]bool{}
+	queue := []*Call{first}
+	for len(queue) > 0 && len(done) < 40 && len(reached) < len(hidden) {
+		c := queue[0]
+		queue = queue[1:]
+		for _, cont := range probe.NextCalls(c) {
+			if cont.Tool != first.Tool || seen[probe.CallKey(cont)] {
+				continue
+			}
+			seen[probe.CallKey(cont)] = true
+			r := followOnce(t, cont)
+			done = append(done, followedCall{cont, r, c})
+			if r.IsError() {
+				continue
+			}
+			n := len(reached)
+			for _, ref := range shownInText(t, r, s.Stream, hidden) {
+				if slices.Contains(hidden, ref) {
+					reached[ref] = true
+				}
+			}
+			if len(reached) > n {
+				queue = append(queue, r)
+			}
+		}
+	}
+	for _, ref := range hidden {
+		if !reached[ref] {
+			missing = append(missing, ref)
+		}
+	}
+	return missing, done
 }
 
 // followHitHandles searches a word two streams hold and follows, for the

@@ -204,7 +204,7 @@ func judgeRecordsText(t *T, c *Call, s probe.Source) {
 	inPage := probe.RecordsShown(t, c, s.Stream)
 	shown := shownInText(t, c, s.Stream, inPage)
 	handles := probe.HandlesInText(t, c, shown)
-	t.Clause(2, func() { judgeRecordsReachable(t, c, s, inPage, shown) })
+	t.Clause(2, func() { judgeRecordsReachable(t, c, s) })
 	for _, ref := range shown {
 		rec, _ := probe.FindRecord(t, ref)
 		vals := recordTexts(rec)
@@ -228,45 +228,21 @@ func judgeRecordsText(t *T, c *Call, s probe.Source) {
 	}
 }
 
-// maxTextContinuations bounds the query_records calls a page's text (and
-// the texts they reach) print that are followed to find the records it
-// leaves out (mcpcheck's own call budget).
-const maxTextContinuations = 6
-
-// judgeRecordsReachable judges the records an answer holds (inPage) that
-// its text does not show: a bounded text may leave them to the calls it
-// prints, so those are followed; a record no followed text shows either
-// is reached only through structuredContent.
-func judgeRecordsReachable(t *T, c *Call, s probe.Source, inPage, shown []probe.RecordRef) {
-	var missing []probe.RecordRef
-	for _, ref := range inPage {
-		if !slices.Contains(shown, ref) && !read.ContainsToken(c.Text(), ref.ID) {
-			missing = append(missing, ref)
-		}
+// judgeRecordsReachable judges the records a page holds that its text
+// does not show: a bounded text may leave them to the calls it prints
+// (followed as S033 follows them); a record none of those shows is
+// reached only through structuredContent.
+func judgeRecordsReachable(t *T, c *Call, s probe.Source) {
+	hidden := hiddenRecords(t, c, s)
+	if len(hidden) == 0 {
+		return
 	}
-	followed, queue := 0, probe.ContinuationsIn(c.Text())
-	for len(queue) > 0 && len(missing) > 0 && followed < maxTextContinuations {
-		cont := queue[0]
-		queue = queue[1:]
-		if cont.Tool != "query_records" {
-			continue
-		}
-		followed++
-		r := followOnce(t, cont)
-		if r.IsError() {
-			continue
-		}
-		reached := shownInText(t, r, s.Stream, missing)
-		missing = slices.DeleteFunc(missing, func(ref probe.RecordRef) bool {
-			return slices.Contains(reached, ref) || read.ContainsToken(r.Text(), ref.ID)
-		})
-		queue = append(queue, probe.ContinuationsIn(r.Text())...)
-	}
+	missing, done := reachHidden(t, c, s, hidden)
 	for _, ref := range missing {
 		t.AssertWith(false, func() (conformance.Witness, error) {
 			return conformance.Absent(read.Text(ref.ID), conformance.TextOf(c))
 		},
-			"query_records' answer holds record %s, but its text shows it nowhere (no id, value or handle), nor does any of the %d query_records calls it prints: structuredContent is the only path to its identity", ref, followed)
+			"query_records' answer holds record %s, but its text shows it nowhere (no id, value or handle), nor does any of the %d query_records calls it leads to: structuredContent is the only path to its identity", ref, len(done))
 	}
 }
 
