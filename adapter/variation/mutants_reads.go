@@ -39,7 +39,7 @@ var readsMutants = []Variation{
 		}))},
 	{ID: "count-text-stale", Kills: []string{"S023.2"}, Doc: "query_records text shows the count of the session's previous count-bearing read; structuredContent keeps the right one",
 		Apply: staleCountText()},
-	{ID: "aggregate-connection-dropped", Kills: []string{"S014.1"}, Collateral: []string{"S023"}, Doc: "aggregate accepts connection_id but never sends it to the RS, so a count covers every connection of the stream (S023 too: the count in text is not the RS's for the connection)",
+	{ID: "aggregate-connection-dropped", Kills: []string{"S014.1", "U09.1"}, Collateral: []string{"S023"}, Doc: "aggregate accepts connection_id but never sends it to the RS, so a count covers every connection of the stream (S023 too: the count in text is not the RS's for the connection)",
 		Apply: all(tracked(), onQuery(inTool("aggregate", isAggregate), func(_ *http.Request, q url.Values) { q.Del("connection_id") }))},
 	{ID: "records-connection-sticky", Kills: []string{"S014.1"}, Collateral: []string{"S033"}, Doc: "query_records sends the first connection_id it was given on every later read of the same stream, whatever the call names (S033 too: its continuation of another connection's page shows the first connection's records)",
 		Apply: all(tracked(), stickyConnection())},
@@ -205,7 +205,7 @@ var readsMutants = []Variation{
 				r.setText(cutReadFromStartRe.ReplaceAllString(r.text(), `${1}"offset_chars":4096}`))
 			}
 		}))},
-	{ID: "top-result-title-other-label", Kills: []string{"S034.2"}, Doc: "search's text titles its first top result with the second's connection label when they differ (structuredContent is right)",
+	{ID: "top-result-title-other-label", Kills: []string{"S024.2", "S034.2"}, Doc: "search's text titles its first top result with the second's connection label when they differ (structuredContent is right)",
 		Apply: onSearchText(firstTitleTakesSecondLabel)},
 	{ID: "schema-ambiguity-code-generic", Kills: []string{"S022.2"}, Doc: "schema(stream, detail: full)'s disambiguation error for a stream of several sources is coded invalid_request; it keeps retry_with and its candidates",
 		Apply: withMiddleware(onResult("schema", func(_ *mcp.CallToolRequest, r *result) {

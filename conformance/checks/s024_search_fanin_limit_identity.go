@@ -124,6 +124,16 @@ func judgeTextConnection(t, on *T, text string, h probe.Hit, others []string) {
 			}
 		}
 	}
+	// A label inside a record's own text (a preview that mentions "Home
+	// Mail") states no source: record values are set aside first.
+	var content []string
+	for _, r := range probe.FixtureRecords(on) {
+		for _, v := range probe.StringValues(r.Data) {
+			if labels[v] == "" && ids[v] == "" {
+				content = append(content, v)
+			}
+		}
+	}
 	for _, line := range strings.Split(text, "\n") {
 		if !read.ContainsToken(line, h.Ref.ID) || slices.ContainsFunc(others, func(o string) bool { return o != h.Ref.ID && read.ContainsToken(line, o) }) {
 			continue
@@ -134,8 +144,9 @@ func judgeTextConnection(t, on *T, text string, h probe.Hit, others []string) {
 				claimed[id] = m[0]
 			}
 		}
+		own := read.WithoutContent(line, content)
 		for label, id := range labels {
-			if strings.Contains(line, label) && claimed[id] == "" {
+			if strings.Contains(own, label) && claimed[id] == "" {
 				claimed[id] = label
 			}
 		}
