@@ -32,7 +32,7 @@ func WindowKeyRole(key string) string {
 	switch k {
 	case "total", "total_chars", "total_characters", "total_length", "total_size", "total_runes", "total_bytes", "chars_total", "field_length", "field_size", "value_length", "value_size":
 		return "total"
-	case "start", "start_chars", "start_char", "start_offset", "offset", "offset_chars", "from", "begin", "range_start", "served_start", "window_start":
+	case "start", "start_chars", "start_char", "start_offset", "offset", "from", "begin", "range_start", "served_start", "window_start":
 		return "start"
 	case "end", "end_chars", "end_char", "end_offset", "to", "range_end", "served_end", "window_end", "stop":
 		return "end"
