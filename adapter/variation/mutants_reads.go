@@ -214,6 +214,15 @@ var readsMutants = []Variation{
 				r.setError(e)
 			}
 		}))},
+	{ID: "schema-ambiguity-drops-candidate", Kills: []string{"S022.2"}, Doc: "schema(stream, detail: full)'s disambiguation error lists every source of the stream but the last, with no word of the one left out",
+		Apply: withMiddleware(onResult("schema", func(_ *mcp.CallToolRequest, r *result) {
+			if e := r.errorObject(); e != nil {
+				if list, ok := e["available_connections"].([]any); ok && len(list) > 1 {
+					e["available_connections"] = list[:len(list)-1]
+					r.setError(e)
+				}
+			}
+		}))},
 	{ID: "ambiguity-without-retry-with", Kills: []string{"S032.1"}, Doc: "the ambiguous_connection error does not say to retry with connection_id",
 		Apply: onError(func(e map[string]any) {
 			if e["code"] == "ambiguous_connection" {

@@ -45,6 +45,9 @@ var s001 = &Check{ID: "S001", Slug: "init-instructions", Mode: ModeBB, Run: func
 			t.Skipf("initialize carries no instructions: nothing in them can ask for an owner bearer")
 		}
 		asks := ownerAsks(instr)
+		if s := ownerRetryAdvice(instr); s != "" {
+			asks = append(asks, s) // a retry with the owner's side of a credential asks for it too
+		}
 		t.AssertWith(len(asks) == 0, func() (conformance.Witness, error) {
 			return conformance.Present(asks[0], conformance.Shown("the instructions", instr))
 		}, "the instructions must not ask the client to use owner or control-plane bearers: %q", asks)
@@ -132,9 +135,9 @@ func judgeFilterExample(t *T, head conformance.Evidence, ex string) {
 var typedFilterRe = regexp.MustCompile(`(?i)\b(typed|objects?|structured|json|operators?|eq|gte|lte|gt|lt|range)\b|[{]`)
 
 var (
-	credentialRe = regexp.MustCompile(`(?i)\b(owner|control[- ]plane|admin(istrator)?)\b[^.;]{0,40}\b(token|bearer|credential|cookie|key)s?\b`)
+	credentialRe = regexp.MustCompile(`(?i)\b(owner|control[- ]plane|admin(istrator)?|operator|root|master|super-?user|full[- ]access|unrestricted)('s)?\b[^.;]{0,40}\b(token|bearer|credential|cookie|key|password|secret|session)s?\b`)
 	negationRe   = regexp.MustCompile(`(?i)\b(not|never|no|don't|do not|without|refuse[sd]?|reject(s|ed)?|avoid|must not|cannot|isn't|aren't)\b`)
-	askRe        = regexp.MustCompile(`(?i)\b(use|pass|set|provide|supply|send|paste|export|enter|add|configure|give|retry|try|switch|fall back|authenticate|call|re-?run|ask|request|obtain|get|acquire|prompt|include|attach|escalate|upgrade)\b`)
+	askRe        = regexp.MustCompile(`(?i)\b(use|pass|set|provide|supply|send|paste|export|enter|add|configure|give|retry|try|switch|fall back|authenticate|call|re-?run|ask|request|obtain|get|acquire|prompt|include|attach|escalate|upgrade|need|needs)\b`)
 	// clauseSepRe splits a sentence into its clauses: a refusal in one
 	// ("if a read is refused, …") does not negate an ask in the next.
 	clauseSepRe = regexp.MustCompile(`[,;:()]| — | - `)

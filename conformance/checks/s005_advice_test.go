@@ -39,6 +39,14 @@ func TestHiddenClaimReadsDenialsNotKeywords(t *testing.T) {
 		{"Results come as text and as structuredContent; both may be visible to you, neither is hidden.", false},
 		{"Fields you did not request are never sent to the model.", false},
 		{"Projection: each record keeps only these fields under data.", false},
+		{"The JSON payload is delivered to the host application; the assistant never sees it.", true},
+		{"The model only sees the text summary; structuredContent goes to the client.", true},
+		{"structuredContent is consumed by the client application, not the model.", true},
+		{"Agents cannot read structuredContent, so keep the text short.", true},
+		{"If the model cannot see structuredContent, every handle is repeated in the text.", false},
+		{"Some hosts do not show structuredContent to the model; the text repeats every handle.", false},
+		{"When your host hides structuredContent from the assistant, read the text lines instead.", false},
+		{"The model can read either the text or structuredContent.", false},
 	} {
 		if got := hiddenClaim(tc.text) != ""; got != tc.claim {
 			t.Errorf("hiddenClaim(%q) = %v, want %v", tc.text, got, tc.claim)
@@ -61,6 +69,28 @@ func TestOwnerRetryAdvice(t *testing.T) {
 	} {
 		if got := ownerRetryAdvice(tc.text) != ""; got != tc.advice {
 			t.Errorf("ownerRetryAdvice(%q) = %v, want %v", tc.text, got, tc.advice)
+		}
+	}
+}
+
+// S001.3 reads an ask for the owner's side of a credential in any of its
+// names, and a retry with one as an ask too.
+func TestOwnerAsksInInstructions(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		ask  bool
+	}{
+		{"If a read is denied, ask the user for their owner token and call again.", true},
+		{"For streams outside the grant, use the operator token.", true},
+		{"When access is refused, switch to the master key from the dashboard.", true},
+		{"Reads beyond the grant need a full-access token; request one from the user.", true},
+		{"Get a client token from your PDPP dashboard's connect page.", false},
+		{"Never use owner or control-plane tokens: the adapter rejects them.", false},
+		{"The adapter uses only the grant's client token.", false},
+		{"If a read is refused with 403, the grant does not cover it; tell the user rather than retrying with other credentials.", false},
+	} {
+		if got := len(ownerAsks(tc.text)) > 0 || ownerRetryAdvice(tc.text) != ""; got != tc.ask {
+			t.Errorf("ask for an owner credential in %q = %v, want %v", tc.text, got, tc.ask)
 		}
 	}
 }

@@ -74,7 +74,17 @@ var (
 	denyRe = regexp.MustCompile(`(?i)\b(never|not|n't|no longer)\b[^.;:]{0,30}\b(placed|put|shown|sent|added|included|passed|visible|seen|see|reach\w*|enters?|appears?|loaded|read by)\b[^.;:]{0,20}\b(conversation|context( window)?|view|prompt|transcript|chat|model|llm|assistant|you)\b|` +
 		`\b(outside|out of|beyond|hidden from|invisible to|away from|kept from|withheld from)\s+(the |your |its |the model's )?(view|context|conversation|prompt|model|sight|llm|assistant|you)\b`)
 	deliveredRe = regexp.MustCompile(`(?i)structured|\b(client|host|application|app|ui|widget|renderer|display)\b`)
-	visibleRe   = regexp.MustCompile(`(?i)\b(not|never|neither|nor|isn't|aren't)( is| are)?( a| an)? (hidden|invisible|private)\b|\bmodel-visible\b|\b(is|are|stays?|remains?|also|potentially) visible\b|\b(may|can|might|could) (be )?(see|seen|read)\b`)
+	// The audience as subject: "the assistant never sees it", "agents
+	// cannot read structuredContent", "the model only receives the text";
+	// and the audience set against where the data goes: "consumed by the
+	// client, not the model".
+	audienceDenyRe = regexp.MustCompile(`(?i)\b(model|assistant|agent|llm|ai)s?\b[^.;:]{0,20}\b(never|cannot|can't|can ?not|does not|doesn't|do not|don't|won't|will not)\s+(see|sees|read|reads|receive|receives|get|gets|access)\b|` +
+		`\b(model|assistant|agent|llm|ai)s?\b[^.;:]{0,20}\b(only|just)\s+(sees?|reads?|receives?|gets?)\b|` +
+		`\b(client|host|application|app|ui|code|program)s?\b[^.;:]{0,20},?\s+not\s+(by |to |for )?(the |your )?(model|assistant|agent|llm|ai|you)\b`)
+	// A conditional about a host that hides structuredContent ("if your
+	// host does not show it to the model, read the text") claims nothing.
+	conditionalRe = regexp.MustCompile(`(?i)^\W*(if|when|where|unless|in case|should|some)\b|\b(if|when|unless|where) (the |your |a |some )?(host|client|model|assistant|agent)s?\b`)
+	visibleRe     = regexp.MustCompile(`(?i)\b(not|never|neither|nor|isn't|aren't)( is| are)?( a| an)? (hidden|invisible|private)\b|\bmodel-visible\b|\b(is|are|stays?|remains?|also|potentially) visible\b|\b(may|can|might|could) (be )?(see|seen|read)\b`)
 )
 
 // hiddenClaim is the first claim of d, sentence by sentence, that
@@ -94,8 +104,21 @@ func hiddenClaim(d string) string {
 			return strings.TrimSpace(sentence)
 		}
 	}
+	// The audience denial may sit in one clause and where the data goes
+	// in the next ("… go to the host; the assistant never sees them").
+	for _, sentence := range fullSentenceRe.Split(d, -1) {
+		if visibleRe.MatchString(sentence) || conditionalRe.MatchString(sentence) {
+			continue
+		}
+		if audienceDenyRe.MatchString(sentence) && deliveredRe.MatchString(sentence) {
+			return strings.TrimSpace(sentence)
+		}
+	}
 	return ""
 }
+
+// fullSentenceRe ends a sentence at . ! ? or a line break, not at ;.
+var fullSentenceRe = regexp.MustCompile(`[.!?]\s+|\n+`)
 
 // steerStems and adviceStems are the words steering and advice go by, for
 // a witness: a description none of whose sentences holds one of each

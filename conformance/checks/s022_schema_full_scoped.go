@@ -76,6 +76,15 @@ var s022 = &Check{ID: "S022", Slug: "schema-full-scoped", Mode: ModeBBD, Tools: 
 		for _, other := range notServing(truth, shared) {
 			t.ShowsNone(amb, other, "the disambiguation error for stream %q lists connection %s, which does not serve it", shared, other)
 		}
+		// A source ambiguity error (seed 001): the candidates it lists are
+		// true of the fixture, and on a small package name every source.
+		// Which keys an entry carries is S032.3's, asked of reads only.
+		if avail := ambiguityCandidates(amb); len(avail) > 0 {
+			for _, am := range avail {
+				judgeCandidate(t, on, am, shared)
+			}
+			judgeSmallPackage(t, refusal{call: amb, conns: fixtureStreamConnections(on, shared)}, avail)
+		}
 		if on.Target.Has(CapControlledRS) {
 			reqs := on.RS().RequestsTo("/v1/schema")[before:]
 			for _, r := range reqs {

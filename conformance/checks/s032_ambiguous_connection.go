@@ -395,13 +395,7 @@ func expectAmbiguity(t, on *T, r refusal, stream string) []map[string]any {
 		t.AssertWith(retryWith(e["retry_with"]) == "connection_id" || retriesWithConnection(c), func() (conformance.Witness, error) { return wrongRetry(c) },
 			"the ambiguity error must say retry_with: \"connection_id\": %s", c.Describe())
 	})
-	raw, _ := e["available_connections"].([]any)
-	var avail []map[string]any
-	for _, a := range raw {
-		if am, ok := a.(map[string]any); ok {
-			avail = append(avail, am)
-		}
-	}
+	avail := ambiguityCandidates(c)
 	t.Clause(3, func() {
 		if !t.Shows(c, read.Text("available_connections"), "the ambiguity error must list the connections to retry with as available_connections") {
 			return
@@ -439,6 +433,18 @@ func expectAmbiguity(t, on *T, r refusal, stream string) []map[string]any {
 		},
 			"a truncated list must tell the model, in content[] text, to call schema for the full connection index:\n%s", clipText(c.Text(), 400))
 	})
+	return avail
+}
+
+// ambiguityCandidates are the entries of an error's available_connections.
+func ambiguityCandidates(c *Call) []map[string]any {
+	raw, _ := c.ErrorObject()["available_connections"].([]any)
+	var avail []map[string]any
+	for _, a := range raw {
+		if am, ok := a.(map[string]any); ok {
+			avail = append(avail, am)
+		}
+	}
 	return avail
 }
 
