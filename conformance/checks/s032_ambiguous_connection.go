@@ -150,9 +150,9 @@ func ambiguityRefusals(t, on *T, stream string) ([]refusal, *Call) {
 		add("aggregate", dialect.Args{dialect.Stream: stream, dialect.Metric: "count_distinct", dialect.Field: f})
 	}
 	if shared != "" {
-		for _, id := range []string{stream + ":" + shared, shared} {
-			holders := recordConnections(on, stream, shared)
-			tries = append(tries, try{"fetch", dialect.Args{dialect.RecordID: id}, len(holders), holders})
+		holders := recordConnections(on, stream, shared)
+		for _, args := range sharedRecordFetches(on, stream, shared) {
+			tries = append(tries, try{"fetch", args, len(holders), holders})
 		}
 	}
 	var out []refusal
@@ -197,12 +197,13 @@ func judgeHiddenAmbiguity(t, on *T, stream string) {
 	if shared == "" || len(holders) < 2 || !probe.Serves(on.Target, "fetch") || !on.HasRole("fetch", dialect.Connection) {
 		return
 	}
-	for _, id := range []string{stream + ":" + shared, shared} {
-		c := on.CallRoles("fetch", dialect.Args{dialect.RecordID: id})
+	for _, args := range sharedRecordFetches(on, stream, shared) {
+		id := probe.String(args[dialect.RecordID])
+		c := on.CallRoles("fetch", args)
 		if !c.IsError() || read.ContainsToken(c.Text()+probe.CompactJSON(c.Structured()), "connection_id") || ambiguousRe.MatchString(c.Text()+" "+c.ErrorCode()) {
 			continue
 		}
-		scoped := on.CallRoles("fetch", dialect.Args{dialect.RecordID: id, dialect.Connection: holders[0]})
+		scoped := on.CallRoles("fetch", withConnection(args, holders[0]))
 		if scoped.IsError() {
 			continue
 		}
@@ -213,6 +214,24 @@ func judgeHiddenAmbiguity(t, on *T, stream string) {
 		})
 		return
 	}
+}
+
+// sharedRecordFetches are the fetches of record id of stream without a
+// connection: the id qualified by its stream, bare, and bare with the
+// stream where fetch takes one.
+func sharedRecordFetches(on *T, stream, id string) []dialect.Args {
+	out := []dialect.Args{{dialect.RecordID: stream + ":" + id}, {dialect.RecordID: id}}
+	if on.HasRole("fetch", dialect.Stream) {
+		out = append(out, dialect.Args{dialect.RecordID: id, dialect.Stream: stream})
+	}
+	return out
+}
+
+// withConnection is args naming conn as well.
+func withConnection(args dialect.Args, conn string) dialect.Args {
+	out := maps.Clone(args)
+	out[dialect.Connection] = conn
+	return out
 }
 
 // allDeclared reports whether the target declares an argument for every

@@ -107,8 +107,8 @@ var toolRoles = map[string][]Role{
 	"query_records":     {Stream, Connection, Fields, Filter, Limit, Cursor, Order, Sort, Count, ChangesSince, Expand, ExpandLimit},
 	"aggregate":         {Stream, Connection, Metric, Field, GroupBy, GroupByTime, Granularity, TimeZone, Limit, Filter},
 	"search":            {Query, Streams, Connection, Limit, Cursor},
-	"fetch":             {RecordID, Connection, Fields, Expand},
-	"read_record_field": {RecordID, Field, Connection, Offset, Length, Cursor, Query, Before, After, Context},
+	"fetch":             {RecordID, Stream, Connection, Fields, Expand},
+	"read_record_field": {RecordID, Stream, Field, Connection, Offset, Length, Cursor, Query, Before, After, Context},
 }
 
 // rolesOf lists the roles tool's arguments can play, in a fixed order.
