@@ -135,7 +135,7 @@ func judgeFilterExample(t *T, head conformance.Evidence, ex string) {
 var typedFilterRe = regexp.MustCompile(`(?i)\b(typed|objects?|structured|json|operators?|eq|gte|lte|gt|lt|range)\b|[{]`)
 
 var (
-	credentialRe = regexp.MustCompile(`(?i)\b(owner|control[- ]plane|admin(istrator)?|operator|root|master|super-?user|full[- ]access|unrestricted)('s)?\b[^.;]{0,40}\b(token|bearer|credential|cookie|key|password|secret|session)s?\b`)
+	credentialRe = regexp.MustCompile(`(?i)\b(owner|control[- ]plane|admin(istrator)?|super-?user|full[- ]access|unrestricted)('s)?\b[^.;]{0,40}\b(token|bearer|credential|cookie|key|password|secret|session)s?\b`)
 	negationRe   = regexp.MustCompile(`(?i)\b(not|never|no|don't|do not|without|refuse[sd]?|reject(s|ed)?|avoid|must not|cannot|isn't|aren't)\b`)
 	askRe        = regexp.MustCompile(`(?i)\b(use|pass|set|provide|supply|send|paste|export|enter|add|configure|give|retry|try|switch|fall back|authenticate|call|re-?run|ask|request|obtain|get|acquire|prompt|include|attach|escalate|upgrade|need|needs)\b`)
 	// clauseSepRe splits a sentence into its clauses: a refusal in one

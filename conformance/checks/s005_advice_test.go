@@ -81,8 +81,10 @@ func TestOwnerAsksInInstructions(t *testing.T) {
 		ask  bool
 	}{
 		{"If a read is denied, ask the user for their owner token and call again.", true},
-		{"For streams outside the grant, use the operator token.", true},
-		{"When access is refused, switch to the master key from the dashboard.", true},
+		{"For streams outside the grant, retry with the operator token.", true},
+		{"Filters: use the gte operator with a field key, as in {\"sent_at\": {\"gte\": \"2024-01-01\"}}.", false},
+		{"The root metadata names the MCP endpoint; pass the client key you were given.", false},
+		{"Switch to the master key from the dashboard for reads outside the grant.", true},
 		{"Reads beyond the grant need a full-access token; request one from the user.", true},
 		{"Get a client token from your PDPP dashboard's connect page.", false},
 		{"Never use owner or control-plane tokens: the adapter rejects them.", false},
