@@ -47,6 +47,7 @@ func TestHiddenClaimReadsDenialsNotKeywords(t *testing.T) {
 		{"Some hosts do not show structuredContent to the model; the text repeats every handle.", false},
 		{"When your host hides structuredContent from the assistant, read the text lines instead.", false},
 		{"The model can read either the text or structuredContent.", false},
+		{"The model never receives binary bodies; the client downloads them from GET /v1/blobs.", false},
 	} {
 		if got := hiddenClaim(tc.text) != ""; got != tc.claim {
 			t.Errorf("hiddenClaim(%q) = %v, want %v", tc.text, got, tc.claim)

@@ -110,12 +110,19 @@ func hiddenClaim(d string) string {
 		if visibleRe.MatchString(sentence) || conditionalRe.MatchString(sentence) {
 			continue
 		}
-		if audienceDenyRe.MatchString(sentence) && deliveredRe.MatchString(sentence) {
+		if audienceDenyRe.MatchString(sentence) && deliveredRe.MatchString(sentence) && resultRe.MatchString(sentence) && !binaryRe.MatchString(sentence) {
 			return strings.TrimSpace(sentence)
 		}
 	}
 	return ""
 }
+
+// The audience reading is of the result (a binary body kept from the
+// model is seed 002's rule, not a hidden-output claim).
+var (
+	resultRe = regexp.MustCompile(`(?i)structured|\b(results?|pages?|rows?|records?|payload|json|data|output)\b`)
+	binaryRe = regexp.MustCompile(`(?i)\b(blobs?|binary|bytes|attachments?|images?|files?)\b`)
+)
 
 // fullSentenceRe ends a sentence at . ! ? or a line break, not at ;.
 var fullSentenceRe = regexp.MustCompile(`[.!?]\s+|\n+`)
